@@ -1,0 +1,97 @@
+/**
+ * The catalogue of errors voxd sends on the wire. Each code is stable: a retired
+ * code is never reused. The body of every error response is `{code, message, statusCode}`.
+ * `docs/errors.md` documents each code; a test keeps the two in step.
+ */
+export interface ErrorSpec {
+  statusCode: number;
+  /** One line that says what went wrong and how to fix it. `%s` is filled in order. */
+  message: string;
+}
+
+export const WIRE_ERRORS = {
+  VOX_ERR_AUTH_MISSING: {
+    statusCode: 401,
+    message: 'Missing bearer token. Send "Authorization: Bearer <token>" with the token from VOX_HOME/token.',
+  },
+  VOX_ERR_AUTH_INVALID: {
+    statusCode: 401,
+    message: 'Wrong bearer token. Read the current token from VOX_HOME/token (it changes only when the file is deleted).',
+  },
+  VOX_ERR_ORIGIN_FORBIDDEN: {
+    statusCode: 403,
+    message: 'Requests from browsers are refused (an Origin header was sent). Call voxd from a local program instead.',
+  },
+  VOX_ERR_HOST_FORBIDDEN: {
+    statusCode: 403,
+    message: 'Host header %s is not a loopback address. Connect to 127.0.0.1, ::1 or localhost.',
+  },
+  VOX_ERR_BODY_INVALID_JSON: {
+    statusCode: 400,
+    message: 'The request body is not valid JSON: %s. Send a JSON object with Content-Type: application/json.',
+  },
+  VOX_ERR_BODY_INVALID: {
+    statusCode: 400,
+    message: 'Invalid request: %s. See docs/protocol.md for the fields and their ranges.',
+  },
+  VOX_ERR_BODY_TOO_LARGE: {
+    statusCode: 413,
+    message: 'The request body is larger than %s bytes. Send less text, or split it into several requests.',
+  },
+  VOX_ERR_TEXT_TOO_LONG: {
+    statusCode: 413,
+    message: 'The text is %s characters long; the limit is %s. Shorten it, or split it into several requests.',
+  },
+  VOX_ERR_NOT_FOUND: {
+    statusCode: 404,
+    message: 'No route %s. See docs/protocol.md for the routes voxd serves.',
+  },
+  VOX_ERR_QUEUE_FULL: {
+    statusCode: 503,
+    message: 'The speech queue holds %s requests already. Wait for it to drain, or stop it with "vox stop --all".',
+  },
+  VOX_ERR_SHUTTING_DOWN: {
+    statusCode: 503,
+    message: 'voxd is shutting down. Retry in a moment; the next request starts a new daemon.',
+  },
+  VOX_ERR_ENGINE_UNKNOWN: {
+    statusCode: 400,
+    message: 'Unknown engine %s. Known engines: %s.',
+  },
+  VOX_ERR_ENGINE_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'Engine %s is not ready: %s.',
+  },
+  VOX_ERR_SYNTHESIS_FAILED: {
+    statusCode: 500,
+    message: 'Speech synthesis failed: %s. Check "vox status" and the logs in VOX_HOME/logs.',
+  },
+  VOX_ERR_PLAYBACK_FAILED: {
+    statusCode: 500,
+    message: 'Audio playback failed: %s. Run "vox doctor" to check the audio device, or set VOXD_AUDIO.',
+  },
+  VOX_ERR_INTERNAL: {
+    statusCode: 500,
+    message: 'Internal error in voxd: %s. Please report it with the lines around it in VOX_HOME/logs.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type WireErrorCode = keyof typeof WIRE_ERRORS;
+
+/** The JSON body of every error response. */
+export interface WireError {
+  code: WireErrorCode;
+  message: string;
+  statusCode: number;
+}
+
+/** Fill a message template's `%s` slots in order. */
+export function formatMessage(template: string, args: ReadonlyArray<string | number>): string {
+  let i = 0;
+  return template.replace(/%s/g, () => (i < args.length ? String(args[i++]) : '%s'));
+}
+
+export function wireError(code: WireErrorCode, ...args: Array<string | number>): WireError {
+  const spec: ErrorSpec = WIRE_ERRORS[code];
+  return { code, message: formatMessage(spec.message, args), statusCode: spec.statusCode };
+}

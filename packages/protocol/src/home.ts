@@ -1,0 +1,54 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The state directory shared by voxd and its clients. `VOX_HOME` wins; otherwise
+ * the XDG state directory on Linux and Application Support on macOS.
+ */
+export function voxHome(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (env.VOX_HOME) return env.VOX_HOME;
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'vox');
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'vox');
+  return join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'vox');
+}
+
+export interface HomePaths {
+  home: string;
+  /** Bearer token, mode 0600, kept across restarts. */
+  token: string;
+  /** `{pid, port, host, version}` of the running daemon; removed on exit. */
+  state: string;
+  /** Held by the one running voxd. */
+  lock: string;
+  /** Taken briefly by a client that is starting voxd, so eight clients start one. */
+  spawnLock: string;
+  logs: string;
+  cache: string;
+  keys: string;
+}
+
+export function homePaths(home: string): HomePaths {
+  return {
+    home,
+    token: join(home, 'token'),
+    state: join(home, 'voxd.json'),
+    lock: join(home, 'voxd.lock'),
+    spawnLock: join(home, 'spawn.lock'),
+    logs: join(home, 'logs'),
+    cache: join(home, 'cache'),
+    keys: join(home, 'keys.env'),
+  };
+}
+
+/** Contents of `VOX_HOME/voxd.json`. */
+export interface DaemonState {
+  pid: number;
+  host: string;
+  port: number;
+  version: string;
+  startedAt: string;
+}

@@ -1,0 +1,5 @@
+export * from './defaults.js';
+export * from './errors.js';
+export * from './home.js';
+export * from './wire.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,208 @@
+/**
+ * Wire types and JSON schemas of voxd's HTTP API (docs/protocol.md). Defined
+ * once here; voxd validates with the schemas, clients import the types.
+ */
+import {
+  CHIME_SIGNALS,
+  MAX_ONCE_SECONDS,
+  MAX_RATE_WPM,
+  MIN_ONCE_SECONDS,
+  MIN_RATE_WPM,
+  PRIORITIES,
+} from './defaults.js';
+import type { WireError } from './errors.js';
+
+export type Priority = (typeof PRIORITIES)[number];
+export type ChimeSignal = (typeof CHIME_SIGNALS)[number];
+
+export interface SpeakRequest {
+  text: string;
+  voice?: string;
+  /** Words per minute. */
+  rate?: number;
+  /** 0 to 1. */
+  volume?: number;
+  /** Duplicate window for this request, in seconds (1–3600). Default 5. */
+  once?: number;
+  /** Caller's own duplicate key, used instead of the normalized text. */
+  dedupKey?: string;
+  /** Answer after playback, with `played` or `failed`. */
+  wait?: boolean;
+  /** Session label, e.g. `shop#3c07f0`. Shown in status, history and logs. */
+  session?: string;
+  priority?: Priority;
+  /** Drop the request as `expired` if it has not started within this many ms. */
+  maxAgeMs?: number;
+  engine?: string;
+  model?: string;
+  /** Set on the last of a series of `progress` messages: it is always spoken. */
+  final?: boolean;
+}
+
+/** Where a request ended up, or is now. */
+export type Outcome =
+  | 'queued'
+  | 'playing'
+  | 'played'
+  | 'deduped'
+  | 'failed'
+  | 'expired'
+  | 'interrupted'
+  | 'replaced'
+  | 'dropped'
+  | 'stopped';
+
+export interface DuplicateInfo {
+  /** The request this one duplicated. */
+  originalId: string;
+  /** `queued` or `playing` while in flight, else `played`. */
+  originalStatus: 'queued' | 'playing' | 'played';
+  /** When the original finished playing (ISO 8601), if it has. */
+  playedAt?: string;
+  /** Milliseconds left in the duplicate window. */
+  windowRemainingMs: number;
+}
+
+export interface SpeakResponse {
+  id: string;
+  status: Outcome;
+  /** The text as it will be (or was) spoken. */
+  text?: string;
+  originalId?: string;
+  duplicate?: DuplicateInfo;
+  /** The engine that spoke, and why if it was not the one asked for. */
+  engine?: string;
+  fallbackReason?: string;
+  /** Why the request failed, expired or was dropped. */
+  reason?: string;
+  error?: WireError;
+}
+
+export interface HistoryEntry {
+  id: string;
+  /** The text as actually spoken. */
+  text: string;
+  voice?: string;
+  rate?: number;
+  engine?: string;
+  fallbackReason?: string;
+  session?: string;
+  priority: Priority;
+  kind: 'speech' | 'chime';
+  outcome: Outcome;
+  reason?: string;
+  acceptedAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  duplicateOf?: string;
+}
+
+export interface StatusResponse {
+  version: string;
+  pid: number;
+  uptimeMs: number;
+  engine: { name: string; ready: boolean; reason?: string };
+  sink: { name: string; ok: boolean; detail?: string; lastError?: string };
+  queue: { length: number; items: Array<{ id: string; session?: string; priority: Priority; text: string }> };
+  playing: { id: string; session?: string; priority: Priority; text: string; startedAt: string } | null;
+  counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };
+  history: HistoryEntry[];
+}
+
+export interface HealthResponse {
+  ok: boolean;
+  version: string;
+}
+
+export interface Voice {
+  id: string;
+  name: string;
+  languages: string[];
+  engine: string;
+}
+
+export interface VoicesResponse {
+  engine: string;
+  voices: Voice[];
+}
+
+export type StopScope = 'current' | 'all' | 'session' | 'id';
+
+export interface StopRequest {
+  /** Default `all`. */
+  scope?: StopScope;
+  session?: string;
+  id?: string;
+}
+
+export interface StopResponse {
+  stopped: string[];
+}
+
+export interface ChimeRequest {
+  signal: ChimeSignal;
+  session?: string;
+  priority?: Priority;
+  wait?: boolean;
+}
+
+export type EventType = 'queued' | 'started' | 'finished' | 'deduped' | 'expired' | 'interrupted' | 'failed' | 'replaced' | 'dropped';
+
+export interface VoxEvent {
+  type: EventType;
+  id: string;
+  session?: string;
+  priority: Priority;
+  at: string;
+  originalId?: string;
+  reason?: string;
+}
+
+// JSON schemas (fastify validates with ajv). additionalProperties:false names unknown fields.
+
+const priority = { type: 'string', enum: [...PRIORITIES] } as const;
+const session = { type: 'string', maxLength: 200 } as const;
+
+export const speakRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: {
+    // The length cap is enforced in the route so that it can answer 413, not 400.
+    text: { type: 'string', minLength: 1 },
+    voice: { type: 'string', minLength: 1, maxLength: 100 },
+    rate: { type: 'number', minimum: MIN_RATE_WPM, maximum: MAX_RATE_WPM },
+    volume: { type: 'number', minimum: 0, maximum: 1 },
+    once: { type: 'number', minimum: MIN_ONCE_SECONDS, maximum: MAX_ONCE_SECONDS },
+    dedupKey: { type: 'string', minLength: 1, maxLength: 500 },
+    wait: { type: 'boolean' },
+    session,
+    priority,
+    maxAgeMs: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+    engine: { type: 'string', minLength: 1, maxLength: 50 },
+    model: { type: 'string', minLength: 1, maxLength: 100 },
+    final: { type: 'boolean' },
+  },
+} as const;
+
+export const stopRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    scope: { type: 'string', enum: ['current', 'all', 'session', 'id'] },
+    session,
+    id: { type: 'string', minLength: 1, maxLength: 100 },
+  },
+} as const;
+
+export const chimeRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['signal'],
+  properties: {
+    signal: { type: 'string', enum: [...CHIME_SIGNALS] },
+    session,
+    priority,
+    wait: { type: 'boolean' },
+  },
+} as const;

@@ -1,0 +1,37 @@
+/**
+ * Everything a command touches of the outside world, injected so that tests
+ * drive commands without patching globals (citty's runMain, the SDK's stdio transport).
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export interface CliContext {
+  /** Arguments after the command name. */
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+}
+
+/** A command returns its exit code. */
+export type Command = (ctx: CliContext) => Promise<number>;
+
+/** Exit codes of `vox` (docs/cli.md). */
+export const EXIT = {
+  OK: 0,
+  /** Unexpected failure inside vox. */
+  INTERNAL: 1,
+  /** Bad flags or arguments. */
+  USAGE: 2,
+  /** voxd could not be reached or started. */
+  UNREACHABLE: 3,
+  /** voxd refused the input (400, 413). */
+  REJECTED: 4,
+  /** Playback or synthesis failed (with --wait). */
+  PLAYBACK_FAILED: 5,
+  /** voxd refused the token (401/403). */
+  AUTH: 6,
+  /** The project's .vox/config.md is invalid. */
+  CONFIG_INVALID: 7,
+} as const;

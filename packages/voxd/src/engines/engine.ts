@@ -1,0 +1,64 @@
+/**
+ * The contract every speech engine meets. Engines produce signed 16-bit
+ * little-endian mono PCM as an async stream, so playback can start before
+ * synthesis ends. `assertEngine` checks the shape when an engine is loaded.
+ */
+import type { Voice } from '@vox/protocol';
+
+export interface AudioFormat {
+  /** Samples per second, e.g. 22050 or 24000. */
+  sampleRate: number;
+  /** Always 1 (mono). */
+  channels: 1;
+  /** Always 16 (signed little-endian). */
+  bitDepth: 16;
+}
+
+export interface SynthesisRequest {
+  /** Text already cleaned for speech. */
+  text: string;
+  voice?: string;
+  /** Words per minute. */
+  rate?: number;
+  /** 0 to 1. */
+  volume?: number;
+  model?: string;
+  /** Aborts synthesis (and any network call) promptly. */
+  signal?: AbortSignal;
+}
+
+export interface Synthesis {
+  format: AudioFormat;
+  /** s16le PCM chunks, in order. */
+  chunks: AsyncIterable<Buffer>;
+}
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface Engine {
+  /** Registry name: `espeak`, `espeak-ng`, `say`, `openai`, `elevenlabs`. */
+  readonly name: string;
+  ready(): Promise<Readiness>;
+  voices(): Promise<Voice[]>;
+  synthesize(request: SynthesisRequest): Promise<Synthesis>;
+  /** Whether bracketed expressive tags such as `[excited]` are performed rather than read aloud. */
+  understandsTags(model?: string): boolean;
+  /** Parameters besides text/voice/rate/volume that change the audio (for the cache key). */
+  cacheParams?(request: SynthesisRequest): Record<string, string | number | undefined>;
+  close(): Promise<void>;
+}
+
+export function assertEngine(engine: unknown): asserts engine is Engine {
+  const e = engine as Partial<Engine> | null;
+  const missing = ['ready', 'voices', 'synthesize', 'understandsTags', 'close'].filter(
+    (k) => typeof (e as Record<string, unknown> | null)?.[k] !== 'function',
+  );
+  if (!e || typeof e.name !== 'string' || missing.length > 0) {
+    throw new TypeError(`not a vox engine: missing ${typeof e?.name !== 'string' ? 'name ' : ''}${missing.join(', ')}`);
+  }
+}
+
+/** Duration in ms of `bytes` of PCM in `format`. */
+export function pcmDurationMs(bytes: number, format: AudioFormat): number {
+  return (bytes / 2 / format.channels / format.sampleRate) * 1000;
+}
