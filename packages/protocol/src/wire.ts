@@ -37,6 +37,8 @@ export interface SpeakRequest {
   model?: string;
   /** Set on the last of a series of `progress` messages: it is always spoken. */
   final?: boolean;
+  /** The caller's own cloud API key for this request. Never logged, returned or cached. */
+  apiKey?: string;
 }
 
 /** Where a request ended up, or is now. */
@@ -95,6 +97,8 @@ export interface HistoryEntry {
   startedAt?: string;
   finishedAt?: string;
   duplicateOf?: string;
+  /** From acceptance to the first PCM at the sink, in ms. */
+  firstAudioMs?: number;
 }
 
 export interface StatusResponse {
@@ -182,6 +186,7 @@ export const speakRequestSchema = {
     engine: { type: 'string', minLength: 1, maxLength: 50 },
     model: { type: 'string', minLength: 1, maxLength: 100 },
     final: { type: 'boolean' },
+    apiKey: { type: 'string', minLength: 1, maxLength: 500 },
   },
 } as const;
 

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `vox`: the client entry. It stays tiny and loads only the command it runs,
+ * because every Claude Code hook starts one (see bench/say.mjs).
+ */
+import type { CliContext, Command } from './context.js';
+
+const COMMANDS: Record<string, string> = {
+  say: './commands/say.js',
+  unmute: './commands/say.js',
+  stop: './commands/stop.js',
+  status: './commands/status.js',
+  voices: './commands/voices.js',
+  chime: './commands/chime.js',
+  mcp: './commands/mcp.js',
+  hook: './commands/hook.js',
+  hooks: './commands/hooks.js',
+  config: './commands/config.js',
+  init: './commands/init.js',
+  daemon: './commands/daemon.js',
+  doctor: './commands/doctor.js',
+  logs: './commands/logs.js',
+};
+
+const USAGE = `vox — one voice for many coding sessions
+
+Usage: vox <command> [options]
+
+Commands:
+  say [TEXT|-]        speak text through voxd (alias: unmute)
+  stop [--all]        stop speech
+  status [--watch]    show voxd's state, queue and history
+  voices              list voices
+  chime SIGNAL        play a chime (done, prompt, error, attention)
+  mcp                 run the stdio MCP server for one Claude Code session
+  hook EVENT          handle a Claude Code hook (payload on stdin)
+  hooks install|uninstall   add or remove vox's Claude Code hooks
+  config [check]      show or validate this project's .vox/config.md
+  init                write a commented .vox/config.md
+  daemon install|uninstall|start|stop|restart|status
+  doctor              check the installation
+  logs [-f]           show voxd's logs
+
+Run "vox <command> --help" for a command's options.
+`;
+
+export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    ctx.stdout.write(USAGE);
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const { VERSION } = await import('@vox/protocol');
+    ctx.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const path = COMMANDS[name];
+  if (!path) {
+    ctx.stderr.write(`vox: unknown command "${name}". Run "vox --help" for the list.\n`);
+    return 2;
+  }
+  const mod = (await import(path)) as { run: Command };
+  return mod.run({ ...ctx, argv: rest });
+}
+
+const code = await main(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});
+// Commands that hold handles (mcp, status --watch, logs -f) never return; the rest exit here.
+process.exitCode = code;

@@ -1,0 +1,74 @@
+/**
+ * The duplicate filter. Design notes:
+ * - A request whose key is in flight (queued or playing) joins it: it is not played again.
+ * - After the original has played, repeats are dropped until the window ends, measured
+ *   from the end of playback. The window is the longer of the original's and the
+ *   repeat's (`once`), so a Biff `--once 600` repeat is caught even minutes later.
+ * - An original that failed, expired or was dropped is forgotten at once, so it never
+ *   suppresses a retry (the reference implementation recorded before success).
+ * The clock is injected so tests control time.
+ */
+import { MAX_ONCE_SECONDS } from '@vox/protocol';
+
+export interface DedupEntry {
+  id: string;
+  windowMs: number;
+  state: 'inflight' | 'played';
+  /** Clock time when playback finished. */
+  playedAt?: number;
+}
+
+export interface DuplicateHit {
+  original: DedupEntry;
+  /** Milliseconds left in the window (for an in-flight original, the full window after it ends). */
+  remainingMs: number;
+}
+
+export class DuplicateFilter {
+  #entries = new Map<string, DedupEntry>();
+  #clock: () => number;
+
+  constructor(clock: () => number = Date.now) {
+    this.#clock = clock;
+  }
+
+  check(key: string, windowMs: number): DuplicateHit | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.state === 'inflight') return { original: entry, remainingMs: Math.max(entry.windowMs, windowMs) };
+    const remainingMs = entry.playedAt! + Math.max(entry.windowMs, windowMs) - this.#clock();
+    return remainingMs > 0 ? { original: entry, remainingMs } : undefined;
+  }
+
+  /** Record a newly accepted original. */
+  begin(key: string, id: string, windowMs: number): void {
+    this.#entries.set(key, { id, windowMs, state: 'inflight' });
+  }
+
+  /** The original played (or was stopped by the user): start its window. */
+  played(key: string, id: string): void {
+    const entry = this.#entries.get(key);
+    if (entry?.id !== id) return;
+    entry.state = 'played';
+    entry.playedAt = this.#clock();
+    this.#prune();
+  }
+
+  /** The original did not play: forget it, so a retry is not suppressed. */
+  forget(key: string, id: string): void {
+    if (this.#entries.get(key)?.id === id) this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #prune(): void {
+    if (this.#entries.size < 1000) return;
+    // A later request may ask for a window up to MAX_ONCE_SECONDS, so keep that long.
+    const oldest = this.#clock() - MAX_ONCE_SECONDS * 1000;
+    for (const [key, e] of this.#entries) {
+      if (e.state === 'played' && e.playedAt! <= oldest) this.#entries.delete(key);
+    }
+  }
+}

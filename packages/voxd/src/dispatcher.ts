@@ -1,0 +1,565 @@
+/**
+ * The dispatcher: accepts requests, filters duplicates, applies the priority
+ * rules, and plays one utterance at a time through the sink. Every accepted
+ * request ends in exactly one outcome (played, deduped, failed, expired,
+ * interrupted, replaced, dropped, stopped) that is recorded in the history,
+ * emitted as an event and returned to a caller that waits. Nothing is lost.
+ *
+ * An utterance is a unit: its sentences are synthesized one ahead of playback
+ * and streamed to the sink as one stream, so no other request lands between
+ * them unless it outranks it (queue.ts). An interrupted `message` or `text`
+ * resumes later from the sentence that was cut.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import {
+  DEFAULT_DEDUP_SECONDS,
+  NOTIFICATION_MAX_AGE_MS,
+  CHIME_DEDUP_SECONDS,
+  wireError,
+  type ChimeSignal,
+  type EventType,
+  type HistoryEntry,
+  type Outcome,
+  type Priority,
+  type SpeakResponse,
+  type StatusResponse,
+  type StopScope,
+  type VoxEvent,
+  type WireErrorCode,
+} from '@vox/protocol';
+import { chimePcm, CHIME_FORMAT } from './chimes.js';
+import { DuplicateFilter } from './dedup.js';
+import type { AudioFormat, Engine, Synthesis, SynthesisRequest } from './engines/engine.js';
+import { dedupKeyFor } from './normalize.js';
+import { applyGain, resample } from './pcm.js';
+import { SpeechQueue } from './queue.js';
+import { splitSentences } from './sentences.js';
+import type { Sink } from './sinks/sink.js';
+
+/** What the dispatcher needs of the engines (engines/registry.ts provides it). */
+export interface Synthesizer {
+  resolve(requested?: string): Promise<Engine>;
+  synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<{
+    engine: string;
+    fallbackReason?: string;
+    cached?: boolean;
+    synthesis: Synthesis;
+  }>;
+}
+
+export interface DispatcherOptions {
+  synthesizer: Synthesizer;
+  sink: Sink;
+  /** Cleans text for speech; `keepTags` when the engine performs expressive tags. */
+  clean?: (text: string, options: { keepTags: boolean }) => string;
+  /** Wall clock in ms; injected so tests control the duplicate window. */
+  clock?: () => number;
+  /** Most requests waiting at once. Default 10000. */
+  maxQueue?: number;
+  /** History entries kept for status. Default 200. */
+  historySize?: number;
+  log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}
+
+export interface SpeakInput {
+  text: string;
+  voice?: string;
+  rate?: number;
+  volume?: number;
+  once?: number;
+  dedupKey?: string;
+  session?: string;
+  priority?: Priority;
+  maxAgeMs?: number;
+  engine?: string;
+  model?: string;
+  final?: boolean;
+  apiKey?: string;
+}
+
+type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown';
+
+interface Utterance {
+  id: string;
+  kind: 'speech' | 'chime';
+  priority: Priority;
+  session?: string;
+  final?: boolean;
+  text: string;
+  sentences: string[];
+  /** Index of the sentence being played (where a resume starts). */
+  current: number;
+  voice?: string;
+  rate?: number;
+  volume?: number;
+  engine?: string;
+  model?: string;
+  apiKey?: string;
+  signal?: ChimeSignal;
+  acceptedAt: number;
+  acceptedPerf: number;
+  expiresAt?: number;
+  expiryTimer?: NodeJS.Timeout;
+  dedupKey: string;
+  windowMs: number;
+  entry: HistoryEntry;
+  started: boolean;
+  abort?: AbortController;
+  abortReason?: AbortReason;
+  abortDetail?: string;
+  settled: boolean;
+  waiters: Array<(r: SpeakResponse) => void>;
+  result?: SpeakResponse;
+}
+
+export interface DispatcherEvents {
+  event: [VoxEvent];
+}
+
+type Counters = StatusResponse['counters'];
+
+export class Dispatcher extends EventEmitter<DispatcherEvents> {
+  readonly #synth: Synthesizer;
+  readonly #sink: Sink;
+  readonly #clean: (text: string, o: { keepTags: boolean }) => string;
+  readonly #clock: () => number;
+  readonly #maxQueue: number;
+  readonly #historySize: number;
+  readonly #log: DispatcherOptions['log'];
+  readonly #dedup: DuplicateFilter;
+  readonly #queue = new SpeechQueue<Utterance>();
+  readonly #byId = new Map<string, Utterance>();
+  #history: HistoryEntry[] = [];
+  #playing: Utterance | null = null;
+  #running = false;
+  #closing = false;
+  #idle: Promise<void> = Promise.resolve();
+  readonly counters: Counters = { accepted: 0, played: 0, deduped: 0, failed: 0, expired: 0, interrupted: 0, dropped: 0 };
+
+  constructor(options: DispatcherOptions) {
+    super();
+    this.#synth = options.synthesizer;
+    this.#sink = options.sink;
+    this.#clean = options.clean ?? ((t) => t);
+    this.#clock = options.clock ?? Date.now;
+    this.#maxQueue = options.maxQueue ?? 10_000;
+    this.#historySize = options.historySize ?? 200;
+    this.#log = options.log;
+    this.#dedup = new DuplicateFilter(this.#clock);
+  }
+
+  get queueLength(): number {
+    return this.#queue.length;
+  }
+
+  get playing(): Readonly<Utterance> | null {
+    return this.#playing;
+  }
+
+  get queued(): ReadonlyArray<Readonly<Utterance>> {
+    return this.#queue.items();
+  }
+
+  history(): HistoryEntry[] {
+    return this.#history.slice().reverse();
+  }
+
+  /**
+   * Accept a speech request. Resolves at once with the acceptance (queued,
+   * deduped or dropped); `settled` resolves with the final outcome.
+   */
+  async speak(input: SpeakInput): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
+    this.#assertOpen();
+    const engine = await this.#synth.resolve(input.engine);
+    const text = this.#clean(input.text, { keepTags: engine.understandsTags(input.model) });
+    const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
+    return this.#admit({
+      kind: 'speech',
+      text,
+      sentences: splitSentences(text),
+      priority: input.priority ?? 'message',
+      dedupKey: dedupKeyFor(input.text, input.dedupKey),
+      windowMs,
+      engine: engine.name,
+      ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs']),
+    });
+  }
+
+  /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
+  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority } = {}): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
+    this.#assertOpen();
+    return this.#admit({
+      kind: 'chime',
+      signal,
+      text: `(${signal} chime)`,
+      sentences: [],
+      priority: options.priority ?? 'message',
+      dedupKey: `chime:${signal}`,
+      windowMs: CHIME_DEDUP_SECONDS * 1000,
+      ...(options.session ? { session: options.session } : {}),
+    });
+  }
+
+  #admit(
+    spec: Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
+      Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'signal'>> & { maxAgeMs?: number },
+  ): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
+    const now = this.#clock();
+    const id = randomUUID().slice(0, 8);
+    const entry: HistoryEntry = {
+      id,
+      text: spec.text,
+      priority: spec.priority,
+      kind: spec.kind,
+      outcome: 'queued',
+      acceptedAt: new Date(now).toISOString(),
+      ...pick(spec, ['voice', 'rate', 'session', 'engine']),
+    };
+
+    const hit = this.#dedup.check(spec.dedupKey, spec.windowMs);
+    if (hit) {
+      const original = this.#byId.get(hit.original.id);
+      const originalStatus = hit.original.state === 'played' ? 'played' : original?.started ? 'playing' : 'queued';
+      const response: SpeakResponse = {
+        id,
+        status: 'deduped',
+        text: spec.text,
+        originalId: hit.original.id,
+        duplicate: {
+          originalId: hit.original.id,
+          originalStatus,
+          ...(hit.original.playedAt !== undefined ? { playedAt: new Date(hit.original.playedAt).toISOString() } : {}),
+          windowRemainingMs: Math.round(hit.remainingMs),
+        },
+      };
+      entry.outcome = 'deduped';
+      entry.duplicateOf = hit.original.id;
+      entry.finishedAt = entry.acceptedAt;
+      this.#record(entry);
+      this.counters.deduped += 1;
+      this.#emit('deduped', { id, priority: spec.priority, ...(spec.session ? { session: spec.session } : {}), originalId: hit.original.id });
+      // A waiting duplicate learns how the original ended.
+      const settled = original && !original.settled ? this.#outcomeOf(original).then((r) => ({ ...response, status: r.status === 'played' ? 'deduped' : r.status, ...(r.reason ? { reason: r.reason } : {}) } as SpeakResponse)) : Promise.resolve(response);
+      return { response, settled };
+    }
+
+    if (this.#queue.length >= this.#maxQueue) {
+      const err = wireError('VOX_ERR_QUEUE_FULL', this.#maxQueue);
+      throw Object.assign(new Error(err.message), { code: err.code, statusCode: err.statusCode });
+    }
+
+    const maxAgeMs = spec.maxAgeMs ?? (spec.priority === 'notification' ? NOTIFICATION_MAX_AGE_MS : undefined);
+    const u: Utterance = {
+      ...spec,
+      id,
+      current: 0,
+      acceptedAt: now,
+      acceptedPerf: performance.now(),
+      entry,
+      started: false,
+      settled: false,
+      waiters: [],
+      ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}),
+    };
+    this.counters.accepted += 1;
+    this.#record(entry);
+    this.#byId.set(id, u);
+
+    const admission = this.#queue.admit(u, this.#playing);
+    if (!admission.admitted) {
+      this.#emit('queued', this.#eventBase(u));
+      this.#settle(u, 'dropped', admission.reason);
+      return { response: { id, status: 'dropped', text: u.text, reason: admission.reason! }, settled: this.#outcomeOf(u) };
+    }
+    this.#dedup.begin(u.dedupKey, id, u.windowMs);
+    this.#emit('queued', this.#eventBase(u));
+    for (const r of admission.removed) this.#settle(r.item, r.outcome, r.reason);
+    if (admission.playing !== 'continue' && this.#playing) {
+      this.#abortPlaying(admission.playing, `${admission.playing === 'interrupt-resume' ? 'paused' : 'interrupted'} for ${u.priority} speech`);
+    }
+    if (maxAgeMs !== undefined) {
+      u.expiryTimer = setTimeout(() => this.#expire(u), maxAgeMs + 1);
+      u.expiryTimer.unref();
+    }
+    this.#kick();
+    return { response: { id, status: 'queued', text: u.text }, settled: this.#outcomeOf(u) };
+  }
+
+  /** Stop speech in a scope. Returns the ids that were stopped. */
+  stop(scope: StopScope = 'all', target?: { session?: string; id?: string }): string[] {
+    const stopped: string[] = [];
+    const match = (u: Utterance): boolean => {
+      switch (scope) {
+        case 'all':
+          return true;
+        case 'current':
+          return false;
+        case 'session':
+          return u.session === target?.session;
+        case 'id':
+          return u.id === target?.id;
+      }
+    };
+    for (const u of this.#queue.removeWhere(match)) {
+      stopped.push(u.id);
+      this.#settle(u, 'stopped', `stopped (${scope})`);
+    }
+    const p = this.#playing;
+    if (p && (scope === 'current' || match(p))) {
+      stopped.push(p.id);
+      this.#abortPlaying('stopped', `stopped (${scope})`);
+    }
+    return stopped;
+  }
+
+  /** Resolves when the queue is empty and nothing plays. */
+  idle(): Promise<void> {
+    return this.#idle;
+  }
+
+  /**
+   * Stop accepting; let the current utterance finish for up to `graceMs`, then
+   * cut it; report everything still queued as failed.
+   */
+  async close(graceMs = 1500): Promise<void> {
+    if (this.#closing) return this.#idle;
+    this.#closing = true;
+    for (const u of this.#queue.removeWhere(() => true)) this.#settle(u, 'failed', 'voxd shut down before it was spoken', 'VOX_ERR_SHUTTING_DOWN');
+    if (this.#playing) {
+      const timer = setTimeout(() => this.#abortPlaying('shutdown', 'voxd shut down'), graceMs);
+      await this.#idle;
+      clearTimeout(timer);
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) {
+      const err = wireError('VOX_ERR_SHUTTING_DOWN');
+      throw Object.assign(new Error(err.message), { code: err.code, statusCode: err.statusCode });
+    }
+  }
+
+  #abortPlaying(reason: AbortReason, detail: string): void {
+    const p = this.#playing;
+    if (!p?.abort || p.abort.signal.aborted) return;
+    p.abortReason = reason;
+    p.abortDetail = detail;
+    p.abort.abort();
+  }
+
+  #expire(u: Utterance): void {
+    if (u.started || u.settled) return;
+    if (this.#queue.removeWhere((q) => q === u).length > 0) this.#settle(u, 'expired', 'not started within maxAgeMs');
+  }
+
+  #kick(): void {
+    if (this.#running) return;
+    this.#running = true;
+    let done!: () => void;
+    this.#idle = new Promise((r) => (done = r));
+    void (async () => {
+      try {
+        for (let u = this.#queue.shift(); u; u = this.#queue.shift()) {
+          if (u.expiresAt !== undefined && !u.started && this.#clock() > u.expiresAt) {
+            this.#settle(u, 'expired', 'not started within maxAgeMs');
+            continue;
+          }
+          await this.#play(u);
+        }
+      } catch (err) {
+        this.#log?.error({ err }, 'player loop failed');
+      } finally {
+        this.#running = false;
+        done();
+      }
+    })();
+  }
+
+  async #play(u: Utterance): Promise<void> {
+    const abort = new AbortController();
+    u.abort = abort;
+    u.abortReason = undefined;
+    this.#playing = u;
+    if (!u.started) {
+      u.started = true;
+      if (u.expiryTimer) clearTimeout(u.expiryTimer);
+      u.entry.outcome = 'playing';
+      u.entry.startedAt = new Date(this.#clock()).toISOString();
+      this.#emit('started', this.#eventBase(u));
+    }
+    try {
+      const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await this.#speechAudio(u, abort.signal);
+      const result = await this.#sink.play(format, chunks, abort.signal, { id: u.id });
+      if (result.firstAudioAt !== undefined && u.entry.firstAudioMs === undefined) {
+        u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
+      }
+      if (abort.signal.aborted) this.#afterAbort(u);
+      else this.#settle(u, 'played');
+    } catch (err) {
+      if (abort.signal.aborted) {
+        this.#afterAbort(u);
+      } else {
+        const e = err as Error & { code?: string };
+        const code: WireErrorCode = e.code === 'VOX_ERR_SYNTHESIS_FAILED' ? 'VOX_ERR_SYNTHESIS_FAILED' : 'VOX_ERR_PLAYBACK_FAILED';
+        this.#log?.warn({ id: u.id, session: u.session, err: e.message }, 'utterance failed');
+        this.#settle(u, 'failed', e.message, code);
+      }
+    } finally {
+      this.#playing = null;
+    }
+  }
+
+  #afterAbort(u: Utterance): void {
+    switch (u.abortReason) {
+      case 'interrupt-resume':
+        this.#emit('interrupted', { ...this.#eventBase(u), reason: `${u.abortDetail}; will resume` });
+        this.#queue.requeue(u);
+        return;
+      case 'interrupt-drop':
+        this.#settle(u, 'interrupted', u.abortDetail);
+        return;
+      case 'shutdown':
+        this.#settle(u, 'failed', 'voxd shut down while speaking', 'VOX_ERR_SHUTTING_DOWN');
+        return;
+      default:
+        this.#settle(u, 'stopped', u.abortDetail ?? 'stopped');
+    }
+  }
+
+  /** One stream for the whole utterance: sentence i+1 is synthesized while i plays. */
+  async #speechAudio(u: Utterance, signal: AbortSignal): Promise<{ format: AudioFormat; chunks: AsyncIterable<Buffer> }> {
+    const start = (i: number) =>
+      this.#synth
+        .synthesize({
+          text: u.sentences[i]!,
+          engine: u.engine!,
+          ...pick(u, ['voice', 'rate', 'model', 'apiKey']),
+          signal,
+        })
+        .catch((err: Error & { code?: string }) => {
+          throw Object.assign(new Error(err.message), { code: 'VOX_ERR_SYNTHESIS_FAILED' });
+        });
+    const first = u.current;
+    let pending = start(first);
+    const head = await pending;
+    this.#noteEngine(u, head);
+    const format = head.synthesis.format;
+    const gain = u.volume ?? 1;
+    const self = this;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      let cur = head;
+      for (let i = first; i < u.sentences.length; i++) {
+        u.current = i;
+        if (i > first) cur = await pending;
+        if (i + 1 < u.sentences.length) {
+          pending = start(i + 1);
+          pending.catch(() => {}); // surfaced when awaited
+        }
+        if (i > first) self.#noteEngine(u, cur);
+        for await (const chunk of cur.synthesis.chunks) {
+          if (signal.aborted) return;
+          const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
+          yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
+        }
+      }
+    }
+    return { format, chunks: chunks() };
+  }
+
+  #noteEngine(u: Utterance, r: { engine: string; fallbackReason?: string }): void {
+    u.entry.engine = r.engine;
+    if (r.fallbackReason) u.entry.fallbackReason = r.fallbackReason;
+  }
+
+  #settle(u: Utterance, outcome: Outcome, reason?: string, code?: WireErrorCode): void {
+    if (u.settled) return;
+    u.settled = true;
+    if (u.expiryTimer) clearTimeout(u.expiryTimer);
+    u.entry.outcome = outcome;
+    u.entry.finishedAt = new Date(this.#clock()).toISOString();
+    if (reason) u.entry.reason = reason;
+    if (outcome === 'played' || outcome === 'stopped') this.#dedup.played(u.dedupKey, u.id);
+    else this.#dedup.forget(u.dedupKey, u.id);
+    const event: Record<Outcome, EventType | undefined> = {
+      played: 'finished',
+      failed: 'failed',
+      expired: 'expired',
+      interrupted: 'interrupted',
+      stopped: 'interrupted',
+      replaced: 'replaced',
+      dropped: 'dropped',
+      queued: undefined,
+      playing: undefined,
+      deduped: undefined,
+    };
+    switch (outcome) {
+      case 'played':
+        this.counters.played += 1;
+        break;
+      case 'failed':
+        this.counters.failed += 1;
+        break;
+      case 'expired':
+        this.counters.expired += 1;
+        break;
+      case 'interrupted':
+      case 'stopped':
+        this.counters.interrupted += 1;
+        break;
+      case 'replaced':
+      case 'dropped':
+        this.counters.dropped += 1;
+        break;
+    }
+    const type = event[outcome];
+    if (type) this.#emit(type, { ...this.#eventBase(u), ...(reason ? { reason } : {}) });
+    const result: SpeakResponse = {
+      id: u.id,
+      status: outcome,
+      text: u.text,
+      ...(u.entry.engine ? { engine: u.entry.engine } : {}),
+      ...(u.entry.fallbackReason ? { fallbackReason: u.entry.fallbackReason } : {}),
+      ...(reason ? { reason } : {}),
+      ...(code ? { error: wireError(code, reason ?? outcome) } : {}),
+    };
+    u.result = result;
+    for (const w of u.waiters.splice(0)) w(result);
+    this.#byId.delete(u.id);
+    this.#log?.info({ id: u.id, session: u.session, priority: u.priority, outcome, reason, engine: u.entry.engine }, 'utterance settled');
+  }
+
+  #outcomeOf(u: Utterance): Promise<SpeakResponse> {
+    if (u.result) return Promise.resolve(u.result);
+    return new Promise((resolve) => u.waiters.push(resolve));
+  }
+
+  #record(entry: HistoryEntry): void {
+    this.#history.push(entry);
+    if (this.#history.length > this.#historySize) this.#history.splice(0, this.#history.length - this.#historySize);
+  }
+
+  #eventBase(u: Utterance): Omit<VoxEvent, 'type' | 'at'> {
+    return { id: u.id, priority: u.priority, ...(u.session ? { session: u.session } : {}) };
+  }
+
+  #emit(type: EventType, data: Omit<VoxEvent, 'type' | 'at'>): void {
+    this.emit('event', { type, ...data, at: new Date(this.#clock()).toISOString() });
+  }
+}
+
+function chimeAudio(u: Utterance): { format: AudioFormat; chunks: AsyncIterable<Buffer> } {
+  const pcm = chimePcm(u.signal!, u.volume ?? 0.5);
+  return {
+    format: CHIME_FORMAT,
+    chunks: (async function* () {
+      yield pcm;
+    })(),
+  };
+}
+
+function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}

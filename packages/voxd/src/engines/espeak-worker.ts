@@ -1,0 +1,66 @@
+/**
+ * Worker thread that owns the embedded eSpeak-NG (emscripten) instance. Its
+ * synthesize call is synchronous, so it must never run on voxd's event loop.
+ * The parent aborts a job by writing its id into the shared `abortFlag`; the
+ * audio callback checks it between chunks and tells eSpeak to stop.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import createModule from '@echogarden/espeak-ng-emscripten';
+
+export type WorkerRequest =
+  | { type: 'synthesize'; job: number; text: string; voice: string; rate: number }
+  | { type: 'voices'; job: number };
+
+export type WorkerReply =
+  | { type: 'ready'; sampleRate: number }
+  | { type: 'chunk'; job: number; pcm: ArrayBuffer }
+  | { type: 'done'; job: number }
+  | { type: 'error'; job: number; message: string }
+  | { type: 'voices'; job: number; voices: Array<{ identifier: string; name: string; languages: string[] }> };
+
+const port = parentPort!;
+const abortFlag = new Int32Array(workerData.abortFlag as SharedArrayBuffer);
+
+interface EspeakWorker {
+  set_voice(name: string): number;
+  set_rate(wpm: number): number;
+  get_samplerate(): number;
+  list_voices(): Array<{ identifier: string; name: string; languages: Array<{ name: string }> }>;
+  synthesize(text: string, cb: (audio: Int16Array, events: unknown[]) => boolean): void;
+}
+
+const mod = (await (createModule as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>)());
+const espeak = new mod.eSpeakNGWorker();
+espeak.set_voice('en-us');
+// Warm up: the first synthesis pays for loading phoneme tables.
+espeak.synthesize('ready', () => false);
+port.postMessage({ type: 'ready', sampleRate: espeak.get_samplerate() } satisfies WorkerReply);
+
+port.on('message', (msg: WorkerRequest) => {
+  if (msg.type === 'voices') {
+    const voices = espeak.list_voices().map((v) => ({
+      identifier: v.identifier,
+      name: v.name,
+      languages: v.languages.map((l) => l.name),
+    }));
+    port.postMessage({ type: 'voices', job: msg.job, voices } satisfies WorkerReply);
+    return;
+  }
+  try {
+    if (espeak.set_voice(msg.voice) !== 0) {
+      throw new Error(`unknown voice "${msg.voice}" (run "vox voices" for the list)`);
+    }
+    espeak.set_rate(msg.rate);
+    espeak.synthesize(msg.text, (audio) => {
+      if (Atomics.load(abortFlag, 0) === msg.job) return true;
+      if (audio.length > 0) {
+        const pcm = audio.buffer.slice(audio.byteOffset, audio.byteOffset + audio.byteLength) as ArrayBuffer;
+        port.postMessage({ type: 'chunk', job: msg.job, pcm } satisfies WorkerReply, [pcm]);
+      }
+      return false;
+    });
+    port.postMessage({ type: 'done', job: msg.job } satisfies WorkerReply);
+  } catch (err) {
+    port.postMessage({ type: 'error', job: msg.job, message: (err as Error).message } satisfies WorkerReply);
+  }
+});

@@ -1,0 +1,149 @@
+/**
+ * The embedded default engine: eSpeak-NG compiled to JS/wasm, run in a worker
+ * thread so synthesis never blocks the HTTP server. Needs no system packages.
+ * Jobs are serialized in the worker; each streams 22050 Hz s16le chunks back.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Voice } from '@vox/protocol';
+import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { WorkerReply, WorkerRequest } from './espeak-worker.js';
+
+export const ESPEAK_DEFAULT_VOICE = 'en-us';
+export const ESPEAK_DEFAULT_RATE = 175;
+
+interface Job {
+  push(chunk: Buffer | null, error?: Error): void;
+  voices?: (v: Voice[]) => void;
+}
+
+export class EspeakEngine implements Engine {
+  readonly name = 'espeak';
+  #worker: Worker | undefined;
+  #readyPromise: Promise<void> | undefined;
+  #format: AudioFormat = { sampleRate: 22050, channels: 1, bitDepth: 16 };
+  #abort = new Int32Array(new SharedArrayBuffer(4));
+  #jobs = new Map<number, Job>();
+  #nextJob = 1;
+  #failure: string | undefined;
+  #voiceCache: Voice[] | undefined;
+
+  /** Start the worker and warm the engine. Idempotent. */
+  start(): Promise<void> {
+    this.#readyPromise ??= new Promise<void>((resolve, reject) => {
+      const worker = new Worker(new URL('./espeak-worker.js', import.meta.url), {
+        workerData: { abortFlag: this.#abort.buffer },
+      });
+      this.#worker = worker;
+      worker.unref();
+      worker.on('message', (msg: WorkerReply) => {
+        if (msg.type === 'ready') {
+          this.#format = { sampleRate: msg.sampleRate, channels: 1, bitDepth: 16 };
+          resolve();
+          return;
+        }
+        const job = this.#jobs.get(msg.job);
+        if (!job) return;
+        if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
+        else if (msg.type === 'done') job.push(null);
+        else if (msg.type === 'error') job.push(null, new Error(msg.message));
+        else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
+        if (msg.type !== 'chunk') this.#jobs.delete(msg.job);
+      });
+      const fail = (err: Error) => {
+        this.#failure = err.message;
+        reject(err);
+        for (const job of this.#jobs.values()) job.push(null, new Error(`espeak worker stopped: ${err.message}`));
+        this.#jobs.clear();
+        // The next request starts a fresh worker.
+        this.#readyPromise = undefined;
+        this.#worker = undefined;
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => {
+        if (this.#worker === worker) fail(new Error(`worker exited with code ${code}`));
+      });
+    });
+    return this.#readyPromise;
+  }
+
+  async ready(): Promise<Readiness> {
+    try {
+      await this.start();
+      return { ready: true };
+    } catch (err) {
+      return { ready: false, reason: `embedded espeak failed to start: ${(err as Error).message}` };
+    }
+  }
+
+  understandsTags(): boolean {
+    return false;
+  }
+
+  async voices(): Promise<Voice[]> {
+    if (this.#voiceCache) return this.#voiceCache;
+    await this.start();
+    const job = this.#nextJob++;
+    const voices = await new Promise<Voice[]>((resolve, reject) => {
+      this.#jobs.set(job, { push: (_c, err) => err && reject(err), voices: resolve });
+      this.#post({ type: 'voices', job });
+    });
+    this.#voiceCache = voices;
+    return voices;
+  }
+
+  async synthesize(request: SynthesisRequest): Promise<Synthesis> {
+    await this.start();
+    const job = this.#nextJob++;
+    const queue: Array<Buffer | null | Error> = [];
+    let wake: (() => void) | undefined;
+    this.#jobs.set(job, {
+      push: (chunk, error) => {
+        queue.push(error ?? chunk);
+        wake?.();
+      },
+    });
+    const onAbort = () => {
+      Atomics.store(this.#abort, 0, job);
+      queue.push(null);
+      this.#jobs.delete(job);
+      wake?.();
+    };
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    this.#post({
+      type: 'synthesize',
+      job,
+      text: request.text,
+      voice: request.voice ?? ESPEAK_DEFAULT_VOICE,
+      rate: Math.round(request.rate ?? ESPEAK_DEFAULT_RATE),
+    });
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for (;;) {
+          const next = queue.shift();
+          if (next === undefined) {
+            await new Promise<void>((r) => (wake = r));
+            wake = undefined;
+            continue;
+          }
+          if (next === null) return;
+          if (next instanceof Error) throw next;
+          yield next;
+        }
+      } finally {
+        request.signal?.removeEventListener('abort', onAbort);
+      }
+    }
+    return { format: this.#format, chunks: chunks() };
+  }
+
+  #post(msg: WorkerRequest): void {
+    if (!this.#worker) throw new Error(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
+    this.#worker.postMessage(msg);
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (worker) await worker.terminate();
+  }
+}

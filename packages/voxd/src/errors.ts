@@ -1,0 +1,45 @@
+/** Turning thrown errors into wire errors. Codes and messages live in @vox/protocol. */
+import { wireError, WIRE_ERRORS, type WireError, type WireErrorCode } from '@vox/protocol';
+
+export class VoxError extends Error {
+  readonly code: WireErrorCode;
+  readonly statusCode: number;
+  constructor(code: WireErrorCode, ...args: Array<string | number>) {
+    const w = wireError(code, ...args);
+    super(w.message);
+    this.code = code;
+    this.statusCode = w.statusCode;
+  }
+  toWire(): WireError {
+    return { code: this.code, message: this.message, statusCode: this.statusCode };
+  }
+}
+
+/** Map anything thrown inside a request (ours, fastify's, ajv's) to a wire error. */
+export function toWireError(err: unknown): WireError {
+  const e = err as { code?: string; message?: string; statusCode?: number; validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
+  if (e?.code && e.code in WIRE_ERRORS) {
+    return { code: e.code as WireErrorCode, message: e.message ?? '', statusCode: WIRE_ERRORS[e.code as WireErrorCode].statusCode };
+  }
+  if (e?.validation) {
+    const v = e.validation[0];
+    const field = v?.params?.additionalProperty
+      ? `unknown field "${String(v.params.additionalProperty)}"`
+      : v?.params?.missingProperty
+        ? `missing field "${String(v.params.missingProperty)}"`
+        : `field "${(v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || e.validationContext || 'body'}" ${v?.message ?? 'is invalid'}`;
+    return wireError('VOX_ERR_BODY_INVALID', field);
+  }
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return wireError('VOX_ERR_BODY_INVALID_JSON', e.message ?? 'parse error');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return wireError('VOX_ERR_BODY_TOO_LARGE', String((e as { limit?: number }).limit ?? 'the limit'));
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return wireError('VOX_ERR_BODY_INVALID', 'Content-Type must be application/json');
+  }
+  if (err instanceof SyntaxError) return wireError('VOX_ERR_BODY_INVALID_JSON', err.message);
+  if (e?.statusCode === 400) return wireError('VOX_ERR_BODY_INVALID', e.message ?? 'bad request');
+  return wireError('VOX_ERR_INTERNAL', 'see the log for details');
+}

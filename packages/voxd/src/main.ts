@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+/**
+ * voxd entry: the only place that parses flags, takes the single-instance
+ * lock, listens, handles signals and exits.
+ */
+import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import lockfile from 'proper-lockfile';
+import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, voxHome } from '@vox/protocol';
+import { EspeakEngine } from './engines/espeak.js';
+import { createLogger } from './logger.js';
+import { buildServer } from './server.js';
+import { createSink, SINK_SPECS } from './sinks/create.js';
+import { SpeakerSink } from './sinks/speaker.js';
+import type { Sink } from './sinks/sink.js';
+import { readState, removeState, writeState } from './state-file.js';
+import { ensureToken } from './token.js';
+import { createSynthesis } from './synthesis.js';
+
+const USAGE = `voxd — the vox speech daemon
+
+Usage: voxd [options]
+
+Options:
+  --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
+  --host ADDR     address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
+  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default speaker)
+  --home DIR      state directory (env VOX_HOME)
+  -h, --help      show this help
+  -v, --version   print the version
+`;
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`voxd: ${message}\n`);
+  process.exit(code);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      audio: { type: 'string' },
+      home: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  fail(`${(err as Error).message}\n\n${USAGE}`, 2);
+}
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (args.version) {
+  process.stdout.write(`${VERSION}\n`);
+  process.exit(0);
+}
+
+const env = process.env;
+if (args.home) env.VOX_HOME = args.home;
+const paths = homePaths(voxHome(env));
+const portText = args.port ?? env.VOXD_PORT ?? String(DEFAULT_PORT);
+const port = Number(portText);
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${portText}": use a number from 0 to 65535`, 2);
+const host = args.host ?? env.VOXD_HOST ?? DEFAULT_HOST;
+const sinkSpec = args.audio ?? env.VOXD_AUDIO ?? 'speaker';
+
+mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+const log = createLogger({ dir: paths.logs, ...(env.VOXD_LOG_LEVEL ? { level: env.VOXD_LOG_LEVEL } : {}) });
+
+// One voxd per VOX_HOME. A live holder makes us exit at once; a lock left by a
+// killed daemon goes stale within seconds, so retry briefly before giving up.
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+const running = readState(paths.state);
+const alreadyRunning = (s: typeof running) =>
+  `already running for VOX_HOME=${paths.home} (pid ${s?.pid ?? '?'}, port ${s?.port ?? '?'}); stop it with "vox daemon stop", or use another VOX_HOME`;
+if (running && running.pid !== process.pid && alive(running.pid)) fail(alreadyRunning(running));
+let release: () => Promise<void>;
+try {
+  release = await lockfile.lock(paths.home, {
+    lockfilePath: paths.lock,
+    stale: 5000,
+    update: 1000,
+    retries: { retries: 10, minTimeout: 300, maxTimeout: 800 },
+    onCompromised: (err) => log.error({ err }, 'single-instance lock compromised'),
+  });
+} catch (err) {
+  fail((err as NodeJS.ErrnoException).code === 'ELOCKED' ? alreadyRunning(readState(paths.state)) : `cannot take the lock ${paths.lock}: ${(err as Error).message}`);
+}
+
+const token = ensureToken(paths.token, (msg) => log.warn(msg));
+let sink: Sink;
+try {
+  sink = createSink(sinkSpec, { env });
+} catch (err) {
+  await release();
+  fail((err as Error).message, 2);
+}
+if (sink instanceof SpeakerSink) {
+  void sink.probe().then((problem) => {
+    if (problem) log.warn({ sink: sink.state() }, `speaker unavailable: ${problem}`);
+  });
+}
+const espeak = new EspeakEngine();
+const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
+const synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
+const { app } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
+
+const listenFds = Number(env.LISTEN_FDS ?? 0);
+const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
+let boundPort = port;
+try {
+  if (activated) {
+    // systemd socket activation: the listening socket is fd 3.
+    await app.ready();
+    await new Promise<void>((resolve, reject) => {
+      app.server.once('error', reject);
+      app.server.listen({ fd: 3 }, resolve);
+    });
+  } else {
+    await app.listen({ port, host });
+  }
+  const addr = app.server.address();
+  if (addr && typeof addr === 'object') boundPort = addr.port;
+} catch (err) {
+  await release();
+  const e = err as NodeJS.ErrnoException;
+  fail(e.code === 'EADDRINUSE' ? `port ${port} is in use by another program; pass --port or set VOXD_PORT` : `cannot listen: ${e.message}`);
+}
+writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString() });
+await warm;
+log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
+process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  // Hard deadline: the issue allows 2 s to finish or cut the current utterance.
+  setTimeout(() => {
+    removeState(paths.state);
+    process.exit(0);
+  }, 2500).unref();
+  try {
+    await app.close();
+    await synthesis.close();
+    await espeak.close();
+    await sink.close();
+  } catch (err) {
+    log.error({ err }, 'error during shutdown');
+  }
+  removeState(paths.state);
+  await release().catch(() => {});
+  log.flush?.();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));

@@ -1,0 +1,22 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { stopRequestSchema, type StopRequest, type StopResponse } from '@vox/protocol';
+import type { Dispatcher } from '../dispatcher.js';
+import { VoxError } from '../errors.js';
+
+export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
+  app.post<{ Body: StopRequest | undefined }>(
+    '/v1/stop',
+    {
+      schema: { body: stopRequestSchema },
+      preHandler: async (request) => {
+        const b = request.body ?? {};
+        if (b.scope === 'session' && !b.session) throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "session" needs the field "session"');
+        if (b.scope === 'id' && !b.id) throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "id" needs the field "id"');
+      },
+    },
+    async (request): Promise<StopResponse> => {
+      const b = request.body ?? {};
+      return { stopped: dispatcher.stop(b.scope ?? 'all', b) };
+    },
+  );
+};

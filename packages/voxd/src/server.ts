@@ -1,0 +1,94 @@
+/**
+ * buildServer() assembles voxd's HTTP app without listening (fastify's testing
+ * pattern): routes are plugins that translate HTTP into calls on the
+ * dispatcher. main.ts listens, handles signals and exits.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
+import { Dispatcher, type Synthesizer } from './dispatcher.js';
+import type { Engine } from './engines/engine.js';
+import { toWireError } from './errors.js';
+import { chimeRoute } from './routes/chime.js';
+import { eventsRoute } from './routes/events.js';
+import { speakRoute } from './routes/speak.js';
+import { statusRoutes } from './routes/status.js';
+import { stopRoute } from './routes/stop.js';
+import { voicesRoute } from './routes/voices.js';
+import { guard } from './security.js';
+import type { Sink } from './sinks/sink.js';
+
+export interface ServerOptions {
+  token: string;
+  synthesizer: Synthesizer;
+  sink: Sink;
+  clean?: (text: string, options: { keepTags: boolean }) => string;
+  clock?: () => number;
+  logger?: FastifyBaseLogger;
+  version?: string;
+  maxQueue?: number;
+}
+
+export interface VoxServer {
+  app: FastifyInstance;
+  dispatcher: Dispatcher;
+}
+
+const PUBLIC_PATHS = new Set(['/v1/health']);
+
+export async function buildServer(options: ServerOptions): Promise<VoxServer> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: MAX_BODY_BYTES,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+  });
+  const dispatcher = new Dispatcher({
+    synthesizer: options.synthesizer,
+    sink: options.sink,
+    ...(options.clean ? { clean: options.clean } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
+    ...(options.logger ? { log: options.logger } : {}),
+  });
+  const version = options.version ?? VERSION;
+  const startedAt = performance.now();
+  const resolve = (engine?: string): Promise<Engine> => options.synthesizer.resolve(engine);
+
+  app.addHook('onRequest', guard(options.token, PUBLIC_PATHS));
+  app.setErrorHandler((err, request, reply) => {
+    const wire = toWireError(err);
+    if (wire.statusCode >= 500) request.log.error({ err }, 'request failed');
+    reply.code(wire.statusCode).send(wire);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = wireError('VOX_ERR_NOT_FOUND', `${request.method} ${request.url.split('?')[0]}`);
+    reply.code(e.statusCode).send(e);
+  });
+  // Drain speech before the sink and engines go away.
+  app.addHook('onClose', async () => dispatcher.close());
+
+  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt });
+  await app.register(speakRoute, { dispatcher });
+  await app.register(chimeRoute, { dispatcher });
+  await app.register(stopRoute, { dispatcher });
+  await app.register(voicesRoute, { resolve });
+  await app.register(eventsRoute, { dispatcher });
+  return { app, dispatcher };
+}
+
+/** A synthesizer over one engine: used until the registry picks among several. */
+export function singleEngine(engine: Engine): Synthesizer {
+  return {
+    async resolve(requested) {
+      if (requested && requested !== 'auto' && requested !== engine.name) {
+        const e = wireError('VOX_ERR_ENGINE_UNKNOWN', JSON.stringify(requested), engine.name);
+        throw Object.assign(new Error(e.message), { code: e.code });
+      }
+      return engine;
+    },
+    async synthesize(request) {
+      return { engine: engine.name, synthesis: await engine.synthesize(request) };
+    },
+  };
+}

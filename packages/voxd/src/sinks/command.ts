@@ -1,0 +1,135 @@
+/**
+ * `command` — pipes PCM into a player program: paplay, pw-play, aplay or afplay.
+ * The player's stderr is kept and reported: the reference implementation threw
+ * it away, and its users heard silence with no clue why.
+ */
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { accessSync, constants, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { AudioFormat } from '../engines/engine.js';
+import { toWav } from '../wav.js';
+import type { PlayResult, Sink, SinkState } from './sink.js';
+
+export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+
+export const PLAYERS = ['paplay', 'pw-play', 'aplay', 'afplay'] as const;
+export type PlayerName = (typeof PLAYERS)[number];
+
+function playerArgs(player: PlayerName, format: AudioFormat, file?: string): string[] {
+  const rate = String(format.sampleRate);
+  switch (player) {
+    case 'paplay':
+      return ['--raw', '--format=s16le', `--rate=${rate}`, '--channels=1'];
+    case 'pw-play':
+      return ['--format=s16', `--rate=${rate}`, '--channels=1', '-'];
+    case 'aplay':
+      return ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', rate, '-c', '1', '-'];
+    case 'afplay':
+      return [file!];
+  }
+}
+
+/** First player on PATH, searched without a shell. */
+export function findPlayer(env: NodeJS.ProcessEnv = process.env, candidates: readonly PlayerName[] = PLAYERS): PlayerName | undefined {
+  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const player of candidates) {
+    for (const dir of dirs) {
+      try {
+        accessSync(join(dir, player), constants.X_OK);
+        return player;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+export class CommandSink implements Sink {
+  readonly name: string;
+  readonly player: PlayerName | undefined;
+  #spawn: SpawnFn;
+  #env: NodeJS.ProcessEnv;
+  #lastError: string | undefined;
+
+  constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn } = {}) {
+    this.#env = options.env ?? process.env;
+    this.#spawn = options.spawn ?? nodeSpawn;
+    this.player = options.player ?? findPlayer(this.#env);
+    this.name = `command:${this.player ?? 'none'}`;
+  }
+
+  state(): SinkState {
+    if (!this.player) {
+      return { name: this.name, ok: false, detail: `no player found on PATH (tried ${PLAYERS.join(', ')})` };
+    }
+    return { name: this.name, ok: this.#lastError === undefined, detail: this.player, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
+  }
+
+  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta?: { id: string }): Promise<PlayResult> {
+    const player = this.player;
+    if (!player) {
+      throw new Error(`no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`);
+    }
+    let tmp: string | undefined;
+    let bytes = 0;
+    let firstAudioAt: number | undefined;
+    try {
+      let input: Buffer[] | undefined;
+      if (player === 'afplay') {
+        // afplay reads only files.
+        input = [];
+        for await (const c of chunks) input.push(c);
+        tmp = mkdtempSync(join(tmpdir(), 'voxd-'));
+        writeFileSync(join(tmp, 'u.wav'), toWav(format, Buffer.concat(input)));
+      }
+      const child = this.#spawn(player, playerArgs(player, format, tmp && join(tmp, 'u.wav')), {
+        stdio: [player === 'afplay' ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+        env: this.#env,
+      });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+        stderr = (stderr + d).slice(-2000);
+      });
+      const exited = new Promise<number | null>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code, sig) => resolve(sig ? null : code));
+      });
+      exited.catch(() => {});
+      const kill = () => child.kill('SIGKILL');
+      signal.addEventListener('abort', kill, { once: true });
+      try {
+        if (input) {
+          firstAudioAt = performance.now();
+          bytes = input.reduce((n, c) => n + c.length, 0);
+        } else if (child.stdin) {
+          child.stdin.on('error', () => {}); // EPIPE when the player dies; its exit code tells why
+          for await (const chunk of chunks) {
+            if (signal.aborted) break;
+            firstAudioAt ??= performance.now();
+            bytes += chunk.length;
+            if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin!.once('drain', r).once('close', r));
+          }
+          child.stdin.end();
+        }
+        const code = await exited;
+        if (!signal.aborted && code !== 0) {
+          throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
+        }
+      } finally {
+        signal.removeEventListener('abort', kill);
+      }
+      this.#lastError = undefined;
+      return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      this.#lastError = e.code === 'ENOENT' ? `${player} not found` : e.message;
+      throw new Error(this.#lastError);
+    } finally {
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {}
+}

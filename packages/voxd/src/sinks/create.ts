@@ -1,0 +1,27 @@
+/** Parse a sink spec (`speaker`, `command`, `command:aplay`, `file:DIR[?realtime=0]`, `null`) into a sink. */
+import { CommandSink, PLAYERS, type PlayerName, type SpawnFn } from './command.js';
+import { FileSink } from './file.js';
+import { NullSink } from './null.js';
+import type { Sink } from './sink.js';
+import { SpeakerSink } from './speaker.js';
+
+export const SINK_SPECS = 'speaker, command[:PLAYER], file:DIR[?realtime=0], null';
+
+export function createSink(spec: string, options: { env?: NodeJS.ProcessEnv; spawn?: SpawnFn } = {}): Sink {
+  if (spec === 'speaker') return new SpeakerSink(options);
+  if (spec === 'null') return new NullSink();
+  if (spec === 'command' || spec.startsWith('command:')) {
+    const player = spec.slice('command:'.length) || undefined;
+    if (player && !(PLAYERS as readonly string[]).includes(player)) {
+      throw new Error(`unknown player "${player}" in audio sink "${spec}"; use one of ${PLAYERS.join(', ')}`);
+    }
+    return new CommandSink({ ...options, ...(player ? { player: player as PlayerName } : {}) });
+  }
+  if (spec.startsWith('file:')) {
+    const [dir, query = ''] = spec.slice('file:'.length).split('?');
+    if (!dir) throw new Error(`audio sink "${spec}" needs a directory: file:DIR`);
+    const realtime = new URLSearchParams(query).get('realtime');
+    return new FileSink(dir, { realtime: realtime !== '0' && realtime !== 'false' });
+  }
+  throw new Error(`unknown audio sink "${spec}"; use one of ${SINK_SPECS}`);
+}

@@ -1,0 +1,69 @@
+/**
+ * `file:DIR` — each utterance becomes its own numbered WAV in DIR, so tests can
+ * count playbacks and measure them with sox. By default it takes the audio's
+ * real duration, like a device, so stopping and interrupting cut the file at
+ * the point where playback stopped. `?realtime=0` writes at once.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AudioFormat } from '../engines/engine.js';
+import { bytesForMs, sleepUntil, slices } from '../pcm.js';
+import { WAV_HEADER_BYTES, wavHeader } from '../wav.js';
+import type { PlayResult, Sink, SinkState } from './sink.js';
+
+/** Granularity of real-time pacing, in ms: a stop cuts the file within one slice. */
+const SLICE_MS = 20;
+
+export class FileSink implements Sink {
+  readonly name: string;
+  readonly dir: string;
+  readonly realtime: boolean;
+  #counter: number;
+  #lastError: string | undefined;
+
+  constructor(dir: string, options: { realtime?: boolean } = {}) {
+    this.dir = dir;
+    this.realtime = options.realtime ?? true;
+    this.name = `file:${dir}${this.realtime ? '' : '?realtime=0'}`;
+    mkdirSync(dir, { recursive: true });
+    // Continue numbering after files left by an earlier run.
+    this.#counter = readdirSync(dir).filter((f) => /^\d+-.*\.wav$/.test(f)).length;
+  }
+
+  state(): SinkState {
+    return { name: this.name, ok: this.#lastError === undefined, detail: this.dir, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
+  }
+
+  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+    this.#counter += 1;
+    const path = join(this.dir, `${String(this.#counter).padStart(4, '0')}-${meta.id}.wav`);
+    const fh = await open(path, 'w');
+    let bytes = 0;
+    let firstAudioAt: number | undefined;
+    let start = 0;
+    try {
+      await fh.write(wavHeader(format, 0), 0, WAV_HEADER_BYTES, 0);
+      for await (const slice of slices(chunks, bytesForMs(SLICE_MS, format))) {
+        if (signal.aborted) break;
+        if (firstAudioAt === undefined) {
+          firstAudioAt = performance.now();
+          start = firstAudioAt;
+        }
+        await fh.write(slice, 0, slice.length, WAV_HEADER_BYTES + bytes);
+        bytes += slice.length;
+        if (this.realtime) await sleepUntil(start + (bytes / 2 / format.sampleRate) * 1000, signal);
+      }
+      await fh.write(wavHeader(format, bytes), 0, WAV_HEADER_BYTES, 0);
+      this.#lastError = undefined;
+    } catch (err) {
+      this.#lastError = (err as Error).message;
+      throw err;
+    } finally {
+      await fh.close();
+    }
+    return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
+  }
+
+  async close(): Promise<void> {}
+}
