@@ -5,6 +5,7 @@
 import {
   CHIME_SIGNALS,
   MAX_ONCE_SECONDS,
+  MAX_TEXT_CHARS,
   MAX_RATE_WPM,
   MIN_ONCE_SECONDS,
   MIN_RATE_WPM,
@@ -24,7 +25,7 @@ export interface SpeakRequest {
   volume?: number;
   /** Duplicate window for this request, in seconds (1–3600). Default 5. */
   once?: number;
-  /** Caller's own duplicate key, used instead of the normalized text. */
+  /** Caller's own duplicate key, used instead of the text; normalized the same way as text. */
   dedupKey?: string;
   /** Answer after playback, with `played` or `failed`. */
   wait?: boolean;
@@ -39,6 +40,8 @@ export interface SpeakRequest {
   final?: boolean;
   /** The caller's own cloud API key for this request. Never logged, returned or cached. */
   apiKey?: string;
+  /** Longest text spoken, in characters: cleanup truncates at a sentence boundary. */
+  maxChars?: number;
 }
 
 /** Where a request ended up, or is now. */
@@ -178,7 +181,7 @@ export const speakRequestSchema = {
     rate: { type: 'number', minimum: MIN_RATE_WPM, maximum: MAX_RATE_WPM },
     volume: { type: 'number', minimum: 0, maximum: 1 },
     once: { type: 'number', minimum: MIN_ONCE_SECONDS, maximum: MAX_ONCE_SECONDS },
-    dedupKey: { type: 'string', minLength: 1, maxLength: 500 },
+    dedupKey: { type: 'string', minLength: 1, maxLength: MAX_TEXT_CHARS },
     wait: { type: 'boolean' },
     session,
     priority,
@@ -187,6 +190,7 @@ export const speakRequestSchema = {
     model: { type: 'string', minLength: 1, maxLength: 100 },
     final: { type: 'boolean' },
     apiKey: { type: 'string', minLength: 1, maxLength: 500 },
+    maxChars: { type: 'integer', minimum: 1, maximum: MAX_TEXT_CHARS },
   },
 } as const;
 
@@ -209,5 +213,35 @@ export const chimeRequestSchema = {
     session,
     priority,
     wait: { type: 'boolean' },
+  },
+} as const;
+
+/** POST /v1/synthesize: the audio of a text as WAV, not played. */
+export interface SynthesizeRequest {
+  text: string;
+  voice?: string;
+  rate?: number;
+  volume?: number;
+  engine?: string;
+  model?: string;
+  apiKey?: string;
+  maxChars?: number;
+  session?: string;
+}
+
+export const synthesizeRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: {
+    text: speakRequestSchema.properties.text,
+    voice: speakRequestSchema.properties.voice,
+    rate: speakRequestSchema.properties.rate,
+    volume: speakRequestSchema.properties.volume,
+    engine: speakRequestSchema.properties.engine,
+    model: speakRequestSchema.properties.model,
+    apiKey: speakRequestSchema.properties.apiKey,
+    maxChars: speakRequestSchema.properties.maxChars,
+    session,
   },
 } as const;

@@ -52,7 +52,7 @@ export interface DispatcherOptions {
   synthesizer: Synthesizer;
   sink: Sink;
   /** Cleans text for speech; `keepTags` when the engine performs expressive tags. */
-  clean?: (text: string, options: { keepTags: boolean }) => string;
+  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
   /** Wall clock in ms; injected so tests control the duplicate window. */
   clock?: () => number;
   /** Most requests waiting at once. Default 10000. */
@@ -76,6 +76,7 @@ export interface SpeakInput {
   model?: string;
   final?: boolean;
   apiKey?: string;
+  maxChars?: number;
 }
 
 type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown';
@@ -122,7 +123,7 @@ type Counters = StatusResponse['counters'];
 export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #synth: Synthesizer;
   readonly #sink: Sink;
-  readonly #clean: (text: string, o: { keepTags: boolean }) => string;
+  readonly #clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string;
   readonly #clock: () => number;
   readonly #maxQueue: number;
   readonly #historySize: number;
@@ -172,7 +173,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   async speak(input: SpeakInput): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
     this.#assertOpen();
     const engine = await this.#synth.resolve(input.engine);
-    const text = this.#clean(input.text, { keepTags: engine.understandsTags(input.model) });
+    const text = this.#clean(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
     const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
     return this.#admit({
       kind: 'speech',

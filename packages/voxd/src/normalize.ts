@@ -15,6 +15,11 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
+/**
+ * One namespace for texts and caller keys: a client that announced or re-spelled
+ * its text sends the original as `dedupKey`, and must still match a client that
+ * sent the original as plain text.
+ */
 export function dedupKeyFor(text: string, dedupKey?: string): string {
-  return dedupKey !== undefined ? `key:${dedupKey}` : `text:${normalizeText(text)}`;
+  return normalizeText(dedupKey ?? text);
 }

@@ -13,6 +13,7 @@ import { eventsRoute } from './routes/events.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
+import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import { guard } from './security.js';
 import type { Sink } from './sinks/sink.js';
@@ -21,7 +22,7 @@ export interface ServerOptions {
   token: string;
   synthesizer: Synthesizer;
   sink: Sink;
-  clean?: (text: string, options: { keepTags: boolean }) => string;
+  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
   clock?: () => number;
   logger?: FastifyBaseLogger;
   version?: string;
@@ -74,6 +75,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(stopRoute, { dispatcher });
   await app.register(voicesRoute, { resolve });
   await app.register(eventsRoute, { dispatcher });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, clean: options.clean ?? ((t) => t) });
   return { app, dispatcher };
 }
 

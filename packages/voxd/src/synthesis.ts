@@ -8,7 +8,7 @@ import { singleEngine } from './server.js';
 
 export interface SynthesisSetup {
   synthesizer: Synthesizer;
-  clean: (text: string, options: { keepTags: boolean }) => string;
+  clean: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
   close(): Promise<void>;
 }
 

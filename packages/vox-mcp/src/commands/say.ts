@@ -1,0 +1,159 @@
+/**
+ * `vox say [TEXT | -]` and its alias `vox unmute` (what Biff runs). On the hot
+ * path of every hook: it imports node:http, the config walker and nothing else
+ * that is heavy unless the project has a config file.
+ */
+import { parseArgs } from 'node:util';
+import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
+import { call } from '../client.js';
+import { ConfigError, resolveConfig } from '../config.js';
+import { EXIT, type CliContext } from '../context.js';
+import { ClientError } from '../errors.js';
+import { sessionLabel } from '../session.js';
+import { buildDelivery, type SpeechOverrides } from '../speech.js';
+import { readStdin } from '../stdin.js';
+
+export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
+       vox unmute [options] [TEXT | -]
+
+Speak TEXT through voxd. With "-", or when stdin is a pipe and no TEXT is
+given, the text is read from stdin (bounded wait; never blocks on a terminal).
+
+Options:
+  --voice NAME       voice (default: the project's, else the engine's)
+  --rate WPM         words per minute
+  --once N           treat repeats within N seconds (${MIN_ONCE_SECONDS}-${MAX_ONCE_SECONDS}) as duplicates (default 5)
+  --key KEY          duplicate key to use instead of the text
+  --priority P       ${PRIORITIES.join(', ')} (default: the project's, else message)
+  --max-age MS       drop the request if it has not started within MS milliseconds
+  --engine NAME      engine to use (default: the project's, else automatic)
+  --model NAME       engine model
+  --out FILE.wav     save the audio to a WAV file instead of playing it
+  --wait             return after playback; exit 5 if it failed
+  --json             print voxd's JSON response on stdout
+  --quiet            print nothing, not even warnings
+  -h, --help         show this help
+
+Exit codes: 0 queued, played or deduped; 2 bad usage; 3 voxd unreachable;
+4 input rejected; 5 playback failed (--wait); 6 token refused; 7 invalid config.
+`;
+
+function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new ClientError('VOX_ERR_CLIENT_USAGE', `--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export async function run(ctx: CliContext): Promise<number> {
+  const say = (line: string) => ctx.stderr.write(`vox say: ${line}\n`);
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: ctx.argv,
+      allowPositionals: true,
+      options: {
+        voice: { type: 'string' },
+        rate: { type: 'string' },
+        once: { type: 'string' },
+        key: { type: 'string' },
+        priority: { type: 'string' },
+        'max-age': { type: 'string' },
+        engine: { type: 'string' },
+        model: { type: 'string' },
+        out: { type: 'string' },
+        wait: { type: 'boolean' },
+        json: { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    say(`${(err as Error).message}. Run "vox say --help".`);
+    return EXIT.USAGE;
+  }
+  if (values.help) {
+    ctx.stdout.write(SAY_USAGE);
+    return EXIT.OK;
+  }
+  const quiet = values.quiet === true;
+  const report = (line: string) => {
+    if (!quiet) say(line);
+  };
+
+  try {
+    const overrides: SpeechOverrides = {};
+    if (values.voice) overrides.voice = values.voice;
+    const rate = numberFlag('rate', values.rate, 80, 500);
+    if (rate !== undefined) overrides.rate = rate;
+    const once = numberFlag('once', values.once, MIN_ONCE_SECONDS, MAX_ONCE_SECONDS);
+    if (once !== undefined) overrides.once = once;
+    if (values.key) overrides.dedupKey = values.key;
+    if (values.priority) {
+      if (!(PRIORITIES as readonly string[]).includes(values.priority)) {
+        throw new ClientError('VOX_ERR_CLIENT_USAGE', `--priority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(values.priority)}`);
+      }
+      overrides.priority = values.priority as Priority;
+    }
+    const maxAge = numberFlag('max-age', values['max-age'], 0, 86_400_000);
+    if (maxAge !== undefined) overrides.maxAgeMs = Math.round(maxAge);
+    if (values.engine) overrides.engine = values.engine;
+    if (values.model) overrides.model = values.model;
+    if (values.wait) overrides.wait = true;
+
+    let text = positionals.join(' ');
+    if (positionals.length === 1 && positionals[0] === '-') text = '';
+    const fromStdin = positionals[0] === '-' || (positionals.length === 0 && !ctx.stdin.isTTY);
+    if (fromStdin) {
+      text = await readStdin(ctx.stdin, { firstByteMs: 2000, idleMs: 500, maxBytes: 1024 * 1024 });
+    }
+    if (!text.trim()) {
+      say(positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.');
+      return EXIT.USAGE;
+    }
+
+    const config = await resolveConfig(ctx.cwd);
+    const session = sessionLabel(config.projectName, ctx.env);
+    if (values.out) {
+      const { recordTo } = await import('../recording.js');
+      return await recordTo(ctx, values.out, text, config, session, overrides);
+    }
+    const delivery = buildDelivery(text, config, session, overrides);
+    const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
+    if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+    if (reply.status >= 400) {
+      const err = reply.body as WireError;
+      report(`${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'request refused'}`);
+      return reply.status === 401 || reply.status === 403 ? EXIT.AUTH : reply.status >= 500 ? EXIT.UNREACHABLE : EXIT.REJECTED;
+    }
+    const res = reply.body as SpeakResponse;
+    if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
+    switch (res.status) {
+      case 'queued':
+      case 'played':
+      case 'deduped':
+        return EXIT.OK;
+      case 'failed':
+        report(`${res.error?.code ?? 'failed'}: ${res.error?.message ?? res.reason ?? 'playback failed'}`);
+        return EXIT.PLAYBACK_FAILED;
+      default:
+        // dropped, expired, replaced, interrupted, stopped: reported, not an error of the caller's.
+        report(`${res.status}${res.reason ? `: ${res.reason}` : ''}`);
+        return values.wait ? EXIT.PLAYBACK_FAILED : EXIT.OK;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      report(err.message);
+      return EXIT.CONFIG_INVALID;
+    }
+    if (err instanceof ClientError) {
+      report(`${err.code}: ${err.message}`);
+      return err.code === 'VOX_ERR_CLIENT_USAGE' ? EXIT.USAGE : EXIT.UNREACHABLE;
+    }
+    report(`unexpected error: ${(err as Error).message}`);
+    return EXIT.INTERNAL;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Synthesis without playback, for POST /v1/synthesize: the same cleanup,
+ * engine choice, fallback and cache as speech, returned as one WAV.
+ */
+import type { Synthesizer } from './dispatcher.js';
+import type { AudioFormat } from './engines/engine.js';
+import { resample } from './pcm.js';
+import { splitSentences } from './sentences.js';
+import { toWav } from './wav.js';
+
+export interface RecordingRequest {
+  text: string;
+  voice?: string;
+  rate?: number;
+  engine?: string;
+  model?: string;
+  apiKey?: string;
+  maxChars?: number;
+}
+
+export interface Recording {
+  wav: Buffer;
+  engine: string;
+  fallbackReason?: string;
+  text: string;
+}
+
+export async function record(
+  synthesizer: Synthesizer,
+  clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string,
+  req: RecordingRequest,
+  signal?: AbortSignal,
+): Promise<Recording> {
+  const engine = await synthesizer.resolve(req.engine);
+  const text = clean(req.text, { keepTags: engine.understandsTags(req.model), ...(req.maxChars ? { maxChars: req.maxChars } : {}) });
+  let format: AudioFormat | undefined;
+  const parts: Buffer[] = [];
+  let used = engine.name;
+  let fallbackReason: string | undefined;
+  for (const sentence of splitSentences(text)) {
+    const r = await synthesizer.synthesize({
+      text: sentence,
+      engine: engine.name,
+      ...(req.voice ? { voice: req.voice } : {}),
+      ...(req.rate ? { rate: req.rate } : {}),
+      ...(req.model ? { model: req.model } : {}),
+      ...(req.apiKey ? { apiKey: req.apiKey } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    used = r.engine;
+    fallbackReason ??= r.fallbackReason;
+    format ??= r.synthesis.format;
+    for await (const chunk of r.synthesis.chunks) {
+      parts.push(r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate));
+    }
+  }
+  format ??= { sampleRate: 22050, channels: 1, bitDepth: 16 };
+  return { wav: toWav(format, Buffer.concat(parts)), engine: used, text, ...(fallbackReason ? { fallbackReason } : {}) };
+}

@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { MAX_TEXT_CHARS, synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
+import type { Synthesizer } from '../dispatcher.js';
+import { VoxError } from '../errors.js';
+import { record } from '../recording.js';
+
+export const synthesizeRoute: FastifyPluginAsync<{
+  synthesizer: Synthesizer;
+  clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string;
+}> = async (app, { synthesizer, clean }) => {
+  app.post<{ Body: SynthesizeRequest }>(
+    '/v1/synthesize',
+    {
+      schema: { body: synthesizeRequestSchema },
+      preHandler: async (request) => {
+        if (request.body.text.length > MAX_TEXT_CHARS) throw new VoxError('VOX_ERR_TEXT_TOO_LONG', request.body.text.length, MAX_TEXT_CHARS);
+      },
+    },
+    async (request, reply) => {
+      const rec = await record(synthesizer, clean, request.body).catch((err: Error & { code?: string }) => {
+        if (err.code?.startsWith('VOX_ERR_')) throw err;
+        throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', err.message);
+      });
+      reply.header('content-type', 'audio/wav').header('x-vox-engine', rec.engine);
+      if (rec.fallbackReason) reply.header('x-vox-fallback-reason', rec.fallbackReason.replace(/[^\x20-\x7e]/g, '?'));
+      return reply.send(rec.wav);
+    },
+  );
+};
