@@ -115,7 +115,7 @@ if (sink instanceof SpeakerSink) {
 const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 const synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
-const { app } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
+const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -139,9 +139,9 @@ try {
   fail(e.code === 'EADDRINUSE' ? `port ${port} is in use by another program; pass --port or set VOXD_PORT` : `cannot listen: ${e.message}`);
 }
 writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString() });
-await warm;
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
+await warm;
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -154,6 +154,8 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(0);
   }, 2500).unref();
   try {
+    // Settle speech first, so callers that wait hear how their request ended.
+    await dispatcher.close();
     await app.close();
     await synthesis.close();
     await espeak.close();

@@ -40,7 +40,9 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
-    forceCloseConnections: true,
+    // In-flight `wait` requests get their outcome during shutdown; idle keep-alives are closed.
+    forceCloseConnections: 'idle',
+    disableRequestLogging: true,
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });

@@ -36,6 +36,20 @@ espeak.set_voice('en-us');
 espeak.synthesize('ready', () => false);
 port.postMessage({ type: 'ready', sampleRate: espeak.get_samplerate() } satisfies WorkerReply);
 
+// Accept identifiers (gmw/en-US), names (English (America)) and language codes
+// (en-gb), each with an optional +variant (en-us+f3), case-insensitively.
+const catalogue = espeak.list_voices();
+function setVoice(voice: string): boolean {
+  if (espeak.set_voice(voice) === 0) return true;
+  const [base = '', variant] = voice.toLowerCase().split('+');
+  const match =
+    catalogue.find((v) => v.identifier.toLowerCase() === base || v.name.toLowerCase() === base) ??
+    catalogue.find((v) => v.languages[0]?.name.toLowerCase() === base) ??
+    catalogue.find((v) => v.identifier.toLowerCase().endsWith(`/${base}`)) ??
+    catalogue.find((v) => v.languages.some((l) => l.name.toLowerCase() === base));
+  return match !== undefined && espeak.set_voice(variant ? `${match.identifier}+${variant}` : match.identifier) === 0;
+}
+
 port.on('message', (msg: WorkerRequest) => {
   if (msg.type === 'voices') {
     const voices = espeak.list_voices().map((v) => ({
@@ -47,7 +61,7 @@ port.on('message', (msg: WorkerRequest) => {
     return;
   }
   try {
-    if (espeak.set_voice(msg.voice) !== 0) {
+    if (!setVoice(msg.voice)) {
       throw new Error(`unknown voice "${msg.voice}" (run "vox voices" for the list)`);
     }
     espeak.set_rate(msg.rate);

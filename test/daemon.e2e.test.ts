@@ -1,0 +1,264 @@
+/**
+ * voxd and `vox say`, end to end: the real daemon on port 0 with a temp
+ * VOX_HOME and the file sink, real HTTP, the real `vox` binary, sox to check audio.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+
+describe('voxd with the file sink', () => {
+  let d: Daemon;
+  before(async () => {
+    d = await startDaemon();
+  });
+  after(async () => {
+    await d.stop();
+    removeDir(d.home);
+  });
+
+  test('one sentence gives exactly one WAV with real speech in it', async () => {
+    const before = d.wavs().length;
+    const r = await d.api('POST', '/v1/speak', { text: 'The build finished and every test passed.', wait: true });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.status, 'played');
+    const files = d.wavs();
+    assert.equal(files.length, before + 1);
+    const stats = soxStats(files.at(-1)!);
+    assert.ok(stats.seconds > 0.5, `duration ${stats.seconds}s`);
+    assert.ok(stats.rms > 0.01, `RMS ${stats.rms} looks like silence`);
+    assert.equal(stats.sampleRate, 22050);
+  });
+
+  test('eight concurrent vox say runs of one text in eight voices give one WAV', async () => {
+    await d.idle();
+    const before = d.wavs().length;
+    const voices = ['en-us', 'en-gb', 'en-us+f1', 'en-us+f2', 'en-us+m3', 'en', 'en-gb-scotland', 'en-us+f3'];
+    const runs = await Promise.all(voices.map((voice) => vox(['say', '--voice', voice, '--json', 'Deploying to staging in five minutes'], { env: d.env })));
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const statuses = runs.map((r) => JSON.parse(r.stdout).status).sort();
+    assert.deepEqual(statuses, ['deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'queued']);
+    const deduped = runs.map((r) => JSON.parse(r.stdout)).filter((b) => b.status === 'deduped');
+    const original = runs.map((r) => JSON.parse(r.stdout)).find((b) => b.status === 'queued');
+    for (const b of deduped) assert.equal(b.duplicate.originalId, original.id);
+    await d.idle();
+    assert.equal(d.wavs().length, before + 1);
+  });
+
+  test('the same text after its window plays again', async () => {
+    await d.idle();
+    const before = d.wavs().length;
+    const first = await d.api('POST', '/v1/speak', { text: 'Window test.', once: 1, wait: true });
+    assert.equal(first.body.status, 'played');
+    const dup = await d.api('POST', '/v1/speak', { text: 'window test', once: 1 });
+    assert.equal(dup.body.status, 'deduped');
+    assert.equal(dup.body.duplicate.originalStatus, 'played');
+    assert.ok(dup.body.duplicate.windowRemainingMs <= 1000);
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await d.api('POST', '/v1/speak', { text: 'Window test.', once: 1, wait: true });
+    assert.equal(again.body.status, 'played');
+    assert.equal(d.wavs().length, before + 2);
+  });
+
+  test('bad requests are refused with a named error and the daemon keeps serving', async () => {
+    const wrong = await http(d.port, 'POST', '/v1/speak', { body: { text: 'x' }, token: 'not-the-token-at-all' });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.code, 'VOX_ERR_AUTH_INVALID');
+    const missing = await http(d.port, 'GET', '/v1/status');
+    assert.equal(missing.status, 401);
+    assert.equal(missing.body.code, 'VOX_ERR_AUTH_MISSING');
+    const origin = await http(d.port, 'POST', '/v1/speak', { body: { text: 'x' }, token: d.token, headers: { origin: 'https://evil.example' } });
+    assert.equal(origin.status, 403);
+    assert.equal(origin.body.code, 'VOX_ERR_ORIGIN_FORBIDDEN');
+    const host = await http(d.port, 'GET', '/v1/health', { headers: { host: 'evil.example:8421' } });
+    assert.equal(host.status, 403);
+    assert.equal(host.body.code, 'VOX_ERR_HOST_FORBIDDEN');
+    const badJson = await http(d.port, 'POST', '/v1/speak', { raw: '{"text": "unterminated', token: d.token });
+    assert.equal(badJson.status, 400);
+    assert.equal(badJson.body.code, 'VOX_ERR_BODY_INVALID_JSON');
+    const badField = await http(d.port, 'POST', '/v1/speak', { body: { text: 'x', rate: 'fast' }, token: d.token });
+    assert.equal(badField.status, 400);
+    assert.equal(badField.body.code, 'VOX_ERR_BODY_INVALID');
+    assert.match(badField.body.message, /rate/);
+    const unknown = await http(d.port, 'POST', '/v1/speak', { body: { text: 'x', colour: 'red' }, token: d.token });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.message, /colour/);
+    const long = await http(d.port, 'POST', '/v1/speak', { body: { text: 'a'.repeat(20_001) }, token: d.token });
+    assert.equal(long.status, 413);
+    assert.equal(long.body.code, 'VOX_ERR_TEXT_TOO_LONG');
+    const huge = await http(d.port, 'POST', '/v1/speak', { body: { text: 'word '.repeat(210_000) }, token: d.token });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.body.code, 'VOX_ERR_BODY_TOO_LARGE');
+    for (const r of [wrong, missing, origin, host, badJson, badField, unknown, long, huge]) {
+      assert.deepEqual(Object.keys(r.body).sort(), ['code', 'message', 'statusCode']);
+      assert.ok(!r.body.message.includes(d.token), 'an error must never echo the token');
+    }
+    const health = await http(d.port, 'GET', '/v1/health');
+    assert.deepEqual(Object.keys(health.body).sort(), ['ok', 'version']);
+    const ok = await d.api('POST', '/v1/speak', { text: 'Still serving after bad input.', wait: true });
+    assert.equal(ok.body.status, 'played');
+  });
+
+  test('status reports counters and history with the spoken text and session', async () => {
+    await d.api('POST', '/v1/speak', { text: 'History check.', session: 'shop#abc123', voice: 'en-gb', wait: true });
+    const s = await d.api('GET', '/v1/status');
+    assert.equal(s.status, 200);
+    assert.equal(s.body.pid, d.pid);
+    assert.ok(s.body.counters.played >= 1);
+    const h = s.body.history.find((e: any) => e.text === 'History check.');
+    assert.ok(h, 'history entry');
+    assert.equal(h.session, 'shop#abc123');
+    assert.equal(h.voice, 'en-gb');
+    assert.equal(h.outcome, 'played');
+    assert.ok(h.startedAt && h.finishedAt);
+  });
+
+  test('voices lists the embedded voices', async () => {
+    const r = await d.api('GET', '/v1/voices');
+    assert.equal(r.status, 200);
+    assert.ok(r.body.voices.length > 50);
+    assert.ok(r.body.voices.some((v: any) => v.id === 'gmw/en-US'));
+  });
+
+  test('vox say exit codes: input rejected is 4, help prints --once to stdout', async () => {
+    const rejected = await vox(['say', '--engine', 'no-such-engine', 'hello'], { env: d.env });
+    assert.equal(rejected.code, 4, rejected.stderr);
+    assert.match(rejected.stderr, /VOX_ERR_ENGINE_UNKNOWN/);
+    for (const name of ['say', 'unmute']) {
+      const help = await vox([name, '--help'], { env: d.env });
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /--once/);
+    }
+  });
+
+  test('vox say reads text from a pipe', async () => {
+    const before = d.wavs().length;
+    const r = await vox(['say', '--wait', '-'], { env: d.env, input: 'Text from a pipe.\n' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(d.wavs().length, before + 1);
+    const s = await d.api('GET', '/v1/status');
+    assert.equal(s.body.history[0].text, 'Text from a pipe.');
+  });
+});
+
+describe('failures', () => {
+  test('a failed playback does not suppress a retry', async () => {
+    // A player that fails the first time and plays (into a file) after that.
+    const bin = tempDir('vox-bin-');
+    const marker = join(bin, 'failed-once');
+    const capture = join(bin, 'captured.raw');
+    writeFileSync(
+      join(bin, 'aplay'),
+      `#!/bin/sh\nif [ ! -f "${marker}" ]; then touch "${marker}"; echo "aplay: device busy" >&2; cat >/dev/null; exit 1; fi\ncat >> "${capture}"\n`,
+    );
+    chmodSync(join(bin, 'aplay'), 0o755);
+    const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
+    try {
+      const first = await d.api('POST', '/v1/speak', { text: 'Retry me.', wait: true });
+      assert.equal(first.body.status, 'failed');
+      assert.equal(first.body.error.code, 'VOX_ERR_PLAYBACK_FAILED');
+      assert.match(first.body.error.message, /device busy/);
+      const retry = await d.api('POST', '/v1/speak', { text: 'Retry me.', wait: true });
+      assert.equal(retry.body.status, 'played');
+      assert.ok(readFileSync(capture).length > 22050, 'the retry reached the player');
+      const s = await d.api('GET', '/v1/status');
+      assert.equal(s.body.counters.failed, 1);
+      assert.equal(s.body.counters.played, 1);
+      assert.match(s.body.sink.name, /aplay/);
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(bin);
+    }
+  });
+
+  test('a missing audio device is reported in status and the response, and voxd keeps serving', async () => {
+    const d = await startDaemon({ audio: 'command', env: { PATH: '/nonexistent' } });
+    try {
+      const r = await d.api('POST', '/v1/speak', { text: 'Nobody hears this.', wait: true });
+      assert.equal(r.body.status, 'failed');
+      assert.match(r.body.error.message, /no audio player found/);
+      const s = await d.api('GET', '/v1/status');
+      assert.equal(s.body.sink.ok, false);
+      assert.equal((await d.api('GET', '/v1/health')).status, 200);
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+    }
+  });
+
+  test('vox say exits 3 when voxd is unreachable and autostart is off', async () => {
+    const home = tempDir();
+    try {
+      const r = await vox(['say', 'hello'], { env: cleanEnv(home, { VOX_NO_AUTOSTART: '1' }) });
+      assert.equal(r.code, 3);
+      assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+      assert.match(r.stderr, /vox daemon start/);
+    } finally {
+      removeDir(home);
+    }
+  });
+});
+
+describe('process lifecycle', () => {
+  test('a second voxd on the same VOX_HOME exits with a clear message', async () => {
+    const d = await startDaemon();
+    try {
+      const r = spawnSync(process.execPath, [VOXD], { env: d.env, encoding: 'utf8', timeout: 20_000 });
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /already running/);
+      assert.match(r.stderr, new RegExp(`pid ${d.pid}`));
+      assert.equal((await d.api('GET', '/v1/health')).status, 200, 'the first keeps serving');
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+    }
+  });
+
+  test('SIGTERM mid-sentence cuts within 2 s, reports the request, removes voxd.json and exits 0', async () => {
+    const d = await startDaemon();
+    try {
+      const long = d
+        .api('POST', '/v1/speak', { text: 'This is a long announcement that keeps going. '.repeat(8), wait: true })
+        .catch((e: Error) => ({ status: 0, body: { status: 'connection closed', error: e.message } }));
+      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 20_000, 'playback');
+      const t0 = Date.now();
+      const code = await d.stop();
+      assert.equal(code, 0);
+      assert.ok(Date.now() - t0 < 5000);
+      assert.equal(existsSync(join(d.home, 'voxd.json')), false);
+      const r = await long;
+      // The waiting caller hears how it ended: failed, because voxd shut down.
+      assert.equal(r.body.status, 'failed');
+      assert.equal(r.body.error.code, 'VOX_ERR_SHUTTING_DOWN');
+      const wav = d.wavs()[0]!;
+      assert.ok(soxStats(wav).seconds < 20, 'the utterance was cut');
+    } finally {
+      removeDir(d.home);
+    }
+  });
+
+  test('eight vox say at once with no daemon start exactly one', async () => {
+    const home = tempDir();
+    const out = join(home, 'out');
+    mkdirSync(out);
+    const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0` });
+    try {
+      const runs = await Promise.all(Array.from({ length: 8 }, () => vox(['say', '--json', 'Cold start for everyone'], { env })));
+      for (const r of runs) assert.equal(r.code, 0, r.stderr);
+      const state = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+      const listened = () => readFileSync(join(home, 'logs', 'voxd.log'), 'utf8').split('\n').filter((l) => l.includes('"msg":"voxd listening"')).length;
+      await waitFor(() => listened() || undefined, 10_000, 'the log line');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(listened(), 1, 'one daemon listened');
+      const statuses = runs.map((r) => JSON.parse(r.stdout).status).sort();
+      assert.equal(statuses.filter((s) => s === 'queued').length, 1);
+      process.kill(state.pid, 'SIGTERM');
+      await waitFor(() => (existsSync(join(home, 'voxd.json')) ? undefined : true), 10_000, 'voxd to exit');
+    } finally {
+      removeDir(home);
+    }
+  });
+});

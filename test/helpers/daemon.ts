@@ -1,0 +1,167 @@
+/**
+ * Test harness: start the real voxd binary on port 0 with a temp VOX_HOME and
+ * the file sink, speak real HTTP to it, and run the real `vox` binary.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
+export const VOX = join(ROOT, 'packages/vox-mcp/dist/cli.js');
+/** The shared fixtures sit beside the repository (a copy in CI). */
+export const SHARED = join(ROOT, '..', 'shared');
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export function http<T = any>(port: number, method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string>; token?: string } = {}): Promise<Reply<T>> {
+  return new Promise((resolve, reject) => {
+    const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let body: any = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // leave as text
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export interface Daemon {
+  home: string;
+  out: string;
+  port: number;
+  token: string;
+  pid: number;
+  proc: ChildProcess;
+  env: NodeJS.ProcessEnv;
+  stderr(): string;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** Wait until nothing is queued or playing. */
+  idle(timeoutMs?: number): Promise<any>;
+  wavs(): string[];
+  stop(): Promise<number | null>;
+}
+
+export function tempDir(prefix = 'vox-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Environment for a client or daemon bound to `home`, without the caller's VOX* settings. */
+export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE)_/.test(k)) env[k] = v;
+  return { ...env, VOX_HOME: home, ...extra };
+}
+
+export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function startDaemon(options: { audio?: string; realtime?: boolean; env?: NodeJS.ProcessEnv; home?: string; args?: string[] } = {}): Promise<Daemon> {
+  const home = options.home ?? tempDir();
+  const out = join(home, 'out');
+  const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
+  const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: audio, ...(options.env ?? {}) });
+  const proc = spawn(process.execPath, [VOXD, ...(options.args ?? [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const state = await waitFor(() => {
+    if (proc.exitCode !== null) throw new Error(`voxd exited with ${proc.exitCode}: ${stderr}`);
+    try {
+      const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+      return s.pid === proc.pid ? s : undefined;
+    } catch {
+      return undefined;
+    }
+  }, 20_000, 'voxd.json');
+  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const d: Daemon = {
+    home,
+    out,
+    port: state.port,
+    token,
+    pid: proc.pid!,
+    proc,
+    env,
+    stderr: () => stderr,
+    api: (method, path, body) => http(state.port, method, path, { body, token }),
+    async idle(timeoutMs = 60_000) {
+      return waitFor(async () => {
+        const s = await d.api('GET', '/v1/status');
+        return s.body.queue.length === 0 && s.body.playing === null ? s.body : undefined;
+      }, timeoutMs, 'voxd to go idle');
+    },
+    wavs: () => (existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.wav')).sort().map((f) => join(out, f)) : []),
+    async stop() {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      const code = await exited;
+      return code;
+    },
+  };
+  return d;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Run the real `vox` binary. */
+export function vox(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VOX, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    if (options.input !== undefined) child.stdin!.end(options.input);
+  });
+}
+
+export interface WavStats {
+  seconds: number;
+  rms: number;
+  sampleRate: number;
+}
+
+/** Duration and RMS of a WAV, measured by sox. */
+export function soxStats(file: string): WavStats {
+  const info = spawnSync('sox', ['--i', '-D', file], { encoding: 'utf8' });
+  const rate = spawnSync('sox', ['--i', '-r', file], { encoding: 'utf8' });
+  const stat = spawnSync('sox', [file, '-n', 'stat'], { encoding: 'utf8' });
+  if (info.status !== 0) throw new Error(`sox --i failed on ${file}: ${info.stderr}`);
+  const rms = /RMS\s+amplitude:\s+([\d.]+)/.exec(stat.stderr);
+  return { seconds: Number(info.stdout.trim()), rms: rms ? Number(rms[1]) : NaN, sampleRate: Number(rate.stdout.trim()) };
+}
