@@ -69,7 +69,8 @@ export function tempDir(prefix = 'vox-test-'): string {
 /** Environment for a client or daemon bound to `home`, without the caller's VOX* settings. */
 export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE)_/.test(k)) env[k] = v;
+  // No stray settings or cloud keys from the machine running the tests.
+  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
   return { ...env, VOX_HOME: home, ...extra };
 }
 
@@ -87,7 +88,8 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
   const home = options.home ?? tempDir();
   const out = join(home, 'out');
   const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
-  const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: audio, ...(options.env ?? {}) });
+  // The embedded engine unless a test asks otherwise: the system espeak-ng may be installed too.
+  const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak', ...(options.env ?? {}) });
   const proc = spawn(process.execPath, [VOXD, ...(options.args ?? [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -25,6 +25,7 @@ Options:
   --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
   --host ADDR     address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
   --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default speaker)
+  --engine NAME   default engine for requests that name none (env VOXD_ENGINE; default auto)
   --home DIR      state directory (env VOX_HOME)
   -h, --help      show this help
   -v, --version   print the version
@@ -42,6 +43,7 @@ try {
       port: { type: 'string' },
       host: { type: 'string' },
       audio: { type: 'string' },
+      engine: { type: 'string' },
       home: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -62,6 +64,7 @@ if (args.version) {
 
 const env = process.env;
 if (args.home) env.VOX_HOME = args.home;
+if (args.engine) env.VOXD_ENGINE = args.engine;
 const paths = homePaths(voxHome(env));
 const portText = args.port ?? env.VOXD_PORT ?? String(DEFAULT_PORT);
 const port = Number(portText);
@@ -99,6 +102,33 @@ try {
   fail((err as NodeJS.ErrnoException).code === 'ELOCKED' ? alreadyRunning(readState(paths.state)) : `cannot take the lock ${paths.lock}: ${(err as Error).message}`);
 }
 
+// Handlers go in before anything slow, so an early SIGTERM still cleans up.
+let stopping = false;
+let shutdownHook: (() => Promise<void>) | undefined;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down');
+  // Hard deadline: the issue allows 2 s to finish or cut the current utterance.
+  setTimeout(() => {
+    removeState(paths.state);
+    process.exit(0);
+  }, 2500).unref();
+  try {
+    await shutdownHook?.();
+  } catch (err) {
+    log.error({ err }, 'error during shutdown');
+  }
+  removeState(paths.state);
+  await release().catch(() => {});
+  log.flush?.();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
+
 const token = ensureToken(paths.token, (msg) => log.warn(msg));
 let sink: Sink;
 try {
@@ -114,7 +144,13 @@ if (sink instanceof SpeakerSink) {
 }
 const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
-const synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
+let synthesis;
+try {
+  synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
+} catch (err) {
+  await release();
+  fail((err as Error).message, 2);
+}
 const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
@@ -141,34 +177,12 @@ try {
 writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString() });
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
+shutdownHook = async () => {
+  // Settle speech first, so callers that wait hear how their request ended.
+  await dispatcher.close();
+  await app.close();
+  await synthesis.close();
+  await espeak.close();
+  await sink.close();
+};
 await warm;
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'shutting down');
-  // Hard deadline: the issue allows 2 s to finish or cut the current utterance.
-  setTimeout(() => {
-    removeState(paths.state);
-    process.exit(0);
-  }, 2500).unref();
-  try {
-    // Settle speech first, so callers that wait hear how their request ended.
-    await dispatcher.close();
-    await app.close();
-    await synthesis.close();
-    await espeak.close();
-    await sink.close();
-  } catch (err) {
-    log.error({ err }, 'error during shutdown');
-  }
-  removeState(paths.state);
-  await release().catch(() => {});
-  log.flush?.();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
-process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));

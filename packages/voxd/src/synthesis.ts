@@ -1,26 +1,52 @@
 /**
  * Wires the speech side of voxd: the engine registry (with the cache and the
- * embedded fallback) and the text cleanup, from the environment and VOX_HOME.
+ * embedded fallback) and the text cleanup. `VOXD_ENGINE` sets the daemon's
+ * default engine for requests that name none (default: automatic).
  */
+import type { Voice } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
-import { singleEngine } from './server.js';
+import { createEngineRegistry, type EngineRegistry, type RegistryLog } from './engines/registry.js';
+import { cleanForSpeech } from './text/cleanup.js';
+
+export type CleanFn = (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
 
 export interface SynthesisSetup {
-  synthesizer: Synthesizer;
-  clean: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
+  synthesizer: Synthesizer & { voices(engine?: string): Promise<Voice[]> };
+  registry: EngineRegistry;
+  clean: CleanFn;
   close(): Promise<void>;
 }
+
+export const clean: CleanFn = (text, { keepTags, maxChars }) => cleanForSpeech(text, { keepTags, ...(maxChars ? { maxChars } : {}) });
 
 export async function createSynthesis(options: {
   env: NodeJS.ProcessEnv;
   home: string;
   embedded: Engine;
-  log: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
+  log: RegistryLog;
+  cache?: false;
 }): Promise<SynthesisSetup> {
+  const registry = createEngineRegistry({
+    env: options.env,
+    home: options.home,
+    embedded: options.embedded,
+    log: options.log,
+    ...(options.cache === false ? { cache: false as const } : {}),
+  });
+  const fallbackDefault = options.env.VOXD_ENGINE && options.env.VOXD_ENGINE !== 'auto' ? options.env.VOXD_ENGINE : undefined;
+  if (fallbackDefault && !registry.names().includes(fallbackDefault)) {
+    throw new Error(`VOXD_ENGINE=${fallbackDefault} is not an engine; use one of ${registry.names().join(', ')} or auto`);
+  }
+  const resolve = (requested?: string) => registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault);
   return {
-    synthesizer: singleEngine(options.embedded),
-    clean: (text, { keepTags }) => (keepTags ? text : text.replace(/\[[a-z][a-z ]{0,30}\]/gi, ' ')).replace(/\s+/g, ' ').trim(),
-    close: async () => {},
+    registry,
+    synthesizer: {
+      resolve,
+      synthesize: (request) => registry.synthesize(request),
+      voices: async (engine) => (await resolve(engine)).voices(),
+    },
+    clean,
+    close: () => registry.close(),
   };
 }

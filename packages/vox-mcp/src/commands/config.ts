@@ -1,0 +1,100 @@
+/**
+ * `vox config [--json]`: the configuration in effect here, one line per key with
+ * where its value came from. `vox config check`: validate `.vox/config.md`.
+ */
+import { parseArgs } from 'node:util';
+import { CONFIG_FILE, CONFIG_KEYS, ConfigError, type ResolvedConfig, resolveConfig } from '../config.js';
+import { type CliContext, type Command, EXIT } from '../context.js';
+
+const USAGE = `Usage: vox config [--json]
+       vox config check
+
+Show the configuration in effect in this directory, from the nearest
+${CONFIG_FILE} above it (or the defaults), one line per key:
+  key = value  (source)
+where source is "default" or the file the value came from.
+
+  check     validate the file; exit 0 ("ok: FILE") or 7 with every problem
+  --json    print {file, projectDir, projectName, values, sources, pronunciations}
+  -h, --help
+
+Every key and its allowed values: docs/config.md.
+`;
+
+export const run: Command = async (ctx) => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: ctx.argv,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    ctx.stderr.write(`vox config: ${(err as Error).message}\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    ctx.stdout.write(USAGE);
+    return EXIT.OK;
+  }
+  const [sub, ...extra] = positionals;
+  if ((sub !== undefined && sub !== 'check') || extra.length > 0) {
+    ctx.stderr.write(`vox config: unexpected argument "${sub === 'check' ? extra[0] : sub}"\n${USAGE}`);
+    return EXIT.USAGE;
+  }
+
+  let config: ResolvedConfig;
+  try {
+    config = await resolveConfig(ctx.cwd);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      ctx.stderr.write(`${err.message}\n`);
+      return EXIT.CONFIG_INVALID;
+    }
+    throw err;
+  }
+
+  if (sub === 'check') {
+    if (values.json) ctx.stdout.write(`${JSON.stringify({ ok: true, file: config.file ?? null })}\n`);
+    else if (config.file) ctx.stdout.write(`ok: ${config.file}\n`);
+    else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${ctx.cwd} or above; the defaults apply\n`);
+    return EXIT.OK;
+  }
+  if (values.json) {
+    ctx.stdout.write(`${JSON.stringify(toJson(config), null, 2)}\n`);
+    return EXIT.OK;
+  }
+  print(ctx, config);
+  return EXIT.OK;
+};
+
+function toJson(config: ResolvedConfig) {
+  return {
+    file: config.file ?? null,
+    projectDir: config.projectDir,
+    projectName: config.projectName,
+    // null, not a missing key, for an optional key that is not set.
+    values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
+    sources: config.sources,
+    pronunciations: config.pronunciations,
+  };
+}
+
+function print(ctx: CliContext, config: ResolvedConfig): void {
+  const out: string[] = [];
+  out.push(
+    config.file
+      ? `# ${config.file} (project "${config.projectName}")`
+      : `# no ${CONFIG_FILE} in ${config.projectDir} or above; defaults (project "${config.projectName}")`,
+  );
+  for (const key of CONFIG_KEYS) {
+    const value = config.values[key];
+    out.push(`${key} = ${value === undefined ? '(unset)' : JSON.stringify(value)}  (${config.sources[key]})`);
+  }
+  if (config.pronunciations.length) {
+    out.push(`# pronunciations (${config.file}):`);
+    for (const p of config.pronunciations) out.push(`#   ${p.word} → ${p.say}`);
+  }
+  ctx.stdout.write(`${out.join('\n')}\n`);
+}
