@@ -60,7 +60,7 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_ENGINE_UNAVAILABLE: {
     statusCode: 503,
-    message: 'Engine %s is not ready: %s.',
+    message: 'Engine %s is not ready: %s. Run "vox doctor" to check every engine.',
   },
   VOX_ERR_SYNTHESIS_FAILED: {
     statusCode: 500,

@@ -5,21 +5,22 @@
  */
 import type { CliContext, Command } from './context.js';
 
-const COMMANDS: Record<string, string> = {
-  say: './commands/say.js',
-  unmute: './commands/say.js',
-  stop: './commands/stop.js',
-  status: './commands/status.js',
-  voices: './commands/voices.js',
-  chime: './commands/chime.js',
-  mcp: './commands/mcp.js',
-  hook: './commands/hook.js',
-  hooks: './commands/hooks.js',
-  config: './commands/config.js',
-  init: './commands/init.js',
-  daemon: './commands/daemon.js',
-  doctor: './commands/doctor.js',
-  logs: './commands/logs.js',
+// Literal import() calls, so the bundler can split each command into its own chunk.
+const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
+  say: () => import('./commands/say.js'),
+  unmute: () => import('./commands/say.js'),
+  stop: () => import('./commands/stop.js'),
+  status: () => import('./commands/status.js'),
+  voices: () => import('./commands/voices.js'),
+  chime: () => import('./commands/chime.js'),
+  mcp: () => import('./commands/mcp.js'),
+  hook: () => import(`./commands/${'hook'}.js`) as Promise<{ run: Command }>,
+  hooks: () => import('./commands/hooks.js'),
+  config: () => import('./commands/config.js'),
+  init: () => import('./commands/init.js'),
+  daemon: () => import('./commands/daemon.js'),
+  doctor: () => import(`./commands/${'doctor'}.js`) as Promise<{ run: Command }>,
+  logs: () => import(`./commands/${'logs'}.js`) as Promise<{ run: Command }>,
 };
 
 const USAGE = `vox — one voice for many coding sessions
@@ -55,12 +56,12 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
     ctx.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const path = COMMANDS[name];
-  if (!path) {
+  const load = COMMANDS[name];
+  if (!load) {
     ctx.stderr.write(`vox: unknown command "${name}". Run "vox --help" for the list.\n`);
     return 2;
   }
-  const mod = (await import(path)) as { run: Command };
+  const mod = await load();
   return mod.run({ ...ctx, argv: rest });
 }
 

@@ -10,7 +10,7 @@
  *   with anything that looks like a key redacted: a 401 body from OpenAI quotes
  *   the (masked) key, and error text ends up in logs and on the wire.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { applyGain, slices } from '../pcm.js';
 import type { SynthesisRequest } from './engine.js';
 
@@ -101,12 +101,19 @@ const STATUS_TEXT: Record<number, string> = {
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const o = { ...HTTP_DEFAULTS, ...stripUndefined(options) };
-  const agent = new Agent({
-    connect: { timeout: o.connectTimeoutMs },
-    headersTimeout: o.headersTimeoutMs,
-    bodyTimeout: o.bodyIdleTimeoutMs,
-    keepAliveTimeout: 30_000,
-  });
+  // undici is loaded on first use: most voxd processes never call a cloud API,
+  // and it costs ~12 MB of RSS and ~100 ms of start-up.
+  let agentPromise: Promise<Agent> | undefined;
+  const getAgent = () =>
+    (agentPromise ??= import('undici').then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: o.connectTimeoutMs },
+          headersTimeout: o.headersTimeoutMs,
+          bodyTimeout: o.bodyIdleTimeoutMs,
+          keepAliveTimeout: 30_000,
+        }),
+    ));
   let closed = false;
 
   async function request(req: HttpRequest): Promise<HttpResponse> {
@@ -116,6 +123,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (req.signal?.aborted) throw new CloudError('aborted', 'aborted');
       let res: Dispatcher.ResponseData;
       try {
+        const agent = await getAgent();
         res = await agent.request({
           method: req.method,
           origin: url.origin,
@@ -167,7 +175,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (closed) return;
       closed = true;
       // destroy, not close: close waits for a hung request to time out, and voxd is shutting down.
-      await agent.destroy();
+      if (agentPromise) await (await agentPromise).destroy();
     },
   };
 }
