@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
-export const VOX = join(ROOT, 'packages/vox-mcp/dist/cli.js');
+export const VOX = join(ROOT, 'packages/vox-mcp/dist/vox.cjs');
 
 export function cleanEnv(extra = {}) {
   const env = {};

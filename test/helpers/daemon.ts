@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
-export const VOX = join(ROOT, 'packages/vox-mcp/dist/cli.js');
+/** The `vox` bin as installed: the bundled CommonJS file. */
+export const VOX = join(ROOT, 'packages/vox-mcp/dist/vox.cjs');
 /** The shared fixtures sit beside the repository (a copy in CI). */
 export const SHARED = join(ROOT, '..', 'shared');
 

@@ -14,13 +14,13 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   voices: () => import('./commands/voices.js'),
   chime: () => import('./commands/chime.js'),
   mcp: () => import('./commands/mcp.js'),
-  hook: () => import(`./commands/${'hook'}.js`) as Promise<{ run: Command }>,
+  hook: () => import('./commands/hook.js'),
   hooks: () => import('./commands/hooks.js'),
   config: () => import('./commands/config.js'),
   init: () => import('./commands/init.js'),
   daemon: () => import('./commands/daemon.js'),
-  doctor: () => import(`./commands/${'doctor'}.js`) as Promise<{ run: Command }>,
-  logs: () => import(`./commands/${'logs'}.js`) as Promise<{ run: Command }>,
+  doctor: () => import('./commands/doctor.js'),
+  logs: () => import('./commands/logs.js'),
 };
 
 const USAGE = `vox — one voice for many coding sessions
@@ -62,15 +62,25 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
     return 2;
   }
   const mod = await load();
-  return mod.run({ ...ctx, argv: rest });
+  // Copy the stream getters as getters: spreading would open stdin.
+  return mod.run(Object.defineProperties({ argv: rest }, Object.getOwnPropertyDescriptors(ctx)) as CliContext);
 }
 
-const code = await main(process.argv.slice(2), {
+// No top-level await: this file is also bundled as CommonJS (scripts/bundle.mjs).
+// The streams are getters so that a command that never touches stdin never opens it.
+void main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+}).then((code) => {
+  // Commands that hold handles (mcp, status --watch, logs -f) resolve when they end.
+  process.exitCode = code;
 });
-// Commands that hold handles (mcp, status --watch, logs -f) never return; the rest exit here.
-process.exitCode = code;

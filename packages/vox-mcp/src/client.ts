@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
@@ -124,7 +124,8 @@ async function healthAt(endpoint: Endpoint, timeoutMs: number): Promise<HealthRe
 
 function voxdEntry(env: NodeJS.ProcessEnv): string {
   if (env.VOXD_BIN) return env.VOXD_BIN;
-  return fileURLToPath(import.meta.resolve('voxd/main'));
+  // createRequire works both in the ESM build and in the bundled CJS bin.
+  return createRequire(import.meta.url).resolve('voxd/main');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -178,10 +179,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv, timeoutMs = 15_000): P
 }
 
 function unreachable(endpoint: Endpoint | undefined, cause: string): ClientError {
-  const where = endpoint ? `${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : 'no running voxd was found';
+  const where = endpoint ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : '(no voxd.json in VOX_HOME, so none is running)';
   return new ClientError(
     'VOX_ERR_CLIENT_DAEMON_UNREACHABLE',
-    `cannot reach voxd at ${where}: ${cause}. Start it with "vox daemon start" (or unset VOX_NO_AUTOSTART).`,
+    `cannot reach voxd ${where}: ${cause}. Start it with "vox daemon start" (or unset VOX_NO_AUTOSTART).`,
   );
 }
 

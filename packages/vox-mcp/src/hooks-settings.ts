@@ -62,12 +62,15 @@ export function settingsPath(scope: SettingsScope, where: { env: NodeJS.ProcessE
 }
 
 /**
- * The `vox` entry (`dist/cli.js`) of this installation. From `src/` (tests run
- * through tsx) it is the built file beside it.
+ * The `vox` entry of this installation: the bundled bin `dist/vox.cjs` (the
+ * fast one), else `dist/cli.js`. From `src/` (tests run through tsx) it is the
+ * built file in `dist/`.
  */
 export function defaultCliPath(): string {
-  const beside = fileURLToPath(new URL('./cli.js', import.meta.url));
-  if (existsSync(beside)) return realpathSync(beside);
+  for (const rel of ['./vox.cjs', './cli.js', '../dist/vox.cjs', '../dist/cli.js']) {
+    const path = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(path)) return realpathSync(path);
+  }
   return fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 }
 
@@ -101,7 +104,7 @@ export function voxHookEntries(opts: HookCommandOptions = {}): Record<HookEvent,
   return out;
 }
 
-const VOX_HOOK = /(?:^|[\s/'"])(?:vox|vox-mcp[\\/]+dist[\\/]+cli\.js)['"]?\s+hook\s+[A-Za-z]+\s*$/;
+const VOX_HOOK = /(?:^|[\s/'"])(?:vox|vox-mcp[\\/]+dist[\\/]+(?:cli\.js|vox\.cjs))['"]?\s+hook\s+[A-Za-z]+\s*$/;
 
 /** True for a command that vox installed, from this or any earlier install. */
 export function isVoxHookCommand(command: unknown): boolean {

@@ -21,7 +21,7 @@ import {
 } from '../src/hooks-settings.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const cliJs = join(repo, 'packages', 'vox-mcp', 'dist', 'cli.js');
+const cliJs = join(repo, 'packages', 'vox-mcp', 'dist', 'vox.cjs');
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-hooks-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -57,6 +57,7 @@ describe('hook commands', () => {
       assert.ok(isVoxHookCommand(hookCommand(e, { portable: true })), e);
     }
     assert.ok(isVoxHookCommand('/usr/bin/node /usr/lib/node_modules/vox-mcp/dist/cli.js hook Stop'));
+    assert.ok(isVoxHookCommand('/usr/bin/node /usr/lib/node_modules/vox-mcp/dist/vox.cjs hook Stop'));
     assert.ok(isVoxHookCommand('/usr/local/bin/vox hook SessionStart'));
     for (const other of ['notify-send done', 'myvox hook Stop', 'vox hook Stop --quiet', 'vox say done', '/x/other/dist/cli.js hook Stop', 42]) {
       assert.equal(isVoxHookCommand(other), false, String(other));
@@ -216,7 +217,7 @@ describe('plugin', () => {
   });
 });
 
-describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npx tsc -b"` }, () => {
+describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` }, () => {
   function vox(args: string[], cwd: string, home: string) {
     const env = { ...process.env, HOME: home };
     delete env.CLAUDE_CONFIG_DIR;

@@ -1,0 +1,225 @@
+// The MCP server's parts in-process: the JSON-RPC layer, the input checks, the
+// stdio framing with injected streams, and what `vox mcp` loads.
+// The whole server against a real voxd is test/mcp.test.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '@vox/protocol';
+import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, wavSeconds, type InputSchema } from '../src/mcp-server.js';
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), 'vox-mcp-unit-')));
+  dirs.push(d);
+  return d;
+}
+
+/** A server whose tools can never reach a daemon: autostart off, an empty VOX_HOME. */
+function offline() {
+  const dir = tempDir();
+  const logs: string[] = [];
+  const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOXD_PORT: '0' }, cwd: dir, log: (l) => logs.push(l) });
+  return { mcp, dir, logs };
+}
+
+const rpc = (id: number | string, method: string, params?: unknown) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+describe('JSON-RPC layer', () => {
+  test('speaks the protocol versions the SDK supports', () => {
+    assert.deepEqual([...PROTOCOL_VERSIONS], [...SUPPORTED_PROTOCOL_VERSIONS]);
+  });
+
+  test('initialize echoes a supported version, answers an unknown one with the newest', async () => {
+    const { mcp } = offline();
+    const known = (await mcp.handle(rpc(1, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as {
+      id: number;
+      result: { protocolVersion: string; capabilities: object; serverInfo: { name: string; version: string }; instructions: string };
+    };
+    assert.equal(known.id, 1);
+    assert.equal(known.result.protocolVersion, '2025-03-26');
+    assert.deepEqual(known.result.capabilities, { tools: { listChanged: false } });
+    assert.equal(known.result.serverInfo.name, 'vox');
+    assert.equal(known.result.serverInfo.version, VERSION);
+    assert.match(known.result.instructions, /speak/);
+    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01' }))) as { id: string; result: { protocolVersion: string } };
+    assert.equal(future.id, 'a');
+    assert.equal(future.result.protocolVersion, PROTOCOL_VERSIONS[0]);
+  });
+
+  test('ping, notifications, responses, unknown methods and malformed messages', async () => {
+    const { mcp } = offline();
+    assert.deepEqual(await mcp.handle(rpc(2, 'ping')), { jsonrpc: '2.0', id: 2, result: {} });
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), undefined);
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }), undefined);
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', id: 7, result: {} }), undefined);
+    const code = async (m: unknown) => ((await mcp.handle(m)) as { error?: { code: number } } | undefined)?.error?.code;
+    assert.equal(await code(rpc(3, 'resources/list')), -32601);
+    assert.equal(await code({ id: 4, method: 'ping' }), -32600, 'jsonrpc 2.0 is required');
+    assert.equal(await code({ jsonrpc: '2.0', id: 5 }), -32600);
+    assert.equal(await code('ping'), -32600);
+    assert.equal(await code(rpc(6, 'tools/call', [1, 2])), -32602);
+    assert.equal(await code(rpc(7, 'tools/call', { arguments: {} })), -32602, 'tools/call needs a name');
+    const unknownTool = (await mcp.handle(rpc(8, 'tools/call', { name: 'shout', arguments: {} }))) as { result: { isError: boolean; content: Array<{ text: string }> } };
+    assert.equal(unknownTool.result.isError, true);
+    assert.match(unknownTool.result.content[0]!.text, /Unknown tool "shout"/);
+  });
+
+  test('tools/list: six tools, each with a description and an object input schema', async () => {
+    const { mcp } = offline();
+    const tools = await mcp.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['speak', 'stop', 'voices', 'status', 'configure', 'record']);
+    for (const t of tools) {
+      assert.ok(t.description && t.description.length > 40, t.name);
+      assert.equal(t.inputSchema.type, 'object');
+    }
+    const configure = tools.find((t) => t.name === 'configure')!;
+    const rate = (configure.inputSchema.properties as Record<string, InputSchema>).rate!;
+    assert.deepEqual(rate.type, ['number', 'null']);
+    assert.match(rate.description!, /80 to 500/);
+    const engine = (configure.inputSchema.properties as Record<string, InputSchema>).engine!;
+    assert.ok(engine.enum!.includes('espeak') && engine.enum!.includes(null));
+  });
+
+  test('a tool never throws: bad input, a missing daemon and a bad config are isError results', async () => {
+    const { mcp, dir } = offline();
+    const missing = await mcp.callTool('speak', {});
+    assert.equal(missing.isError, true);
+    const notObject = await mcp.callTool('speak', 'hello');
+    assert.equal(notObject.isError, true);
+    const down = await mcp.callTool('speak', { text: 'Anyone there?' });
+    assert.equal(down.isError, true);
+    assert.match((down.content[0] as { text: string }).text, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+    const stop = await mcp.callTool('stop', {});
+    assert.equal(stop.isError, undefined, 'no voxd, nothing to stop: not an error');
+    assert.match((stop.content[0] as { text: string }).text, /voxd is not running/);
+    const configured = await mcp.callTool('configure', { rate: 9000 });
+    assert.equal(configured.isError, true);
+    assert.ok((configured.content[0] as { text: string }).text.includes(join(dir, '.vox', 'config.md')));
+  });
+});
+
+describe('input checks', () => {
+  const schema: InputSchema = {
+    type: 'object',
+    properties: {
+      text: { type: 'string', minLength: 1, maxLength: 10 },
+      rate: { type: 'number', minimum: 80, maximum: 500 },
+      count: { type: 'integer', minimum: 1 },
+      mode: { type: 'string', enum: ['a', 'b'] },
+      either: { type: ['boolean', 'string', 'null'] },
+    },
+    required: ['text'],
+    additionalProperties: false,
+  };
+
+  test('accepts what the schema allows', () => {
+    assert.deepEqual(checkInput(schema, { text: 'hi', rate: 80, count: 3, mode: 'b', either: null }), []);
+    assert.deepEqual(checkInput(schema, { text: 'hi', rate: 175.5, either: 'x' }), []);
+  });
+
+  test('names each field and what it allows', () => {
+    assert.deepEqual(checkInput(schema, {}), ['"text" is required: a text of 1 to 10 characters']);
+    assert.deepEqual(checkInput(schema, { text: '   ' }), ['text must be a text of 1 to 10 characters, got "   "']);
+    assert.deepEqual(checkInput(schema, { text: 'x', rate: 'fast' }), ['rate must be a number from 80 to 500, got "fast"']);
+    assert.deepEqual(checkInput(schema, { text: 'x', rate: 501 }), ['rate must be a number from 80 to 500, got 501']);
+    assert.deepEqual(checkInput(schema, { text: 'x', count: 1.5 }), ['count must be a whole number of at least 1, got 1.5']);
+    assert.deepEqual(checkInput(schema, { text: 'x', mode: 'c' }), ['mode must be one of a, b, got "c"']);
+    assert.deepEqual(checkInput(schema, { text: 'x', either: 3 }), ['either must be boolean or a text or null, got 3']);
+    assert.deepEqual(checkInput(schema, { text: 'x', colour: 'red' }), ['unknown field "colour"; allowed: text, rate, count, mode, either']);
+    assert.equal(checkInput(schema, { text: 'x'.repeat(200) })[0], 'text must be a text of 1 to 10 characters, got 200 characters');
+    assert.deepEqual(checkInput(schema, []), ['the input must be an object, got []']);
+    assert.equal(allowedText({ type: 'number', maximum: 3 }), 'a number of at most 3');
+  });
+});
+
+test('wavSeconds reads the duration from the header', () => {
+  const rate = 22050;
+  const data = Buffer.alloc(rate * 2 * 1.5); // 1.5 s of 16-bit mono
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  assert.equal(wavSeconds(Buffer.concat([header, data])), 1.5);
+  assert.equal(wavSeconds(Buffer.from('not a wav file at all')), undefined);
+});
+
+describe('stdio framing (injected streams)', () => {
+  function start() {
+    const dir = tempDir();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const done = serveStdio({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' }, cwd: dir, stdin, stdout, stderr });
+    return { stdin, done, out: () => out, err: () => err };
+  }
+
+  test('one line per message; CRLF, batches and a parse error; answers everything before ending', async () => {
+    const s = start();
+    s.stdin.write(`${JSON.stringify(rpc(1, 'ping'))}\r\n`);
+    s.stdin.write(`${JSON.stringify([rpc(2, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(3, 'tools/list')])}\n`);
+    s.stdin.write('{"broken\n');
+    // A request split across writes, and the last one without a newline.
+    const last = JSON.stringify(rpc(4, 'tools/call', { name: 'speak', arguments: {} }));
+    s.stdin.write(last.slice(0, 10));
+    s.stdin.end(last.slice(10));
+    assert.equal(await s.done, 0);
+    const lines = s.out().split('\n');
+    assert.equal(lines.pop(), '', 'every message ends with a newline');
+    const messages = lines.map((l) => JSON.parse(l) as unknown);
+    assert.equal(messages.length, 4);
+    assert.deepEqual(messages.find((m) => (m as { id?: unknown }).id === 1), { jsonrpc: '2.0', id: 1, result: {} });
+    const batch = messages.find(Array.isArray) as Array<{ id: number }>;
+    assert.deepEqual(batch.map((m) => m.id), [2, 3]);
+    const parse = messages.find((m) => (m as { id?: unknown }).id === null) as { error: { code: number } };
+    assert.equal(parse.error.code, -32700);
+    const call = messages.find((m) => (m as { id?: unknown }).id === 4) as { result: { isError: boolean } };
+    assert.equal(call.result.isError, true);
+    assert.match(s.err(), /not JSON/);
+  });
+});
+
+test('vox mcp loads no daemon code, no engine, no HTTP framework and no SDK runtime', () => {
+  // Follow every import (static, and dynamic with a literal specifier) from the command's module.
+  const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+  const seen = new Set<string>();
+  const bare = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
+      const spec = m[1]!;
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
+      else bare.add(spec);
+    }
+  };
+  visit(join(dist, 'commands', 'mcp.js'));
+  const forbidden = /^(fastify|undici|voxd|pino|speaker|@echogarden\/|@modelcontextprotocol\/sdk|zod|ajv)(\/|$)/;
+  const loaded = [...bare].filter((s) => forbidden.test(s));
+  assert.deepEqual(loaded, [], `vox mcp imports ${loaded.join(', ')}`);
+  assert.ok(bare.has('@vox/protocol'));
+  for (const file of seen) assert.ok(file.startsWith(dist), `${file} is outside vox-mcp`);
+  assert.ok([...seen].some((f) => f.endsWith('client.js')), 'the walk reached the lazily imported modules');
+});
