@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'packages/vox-mcp/dist/cli.js');
+const cli = join(repo, 'packages/vox-mcp/dist/vox.cjs');
 const voxdMain = join(repo, 'packages/voxd/dist/main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -4,7 +4,6 @@
  * path of every hook, and undici's import alone costs several times a whole
  * `vox say` (bench/say.mjs).
  */
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
@@ -159,6 +158,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv, timeoutMs = 15_000): P
           }
         }
         if (lockFd !== undefined) {
+          // Loaded only here: most runs find voxd already up.
+          const { spawn } = await import('node:child_process');
           const child = spawn(process.execPath, [voxdEntry(env)], { detached: true, stdio: 'ignore', env });
           child.unref();
           spawned = true;
