@@ -1,0 +1,199 @@
+/**
+ * `vox hook <EVENT>`: what Claude Code runs for each hook event. Reads the
+ * payload from stdin, finds the project's config from the payload's `cwd`,
+ * asks hook.ts what to do, and sends it to voxd.
+ *
+ * Design notes:
+ * - It always exits 0 and never waits long: a hook that fails or hangs would
+ *   disturb the session it reports on. Problems go to stderr, one line each.
+ * - Nothing is ever written to stdout (except with --dry-run): Claude Code adds
+ *   a SessionStart hook's stdout to the model's context.
+ * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
+ *   2 s in all: Claude Code does not always close it.
+ * - voxd gets 2 s to answer. When nothing listens, voxd is started (unless
+ *   VOX_NO_AUTOSTART=1), but the hook gives that 5 s, not the 15 s of `vox say`.
+ * - On the hot path of every hook: imports the same few modules as `vox say`.
+ */
+import { statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { SpeakResponse, WireError } from '@vox/protocol';
+import { request, resolveEndpoint, startDaemon, type Reply } from '../client.js';
+import { resolveConfig, type ResolvedConfig } from '../config.js';
+import { EXIT, type CliContext } from '../context.js';
+import { decideHook, type HookAction, type HookPayload } from '../hook.js';
+import { sessionLabel } from '../session.js';
+import { buildDelivery } from '../speech.js';
+import { readStdin } from '../stdin.js';
+
+export const HOOK_USAGE = `Usage: vox hook EVENT [--dry-run]
+
+Handle one Claude Code hook event. The payload (JSON) is read from stdin;
+its "cwd" selects the project's .vox/config.md. Always exits 0; problems are
+reported on stderr. Installed by "vox hooks install".
+
+Events and what they say, by the project's "notify" setting:
+  Notification   normal, continuous: permission prompts (important),
+                 "<project> is waiting for your input" and other notices
+  Stop           normal, continuous: the first sentences of Claude's last
+                 message, or "<project> is done"
+  SubagentStop   continuous: the done chime
+  SessionStart   continuous: "<project> session started"
+  SessionEnd     continuous: the done chime
+  PreCompact     continuous: "<project> is compacting context"
+With notify: off nothing is said; with speak: false a chime replaces speech.
+Other events are ignored.
+
+Options:
+  --dry-run    print what would be sent (JSON) on stdout; send nothing
+  -h, --help   show this help
+`;
+
+/** How long voxd has to answer a request, in ms. */
+const REQUEST_TIMEOUT_MS = 2000;
+/** How long a hook waits for a voxd it started, in ms. */
+const START_TIMEOUT_MS = 5000;
+/** stdin: wait this long for the first byte, and this long after the last one. */
+const STDIN_IDLE_MS = 1000;
+/** stdin: give up after this long in all. */
+const STDIN_TOTAL_MS = 2000;
+const STDIN_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Reads the payload with the bounds above and lets go of stdin afterwards. */
+async function readPayload(stdin: CliContext['stdin']): Promise<string> {
+  if (stdin.isTTY) return '';
+  // readStdin stops on a complete JSON object or on silence; this adds the
+  // overall bound, for a writer that trickles without ever finishing.
+  const bounded = new PassThrough();
+  stdin.pipe(bounded);
+  const cap = setTimeout(() => bounded.end(), STDIN_TOTAL_MS);
+  try {
+    return await readStdin(bounded, { firstByteMs: STDIN_IDLE_MS, idleMs: STDIN_IDLE_MS, maxBytes: STDIN_MAX_BYTES, untilJson: true });
+  } finally {
+    clearTimeout(cap);
+    stdin.unpipe(bounded);
+    stdin.pause();
+    // An open pipe would keep the process alive after the request.
+    (stdin as { unref?: () => void }).unref?.();
+  }
+}
+
+/**
+ * The name a hook speaks: the config's project, else the repository's directory
+ * (nearest `.git` above the working directory; Claude Code may have `cd`-ed into
+ * `src/routes`), else the working directory's name.
+ */
+export function hookProjectName(config: ResolvedConfig, cwd: string): string {
+  if (config.file) return config.projectName;
+  let dir = resolve(cwd);
+  for (;;) {
+    try {
+      if (statSync(join(dir, '.git'), { throwIfNoEntry: false })) return basename(dir) || dir;
+    } catch {
+      // unreadable: keep walking
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return config.projectName;
+    dir = parent;
+  }
+}
+
+const CONNECTION_FAILED = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
+
+/** POST to voxd with short timeouts, starting it when nothing listens. */
+async function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
+  const endpoint = resolveEndpoint(env);
+  if (endpoint) {
+    try {
+      return await request<T>(endpoint, 'POST', route, body, REQUEST_TIMEOUT_MS);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (!CONNECTION_FAILED.has(code) || env.VOX_NO_AUTOSTART === '1') {
+        throw new Error(`cannot reach voxd at ${endpoint.host}:${endpoint.port}: ${(err as Error).message}`);
+      }
+    }
+  } else if (env.VOX_NO_AUTOSTART === '1') {
+    throw new Error('no running voxd was found and VOX_NO_AUTOSTART=1 is set');
+  }
+  const started = await startDaemon(env, START_TIMEOUT_MS);
+  return request<T>(started, 'POST', route, body, REQUEST_TIMEOUT_MS);
+}
+
+export async function run(ctx: CliContext): Promise<number> {
+  const warn = (line: string) => {
+    try {
+      ctx.stderr.write(`vox hook: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
+    } catch {
+      // stderr closed: nothing more to do
+    }
+  };
+  try {
+    const args = ctx.argv.filter((a) => !a.startsWith('-'));
+    const flags = new Set(ctx.argv.filter((a) => a.startsWith('-')));
+    if (flags.has('-h') || flags.has('--help')) {
+      ctx.stdout.write(HOOK_USAGE);
+      return EXIT.OK;
+    }
+    const dryRun = flags.has('--dry-run');
+    for (const f of flags) if (f !== '--dry-run') warn(`unknown option ${f} ignored`);
+
+    const raw = await readPayload(ctx.stdin);
+    let payload: HookPayload = {};
+    if (raw.trim()) {
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+        payload = parsed as HookPayload;
+      } catch (err) {
+        warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
+        return EXIT.OK;
+      }
+    }
+    const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
+    const event = args[0] ?? named;
+    if (!event) {
+      warn('no event named: run as "vox hook EVENT" with the payload on stdin');
+      return EXIT.OK;
+    }
+
+    // The payload's cwd even when it does not exist here: its name is still the project's.
+    const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
+    const config = await resolveConfig(cwd);
+    const projectName = hookProjectName(config, cwd);
+    const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
+    const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+
+    let route: string;
+    let body: unknown;
+    if (action.kind === 'none') {
+      if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
+      return EXIT.OK;
+    } else if (action.kind === 'chime') {
+      route = '/v1/chime';
+      body = { signal: action.signal, session, priority: action.priority };
+    } else {
+      const delivery = buildDelivery(action.text, config.projectName === projectName ? config : { ...config, projectName }, session, {
+        priority: action.priority,
+        ...(action.chime ? { chime: action.chime } : {}),
+        ...(action.maxAgeMs !== undefined ? { maxAgeMs: action.maxAgeMs } : {}),
+        // One session's repeat is a duplicate; the same words from two sessions are two events.
+        dedupKey: `${session} ${action.text}`,
+      });
+      route = delivery.route;
+      body = delivery.body;
+    }
+    if (dryRun) {
+      ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
+      return EXIT.OK;
+    }
+    const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+    if (reply.status >= 400) {
+      const err = reply.body as Partial<WireError> | undefined;
+      warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
+    }
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    warn(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
+  }
+  return EXIT.OK;
+}

@@ -1,0 +1,326 @@
+/**
+ * hook.ts: a table of payloads and settings → the action a hook takes; and
+ * commands/hook.ts in process (stdin bounds, --dry-run, project name).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { hookProjectName, run } from '../src/commands/hook.js';
+import { resolveConfig, type NotifyMode } from '../src/config.js';
+import {
+  NOTICE_MAX_AGE_MS,
+  PERMISSION_MAX_AGE_MS,
+  STOP_MAX_AGE_MS,
+  SUMMARY_MAX_CHARS,
+  decideHook,
+  noticeText,
+  permissionText,
+  summarize,
+  type HookAction,
+  type HookPayload,
+} from '../src/hook.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const FIXTURES = join(ROOT, '..', 'shared', 'fixtures', 'hooks');
+
+function fixture(name: string): HookPayload {
+  return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as HookPayload;
+}
+
+const decide = (event: string, payload: HookPayload, notify: NotifyMode = 'normal', projectName = 'api'): HookAction =>
+  decideHook(event, payload, { notify, projectName });
+
+interface Row {
+  name: string;
+  event: string;
+  payload: HookPayload;
+  notify: NotifyMode;
+  want: HookAction | { kind: 'none' };
+}
+
+const STOP_TEXT =
+  'I split the checkout module into three files, added tests for the refund path, and fixed the rounding bug. All 47 tests pass.';
+
+const ROWS: Row[] = [
+  {
+    name: 'permission prompt: important speech naming the project',
+    event: 'Notification',
+    payload: fixture('notification-permission.json'),
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api needs your permission to use Bash', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+  },
+  {
+    name: 'permission prompt in continuous mode: the same',
+    event: 'Notification',
+    payload: fixture('notification-permission.json'),
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api needs your permission to use Bash', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+  },
+  { name: 'permission prompt with notify off: silence', event: 'Notification', payload: fixture('notification-permission.json'), notify: 'off', want: { kind: 'none' } },
+  {
+    name: 'idle prompt: a notification',
+    event: 'Notification',
+    payload: fixture('notification-idle.json'),
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api is waiting for your input', priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  {
+    name: 'another notification type: notification priority, "Claude" becomes the project',
+    event: 'Notification',
+    payload: { notification_type: 'auth_success', message: 'Claude Code signed in successfully' },
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api signed in successfully', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  {
+    name: 'a notification with no type and no message',
+    event: 'Notification',
+    payload: {},
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api needs your attention', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  {
+    name: 'Stop: the first two sentences, text priority',
+    event: 'Stop',
+    payload: fixture('stop.json'),
+    notify: 'normal',
+    want: { kind: 'speak', text: STOP_TEXT, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS },
+  },
+  {
+    name: 'Stop without a message (older Claude Code): "<project> is done"',
+    event: 'Stop',
+    payload: { stop_hook_active: false },
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS },
+  },
+  {
+    name: 'Stop whose message is only code: "<project> is done"',
+    event: 'Stop',
+    payload: { last_assistant_message: '```sh\nnpm test\n```' },
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS },
+  },
+  { name: 'Stop with stop_hook_active: silence', event: 'Stop', payload: fixture('stop-active.json'), notify: 'continuous', want: { kind: 'none' } },
+  { name: 'Stop with notify off: silence', event: 'Stop', payload: fixture('stop.json'), notify: 'off', want: { kind: 'none' } },
+  { name: 'SubagentStop in normal mode: silence', event: 'SubagentStop', payload: fixture('subagent-stop.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'SubagentStop in continuous mode: the done chime',
+    event: 'SubagentStop',
+    payload: fixture('subagent-stop.json'),
+    notify: 'continuous',
+    want: { kind: 'chime', signal: 'done', priority: 'notification' },
+  },
+  {
+    name: 'SubagentStop with stop_hook_active: silence',
+    event: 'SubagentStop',
+    payload: { stop_hook_active: true },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  { name: 'SessionStart in normal mode: silence', event: 'SessionStart', payload: fixture('session-start.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'SessionStart in continuous mode: a short phrase',
+    event: 'SessionStart',
+    payload: fixture('session-start.json'),
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api session started', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  {
+    name: 'SessionStart after resume',
+    event: 'SessionStart',
+    payload: { source: 'resume' },
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api session resumed', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  { name: 'SessionStart after a compaction: silence (PreCompact spoke)', event: 'SessionStart', payload: { source: 'compact' }, notify: 'continuous', want: { kind: 'none' } },
+  { name: 'SessionEnd in normal mode: silence', event: 'SessionEnd', payload: fixture('session-end.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'SessionEnd in continuous mode: the done chime',
+    event: 'SessionEnd',
+    payload: fixture('session-end.json'),
+    notify: 'continuous',
+    want: { kind: 'chime', signal: 'done', priority: 'notification' },
+  },
+  { name: 'PreCompact in normal mode: silence', event: 'PreCompact', payload: { trigger: 'auto' }, notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'PreCompact in continuous mode',
+    event: 'PreCompact',
+    payload: { trigger: 'auto' },
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api is compacting context', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  { name: 'an unknown event: silence', event: 'PreToolUse', payload: { tool_name: 'Bash' }, notify: 'continuous', want: { kind: 'none' } },
+  { name: 'an empty event name: silence', event: '', payload: {}, notify: 'continuous', want: { kind: 'none' } },
+];
+
+describe('decideHook', () => {
+  for (const row of ROWS) {
+    test(row.name, () => {
+      const got = decide(row.event, row.payload, row.notify);
+      if (row.want.kind === 'none') {
+        assert.equal(got.kind, 'none');
+        assert.ok(got.kind === 'none' && got.reason.length > 0, 'a silent action says why');
+      } else {
+        assert.deepEqual(got, row.want);
+      }
+    });
+  }
+
+  test('every fixture decides without throwing, in every mode', () => {
+    for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json'))) {
+      const payload = fixture(file);
+      for (const notify of ['off', 'normal', 'continuous'] as const) {
+        const action = decide(String(payload.hook_event_name), payload, notify);
+        assert.ok(['speak', 'chime', 'none'].includes(action.kind), `${file} ${notify}`);
+        if (notify === 'off') assert.equal(action.kind, 'none', `${file}: notify off is silent`);
+      }
+    }
+  });
+
+  test('fields of the wrong type are ignored, never thrown on', () => {
+    const odd = { message: 42, notification_type: ['x'], stop_hook_active: 'yes', last_assistant_message: { a: 1 }, source: null } as HookPayload;
+    for (const event of ['Notification', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact']) {
+      assert.doesNotThrow(() => decide(event, odd, 'continuous'));
+    }
+    assert.deepEqual(decide('Stop', odd), { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS });
+  });
+});
+
+describe('phrases', () => {
+  test('permission messages', () => {
+    assert.equal(permissionText('api', 'Claude needs your permission to use Bash'), 'api needs your permission to use Bash');
+    assert.equal(permissionText('api', 'Claude Code needs your permission to use WebFetch.'), 'api needs your permission to use WebFetch');
+    assert.equal(permissionText('api', 'Claude needs your permission'), 'api needs your permission');
+    assert.equal(permissionText('api', 'Allow edits to src/app.ts?'), 'api needs your permission: Allow edits to src/app.ts?');
+    assert.equal(permissionText('api', ''), 'api needs your permission');
+  });
+
+  test('other notices', () => {
+    assert.equal(noticeText('shop', 'Claude is waiting for your input'), 'shop is waiting for your input');
+    assert.equal(noticeText('shop', 'MCP server asks for a value'), 'shop: MCP server asks for a value');
+    assert.equal(noticeText('shop', ''), 'shop needs your attention');
+  });
+});
+
+describe('summarize', () => {
+  test('the first two sentences of prose', () => {
+    assert.equal(summarize('One. Two! Three? Four.'), 'One. Two!');
+    assert.equal(summarize('Only one sentence without a stop'), 'Only one sentence without a stop.');
+  });
+
+  test('code, headings and tables are skipped; list items count as sentences', () => {
+    const msg = '## Summary\n\n```ts\nconst a = 1. b;\n```\n\n| a | b |\n|---|---|\n\n- Added the refund tests\n- Fixed rounding\n- Bumped the version';
+    assert.equal(summarize(msg), 'Added the refund tests. Fixed rounding.');
+  });
+
+  test('abbreviations, versions and file names do not end a sentence', () => {
+    assert.equal(summarize('Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests. Done.'), 'Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests.');
+  });
+
+  test('a paragraph that wraps over lines is one block', () => {
+    assert.equal(summarize('I changed the\nparser and the lexer.\nThe tests pass.'), 'I changed the parser and the lexer. The tests pass.');
+  });
+
+  test(`never longer than ${SUMMARY_MAX_CHARS} characters`, () => {
+    const long = `${'word '.repeat(80).trim()}. Second sentence.`;
+    const s = summarize(long);
+    assert.ok(s.length <= SUMMARY_MAX_CHARS, `${s.length} chars`);
+    assert.ok(s.endsWith('…'));
+    assert.ok(!s.includes('Second'));
+    // A second sentence that would pass the limit is left out, not clipped.
+    const two = `${'a'.repeat(150)}. ${'b'.repeat(100)}.`;
+    assert.equal(summarize(two), `${'a'.repeat(150)}.`);
+  });
+
+  test('a message with no prose gives nothing', () => {
+    assert.equal(summarize(''), '');
+    assert.equal(summarize('```\ncode\n```'), '');
+    assert.equal(summarize('# Title only'), '');
+  });
+});
+
+describe('vox hook (in process)', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'vox-hook-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  async function runHook(argv: string[], stdin: PassThrough, cwd = tmp): Promise<{ code: number; out: string; err: string }> {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (d) => (out += d));
+    stderr.on('data', (d) => (err += d));
+    const code = await run({ argv, env: { VOX_NO_AUTOSTART: '1', VOX_HOME: join(tmp, 'home') }, cwd, stdin, stdout, stderr });
+    return { code, out, err };
+  }
+
+  test('a payload without newline or EOF is read as soon as it is complete', async () => {
+    const stdin = new PassThrough();
+    const payload = { ...fixture('notification-permission.json'), cwd: join(tmp, 'api') };
+    stdin.write(JSON.stringify(payload));
+    // stdin stays open: never ended.
+    const r = await runHook(['Notification', '--dry-run'], stdin);
+    assert.equal(r.code, 0);
+    const sent = JSON.parse(r.out);
+    assert.equal(sent.route, '/v1/speak');
+    assert.equal(sent.body.text, 'api needs your permission to use Bash');
+    assert.equal(sent.body.priority, 'important');
+    assert.equal(sent.body.maxAgeMs, PERMISSION_MAX_AGE_MS);
+    assert.equal(sent.body.session, 'api#9a1b2c');
+    assert.equal(sent.body.dedupKey, 'api#9a1b2c api needs your permission to use Bash');
+  });
+
+  test('a writer that trickles forever is cut off, and nothing is said', async () => {
+    const stdin = new PassThrough();
+    stdin.write('{"hook_event_name": "Stop", ');
+    const timer = setInterval(() => stdin.write(' '), 100);
+    try {
+      const r = await runHook(['Stop'], stdin);
+      assert.equal(r.code, 0);
+      assert.equal(r.out, '');
+      assert.match(r.err, /^vox hook: the payload on stdin is not a JSON object/);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  test('muted projects send a chime; unreachable voxd is one stderr line, exit 0', async () => {
+    const dir = join(tmp, 'muted');
+    mkdirSync(join(dir, '.vox'), { recursive: true });
+    writeFileSync(join(dir, '.vox', 'config.md'), '---\nspeak: false\n---\n');
+    const stdin = new PassThrough();
+    stdin.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
+    const dry = await runHook(['Stop', '--dry-run'], stdin);
+    assert.deepEqual(JSON.parse(dry.out).body, { signal: 'done', session: 'muted#3c07f0', priority: 'text' });
+    const again = new PassThrough();
+    again.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
+    const real = await runHook(['Stop'], again);
+    assert.equal(real.code, 0);
+    assert.equal(real.out, '');
+    assert.match(real.err, /^vox hook: .*VOX_NO_AUTOSTART=1/);
+    assert.equal(real.err.trim().split('\n').length, 1);
+  });
+
+  test('--help prints the usage; the event may come from the payload alone', async () => {
+    const help = await runHook(['--help'], new PassThrough());
+    assert.match(help.out, /^Usage: vox hook EVENT/);
+    const stdin = new PassThrough();
+    stdin.end(JSON.stringify({ ...fixture('notification-idle.json'), cwd: join(tmp, 'api') }));
+    const r = await runHook(['--dry-run'], stdin);
+    assert.equal(JSON.parse(r.out).body.text, 'api is waiting for your input');
+  });
+
+  test('without a config, the project is the repository directory above cwd', async () => {
+    const repo = join(tmp, 'shop');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    mkdirSync(join(repo, 'src', 'routes'), { recursive: true });
+    const cwd = join(repo, 'src', 'routes');
+    assert.equal(hookProjectName(await resolveConfig(cwd), cwd), 'shop');
+    const loose = join(tmp, 'loose', 'dir');
+    mkdirSync(loose, { recursive: true });
+    assert.equal(hookProjectName(await resolveConfig(loose), loose), 'dir');
+  });
+});
