@@ -196,7 +196,14 @@ function connectionFailed(err: unknown): boolean {
  * Call voxd, starting it when nothing answers (unless VOX_NO_AUTOSTART=1).
  * Throws ClientError when it cannot be reached.
  */
-export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: string, body?: unknown, timeoutMs?: number): Promise<Reply<T>> {
+export async function call<T>(
+  env: NodeJS.ProcessEnv,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs?: number,
+  options: { /** How long to wait for a voxd this call starts, in ms. Default 15000. */ startTimeoutMs?: number } = {},
+): Promise<Reply<T>> {
   let endpoint = resolveEndpoint(env);
   if (endpoint) {
     try {
@@ -206,7 +213,7 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
     }
   }
   if (env.VOX_NO_AUTOSTART === '1') throw unreachable(endpoint, endpoint ? 'connection refused' : 'VOX_NO_AUTOSTART=1 is set');
-  endpoint = await startDaemon(env);
+  endpoint = await startDaemon(env, options.startTimeoutMs);
   try {
     return await request<T>(endpoint, method, path, body, timeoutMs);
   } catch (err) {

@@ -183,7 +183,7 @@ export interface ResolvedConfig {
   file?: string;
   /** The directory holding `.vox/`, or the working directory when there is no file. */
   projectDir: string;
-  /** basename of projectDir. */
+  /** basename of projectDir when a file was found, else of the repository root (`.git`) above cwd, else of cwd. */
   projectName: string;
   values: Readonly<ConfigValues>;
   sources: Readonly<Record<ConfigKey, ConfigSource>>;
@@ -597,6 +597,31 @@ export function projectDirOf(file: string): string {
   return dirname(dirname(file));
 }
 
+/** The nearest directory at or above `start` that holds `.git`, if any. */
+export function repositoryRoot(start: string): string | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    try {
+      if (statSync(join(dir, '.git'), { throwIfNoEntry: false })) return dir;
+    } catch {
+      // unreadable: keep walking
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * The project's name for a working directory, as resolveConfig gives it: the
+ * directory holding `.vox/`, else the repository root (Claude Code may have
+ * `cd`-ed into `src/routes`), else the working directory.
+ */
+export function projectNameFor(cwd: string): string {
+  const file = findConfigFile(resolve(cwd));
+  return nameOf(file ? projectDirOf(file) : (repositoryRoot(cwd) ?? resolve(cwd)));
+}
+
 function nameOf(dir: string): string {
   return basename(dir) || dir;
 }
@@ -621,7 +646,7 @@ export async function resolveConfig(cwd: string): Promise<ResolvedConfig> {
   const start = resolve(cwd);
   const file = findConfigFile(start);
   if (!file) {
-    return freezeResolved({ projectDir: start, projectName: nameOf(start), values: DEFAULTS, sources: ALL_DEFAULT, pronunciations: [] });
+    return freezeResolved({ projectDir: start, projectName: nameOf(repositoryRoot(start) ?? start), values: DEFAULTS, sources: ALL_DEFAULT, pronunciations: [] });
   }
   let text: string;
   try {

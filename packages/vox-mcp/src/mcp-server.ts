@@ -28,7 +28,6 @@
  * - No tool throws: every failure is an `isError` result that says what went
  *   wrong and how to fix it (ConfigError and ClientError messages do both).
  */
-import { basename } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { CallToolResult, InitializeResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -418,9 +417,8 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     let name = config?.projectName;
     if (!name) {
       // Without a valid config (stop must still work), the name is found the way resolveConfig finds it.
-      const { findConfigFile, projectDirOf } = await import('./config.js');
-      const file = findConfigFile(cwd);
-      name = basename(file ? projectDirOf(file) : cwd) || cwd;
+      const { projectNameFor } = await import('./config.js');
+      name = projectNameFor(cwd);
     }
     return (label = sessionLabel(name, env));
   }

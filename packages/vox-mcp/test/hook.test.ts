@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { hookProjectName, run } from '../src/commands/hook.js';
+import { run } from '../src/commands/hook.js';
 import { resolveConfig, type NotifyMode } from '../src/config.js';
 import {
   NOTICE_MAX_AGE_MS,
@@ -318,9 +318,9 @@ describe('vox hook (in process)', () => {
     mkdirSync(join(repo, '.git'), { recursive: true });
     mkdirSync(join(repo, 'src', 'routes'), { recursive: true });
     const cwd = join(repo, 'src', 'routes');
-    assert.equal(hookProjectName(await resolveConfig(cwd), cwd), 'shop');
+    assert.equal((await resolveConfig(cwd)).projectName, 'shop');
     const loose = join(tmp, 'loose', 'dir');
     mkdirSync(loose, { recursive: true });
-    assert.equal(hookProjectName(await resolveConfig(loose), loose), 'dir');
+    assert.equal((await resolveConfig(loose)).projectName, 'dir');
   });
 });

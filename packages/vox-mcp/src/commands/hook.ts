@@ -14,11 +14,9 @@
  *   VOX_NO_AUTOSTART=1), but the hook gives that 5 s, not the 15 s of `vox say`.
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
-import { request, resolveEndpoint, startDaemon, type Reply } from '../client.js';
+import { call, type Reply } from '../client.js';
 import { resolveConfig, type ResolvedConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { decideHook, type HookAction, type HookPayload } from '../hook.js';
@@ -78,45 +76,9 @@ async function readPayload(stdin: CliContext['stdin']): Promise<string> {
   }
 }
 
-/**
- * The name a hook speaks: the config's project, else the repository's directory
- * (nearest `.git` above the working directory; Claude Code may have `cd`-ed into
- * `src/routes`), else the working directory's name.
- */
-export function hookProjectName(config: ResolvedConfig, cwd: string): string {
-  if (config.file) return config.projectName;
-  let dir = resolve(cwd);
-  for (;;) {
-    try {
-      if (statSync(join(dir, '.git'), { throwIfNoEntry: false })) return basename(dir) || dir;
-    } catch {
-      // unreadable: keep walking
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return config.projectName;
-    dir = parent;
-  }
-}
-
-const CONNECTION_FAILED = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
-
-/** POST to voxd with short timeouts, starting it when nothing listens. */
-async function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
-  const endpoint = resolveEndpoint(env);
-  if (endpoint) {
-    try {
-      return await request<T>(endpoint, 'POST', route, body, REQUEST_TIMEOUT_MS);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (!CONNECTION_FAILED.has(code) || env.VOX_NO_AUTOSTART === '1') {
-        throw new Error(`cannot reach voxd at ${endpoint.host}:${endpoint.port}: ${(err as Error).message}`);
-      }
-    }
-  } else if (env.VOX_NO_AUTOSTART === '1') {
-    throw new Error('no running voxd was found and VOX_NO_AUTOSTART=1 is set');
-  }
-  const started = await startDaemon(env, START_TIMEOUT_MS);
-  return request<T>(started, 'POST', route, body, REQUEST_TIMEOUT_MS);
+/** POST to voxd with short timeouts, starting it (briefly) when nothing listens. */
+function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
+  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS });
 }
 
 export async function run(ctx: CliContext): Promise<number> {
@@ -159,7 +121,7 @@ export async function run(ctx: CliContext): Promise<number> {
     // The payload's cwd even when it does not exist here: its name is still the project's.
     const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
     const config = await resolveConfig(cwd);
-    const projectName = hookProjectName(config, cwd);
+    const projectName = config.projectName;
     const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
 
