@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
-import { VERSION, homePaths, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
+import { VERSION, homePaths, parseKeysFile, pidAlive, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
 import { health, request, resolveEndpoint } from './client.js';
 import { ConfigError, resolveConfig, type ResolvedConfig } from './config.js';
 import { inspectHooks, settingsPath, type SettingsScope } from './hooks-settings.js';
@@ -248,14 +248,6 @@ export async function viewDaemon(env: NodeJS.ProcessEnv): Promise<DaemonView> {
   return view;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function modeOf(path: string): number | undefined {
   try {
@@ -269,20 +261,8 @@ const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 
 /** Keys present in a keys.env text (names only) and the numbers of lines that are not KEY=value. */
 function keyNames(text: string): { names: Set<string>; badLines: number[] } {
-  const names = new Set<string>();
-  const badLines: number[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m) {
-      badLines.push(i + 1);
-      return;
-    }
-    const value = m[2]!.replace(/^(["'])(.*)\1$/, '$2').replace(/\s+#.*$/, '').trim();
-    if (value) names.add(m[1]!);
-  });
-  return { names, badLines };
+  const { values, badLines } = parseKeysFile(text);
+  return { names: new Set(values.keys()), badLines };
 }
 
 function nodeCheck(version: string): Check {

@@ -7,7 +7,7 @@
  * the file and line, never the value.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { homePaths } from '@vox/protocol';
+import { homePaths, parseKeysFile } from '@vox/protocol';
 
 /** The keys voxd knows how to use. */
 export const KEY_NAMES = ['OPENAI_API_KEY', 'ELEVENLABS_API_KEY'] as const;
@@ -95,27 +95,4 @@ export function createKeys(options: KeysOptions): Keys {
   };
 }
 
-/**
- * Parse dotenv-style text: `NAME=value`, optional `export `, optional single
- * or double quotes, `#` comments and blank lines. Returns 1-based numbers of
- * lines that are neither (never their contents: they may hold a key).
- */
-export function parseKeysFile(text: string): { values: Map<string, string>; badLines: number[] } {
-  const values = new Map<string, string>();
-  const badLines: number[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m) {
-      badLines.push(i + 1);
-      return;
-    }
-    let value = m[2]!;
-    const q = value[0];
-    if ((q === '"' || q === "'") && value.length >= 2 && value.endsWith(q)) value = value.slice(1, -1);
-    else value = value.replace(/\s+#.*$/, '').trim();
-    if (value) values.set(m[1]!, value);
-  });
-  return { values, badLines };
-}
+export { parseKeysFile };

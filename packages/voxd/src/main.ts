@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, voxHome } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
 import { EspeakEngine } from './engines/espeak.js';
 import { createLogger } from './logger.js';
 import { buildServer } from './server.js';
@@ -77,18 +77,10 @@ const log = createLogger({ dir: paths.logs, ...(env.VOXD_LOG_LEVEL ? { level: en
 
 // One voxd per VOX_HOME. A live holder makes us exit at once; a lock left by a
 // killed daemon goes stale within seconds, so retry briefly before giving up.
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 const running = readState(paths.state);
 const alreadyRunning = (s: typeof running) =>
   `already running for VOX_HOME=${paths.home} (pid ${s?.pid ?? '?'}, port ${s?.port ?? '?'}); stop it with "vox daemon stop", or use another VOX_HOME`;
-if (running && running.pid !== process.pid && alive(running.pid)) fail(alreadyRunning(running));
+if (running && running.pid !== process.pid && pidAlive(running.pid)) fail(alreadyRunning(running));
 let release: () => Promise<void>;
 try {
   release = await lockfile.lock(paths.home, {

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, type DaemonState } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
 import { health, readDaemonState, startDaemon } from '../client.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
@@ -68,14 +68,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Best effort: true unless the process's command line shows it is not voxd. */
 function looksLikeVoxd(pid: number): boolean {
