@@ -262,3 +262,29 @@ describe('process lifecycle', () => {
     }
   });
 });
+
+describe('versions', () => {
+  test('vox say warns when the daemon it reaches is older than itself', async () => {
+    const { createServer } = await import('node:http');
+    // A stand-in for an old voxd: answers like one, with an old version header.
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(202, { 'content-type': 'application/json', 'x-voxd-version': '0.0.1' });
+        res.end(JSON.stringify({ id: 'old', status: 'queued', text: 'hi' }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as import('node:net').AddressInfo).port;
+    const home = tempDir();
+    try {
+      const r = await vox(['say', 'hi'], { env: cleanEnv(home, { VOXD_URL: `http://127.0.0.1:${port}`, VOXD_TOKEN: 't' }) });
+      assert.equal(r.code, 0);
+      assert.match(r.stderr, /voxd 0\.0\.1 is older than this vox/);
+      assert.match(r.stderr, /vox daemon restart/);
+    } finally {
+      server.close();
+      removeDir(home);
+    }
+  });
+});

@@ -21,6 +21,8 @@ export interface Endpoint {
 export interface Reply<T> {
   status: number;
   body: T;
+  /** voxd's version, from its `x-voxd-version` header. */
+  daemonVersion?: string;
 }
 
 export function readDaemonState(env: NodeJS.ProcessEnv): DaemonState | undefined {
@@ -63,7 +65,7 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
 
 /** One HTTP request. Rejects only on connection problems; any HTTP status resolves. */
 export function request<T>(endpoint: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<Reply<T>> {
-  return requestBytes(endpoint, method, path, body, timeoutMs).then(({ status, bytes, contentType }) => {
+  return requestBytes(endpoint, method, path, body, timeoutMs).then(({ status, bytes, contentType, daemonVersion }) => {
     const text = bytes.toString('utf8');
     let parsed: unknown = text;
     if (contentType.includes('json') || !contentType) {
@@ -73,7 +75,7 @@ export function request<T>(endpoint: Endpoint, method: string, path: string, bod
         // not JSON: hand the text back
       }
     }
-    return { status, body: parsed as T };
+    return { status, body: parsed as T, ...(daemonVersion ? { daemonVersion } : {}) };
   });
 }
 
@@ -84,7 +86,7 @@ export function requestBytes(
   path: string,
   body?: unknown,
   timeoutMs = 10_000,
-): Promise<{ status: number; bytes: Buffer; contentType: string }> {
+): Promise<{ status: number; bytes: Buffer; contentType: string; daemonVersion?: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = {};
@@ -96,7 +98,15 @@ export function requestBytes(
     const req = httpRequest({ host: endpoint.host, port: endpoint.port, method, path, headers, timeout: timeoutMs }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(parts), contentType: String(res.headers['content-type'] ?? '') }));
+      res.on('end', () => {
+        const v = res.headers['x-voxd-version'];
+        resolve({
+          status: res.statusCode ?? 0,
+          bytes: Buffer.concat(parts),
+          contentType: String(res.headers['content-type'] ?? ''),
+          ...(typeof v === 'string' ? { daemonVersion: v } : {}),
+        });
+      });
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer from voxd within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));

@@ -59,6 +59,10 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   const resolve = (engine?: string): Promise<Engine> => options.synthesizer.resolve(engine);
 
   app.addHook('onRequest', guard(options.token, PUBLIC_PATHS));
+  // Clients warn when the daemon they reach is older than they are.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-voxd-version', version);
+  });
   app.setErrorHandler((err, request, reply) => {
     const wire = toWireError(err);
     if (wire.statusCode >= 500) request.log.error({ err }, 'request failed');

@@ -4,7 +4,7 @@
  * that is heavy unless the project has a config file.
  */
 import { parseArgs } from 'node:util';
-import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
+import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
 import { call } from '../client.js';
 import { ConfigError, resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -12,6 +12,7 @@ import { ClientError } from '../errors.js';
 import { sessionLabel } from '../session.js';
 import { buildDelivery, type SpeechOverrides } from '../speech.js';
 import { readStdin } from '../stdin.js';
+import { olderThan } from '../report.js';
 
 export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
        vox unmute [options] [TEXT | -]
@@ -124,6 +125,9 @@ export async function run(ctx: CliContext): Promise<number> {
     const delivery = buildDelivery(text, config, session, overrides);
     const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+    if (reply.daemonVersion && olderThan(reply.daemonVersion, VERSION)) {
+      report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
+    }
     if (reply.status >= 400) {
       const err = reply.body as WireError;
       report(`${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'request refused'}`);
