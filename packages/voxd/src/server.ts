@@ -3,7 +3,7 @@
  * pattern): routes are plugins that translate HTTP into calls on the
  * dispatcher. main.ts listens, handles signals and exits.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
 import { Dispatcher, type Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
@@ -42,7 +42,8 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     bodyLimit: MAX_BODY_BYTES,
     // In-flight `wait` requests get their outcome during shutdown; idle keep-alives are closed.
     forceCloseConnections: 'idle',
-    disableRequestLogging: true,
+    // Our own lines carry the request id and session; fastify's per-request pair is noise.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });
