@@ -150,6 +150,8 @@ export interface ChimeRequest {
   signal: ChimeSignal;
   session?: string;
   priority?: Priority;
+  /** 0 to 1; default 0.5 of full scale. */
+  volume?: number;
   wait?: boolean;
 }
 
@@ -212,6 +214,7 @@ export const chimeRequestSchema = {
     signal: { type: 'string', enum: [...CHIME_SIGNALS] },
     session,
     priority,
+    volume: { type: 'number', minimum: 0, maximum: 1 },
     wait: { type: 'boolean' },
   },
 } as const;

@@ -31,7 +31,8 @@ export function buildDelivery(text: string, config: ResolvedConfig, session: str
   const v = config.values;
   const priority = o.priority ?? v.priority;
   if (v.speak === false) {
-    return { route: '/v1/chime', body: { signal: o.chime ?? 'done', session, priority, ...(o.wait ? { wait: true } : {}) } };
+    const volume = (o.volume ?? v.volume) * 0.5;
+    return { route: '/v1/chime', body: { signal: o.chime ?? 'done', session, priority, volume, ...(o.wait ? { wait: true } : {}) } };
   }
   let spoken = applyPronunciations(text, config.pronunciations);
   const label = announceLabel(config);

@@ -294,7 +294,7 @@ describe('vox hook (in process)', () => {
     const stdin = new PassThrough();
     stdin.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
     const dry = await runHook(['Stop', '--dry-run'], stdin);
-    assert.deepEqual(JSON.parse(dry.out).body, { signal: 'done', session: 'muted#3c07f0', priority: 'text' });
+    assert.deepEqual(JSON.parse(dry.out).body, { signal: 'done', session: 'muted#3c07f0', priority: 'text', volume: 0.5 });
     const again = new PassThrough();
     again.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
     const real = await runHook(['Stop'], again);

@@ -8,7 +8,9 @@
  * An utterance is a unit: its sentences are synthesized one ahead of playback
  * and streamed to the sink as one stream, so no other request lands between
  * them unless it outranks it (queue.ts). An interrupted `message` or `text`
- * resumes later from the sentence that was cut.
+ * resumes later from the sentence that was cut, announced by a second
+ * `started` event. A stop that lands between the cut and the requeue wins
+ * over the resume. The rules in full: docs/priorities.md.
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
@@ -188,7 +190,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   }
 
   /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
-  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority } = {}): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
+  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
     this.#assertOpen();
     return this.#admit({
       kind: 'chime',
@@ -199,6 +201,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       dedupKey: `chime:${signal}`,
       windowMs: CHIME_DEDUP_SECONDS * 1000,
       ...(options.session ? { session: options.session } : {}),
+      ...(options.volume !== undefined ? { volume: options.volume } : {}),
     });
   }
 
@@ -343,7 +346,17 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   #abortPlaying(reason: AbortReason, detail: string): void {
     const p = this.#playing;
-    if (!p?.abort || p.abort.signal.aborted) return;
+    if (!p?.abort) return;
+    if (p.abort.signal.aborted) {
+      // Already cut, and not yet settled or requeued. A stop (or shutdown) that
+      // lands in that gap overrides a pending pause: the user wants silence, not
+      // a resume. A second interruption changes nothing.
+      if ((reason === 'stopped' || reason === 'shutdown') && p.abortReason !== 'stopped' && p.abortReason !== 'shutdown') {
+        p.abortReason = reason;
+        p.abortDetail = detail;
+      }
+      return;
+    }
     p.abortReason = reason;
     p.abortDetail = detail;
     p.abort.abort();
@@ -388,9 +401,18 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       u.entry.outcome = 'playing';
       u.entry.startedAt = new Date(this.#clock()).toISOString();
       this.#emit('started', this.#eventBase(u));
+    } else {
+      // Resuming after an interruption: watchers see it start again, and where.
+      const where = u.kind === 'chime' ? 'resumed' : `resumed from sentence ${u.current + 1} of ${u.sentences.length}`;
+      this.#emit('started', { ...this.#eventBase(u), reason: where });
     }
     try {
       const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await this.#speechAudio(u, abort.signal);
+      // Cut before any audio was ready: nothing reaches the sink (no empty WAV, no click).
+      if (abort.signal.aborted) {
+        this.#afterAbort(u);
+        return;
+      }
       const result = await this.#sink.play(format, chunks, abort.signal, { id: u.id });
       if (result.firstAudioAt !== undefined && u.entry.firstAudioMs === undefined) {
         u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
@@ -413,10 +435,15 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   #afterAbort(u: Utterance): void {
     switch (u.abortReason) {
-      case 'interrupt-resume':
+      case 'interrupt-resume': {
+        const newer = this.#queue.requeue(u);
+        if (newer) {
+          this.#settle(u, 'replaced', `${u.abortDetail}; replaced by newer ${u.priority} ${newer.id} from the same session`);
+          return;
+        }
         this.#emit('interrupted', { ...this.#eventBase(u), reason: `${u.abortDetail}; will resume` });
-        this.#queue.requeue(u);
         return;
+      }
       case 'interrupt-drop':
         this.#settle(u, 'interrupted', u.abortDetail);
         return;

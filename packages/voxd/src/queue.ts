@@ -5,6 +5,8 @@
  * returned to the caller so that it is reported, never dropped silently.
  *
  * Order: important > message > text > progress > notification; FIFO within a class.
+ * An interrupted item goes back to the front of its class, except a `text`
+ * whose session has queued a newer text meanwhile: that one replaces it.
  */
 import type { Priority } from '@vox/protocol';
 
@@ -102,9 +104,19 @@ export class SpeechQueue<T extends QueueItem> {
     return { admitted: true, removed, playing: playingAction };
   }
 
-  /** Put an interrupted utterance back at the front of its class, to resume. */
-  requeue(item: T): void {
+  /**
+   * Put an interrupted utterance back at the front of its class, to resume.
+   * A `text` whose session queued a newer text while it played is not put
+   * back: back in the queue it would be the older queued text, which the
+   * newer one replaces. Returns that newer item in that case, else undefined.
+   */
+  requeue(item: T): T | undefined {
+    if (item.priority === 'text') {
+      const newer = this.#items.find((q) => q.priority === 'text' && q.session === item.session);
+      if (newer) return newer;
+    }
     this.#insert(item, true);
+    return undefined;
   }
 
   /** Take the next item to play. */

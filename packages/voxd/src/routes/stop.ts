@@ -8,6 +8,10 @@ export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (
     '/v1/stop',
     {
       schema: { body: stopRequestSchema },
+      // No body at all means scope `all` (the wire default), not "body must be object".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       preHandler: async (request) => {
         const b = request.body ?? {};
         if (b.scope === 'session' && !b.session) throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "session" needs the field "session"');
