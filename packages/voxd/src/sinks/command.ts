@@ -115,7 +115,9 @@ export class CommandSink implements Sink {
         }
         const code = await exited;
         if (!signal.aborted && code !== 0) {
-          throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ''}`);
+          // The last line says what failed; ALSA prints a page of config noise before it.
+          const why = stderr.trim().split('\n').pop()?.trim();
+          throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${why ? `: ${why}` : ''}`);
         }
       } finally {
         signal.removeEventListener('abort', kill);
