@@ -65,3 +65,26 @@ export function resample(chunk: Buffer, from: number, to: number): Buffer {
   }
   return out;
 }
+
+/**
+ * Keeps writes to a device at most `leadMs` ahead of real time. A player's pipe
+ * would otherwise take seconds of audio at once, and the dispatcher would
+ * believe a sentence heard that is still in the pipe (it resumes an
+ * interrupted utterance from the sentence being written).
+ */
+export class Pacer {
+  #start: number | undefined;
+  #bytes = 0;
+  constructor(
+    private readonly format: AudioFormat,
+    private readonly leadMs = 250,
+  ) {}
+
+  /** Call after writing `bytes`; resolves when the next write is due. */
+  wrote(bytes: number, signal: AbortSignal): Promise<void> {
+    this.#start ??= performance.now();
+    this.#bytes += bytes;
+    const playedUntil = this.#start + (this.#bytes / 2 / this.format.channels / this.format.sampleRate) * 1000;
+    return sleepUntil(playedUntil - this.leadMs, signal);
+  }
+}

@@ -8,6 +8,7 @@ import { accessSync, constants, writeFileSync, rmSync, mkdtempSync } from 'node:
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { AudioFormat } from '../engines/engine.js';
+import { Pacer } from '../pcm.js';
 import { toWav } from '../wav.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
@@ -104,12 +105,14 @@ export class CommandSink implements Sink {
           firstAudioAt = performance.now();
           bytes = input.reduce((n, c) => n + c.length, 0);
         } else if (child.stdin) {
+          const pacer = new Pacer(format);
           child.stdin.on('error', () => {}); // EPIPE when the player dies; its exit code tells why
           for await (const chunk of chunks) {
             if (signal.aborted) break;
             firstAudioAt ??= performance.now();
             bytes += chunk.length;
             if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin!.once('drain', r).once('close', r));
+            await pacer.wrote(chunk.length, signal);
           }
           child.stdin.end();
         }

@@ -9,6 +9,7 @@ import { spawn as nodeSpawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { AudioFormat } from '../engines/engine.js';
 import { CommandSink, type SpawnFn } from './command.js';
+import { Pacer } from '../pcm.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
 const CHILD = fileURLToPath(new URL('./speaker-child.js', import.meta.url));
@@ -89,11 +90,13 @@ export class SpeakerSink implements Sink {
     let firstAudioAt: number | undefined;
     try {
       child.stdin!.on('error', () => {});
+      const pacer = new Pacer(format);
       for await (const chunk of chunks) {
         if (signal.aborted) break;
         firstAudioAt ??= performance.now();
         bytes += chunk.length;
         if (!child.stdin!.write(chunk)) await new Promise((r) => child.stdin!.once('drain', r).once('close', r));
+        await pacer.wrote(chunk.length, signal);
       }
       child.stdin!.end();
       const { code, signal: sig } = await exited;
