@@ -61,6 +61,8 @@ export interface DispatcherOptions {
   maxQueue?: number;
   /** History entries kept for status. Default 200. */
   historySize?: number;
+  /** Fail an utterance whose engine yields no audio for this long, in ms. Default 30000. */
+  synthesisTimeoutMs?: number;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -129,6 +131,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #clock: () => number;
   readonly #maxQueue: number;
   readonly #historySize: number;
+  readonly #synthesisTimeoutMs: number;
   readonly #log: DispatcherOptions['log'];
   readonly #dedup: DuplicateFilter;
   readonly #queue = new SpeechQueue<Utterance>();
@@ -148,6 +151,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#clock = options.clock ?? Date.now;
     this.#maxQueue = options.maxQueue ?? 10_000;
     this.#historySize = options.historySize ?? 200;
+    this.#synthesisTimeoutMs = options.synthesisTimeoutMs ?? 30_000;
     this.#log = options.log;
     this.#dedup = new DuplicateFilter(this.#clock);
   }
@@ -418,6 +422,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
         u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
       }
       if (abort.signal.aborted) this.#afterAbort(u);
+      else if (result.bytes === 0 && u.kind === 'speech') this.#settle(u, 'failed', `the ${u.entry.engine ?? 'speech'} engine produced no audio`, 'VOX_ERR_SYNTHESIS_FAILED');
       else this.#settle(u, 'played');
     } catch (err) {
       if (abort.signal.aborted) {
@@ -456,40 +461,95 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   }
 
   /** One stream for the whole utterance: sentence i+1 is synthesized while i plays. */
+  /**
+   * One stream for the whole utterance: sentence i+1 is synthesized while i plays.
+   * A watchdog fails the utterance when the engine yields nothing for
+   * synthesisTimeoutMs (a hung engine must not stall the queue for everyone).
+   */
   async #speechAudio(u: Utterance, signal: AbortSignal): Promise<{ format: AudioFormat; chunks: AsyncIterable<Buffer> }> {
+    const watchdog = new AbortController();
+    const synthSignal = AbortSignal.any([signal, watchdog.signal]);
+    const timeoutMs = this.#synthesisTimeoutMs;
+    const stalled = () =>
+      Object.assign(new Error(`the ${u.engine ?? 'speech'} engine produced no audio for ${Math.round(timeoutMs / 1000)} s`), { code: 'VOX_ERR_SYNTHESIS_FAILED' });
+    let timer: NodeJS.Timeout | undefined;
+    let onStall: ((err: Error) => void) | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        watchdog.abort();
+        onStall?.(stalled());
+      }, timeoutMs);
+    };
+    const disarm = () => clearTimeout(timer);
+    signal.addEventListener('abort', disarm, { once: true });
+    // Rejects when the watchdog fires, so a hung first chunk does not hang the player.
+    const stall = new Promise<never>((_, reject) => (onStall = reject));
+    stall.catch(() => {});
+    const stopped = new Promise<typeof STOPPED>((resolve) => {
+      if (signal.aborted) resolve(STOPPED);
+      else signal.addEventListener('abort', () => resolve(STOPPED), { once: true });
+    });
     const start = (i: number) =>
-      this.#synth
-        .synthesize({
+      Promise.race([
+        this.#synth.synthesize({
           text: u.sentences[i]!,
           engine: u.engine!,
           ...pick(u, ['voice', 'rate', 'model', 'apiKey']),
-          signal,
-        })
-        .catch((err: Error & { code?: string }) => {
-          throw Object.assign(new Error(err.message), { code: 'VOX_ERR_SYNTHESIS_FAILED' });
-        });
+          signal: synthSignal,
+        }),
+        stall,
+      ]).catch((err: Error & { code?: string }) => {
+        throw Object.assign(new Error(err.message), { code: 'VOX_ERR_SYNTHESIS_FAILED' });
+      });
     const first = u.current;
+    arm();
     let pending = start(first);
-    const head = await pending;
+    let head: Awaited<ReturnType<Synthesizer['synthesize']>>;
+    try {
+      head = await pending;
+    } catch (err) {
+      disarm();
+      throw err;
+    }
     this.#noteEngine(u, head);
     const format = head.synthesis.format;
     const gain = u.volume ?? 1;
     const self = this;
     async function* chunks(): AsyncGenerator<Buffer> {
       let cur = head;
-      for (let i = first; i < u.sentences.length; i++) {
-        u.current = i;
-        if (i > first) cur = await pending;
-        if (i + 1 < u.sentences.length) {
-          pending = start(i + 1);
-          pending.catch(() => {}); // surfaced when awaited
+      try {
+        for (let i = first; i < u.sentences.length; i++) {
+          u.current = i;
+          if (i > first) {
+            const r = await Promise.race([pending, stopped]);
+            if (r === STOPPED) return;
+            cur = r;
+          }
+          if (i + 1 < u.sentences.length) {
+            pending = start(i + 1);
+            pending.catch(() => {}); // surfaced when awaited
+          }
+          if (i > first) self.#noteEngine(u, cur);
+          // Each chunk races the watchdog and a stop, so an engine that ignores its
+          // abort signal can neither stall the queue nor delay a stop.
+          const it = cur.synthesis.chunks[Symbol.asyncIterator]();
+          for (;;) {
+            const next = await Promise.race([it.next(), stall, stopped]);
+            if (next === STOPPED || signal.aborted) {
+              void it.return?.();
+              return;
+            }
+            if (next.done) break;
+            const chunk = next.value;
+            arm();
+            const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
+            yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
+          }
+          if (watchdog.signal.aborted && !signal.aborted) throw stalled();
         }
-        if (i > first) self.#noteEngine(u, cur);
-        for await (const chunk of cur.synthesis.chunks) {
-          if (signal.aborted) return;
-          const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
-          yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
-        }
+      } finally {
+        disarm();
       }
     }
     return { format, chunks: chunks() };
@@ -575,6 +635,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.emit('event', { type, ...data, at: new Date(this.#clock()).toISOString() });
   }
 }
+
+const STOPPED = Symbol('stopped');
 
 function chimeAudio(u: Utterance): { format: AudioFormat; chunks: AsyncIterable<Buffer> } {
   const pcm = chimePcm(u.signal!, u.volume ?? 0.5);

@@ -26,6 +26,10 @@ export class EspeakEngine implements Engine {
   #nextJob = 1;
   #failure: string | undefined;
   #voiceCache: Voice[] | undefined;
+  /** Synthesis jobs the worker has not finished yet. */
+  #inWorker = new Set<number>();
+  /** An aborted job the worker must give up within this long, or it is restarted (ms). */
+  static readonly ABORT_GRACE_MS = 5000;
 
   /** Start the worker and warm the engine. Idempotent. */
   start(): Promise<void> {
@@ -41,6 +45,7 @@ export class EspeakEngine implements Engine {
           resolve();
           return;
         }
+        if (msg.type === 'done' || msg.type === 'error') this.#inWorker.delete(msg.job);
         const job = this.#jobs.get(msg.job);
         if (!job) return;
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
@@ -107,8 +112,15 @@ export class EspeakEngine implements Engine {
       queue.push(null);
       this.#jobs.delete(job);
       wake?.();
+      // eSpeak checks the flag between chunks; a worker stuck inside one chunk
+      // would block every later job, so it is replaced.
+      const worker = this.#worker;
+      setTimeout(() => {
+        if (this.#inWorker.has(job) && this.#worker === worker) void this.#restart(`job ${job} did not stop within ${EspeakEngine.ABORT_GRACE_MS} ms`);
+      }, EspeakEngine.ABORT_GRACE_MS).unref();
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
+    this.#inWorker.add(job);
     this.#post({
       type: 'synthesize',
       job,
@@ -139,6 +151,18 @@ export class EspeakEngine implements Engine {
   #post(msg: WorkerRequest): void {
     if (!this.#worker) throw new Error(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
     this.#worker.postMessage(msg);
+  }
+
+  /** Terminate a stuck worker; pending jobs fail and the next request starts a new one. */
+  async #restart(reason: string): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    this.#readyPromise = undefined;
+    this.#inWorker.clear();
+    for (const job of this.#jobs.values()) job.push(null, new Error(`espeak worker restarted: ${reason}`));
+    this.#jobs.clear();
+    await worker.terminate();
   }
 
   async close(): Promise<void> {
