@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 
@@ -285,6 +285,51 @@ describe('versions', () => {
     } finally {
       server.close();
       removeDir(home);
+    }
+  });
+});
+
+describe('hard failures', () => {
+  test('voxd killed mid-sentence: the waiting request is spoken again by a new daemon, not lost', async () => {
+    const d = await startDaemon();
+    try {
+      const text = 'This sentence is long enough to be cut in the middle. And here is another one.';
+      const waiting = vox(['say', '--wait', '--json', text], { env: d.env, timeoutMs: 90_000 });
+      // Kill once audio is reaching the sink (the WAV exists and grows).
+      await waitFor(() => (d.wavs().length === 1 && statSync(d.wavs()[0]!).size > 44 + 22050 ? true : undefined), 20_000, 'audio at the sink');
+      process.kill(d.pid, 'SIGKILL');
+      // The connection resets; the client starts a fresh voxd (once the dead one's
+      // lock goes stale) and sends the request again, so it is spoken, not dropped.
+      const r = await waiting;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).status, 'played');
+      const state = JSON.parse(readFileSync(join(d.home, 'voxd.json'), 'utf8'));
+      assert.notEqual(state.pid, d.pid, 'a new daemon answered');
+      const token = readFileSync(join(d.home, 'token'), 'utf8').trim();
+      const status = await http(state.port, 'GET', '/v1/status', { token });
+      assert.equal(status.body.history[0].text, text);
+      assert.equal(status.body.history[0].outcome, 'played');
+      const wavs = d.wavs();
+      assert.equal(wavs.length, 2, `the cut first attempt and the full second one: ${readdirSync(d.out).join(', ')}`);
+      assert.ok(soxStats(wavs[0]!).seconds < soxStats(wavs[1]!).seconds, 'the first was cut short');
+      process.kill(state.pid, 'SIGTERM');
+      await waitFor(() => (existsSync(join(d.home, 'voxd.json')) ? undefined : true), 10_000, 'the new voxd to exit');
+    } finally {
+      removeDir(d.home);
+    }
+  });
+
+  test('a megabyte of text on stdin is refused with a clear error and exit 4', async () => {
+    const d = await startDaemon();
+    try {
+      const r = await vox(['say', '-'], { env: d.env, input: 'All work and no play. '.repeat(50_000) });
+      assert.equal(r.code, 4, r.stderr);
+      assert.match(r.stderr, /VOX_ERR_BODY_TOO_LARGE|VOX_ERR_TEXT_TOO_LONG/);
+      assert.match(r.stderr, /split it/);
+      assert.equal((await d.api('GET', '/v1/health')).status, 200);
+    } finally {
+      await d.stop();
+      removeDir(d.home);
     }
   });
 });
