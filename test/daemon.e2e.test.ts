@@ -174,6 +174,30 @@ describe('failures', () => {
     }
   });
 
+  test('a player that dies before reading anything fails the utterance; the queue never hangs', async () => {
+    // Like aplay with no sound card: it exits at once and never reads its stdin.
+    const bin = tempDir('vox-bin-');
+    writeFileSync(join(bin, 'aplay'), '#!/bin/sh\necho "aplay: main:831: audio open error: No such file or directory" >&2\nexit 1\n');
+    chmodSync(join(bin, 'aplay'), 0o755);
+    const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
+    try {
+      // Long enough to fill the pipe many times over.
+      const long = 'This announcement is long enough to fill a pipe buffer several times over. '.repeat(12);
+      const first = await d.api('POST', '/v1/speak', { text: long, wait: true });
+      assert.equal(first.body.status, 'failed');
+      assert.match(first.body.error.message, /audio open error/);
+      const second = await d.api('POST', '/v1/speak', { text: 'And the next one is reported too.', wait: true });
+      assert.equal(second.body.status, 'failed');
+      const s = await d.api('GET', '/v1/status');
+      assert.equal(s.body.playing, null);
+      assert.equal(s.body.counters.failed, 2);
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(bin);
+    }
+  });
+
   test('a missing audio device is reported in status and the response, and voxd keeps serving', async () => {
     const d = await startDaemon({ audio: 'command', env: { PATH: '/nonexistent' } });
     try {
@@ -330,6 +354,29 @@ describe('hard failures', () => {
     } finally {
       await d.stop();
       removeDir(d.home);
+    }
+  });
+});
+
+describe('stale state', () => {
+  test('a voxd.json naming a live process that is not voxd does not block a new daemon', async () => {
+    const home = tempDir();
+    const { spawn: spawnChild } = await import('node:child_process');
+    // A pid that is alive but is not voxd: what a reboot or a reused pid leaves behind.
+    const impostor = spawnChild('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: impostor.pid, host: '127.0.0.1', port: 9, version: '0.1.0', startedAt: new Date().toISOString() }));
+      const out = join(home, 'out');
+      const r = await vox(['say', '--wait', '--json', 'Not fooled by a stale file.'], { env: cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0`, VOXD_ENGINE: 'espeak' }) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).status, 'played');
+      const state = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+      assert.notEqual(state.pid, impostor.pid);
+      process.kill(state.pid, 'SIGTERM');
+      await waitFor(() => (existsSync(join(home, 'voxd.json')) ? undefined : true), 10_000, 'voxd to exit');
+    } finally {
+      impostor.kill();
+      removeDir(home);
     }
   });
 });

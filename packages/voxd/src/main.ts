@@ -4,6 +4,7 @@
  * lock, listens, handles signals and exits.
  */
 import { mkdirSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
@@ -75,12 +76,24 @@ const sinkSpec = args.audio ?? env.VOXD_AUDIO ?? 'speaker';
 mkdirSync(paths.home, { recursive: true, mode: 0o700 });
 const log = createLogger({ dir: paths.logs, ...(env.VOXD_LOG_LEVEL ? { level: env.VOXD_LOG_LEVEL } : {}) });
 
-// One voxd per VOX_HOME. A live holder makes us exit at once; a lock left by a
-// killed daemon goes stale within seconds, so retry briefly before giving up.
+// One voxd per VOX_HOME. A daemon that answers makes us exit at once. A voxd.json
+// left by a killed daemon proves nothing (its pid may be reused, or a zombie), so
+// otherwise the lock decides: a killed daemon's lock goes stale within seconds,
+// and we retry briefly before giving up.
 const running = readState(paths.state);
 const alreadyRunning = (s: typeof running) =>
   `already running for VOX_HOME=${paths.home} (pid ${s?.pid ?? '?'}, port ${s?.port ?? '?'}); stop it with "vox daemon stop", or use another VOX_HOME`;
-if (running && running.pid !== process.pid && pidAlive(running.pid)) fail(alreadyRunning(running));
+function answers(state: NonNullable<typeof running>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpGet({ host: state.host || DEFAULT_HOST, port: state.port, path: '/v1/health', timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+  });
+}
+if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running));
 let release: () => Promise<void>;
 try {
   release = await lockfile.lock(paths.home, {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { AudioFormat } from '../engines/engine.js';
 import { Pacer } from '../pcm.js';
+import { writeTo } from './pipe.js';
 import { toWav } from '../wav.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
@@ -111,7 +112,7 @@ export class CommandSink implements Sink {
             if (signal.aborted) break;
             firstAudioAt ??= performance.now();
             bytes += chunk.length;
-            if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin!.once('drain', r).once('close', r));
+            if (!(await writeTo(child.stdin, chunk, exited, signal))) break;
             await pacer.wrote(chunk.length, signal);
           }
           child.stdin.end();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { AudioFormat } from '../engines/engine.js';
 import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../pcm.js';
+import { writeTo } from './pipe.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
 const CHILD = fileURLToPath(new URL('./speaker-child.js', import.meta.url));
@@ -95,7 +96,7 @@ export class SpeakerSink implements Sink {
         if (signal.aborted) break;
         firstAudioAt ??= performance.now();
         bytes += chunk.length;
-        if (!child.stdin!.write(chunk)) await new Promise((r) => child.stdin!.once('drain', r).once('close', r));
+        if (!(await writeTo(child.stdin!, chunk, exited, signal))) break;
         await pacer.wrote(chunk.length, signal);
       }
       child.stdin!.end();
