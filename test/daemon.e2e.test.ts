@@ -88,9 +88,16 @@ describe('voxd with the file sink', () => {
     const long = await http(d.port, 'POST', '/v1/speak', { body: { text: 'a'.repeat(20_001) }, token: d.token });
     assert.equal(long.status, 413);
     assert.equal(long.body.code, 'VOX_ERR_TEXT_TOO_LONG');
+    assert.match(long.body.message, /longer than 20000 characters/);
+    // The limit counts characters (code points), not UTF-16 units: 15,000 emoji fit.
+    const emoji = await http(d.port, 'POST', '/v1/speak', { body: { text: '🎉'.repeat(15_000), wait: true }, token: d.token });
+    assert.equal(emoji.status, 200);
+    assert.equal(emoji.body.status, 'dropped', 'nothing speakable is reported, not played');
+    assert.match(emoji.body.reason, /nothing left to say/);
     const huge = await http(d.port, 'POST', '/v1/speak', { body: { text: 'word '.repeat(210_000) }, token: d.token });
     assert.equal(huge.status, 413);
     assert.equal(huge.body.code, 'VOX_ERR_BODY_TOO_LARGE');
+    assert.match(huge.body.message, /larger than 262144 bytes/);
     for (const r of [wrong, missing, origin, host, badJson, badField, unknown, long, huge]) {
       assert.deepEqual(Object.keys(r.body).sort(), ['code', 'message', 'statusCode']);
       assert.ok(!r.body.message.includes(d.token), 'an error must never echo the token');
@@ -377,6 +384,26 @@ describe('stale state', () => {
     } finally {
       impostor.kill();
       removeDir(home);
+    }
+  });
+});
+
+describe('stop and the duplicate window', () => {
+  test('a repeat of a stopped text is deduped and says the original was stopped, not played', async () => {
+    const d = await startDaemon();
+    try {
+      const text = 'Stop me halfway through this rather long sentence, please. And this one too.';
+      const first = await d.api('POST', '/v1/speak', { text });
+      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 20_000, 'playback');
+      await d.api('POST', '/v1/stop', { scope: 'all' });
+      await d.idle();
+      const again = await d.api('POST', '/v1/speak', { text });
+      assert.equal(again.body.status, 'deduped');
+      assert.equal(again.body.duplicate.originalId, first.body.id);
+      assert.equal(again.body.duplicate.originalStatus, 'stopped');
+    } finally {
+      await d.stop();
+      removeDir(d.home);
     }
   });
 });

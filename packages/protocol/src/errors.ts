@@ -40,7 +40,7 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_TEXT_TOO_LONG: {
     statusCode: 413,
-    message: 'The text is %s characters long; the limit is %s. Shorten it, or split it into several requests.',
+    message: 'The text is longer than %s characters. Shorten it, or split it into several requests.',
   },
   VOX_ERR_NOT_FOUND: {
     statusCode: 404,

@@ -60,8 +60,8 @@ export type Outcome =
 export interface DuplicateInfo {
   /** The request this one duplicated. */
   originalId: string;
-  /** `queued` or `playing` while in flight, else `played`. */
-  originalStatus: 'queued' | 'playing' | 'played';
+  /** `queued` or `playing` while in flight; `played`, or `stopped` when the user stopped it (a stop also starts the window). */
+  originalStatus: 'queued' | 'playing' | 'played' | 'stopped';
   /** When the original finished playing (ISO 8601), if it has. */
   playedAt?: string;
   /** Milliseconds left in the duplicate window. */
@@ -177,8 +177,8 @@ export const speakRequestSchema = {
   additionalProperties: false,
   required: ['text'],
   properties: {
-    // The length cap is enforced in the route so that it can answer 413, not 400.
-    text: { type: 'string', minLength: 1 },
+    // Characters are Unicode code points (ajv counts them so). Too long answers 413 (voxd maps it).
+    text: { type: 'string', minLength: 1, maxLength: MAX_TEXT_CHARS },
     voice: { type: 'string', minLength: 1, maxLength: 100 },
     rate: { type: 'number', minimum: MIN_RATE_WPM, maximum: MAX_RATE_WPM },
     volume: { type: 'number', minimum: 0, maximum: 1 },

@@ -14,6 +14,8 @@ export interface DedupEntry {
   id: string;
   windowMs: number;
   state: 'inflight' | 'played';
+  /** How the original ended: played, or stopped by the user (either starts the window). */
+  outcome?: 'played' | 'stopped';
   /** Clock time when playback finished. */
   playedAt?: number;
 }
@@ -46,10 +48,11 @@ export class DuplicateFilter {
   }
 
   /** The original played (or was stopped by the user): start its window. */
-  played(key: string, id: string): void {
+  played(key: string, id: string, outcome: 'played' | 'stopped' = 'played'): void {
     const entry = this.#entries.get(key);
     if (entry?.id !== id) return;
     entry.state = 'played';
+    entry.outcome = outcome;
     entry.playedAt = this.#clock();
     this.#prune();
   }

@@ -228,7 +228,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     const hit = this.#dedup.check(spec.dedupKey, spec.windowMs);
     if (hit) {
       const original = this.#byId.get(hit.original.id);
-      const originalStatus = hit.original.state === 'played' ? 'played' : original?.started ? 'playing' : 'queued';
+      const originalStatus = hit.original.state === 'played' ? (hit.original.outcome ?? 'played') : original?.started ? 'playing' : 'queued';
       const response: SpeakResponse = {
         id,
         status: 'deduped',
@@ -395,6 +395,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   }
 
   async #play(u: Utterance): Promise<void> {
+    if (u.kind === 'speech' && u.sentences.length === 0) {
+      // Only code, emoji or markup: reported, and the sink is never touched.
+      this.#settle(u, 'dropped', 'nothing left to say after cleanup (the text was only code, emoji or markup)');
+      return;
+    }
     const abort = new AbortController();
     u.abort = abort;
     u.abortReason = undefined;
@@ -567,7 +572,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     u.entry.outcome = outcome;
     u.entry.finishedAt = new Date(this.#clock()).toISOString();
     if (reason) u.entry.reason = reason;
-    if (outcome === 'played' || outcome === 'stopped') this.#dedup.played(u.dedupKey, u.id);
+    // A stop starts the window too: what the user silenced is not repeated at once.
+    if (outcome === 'played' || outcome === 'stopped') this.#dedup.played(u.dedupKey, u.id, outcome);
     else this.#dedup.forget(u.dedupKey, u.id);
     const event: Record<Outcome, EventType | undefined> = {
       played: 'finished',

@@ -1,5 +1,5 @@
 /** Turning thrown errors into wire errors. Codes and messages live in @vox/protocol. */
-import { wireError, WIRE_ERRORS, type WireError, type WireErrorCode } from '@vox/protocol';
+import { MAX_BODY_BYTES, MAX_TEXT_CHARS, wireError, WIRE_ERRORS, type WireError, type WireErrorCode } from '@vox/protocol';
 
 export class VoxError extends Error {
   readonly code: WireErrorCode;
@@ -23,6 +23,8 @@ export function toWireError(err: unknown): WireError {
   }
   if (e?.validation) {
     const v = e.validation[0];
+    // Too much text is a 413, not a 400: the fix is "send less", not "fix the field".
+    if (v?.instancePath === '/text' && (v as { keyword?: string }).keyword === 'maxLength') return wireError('VOX_ERR_TEXT_TOO_LONG', MAX_TEXT_CHARS);
     const field = v?.params?.additionalProperty
       ? `unknown field "${String(v.params.additionalProperty)}"`
       : v?.params?.missingProperty
@@ -35,7 +37,7 @@ export function toWireError(err: unknown): WireError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return wireError('VOX_ERR_BODY_INVALID_JSON', e.message ?? 'parse error');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return wireError('VOX_ERR_BODY_TOO_LARGE', String((e as { limit?: number }).limit ?? 'the limit'));
+      return wireError('VOX_ERR_BODY_TOO_LARGE', MAX_BODY_BYTES);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return wireError('VOX_ERR_BODY_INVALID', 'Content-Type must be application/json');
   }

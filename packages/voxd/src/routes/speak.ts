@@ -1,17 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { MAX_TEXT_CHARS, speakRequestSchema, type SpeakRequest } from '@vox/protocol';
+import { speakRequestSchema, type SpeakRequest } from '@vox/protocol';
 import type { Dispatcher } from '../dispatcher.js';
-import { VoxError } from '../errors.js';
 
 export const speakRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
   app.post<{ Body: SpeakRequest }>(
     '/v1/speak',
     {
       schema: { body: speakRequestSchema },
-      // 413 rather than the schema's 400: the fix is "send less", not "fix the field".
-      preHandler: async (request) => {
-        if (request.body.text.length > MAX_TEXT_CHARS) throw new VoxError('VOX_ERR_TEXT_TOO_LONG', request.body.text.length, MAX_TEXT_CHARS);
-      },
     },
     async (request, reply) => {
       const { wait, ...input } = request.body;

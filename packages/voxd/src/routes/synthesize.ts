@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { MAX_TEXT_CHARS, synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
+import { synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from '../dispatcher.js';
 import { VoxError } from '../errors.js';
 import { record } from '../recording.js';
@@ -12,9 +12,6 @@ export const synthesizeRoute: FastifyPluginAsync<{
     '/v1/synthesize',
     {
       schema: { body: synthesizeRequestSchema },
-      preHandler: async (request) => {
-        if (request.body.text.length > MAX_TEXT_CHARS) throw new VoxError('VOX_ERR_TEXT_TOO_LONG', request.body.text.length, MAX_TEXT_CHARS);
-      },
     },
     async (request, reply) => {
       const rec = await record(synthesizer, clean, request.body).catch((err: Error & { code?: string }) => {
