@@ -21,7 +21,7 @@ import { FileSink } from '../packages/voxd/src/sinks/file.js';
 // From the build: the engine's worker thread is loaded by file URL, which the
 // TypeScript loader of the tests does not map from .js to .ts.
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
-import { ROOT, cleanEnv, http, removeDir, tempDir, vox, waitFor } from './helpers/daemon.js';
+import { ROOT, cleanEnv, http, removeDir, startDaemon, tempDir, vox, waitFor } from './helpers/daemon.js';
 
 const WALLS_FILE = join(ROOT, '..', 'shared', 'fixtures', 'biff-walls.txt');
 const WALLS = readFileSync(WALLS_FILE, 'utf8')
@@ -145,5 +145,41 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
 
   test('every wall was played once, and nothing else', () => {
     assert.equal(wavs().length, WALLS.length);
+  });
+});
+
+describe('Biff walls through the real voxd binary', () => {
+  test('each wall, sent by eight sessions at once and once more after it played, is heard once', async () => {
+    const d = await startDaemon({ realtime: false });
+    const root = tempDir('vox-biff-real-');
+    try {
+      const dirs = PROJECTS.map((front, i) => {
+        const dir = join(root, `project-${i}`);
+        mkdirSync(dir, { recursive: true });
+        if (front !== null) {
+          mkdirSync(join(dir, '.vox'));
+          writeFileSync(join(dir, '.vox', 'config.md'), `---\n${front}\n---\n`);
+        }
+        return dir;
+      });
+      for (const wall of WALLS) {
+        const before = d.wavs().length;
+        const runs = await Promise.all(dirs.map((cwd) => vox(['unmute', '--once', '600', wall], { env: d.env, cwd })));
+        for (const r of runs) assert.equal(r.code, 0, r.stderr);
+        await d.idle();
+        const late = await vox(['unmute', '--once', '600', wall], { env: d.env, cwd: dirs[3]! });
+        assert.equal(late.code, 0, late.stderr);
+        await d.idle();
+        assert.equal(d.wavs().length, before + 1, `one WAV for: ${wall}`);
+      }
+      const s = await d.api('GET', '/v1/status');
+      for (const h of s.body.history) {
+        for (const tag of ['[', 'serious', 'excited', 'cheerful', 'curious', 'intense']) assert.ok(!h.text.includes(tag), `"${tag}" spoken in: ${h.text}`);
+      }
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(root);
+    }
   });
 });
