@@ -24,6 +24,7 @@ import {
   type HistoryEntry,
   type Outcome,
   type Priority,
+  type SpeakRequest,
   type SpeakResponse,
   type StatusResponse,
   type StopScope,
@@ -66,22 +67,8 @@ export interface DispatcherOptions {
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
-export interface SpeakInput {
-  text: string;
-  voice?: string;
-  rate?: number;
-  volume?: number;
-  once?: number;
-  dedupKey?: string;
-  session?: string;
-  priority?: Priority;
-  maxAgeMs?: number;
-  engine?: string;
-  model?: string;
-  final?: boolean;
-  apiKey?: string;
-  maxChars?: number;
-}
+/** A speak request as the dispatcher takes it: the wire type, less the HTTP-only `wait`. */
+export type SpeakInput = Omit<SpeakRequest, 'wait'>;
 
 type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown';
 

@@ -2,21 +2,15 @@
  * Synthesis without playback, for POST /v1/synthesize: the same cleanup,
  * engine choice, fallback and cache as speech, returned as one WAV.
  */
+import type { SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { AudioFormat } from './engines/engine.js';
 import { resample } from './pcm.js';
 import { splitSentences } from './sentences.js';
 import { toWav } from './wav.js';
 
-export interface RecordingRequest {
-  text: string;
-  voice?: string;
-  rate?: number;
-  engine?: string;
-  model?: string;
-  apiKey?: string;
-  maxChars?: number;
-}
+/** The wire type of POST /v1/synthesize. */
+export type RecordingRequest = SynthesizeRequest;
 
 export interface Recording {
   wav: Buffer;
