@@ -24,10 +24,10 @@
  * - Every probe is injectable, so tests run the checks without spawning.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { delimiter, dirname, join } from 'node:path';
-import { VERSION, homePaths, parseKeysFile, pidAlive, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
+import { dirname, join } from 'node:path';
+import { VERSION, findExecutable, homePaths, parseKeysFile, pidAlive, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
 import { health, request, resolveEndpoint } from './client.js';
 import { ConfigError, resolveConfig, type ResolvedConfig } from './config.js';
 import { inspectHooks, settingsPath, type SettingsScope } from './hooks-settings.js';
@@ -96,18 +96,9 @@ const CLOUD_KEYS = [
 
 const PROBE_TIMEOUT_MS = 5000;
 
-/** The full path of an executable on env.PATH, looking at the file system only. */
+/** The full path of an executable on env.PATH, looking at the file system only (the default probe). */
 export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
-    const path = join(dir, name);
-    try {
-      accessSync(path, constants.X_OK);
-      if (statSync(path).isFile()) return path;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return findExecutable(name, env);
 }
 
 /** Resolves a voxd file the way client.ts does: createRequire works in the ESM build and in the bundled CJS bin. */

@@ -4,7 +4,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { EspeakNgEngine, findExecutable, parseEspeakVoices, readWav } from '../src/engines/espeak-ng.js';
+import { findExecutable } from '@vox/protocol';
+import { EspeakNgEngine, parseEspeakVoices, readWav } from '../src/engines/espeak-ng.js';
 import { wavHeader } from '../src/wav.js';
 import { collect, sine } from './fixtures/sine-engine.js';
 

@@ -8,9 +8,7 @@
  * starts with `-` cannot turn into an option.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
-import type { Voice } from '@vox/protocol';
+import { findExecutable, type Voice } from '@vox/protocol';
 import { slices } from '../pcm.js';
 import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 
@@ -20,31 +18,6 @@ export interface EspeakNgEngineOptions {
   /** Binary name or path. Default `espeak-ng`. */
   bin?: string;
   platform?: NodeJS.Platform;
-}
-
-/**
- * The full path of `name` on `env.PATH`, or undefined. Looks at the file
- * system only: no shell, no `which`.
- */
-export function findExecutable(
-  name: string,
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-): string | undefined {
-  const candidates = isAbsolute(name) || name.includes('/') ? [name] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, name));
-  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
-  for (const c of candidates) {
-    for (const ext of exts) {
-      try {
-        if (!statSync(c + ext).isFile()) continue;
-        accessSync(c + ext, constants.X_OK);
-        return c + ext;
-      } catch {
-        // Not here.
-      }
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import type { Voice } from '@vox/protocol';
 import { applyGain } from '../pcm.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
-import { findExecutable, readWav } from './espeak-ng.js';
+import { findExecutable } from '@vox/protocol';
+import { readWav } from './espeak-ng.js';
 
 export const SAY_SAMPLE_RATE = 22050;
 

@@ -4,9 +4,10 @@
  * it away, and its users heard silence with no clue why.
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { accessSync, constants, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { findExecutable } from '@vox/protocol';
 import type { AudioFormat } from '../engines/engine.js';
 import { Pacer } from '../pcm.js';
 import { writeTo } from './pipe.js';
@@ -34,18 +35,7 @@ function playerArgs(player: PlayerName, format: AudioFormat, file?: string): str
 
 /** First player on PATH, searched without a shell. */
 export function findPlayer(env: NodeJS.ProcessEnv = process.env, candidates: readonly PlayerName[] = PLAYERS): PlayerName | undefined {
-  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
-  for (const player of candidates) {
-    for (const dir of dirs) {
-      try {
-        accessSync(join(dir, player), constants.X_OK);
-        return player;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
+  return candidates.find((player) => findExecutable(player, env) !== undefined);
 }
 
 export class CommandSink implements Sink {
