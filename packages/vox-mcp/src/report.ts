@@ -10,33 +10,42 @@ export function exitForStatus(status: number): number {
   return EXIT.REJECTED;
 }
 
-export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown): number {
+/** With `quiet`, the exit code is the only report. */
+export interface ReportOptions {
+  quiet?: boolean;
+}
+
+function write(ctx: CliContext, name: string, line: string, options: ReportOptions): void {
+  if (!options.quiet) ctx.stderr.write(`vox ${name}: ${line}\n`);
+}
+
+export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown, options: ReportOptions = {}): number {
   const err = body as Partial<WireError> | undefined;
-  ctx.stderr.write(`vox ${name}: ${err?.code ?? `HTTP ${status}`}: ${err?.message ?? 'request refused'}\n`);
+  write(ctx, name, `${err?.code ?? `HTTP ${status}`}: ${err?.message ?? 'request refused'}`, options);
   return exitForStatus(status);
 }
 
-export function reportThrown(ctx: CliContext, name: string, err: unknown): number {
+export function reportThrown(ctx: CliContext, name: string, err: unknown, options: ReportOptions = {}): number {
   if (err instanceof ConfigError) {
-    ctx.stderr.write(`vox ${name}: ${err.message}\n`);
+    write(ctx, name, err.message, options);
     return EXIT.CONFIG_INVALID;
   }
   if (err instanceof ClientError) {
-    ctx.stderr.write(`vox ${name}: ${err.code}: ${err.message}\n`);
+    write(ctx, name, `${err.code}: ${err.message}`, options);
     return err.code === 'VOX_ERR_CLIENT_USAGE' ? EXIT.USAGE : EXIT.UNREACHABLE;
   }
-  ctx.stderr.write(`vox ${name}: unexpected error: ${(err as Error).message}\n`);
+  write(ctx, name, `unexpected error: ${(err as Error).message}`, options);
   return EXIT.INTERNAL;
 }
 
-/** True when semver `a` is older than `b` (numeric compare of major.minor.patch). */
-export function olderThan(a: string, b: string): boolean {
-  const pa = a.split(/[.-]/).map(Number);
-  const pb = b.split(/[.-]/).map(Number);
-  for (let i = 0; i < 3; i++) {
-    const x = pa[i] ?? 0;
-    const y = pb[i] ?? 0;
-    if (x !== y) return x < y;
+/** -1, 0 or 1 as version `a` is older than, equal to or newer than `b` (numeric major.minor.patch; a leading v and pre-release tags are ignored). */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => v.replace(/^v/, '').split(/[-+]/)[0]!.split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pa = parse(a);
+  const pb = parse(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
   }
-  return false;
+  return 0;
 }

@@ -532,7 +532,7 @@ describe('vox daemon (built binary)', () => {
 
 describe('compareVersions', () => {
   test('numeric, per part', async () => {
-    const { compareVersions } = await import('../src/commands/daemon.js');
+    const { compareVersions } = await import('../src/report.js');
     assert.equal(compareVersions('0.1.0', '0.2.0'), -1);
     assert.equal(compareVersions('0.10.0', '0.9.9'), 1);
     assert.equal(compareVersions('1.0.0', '1.0.0-rc.1'), 0);

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
 import { health, readDaemonState, startDaemon } from '../client.js';
+import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
 import {
@@ -111,18 +112,6 @@ function running(env: NodeJS.ProcessEnv): Running {
   if (!pidAlive(state.pid)) return { state, alive: false, reason: `pid ${state.pid} in voxd.json has exited` };
   if (!looksLikeVoxd(state.pid)) return { state, alive: false, reason: `pid ${state.pid} in voxd.json is another program now` };
   return { state, alive: true };
-}
-
-/** Compare dotted versions numerically (pre-release suffixes ignored). */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => v.replace(/^v/, '').split(/[-+]/)[0]!.split('.').map((x) => Number.parseInt(x, 10) || 0);
-  const pa = parse(a);
-  const pb = parse(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
 }
 
 interface Io {

@@ -6,13 +6,13 @@
 import { parseArgs } from 'node:util';
 import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
 import { call } from '../client.js';
-import { ConfigError, resolveConfig } from '../config.js';
+import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../errors.js';
 import { sessionLabel } from '../session.js';
 import { buildDelivery, type SpeechOverrides } from '../speech.js';
 import { readStdin } from '../stdin.js';
-import { olderThan } from '../report.js';
+import { compareVersions, reportThrown, reportWireError } from '../report.js';
 
 export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
        vox unmute [options] [TEXT | -]
@@ -125,14 +125,10 @@ export async function run(ctx: CliContext): Promise<number> {
     const delivery = buildDelivery(text, config, session, overrides);
     const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-    if (reply.daemonVersion && olderThan(reply.daemonVersion, VERSION)) {
+    if (reply.daemonVersion && compareVersions(reply.daemonVersion, VERSION) < 0) {
       report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
     }
-    if (reply.status >= 400) {
-      const err = reply.body as WireError;
-      report(`${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'request refused'}`);
-      return reply.status === 401 || reply.status === 403 ? EXIT.AUTH : reply.status >= 500 ? EXIT.UNREACHABLE : EXIT.REJECTED;
-    }
+    if (reply.status >= 400) return reportWireError(ctx, 'say', reply.status, reply.body, { quiet });
     const res = reply.body as SpeakResponse;
     if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
     switch (res.status) {
@@ -149,15 +145,6 @@ export async function run(ctx: CliContext): Promise<number> {
         return values.wait ? EXIT.PLAYBACK_FAILED : EXIT.OK;
     }
   } catch (err) {
-    if (err instanceof ConfigError) {
-      report(err.message);
-      return EXIT.CONFIG_INVALID;
-    }
-    if (err instanceof ClientError) {
-      report(`${err.code}: ${err.message}`);
-      return err.code === 'VOX_ERR_CLIENT_USAGE' ? EXIT.USAGE : EXIT.UNREACHABLE;
-    }
-    report(`unexpected error: ${(err as Error).message}`);
-    return EXIT.INTERNAL;
+    return reportThrown(ctx, 'say', err, { quiet });
   }
 }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call, resolveEndpoint } from '../client.js';
 import { EXIT, type CliContext } from '../context.js';
-import { olderThan, reportThrown, reportWireError } from '../report.js';
+import { compareVersions, reportThrown, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
 
@@ -53,7 +53,7 @@ export async function run(ctx: CliContext): Promise<number> {
     if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
     if (!values.watch) {
       ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
-      if (olderThan(reply.body.version, VERSION)) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
+      if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
       return EXIT.OK;
     }
     return await watch(ctx, env);
