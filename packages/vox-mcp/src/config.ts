@@ -668,6 +668,18 @@ export async function resolveConfig(cwd: string): Promise<ResolvedConfig> {
   });
 }
 
+/** The resolved config as JSON (`vox config --json`, the MCP `status` tool): null, not a missing key, for an unset optional key. */
+export function configView(config: ResolvedConfig) {
+  return {
+    file: config.file ?? null,
+    projectDir: config.projectDir,
+    projectName: config.projectName,
+    values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
+    sources: config.sources,
+    pronunciations: config.pronunciations,
+  };
+}
+
 /**
  * The spoken prefix `announce` asks for: the project name for `true`, the label
  * for a string, undefined for `false`.

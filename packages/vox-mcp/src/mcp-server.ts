@@ -511,16 +511,9 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
       let failed = false;
       try {
         const { config, session } = await context();
-        const { CONFIG_KEYS } = await import('./config.js');
+        const { CONFIG_KEYS, configView } = await import('./config.js');
         structured.session = session;
-        structured.config = {
-          file: config.file ?? null,
-          projectDir: config.projectDir,
-          projectName: config.projectName,
-          values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
-          sources: config.sources,
-          pronunciations: config.pronunciations,
-        };
+        structured.config = configView(config);
         lines.push(`Session ${session}, working directory ${cwd}`, `Config: ${config.file ?? 'no .vox/config.md found; all defaults'}`);
         for (const k of CONFIG_KEYS) lines.push(`  ${k} = ${config.values[k] === undefined ? '(unset)' : JSON.stringify(config.values[k])}  (${config.sources[k]})`);
         if (config.pronunciations.length) lines.push(`  pronunciations: ${config.pronunciations.map((p) => `${p.word} → ${p.say}`).join(', ')}`);

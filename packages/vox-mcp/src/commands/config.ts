@@ -3,7 +3,7 @@
  * where its value came from. `vox config check`: validate `.vox/config.md`.
  */
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE, CONFIG_KEYS, ConfigError, type ResolvedConfig, resolveConfig } from '../config.js';
+import { CONFIG_FILE, CONFIG_KEYS, ConfigError, configView, type ResolvedConfig, resolveConfig } from '../config.js';
 import { type CliContext, type Command, EXIT } from '../context.js';
 
 const USAGE = `Usage: vox config [--json]
@@ -62,24 +62,12 @@ export const run: Command = async (ctx) => {
     return EXIT.OK;
   }
   if (values.json) {
-    ctx.stdout.write(`${JSON.stringify(toJson(config), null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(configView(config), null, 2)}\n`);
     return EXIT.OK;
   }
   print(ctx, config);
   return EXIT.OK;
 };
-
-function toJson(config: ResolvedConfig) {
-  return {
-    file: config.file ?? null,
-    projectDir: config.projectDir,
-    projectName: config.projectName,
-    // null, not a missing key, for an optional key that is not set.
-    values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
-    sources: config.sources,
-    pronunciations: config.pronunciations,
-  };
-}
 
 function print(ctx: CliContext, config: ResolvedConfig): void {
   const out: string[] = [];
