@@ -58,10 +58,6 @@ export const WIRE_ERRORS = {
     statusCode: 400,
     message: 'Unknown engine %s. Known engines: %s.',
   },
-  VOX_ERR_ENGINE_UNAVAILABLE: {
-    statusCode: 503,
-    message: 'Engine %s is not ready: %s. Run "vox doctor" to check every engine.',
-  },
   VOX_ERR_SYNTHESIS_FAILED: {
     statusCode: 500,
     message: 'Speech synthesis failed: %s. Check "vox status" and the logs in VOX_HOME/logs.',

@@ -112,7 +112,8 @@ export async function run(ctx: CliContext): Promise<number> {
       text = await readStdin(ctx.stdin, { firstByteMs: 2000, idleMs: 500, maxBytes: 1024 * 1024 });
     }
     if (!text.trim()) {
-      say(positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.');
+      const why = positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.';
+      say(`VOX_ERR_CLIENT_NO_TEXT: ${why}`);
       return EXIT.USAGE;
     }
 
