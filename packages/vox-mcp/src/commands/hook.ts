@@ -16,7 +16,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
-import { call, type Reply } from '../client.js';
+import { call, settingsMismatch, type Reply } from '../client.js';
 import { resolveConfig, type ResolvedConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { decideHook, type HookAction, type HookPayload } from '../hook.js';
@@ -149,6 +149,8 @@ export async function run(ctx: CliContext): Promise<number> {
       return EXIT.OK;
     }
     const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+    const mismatch = settingsMismatch(ctx.env);
+    if (mismatch) warn(mismatch);
     if (reply.status >= 400) {
       const err = reply.body as Partial<WireError> | undefined;
       warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
