@@ -5,7 +5,14 @@
  * closes stdin.
  */
 import { defineCommand } from '../command.js';
-import { serveStdio } from '../mcp-server.js';
+import { serveStdio, type McpTool } from '../mcp-server.js';
+
+/**
+ * Tools defined in other modules, served after the built-in ones. A module
+ * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
+ * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
+ */
+const EXTRA_TOOLS: readonly McpTool[] = [];
 
 const USAGE = `Usage: vox mcp
 
@@ -21,5 +28,5 @@ upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
 `;
 
 // Usage errors go to stderr (defineCommand): an MCP client may be reading stdout.
-export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio(ctx) });
+export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
 export const run = command.run;
