@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 
-const FIXTURES = join(ROOT, 'test', 'fixtures', 'hooks');
+const FIXTURES = join(FIXTURES_ROOT, 'hooks');
 /** The fixtures' cwd values all live under this directory; the test maps it to a temp one. */
 const FIXTURE_ROOT = '/home/dev';
 
