@@ -18,11 +18,10 @@ import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
 import { call, type Reply } from '../client.js';
 import { defineCommand } from '../command.js';
-import { resolveConfig, type ResolvedConfig } from '../config.js';
+import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
-import { decideHook, type HookAction, type HookPayload } from '../hook.js';
+import { decideHook, hookDelivery, type HookAction, type HookPayload } from '../hook.js';
 import { sessionLabel } from '../session.js';
-import { buildDelivery } from '../speech.js';
 import { readStdin } from '../stdin.js';
 
 export const HOOK_USAGE = `Usage: vox hook EVENT [--dry-run]
@@ -31,13 +30,20 @@ Handle one Claude Code hook event. The payload (JSON) is read from stdin;
 its "cwd" selects the project's .vox/config.md. Always exits 0; problems are
 reported on stderr. Installed by "vox hooks install".
 
-Events and what they say, by the project's "notify" setting:
-  Notification   normal, continuous: permission prompts (important),
-                 "<project> is waiting for your input" and other notices
+Events and what they say, by the project's "notify" setting
+(docs/claude-code.md has the full table):
+  PermissionRequest  normal, continuous: "<project> needs your permission to
+                 use Bash" (important), at once; never decides the request
+  Notification   normal, continuous: permission prompts (a duplicate of the
+                 PermissionRequest), dialogs that need input (important),
+                 "<project> is waiting for your input"; continuous adds the
+                 informative types; auth_success and elicitation echoes: never
   Stop           normal, continuous: the first sentences of Claude's last
                  message, or "<project> is done"
+  StopFailure    normal, continuous: "<project>: the request failed, ..."
   SubagentStop   continuous: the done chime
-  SessionStart   continuous: "<project> session started"
+  SessionStart   continuous: "<project> session started" (resumed, forked;
+                 nothing after /clear or a compaction)
   SessionEnd     continuous: the done chime
   PreCompact     continuous: "<project> is compacting context"
 With notify: off nothing is said; with speak: false a chime replaces speech.
@@ -126,25 +132,12 @@ export const command = defineCommand({
       const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
       const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
 
-      let route: string;
-      let body: unknown;
-      if (action.kind === 'none') {
+      const delivery = hookDelivery(action, config, session);
+      if (!delivery) {
         if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
         return EXIT.OK;
-      } else if (action.kind === 'chime') {
-        route = '/v1/chime';
-        body = { signal: action.signal, session, priority: action.priority };
-      } else {
-        const delivery = buildDelivery(action.text, config.projectName === projectName ? config : { ...config, projectName }, session, {
-          priority: action.priority,
-          ...(action.chime ? { chime: action.chime } : {}),
-          ...(action.maxAgeMs !== undefined ? { maxAgeMs: action.maxAgeMs } : {}),
-          // One session's repeat is a duplicate; the same words from two sessions are two events.
-          dedupKey: `${session} ${action.text}`,
-        });
-        route = delivery.route;
-        body = delivery.body;
       }
+      const { route, body } = delivery;
       if (dryRun) {
         ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
         return EXIT.OK;
