@@ -22,7 +22,13 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type YAMLMap } from 'yaml';
 import { DEFAULT_HOST, DEFAULT_PORT, ENGINE_NAMES } from './defaults.js';
-import { closestName } from './suggest.js';
+import { closest } from './closest.js';
+
+const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** The closest candidate to a likely typo, after the synonyms (folded name -> candidate). */
+function closestName<T extends string>(word: string, candidates: readonly T[], synonyms: Readonly<Record<string, T>> = {}): T | undefined {
+  return (Object.hasOwn(synonyms, fold(word)) ? synonyms[fold(word)] : undefined) ?? closest(word, candidates, fold);
+}
 
 /** File name inside the settings directory. */
 export const SETTINGS_FILE_NAME = 'voxd.yaml';

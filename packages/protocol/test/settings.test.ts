@@ -16,7 +16,6 @@ import {
   settingsDir,
   settingsPath,
 } from '../src/settings.js';
-import { closestName, editDistance } from '../src/suggest.js';
 import { PLAYERS } from '../../voxd/src/sinks/command.js';
 import { createSink } from '../../voxd/src/sinks/create.js';
 
@@ -130,15 +129,5 @@ describe('readSettingsFile', () => {
     const f = join(tmp, 'v.yaml');
     writeFileSync(f, 'port: 1234\n');
     assert.deepEqual(readSettingsFile(f).values, { port: 1234 });
-  });
-});
-
-describe('closestName', () => {
-  test('typos within a few edits, synonyms first, nothing for far names', () => {
-    assert.equal(editDistance('prot', 'port'), 1);
-    assert.equal(closestName('prot', ['port', 'host']), 'port');
-    assert.equal(closestName('sink', ['audio', 'port'], { sink: 'audio' }), 'audio');
-    assert.equal(closestName('Log_Level', ['logLevel']), 'logLevel');
-    assert.equal(closestName('zzzzzz', ['port', 'host']), undefined);
   });
 });

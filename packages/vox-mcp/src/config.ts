@@ -38,6 +38,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
+  closest,
+  ENGINE_NAMES,
   DEFAULT_DEDUP_SECONDS,
   MAX_ONCE_SECONDS,
   MAX_RATE_WPM,
@@ -45,8 +47,6 @@ import {
   MIN_ONCE_SECONDS,
   MIN_RATE_WPM,
   PRIORITIES,
-  ENGINE_NAMES,
-  closestName,
   type Priority,
 } from '@vox/protocol';
 import { parsePronunciations, type Pronunciation } from './pronunciations.js';
@@ -254,7 +254,8 @@ const SYNONYMS: Record<string, ConfigKey> = {
 
 /** The known key closest to `name`, if one is close enough to be a likely typo. */
 export function closestKey(name: string): ConfigKey | undefined {
-  return closestName(name, CONFIG_KEYS, SYNONYMS);
+  const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SYNONYMS[fold(name)] ?? closest(name, CONFIG_KEYS, fold);
 }
 
 export function unknownKeyProblem(key: string, line?: number): ConfigProblem {
