@@ -578,7 +578,7 @@ export interface VoxMcp {
    * Answers one JSON-RPC message: the response to a request, undefined for a
    * notification or a response. Never throws.
    */
-  handle(message: unknown): Promise<JSONRPCMessage | undefined>;
+  handle(message: unknown): Promise<JSONRPCMessage | JSONRPCMessage[] | undefined>;
 }
 
 export const INSTRUCTIONS =
@@ -592,8 +592,15 @@ export const INSTRUCTIONS =
  */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 
+/**
+ * The modern (stateless) revisions: each request names one in its `_meta`, and
+ * `server/discover` lists them. The legacy ones above are negotiated by
+ * `initialize` instead, as the 2026-07-28 backward-compatibility section describes.
+ */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
 /** JSON-RPC 2.0 error codes. */
-const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603 } as const;
+const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, UNSUPPORTED_PROTOCOL_VERSION: -32022 } as const;
 
 /** Builds the tools and the protocol for one session. Serving them on a stream is `serveStdio`'s part. */
 export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
@@ -672,66 +679,141 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
       return failFrom(err);
     }
   }
-  const methods: Record<string, (params: Record<string, unknown>) => Promise<object>> = {
+  // -------------------------------------------------------------------------
+  // The protocol: both eras (docs/mcp.md, "Protocol")
+
+  /** The legacy version `initialize` agreed on; undefined until then. Decides whether batches are answered. */
+  let negotiated: string | undefined;
+  /** Requests being worked on, by id, so that `notifications/cancelled` can abort them. */
+  const inflight = new Map<string | number, AbortController>();
+  const serverInfo = { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION };
+  const capabilities = { tools: { listChanged: false } };
+
+  /** Served on both eras; `modern` adds the 2026-07-28 result fields. */
+  const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
-      const result: InitializeResult = {
-        protocolVersion,
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION },
-        instructions: INSTRUCTIONS,
-      };
+      negotiated = protocolVersion;
+      const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };
       return result;
     },
-    async ping() {
+    async 'server/discover'() {
+      return { supportedVersions: [...MODERN_VERSIONS], capabilities, instructions: INSTRUCTIONS, ...CACHE_HINT };
+    },
+    async ping(_params, modern) {
+      if (modern) throw rpcError(RPC.METHOD_NOT_FOUND, 'Method not found: ping was removed in protocol 2026-07-28');
       return {};
     },
-    async 'tools/list'() {
-      return { tools: await listTools() };
+    async 'tools/list'(params, modern) {
+      // One page holds every tool, so no cursor this server hands out exists.
+      if (params.cursor !== undefined) throw rpcError(RPC.INVALID_PARAMS, 'Invalid cursor: vox lists every tool on one page');
+      return { tools: await listTools(), ...(modern ? CACHE_HINT : {}) };
     },
-    async 'tools/call'(params) {
-      if (typeof params.name !== 'string') throw rpcError(RPC.INVALID_PARAMS, 'tools/call needs params.name, the name of a tool');
-      return callTool(params.name, params.arguments);
+    async 'tools/call'(params, _modern, signal) {
+      const { name, arguments: args } = params;
+      if (typeof name !== 'string') throw rpcError(RPC.INVALID_PARAMS, 'Invalid tools/call request: params.name must be the name of a tool');
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+        throw rpcError(RPC.INVALID_PARAMS, `Invalid tools/call request: params.arguments must be an object, got ${show(args)}`);
+      }
+      if (!tools.has(name)) throw rpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`);
+      return (await callTool(name, args, signal)) as Record<string, unknown>;
     },
   };
 
-  async function handle(message: unknown): Promise<JSONRPCMessage | undefined> {
+  /** The request's modern envelope, checked: undefined for a legacy request, else the version or an error. */
+  function envelope(params: Record<string, unknown>): { version: string } | { error: { code: number; message: string; data?: unknown } } | undefined {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_KEY in meta)) return undefined;
+    const version = meta[PROTOCOL_VERSION_KEY];
+    const caps = meta[CLIENT_CAPABILITIES_KEY];
+    if (typeof version !== 'string' || typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
+      return { error: { code: RPC.INVALID_PARAMS, message: `Invalid _meta envelope: ${PROTOCOL_VERSION_KEY} must be a version string and ${CLIENT_CAPABILITIES_KEY} an object` } };
+    }
+    if (!(MODERN_VERSIONS as readonly string[]).includes(version)) {
+      return {
+        error: { code: RPC.UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${version}`, data: { supported: [...MODERN_VERSIONS], requested: version } },
+      };
+    }
+    return { version };
+  }
+
+  async function handleOne(message: unknown): Promise<JSONRPCMessage | undefined> {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      return errorResponse(null, RPC.INVALID_REQUEST, 'a JSON-RPC message must be an object');
+      return errorResponse(undefined, RPC.INVALID_REQUEST, 'Invalid Request: a JSON-RPC message must be an object');
     }
     const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
     if (typeof m.method !== 'string') {
       // A response to a request of ours: this server sends none, so there is nothing to match.
       if (id !== undefined && ('result' in m || 'error' in m)) return undefined;
-      return errorResponse(id ?? null, RPC.INVALID_REQUEST, 'not a JSON-RPC 2.0 request: "method" is missing');
+      return errorResponse(id, RPC.INVALID_REQUEST, 'Invalid Request: "method" is missing');
     }
-    if (m.id === undefined) return undefined; // a notification (initialized, cancelled, ...): nothing to answer
-    if (id === undefined || m.jsonrpc !== '2.0') return errorResponse(null, RPC.INVALID_REQUEST, 'not a JSON-RPC 2.0 request: needs "jsonrpc": "2.0" and a string or number "id"');
-    const method = Object.hasOwn(methods, m.method) ? methods[m.method] : undefined;
-    if (!method) return errorResponse(id, RPC.METHOD_NOT_FOUND, `method not found: ${m.method}`);
+    if (m.id === undefined) {
+      notification(m.method, m.params);
+      return undefined;
+    }
+    if (id === undefined || m.jsonrpc !== '2.0') return errorResponse(id, RPC.INVALID_REQUEST, 'Invalid Request: needs "jsonrpc": "2.0" and a string or number "id"');
     const params = m.params ?? {};
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return errorResponse(id, RPC.INVALID_PARAMS, 'params must be an object');
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: params must be an object');
+    const era = envelope(params as Record<string, unknown>);
+    if (era && 'error' in era) return { jsonrpc: '2.0', id, error: era.error } as JSONRPCMessage;
+    const modern = era !== undefined;
+    const method = Object.hasOwn(methods, m.method) && !(modern && m.method === 'initialize') ? methods[m.method] : undefined;
+    if (!method) return errorResponse(id, RPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`);
+    const abort = new AbortController();
+    inflight.set(id, abort);
     try {
-      return { jsonrpc: '2.0', id, result: (await method(params as Record<string, unknown>)) as Record<string, unknown> };
+      const result = await method(params as Record<string, unknown>, modern, abort.signal);
+      if (abort.signal.aborted) return undefined; // cancelled: the spec forbids any answer
+      // 2026-07-28: every result says its type and names the server.
+      const full = modern || m.method === 'server/discover' ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_KEY]: serverInfo } } : result;
+      return { jsonrpc: '2.0', id, result: full } as JSONRPCMessage;
     } catch (err) {
+      if (abort.signal.aborted) return undefined;
       const e = err as Error & { rpcCode?: number };
       if (e.rpcCode === undefined) log(`vox mcp: ${m.method} failed: ${e.stack ?? e.message}`);
       return errorResponse(id, e.rpcCode ?? RPC.INTERNAL_ERROR, e.message);
+    } finally {
+      if (inflight.get(id) === abort) inflight.delete(id);
     }
+  }
+
+  function notification(method: string, params: unknown) {
+    if (method !== 'notifications/cancelled') return; // initialized and the rest: nothing to do
+    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+    const abort = typeof requestId === 'string' || typeof requestId === 'number' ? inflight.get(requestId) : undefined;
+    abort?.abort();
+  }
+
+  async function handle(message: unknown): Promise<JSONRPCMessage | JSONRPCMessage[] | undefined> {
+    if (!Array.isArray(message)) return handleOne(message);
+    // JSON-RPC batches: part of MCP 2025-03-26 only (2025-06-18 removed them).
+    if (negotiated === undefined || negotiated >= '2025-06-18') {
+      return errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: batches are not part of MCP ${negotiated ?? '2025-06-18'} and later; send one message per line`);
+    }
+    if (message.length === 0) return errorResponse(undefined, RPC.INVALID_REQUEST, 'Invalid Request: empty batch');
+    const answers = (await Promise.all(message.map((m) => handleOne(m)))).filter((a) => a !== undefined);
+    return answers.length ? answers : undefined;
   }
 
   return { listTools, callTool, handle };
 }
 
+/** The 2026-07-28 `_meta` keys. */
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+/** The tool list and the discovery answer are the same for the life of the process and hold nothing of the user's. */
+const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
 function rpcError(code: number, message: string): Error {
   return Object.assign(new Error(message), { rpcCode: code });
 }
 
-function errorResponse(id: string | number | null, code: number, message: string): JSONRPCMessage {
-  // id is null only when the request's id could not be read, as JSON-RPC 2.0 prescribes.
-  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
+/** An error response; `id` is left out when the request's id could not be read (allowed since MCP 2025-11-25; `"id": null` is not). */
+export function errorResponse(id: string | number | undefined, code: number, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } } as unknown as JSONRPCMessage;
 }
 
 // ---------------------------------------------------------------------------
@@ -775,20 +857,13 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       message = JSON.parse(line);
     } catch (err) {
       log(`vox mcp: a line on stdin is not JSON (${(err as Error).message}); answered with a parse error`);
-      send(errorResponse(null, RPC.PARSE_ERROR, `parse error: ${(err as Error).message}`));
+      send(errorResponse(undefined, RPC.PARSE_ERROR, `Parse error: ${(err as Error).message}`));
       return;
     }
     const work = (async () => {
       try {
-        if (Array.isArray(message)) {
-          // A batch (protocol 2025-03-26): the answers go back together.
-          const answers = (await Promise.all(message.map((m) => mcp.handle(m)))).filter((a) => a !== undefined);
-          if (answers.length) send(answers);
-          else if (message.length === 0) send(errorResponse(null, RPC.INVALID_REQUEST, 'empty batch'));
-        } else {
-          const answer = await mcp.handle(message);
-          if (answer) send(answer);
-        }
+        const answer = await mcp.handle(message);
+        if (answer) send(answer);
       } catch (err) {
         log(`vox mcp: cannot answer: ${(err as Error).stack ?? String(err)}`);
       }
@@ -810,7 +885,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       }
       if (buffer.length > MAX_LINE_CHARS) {
         log(`vox mcp: a message on stdin is longer than ${MAX_LINE_CHARS} characters; dropped`);
-        send(errorResponse(null, RPC.INVALID_REQUEST, `message longer than ${MAX_LINE_CHARS} characters`));
+        send(errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: message longer than ${MAX_LINE_CHARS} characters`));
         buffer = '';
       }
     });
