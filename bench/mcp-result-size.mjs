@@ -83,6 +83,7 @@ try {
     }
     const text = result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
     const model = result.structuredContent !== undefined ? JSON.stringify(result.structuredContent).length : text.length;
+    if (process.env.SHOW) process.stderr.write(`${label}: ${JSON.stringify(result.structuredContent ?? text)}\n`);
     report({ bench: 'mcp-result-size', call: label, modelChars: model, textChars: text.length, structured: result.structuredContent !== undefined, isError: result.isError === true });
     if (name === 'speak') await sleep(200);
   }
