@@ -10,7 +10,7 @@ import { ROOT, VOX, median, percentile, report, round, startVoxd } from './lib.m
 
 const RUNS = Math.max(20, Number(process.env.BENCH_RUNS ?? 30));
 const BUDGET = 1.5;
-const FIXTURE = join(ROOT, '..', 'shared', 'fixtures', 'hooks', 'notification-permission.json');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'hooks', 'notification-permission.json');
 const payload = readFileSync(FIXTURE, 'utf8');
 
 /** Wall time of one run, in ms; `input` is written to stdin, which is then closed. */
