@@ -1,5 +1,5 @@
 /**
- * Biff walls, replayed: each line of shared/fixtures/biff-walls.txt reaches
+ * Biff walls, replayed: each line of test/fixtures/biff-walls.txt reaches
  * eight sessions at once (`vox unmute --once 600 TEXT` from eight project
  * directories within 2 s, with and without configs that change the voice and
  * the announce prefix), and once more from a session started "60 s later".
@@ -21,9 +21,9 @@ import { FileSink } from '../packages/voxd/src/sinks/file.js';
 // From the build: the engine's worker thread is loaded by file URL, which the
 // TypeScript loader of the tests does not map from .js to .ts.
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
-import { ROOT, cleanEnv, http, removeDir, startDaemon, tempDir, vox, waitFor } from './helpers/daemon.js';
+import { FIXTURES, cleanEnv, http, removeDir, startDaemon, tempDir, vox, waitFor } from './helpers/daemon.js';
 
-const WALLS_FILE = join(ROOT, '..', 'shared', 'fixtures', 'biff-walls.txt');
+const WALLS_FILE = join(FIXTURES, 'biff-walls.txt');
 const WALLS = readFileSync(WALLS_FILE, 'utf8')
   .split('\n')
   .map((l) => l.trim())

@@ -1,5 +1,5 @@
 /**
- * `vox hook`, end to end: every payload in shared/fixtures/hooks goes through
+ * `vox hook`, end to end: every payload in test/fixtures/hooks goes through
  * the real `vox hook <hook_event_name>` binary against the real voxd (file
  * sink), and what it said (or didn't) is read back from voxd's history.
  */
@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 
-const FIXTURES = join(SHARED, 'fixtures', 'hooks');
+const FIXTURES = join(FIXTURES_ROOT, 'hooks');
 /** The fixtures' cwd values all live under this directory; the test maps it to a temp one. */
 const FIXTURE_ROOT = '/home/dev';
 

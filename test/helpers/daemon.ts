@@ -13,8 +13,8 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
 /** The `vox` bin as installed: the bundled CommonJS file. */
 export const VOX = join(ROOT, 'packages/vox-mcp/dist/vox.cjs');
-/** The shared fixtures sit beside the repository (a copy in CI). */
-export const SHARED = join(ROOT, '..', 'shared');
+/** Test inputs kept in the repository (see test/fixtures/README.md). */
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
 
 export interface Reply<T = any> {
   status: number;

@@ -148,7 +148,7 @@ export function checkInput(schema: InputSchema, value: unknown, at = ''): string
 }
 
 // ---------------------------------------------------------------------------
-// The tools
+// The built-in tools' inputs
 
 const TEXT: InputSchema = { type: 'string', minLength: 1, maxLength: MAX_TEXT_CHARS };
 
@@ -232,59 +232,73 @@ async function configureInput(): Promise<InputSchema> {
   }
   return { type: 'object', properties, additionalProperties: false };
 }
+// ---------------------------------------------------------------------------
+// What a tool is, and what it gets
 
-interface ToolDef {
+/**
+ * One tool of `vox mcp`. The built-in tools are below; a tool defined in
+ * another module is added by passing it in `VoxMcpOptions.tools` (commands/mcp.ts
+ * lists them), so the protocol code never changes for a new tool.
+ */
+export interface McpTool {
+  name: string;
+  /** For the model: what the tool does and when to use it. */
   description: string;
+  /** JSON Schema of the arguments, or a function that builds it on first use (imports stay lazy). */
   input: InputSchema | (() => Promise<InputSchema>);
-  /** Check the input against `input` before calling (configure checks with the config schema instead, for its messages). */
-  check: boolean;
+  /** JSON Schema of `structuredContent` on success; every successful result must validate against it. */
+  output?: InputSchema;
+  /** Check the arguments against `input` before `run` (default true; configure checks with the config schema instead, for its messages). */
+  check?: boolean;
+  /** Only reads (status, voices): published as `readOnlyHint`. */
   readOnly?: boolean;
+  /**
+   * Callable with `tools/call` but left out of `tools/list`: plumbing (a hook's
+   * tool) that the model should not be offered.
+   */
+  hidden?: boolean;
+  /** Runs the tool with checked arguments. May throw: a thrown error becomes an `isError` result. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
 }
 
-const TOOLS: Record<string, ToolDef> = {
-  speak: {
-    description:
-      "Say something aloud to the user through vox, the speech daemon shared by every coding session on this machine. Use it for short spoken updates the user should hear without looking: a task finished, a question that needs them, a failure. Speaks with this project's voice, rate and pronunciations (.vox/config.md). Returns whether the text was queued, played, or skipped as a duplicate (the same text was spoken recently, possibly by another session), and the text as it will be spoken.",
-    input: SPEAK_INPUT,
-    check: true,
-  },
-  stop: {
-    description:
-      "Stop speech. By default stops only this session's speech (what is playing and what is queued); with scope \"all\", stops everything for every session. Use it when the user asks for silence.",
-    input: STOP_INPUT,
-    check: true,
-  },
-  voices: {
-    description: "List the voices the project's speech engine offers (ids to use as speak's voice or configure's voice), optionally only those for one language.",
-    input: VOICES_INPUT,
-    check: true,
-    readOnly: true,
-  },
-  status: {
-    description:
-      "Show the speech daemon's state (engine, audio output, what is playing, the queue, recent history) and this session's configuration: each setting with where it comes from (the .vox/config.md file or the default).",
-    input: STATUS_INPUT,
-    check: true,
-    readOnly: true,
-  },
-  configure: {
-    description:
-      "Change this project's speech settings in .vox/config.md (found by walking up from the working directory; created here if there is none). Give only the keys to change, e.g. {\"voice\": \"en-gb\", \"rate\": 190}; null resets a key to its default. The file's other keys, comments and text are kept. Applies to the next speak call of every session in this project.",
-    input: configureInput,
-    check: false,
-  },
-  record: {
-    description:
-      "Save speech as a WAV file instead of playing it, with this project's voice and pronunciations. Returns the file's path, size and duration.",
-    input: RECORD_INPUT,
-    check: true,
-  },
-};
+/** What a tool gets to run in this session. */
+export interface ToolContext {
+  env: NodeJS.ProcessEnv;
+  /** The session's working directory. */
+  cwd: string;
+  /** Diagnostics, one line each, to stderr. */
+  log: (line: string) => void;
+  /** The session's config, read again on every call (edits apply at once), and its label. Throws ConfigError for an invalid file. */
+  context(): Promise<{ config: ResolvedConfig; session: string }>;
+  /** The session label alone; works without a valid config (stop needs it). */
+  session(config?: ResolvedConfig): Promise<string>;
+  /** Calls voxd, starting it if needed (unless `autostart` is false or VOX_NO_AUTOSTART=1). */
+  call<T>(method: string, path: string, body?: unknown, autostart?: boolean): Promise<{ status: number; body: T }>;
+  /** Aborted when the client cancels the call (`notifications/cancelled`): do not start what has not started. */
+  signal: AbortSignal;
+}
 
 // ---------------------------------------------------------------------------
 // Results
 
 type Structured = Record<string, unknown>;
+
+/**
+ * A successful result: `structuredContent` and, as the spec asks of a tool that
+ * returns structured content (2025-06-18 and later), the same JSON serialized
+ * in a text block. Claude Code gives the model `JSON.stringify(structuredContent)`
+ * and nothing else, so it must carry every fact.
+ */
+export function toolResult(structured: Structured, isError = false): CallToolResult {
+  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  if (isError) result.isError = true;
+  return result;
+}
+
+/** A failed call: the message (cause and fix) as text, no structured content (so no output schema applies). */
+export function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
 
 function ok(text: string, structuredContent?: Structured): CallToolResult {
   return structuredContent ? { content: [{ type: 'text', text }], structuredContent } : { content: [{ type: 'text', text }] };
@@ -295,7 +309,7 @@ function fail(text: string, structuredContent?: Structured): CallToolResult {
 }
 
 /** A thrown error as a result: ConfigError and ClientError messages say the cause and the fix. */
-function failFrom(err: unknown): CallToolResult {
+export function errorResult(err: unknown): CallToolResult {
   const e = err as Error & { code?: string; file?: string; problems?: unknown };
   if (e?.name === 'ConfigError') return fail(e.message, { code: e.code, file: e.file, problems: e.problems });
   if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return fail(`${e.code}: ${e.message}`, { code: e.code, message: e.message });
@@ -304,11 +318,14 @@ function failFrom(err: unknown): CallToolResult {
   });
 }
 
-function failWire(status: number, body: unknown): CallToolResult {
+/** voxd's refusal as a result. */
+export function wireErrorResult(status: number, body: unknown): CallToolResult {
   const err = (body ?? {}) as Partial<WireError>;
   const code = err.code ?? `HTTP ${status}`;
   return fail(`${code}: ${err.message ?? 'voxd refused the request'}`, { code, message: err.message ?? null, statusCode: status });
 }
+const failFrom = errorResult;
+const failWire = wireErrorResult;
 
 function quote(text: string, max = 300): string {
   return `"${text.length > max ? `${text.slice(0, max - 1)}…` : text}"`;
@@ -345,7 +362,202 @@ async function makeParents(file: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------
-// The tools, bound to one session
+// The built-in tools
+
+const speak: McpTool = {
+  name: 'speak',
+  description:
+    "Say something aloud to the user through vox, the speech daemon shared by every coding session on this machine. Use it for short spoken updates the user should hear without looking: a task finished, a question that needs them, a failure. Speaks with this project's voice, rate and pronunciations (.vox/config.md). Returns whether the text was queued, played, or skipped as a duplicate (the same text was spoken recently, possibly by another session), and the text as it will be spoken.",
+  input: SPEAK_INPUT,
+  async run(args, ctx) {
+    const { config, session } = await ctx.context();
+    const { buildDelivery } = await import('./speech.js');
+    const overrides: SpeechOverrides = {};
+    if (args.voice !== undefined) overrides.voice = args.voice as string;
+    if (args.rate !== undefined) overrides.rate = args.rate as number;
+    if (args.once !== undefined) overrides.once = args.once as number;
+    if (args.priority !== undefined) overrides.priority = args.priority as SpeechOverrides['priority'];
+    const delivery = buildDelivery(args.text as string, config, session, overrides);
+    const reply = await ctx.call<SpeakResponse | WireError>('POST', delivery.route, delivery.body);
+    if (reply.status >= 400) return failWire(reply.status, reply.body);
+    const res = reply.body as SpeakResponse;
+    if (delivery.route === '/v1/chime') {
+      const text = `Not spoken: this project is muted (speak: false in ${config.file}); played the "${delivery.body.signal}" chime instead (${res.status}).`;
+      return ok(text, { ...res, session, chime: delivery.body.signal });
+    }
+    const spoken = res.text ?? delivery.body.text;
+    const structured = { ...res, session, spokenText: spoken, voice: delivery.body.voice ?? null, priority: delivery.body.priority ?? null };
+    const engine = res.fallbackReason ? ` Spoken with ${res.engine} instead of the configured engine: ${res.fallbackReason}.` : '';
+    switch (res.status) {
+      case 'queued':
+      case 'playing':
+        return ok(`Queued as ${res.id} (${delivery.body.priority}); it will be spoken as ${quote(spoken)}.${engine}`, structured);
+      case 'played':
+        return ok(`Played ${res.id}: ${quote(spoken)}.${engine}`, structured);
+      case 'deduped': {
+        const d = res.duplicate;
+        const original = d?.originalId ?? res.originalId ?? 'an earlier request';
+        const what = d?.originalStatus === 'played' ? `was already spoken${d.playedAt ? ` at ${d.playedAt}` : ''}` : `is already ${d?.originalStatus ?? 'queued'}`;
+        const left = d ? ` Repeats are skipped for another ${Math.ceil(d.windowRemainingMs / 1000)} s.` : '';
+        return ok(`Not spoken again: the same text ${what} (${original}), possibly from another session.${left}`, structured);
+      }
+      case 'failed':
+        return fail(`Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`, structured);
+      default:
+        return ok(`Not spoken: ${res.status}${res.reason ? ` (${res.reason})` : ''}.`, structured);
+    }
+  },
+};
+
+const stop: McpTool = {
+  name: 'stop',
+  description:
+    "Stop speech. By default stops only this session's speech (what is playing and what is queued); with scope \"all\", stops everything for every session. Use it when the user asks for silence.",
+  input: STOP_INPUT,
+  async run(args, ctx) {
+    const all = args.scope === 'all';
+    const session = all ? undefined : await ctx.session();
+    const whose = all ? 'for every session' : `of this session (${session})`;
+    const structured = { scope: all ? 'all' : 'session', session: session ?? null };
+    const { health } = await import('./client.js');
+    // Starting voxd to stop nothing would be silly: no voxd, no speech.
+    if (!(await health(ctx.env))) return ok(`Nothing to stop ${whose}: voxd is not running.`, { ...structured, stopped: [] });
+    const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
+    if (reply.status !== 200) return failWire(reply.status, reply.body);
+    const { stopped } = reply.body as StopResponse;
+    const text = stopped.length ? `Stopped ${stopped.length} request${stopped.length === 1 ? '' : 's'} ${whose}: ${stopped.join(', ')}.` : `Nothing to stop ${whose}.`;
+    return ok(text, { ...structured, stopped });
+  },
+};
+
+const voices: McpTool = {
+  name: 'voices',
+  description: "List the voices the project's speech engine offers (ids to use as speak's voice or configure's voice), optionally only those for one language.",
+  input: VOICES_INPUT,
+  readOnly: true,
+  async run(args, ctx) {
+    const { config } = await ctx.context();
+    const engine = config.values.engine !== 'auto' ? config.values.engine : undefined;
+    const reply = await ctx.call<VoicesResponse | WireError>('GET', `/v1/voices${engine ? `?engine=${encodeURIComponent(engine)}` : ''}`);
+    if (reply.status !== 200) return failWire(reply.status, reply.body);
+    const body = reply.body as VoicesResponse;
+    const lang = (args.language as string | undefined)?.toLowerCase();
+    const list = body.voices.filter((v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)));
+    const shown = 100;
+    const lines = list.slice(0, shown).map((v) => `${v.id}: ${v.name}${v.languages.length ? ` (${v.languages.join(', ')})` : ''}`);
+    if (list.length > shown) lines.push(`… and ${list.length - shown} more (ask for a language to narrow the list).`);
+    const head = `${list.length} voice${list.length === 1 ? '' : 's'} of engine ${body.engine}${lang ? ` for "${lang}"` : ''}${list.length ? ':' : '.'}`;
+    return ok([head, ...lines].join('\n'), { engine: body.engine, voices: list });
+  },
+};
+
+const status: McpTool = {
+  name: 'status',
+  description:
+    "Show the speech daemon's state (engine, audio output, what is playing, the queue, recent history) and this session's configuration: each setting with where it comes from (the .vox/config.md file or the default).",
+  input: STATUS_INPUT,
+  readOnly: true,
+  async run(_args, ctx) {
+    const lines: string[] = [];
+    const structured: Structured = { cwd: ctx.cwd };
+    let failed = false;
+    try {
+      const { config, session } = await ctx.context();
+      const { CONFIG_KEYS, configView } = await import('./config.js');
+      structured.session = session;
+      structured.config = configView(config);
+      lines.push(`Session ${session}, working directory ${ctx.cwd}`, `Config: ${config.file ?? 'no .vox/config.md found; all defaults'}`);
+      for (const k of CONFIG_KEYS) lines.push(`  ${k} = ${config.values[k] === undefined ? '(unset)' : JSON.stringify(config.values[k])}  (${config.sources[k]})`);
+      if (config.pronunciations.length) lines.push(`  pronunciations: ${config.pronunciations.map((p) => `${p.word} → ${p.say}`).join(', ')}`);
+    } catch (err) {
+      failed = true;
+      const r = failFrom(err);
+      structured.configError = r.structuredContent;
+      lines.push(`Session working directory ${ctx.cwd}`, (r.content[0] as { text: string }).text);
+    }
+    lines.push('');
+    try {
+      const reply = await ctx.call<StatusResponse | WireError>('GET', '/v1/status');
+      if (reply.status !== 200) {
+        const r = failWire(reply.status, reply.body);
+        failed = true;
+        structured.daemonError = r.structuredContent;
+        lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
+      } else {
+        const { formatStatus } = await import('./commands/status.js');
+        structured.daemon = reply.body;
+        lines.push(formatStatus(reply.body as StatusResponse).trimEnd());
+      }
+    } catch (err) {
+      failed = true;
+      const r = failFrom(err);
+      structured.daemonError = r.structuredContent;
+      lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
+    }
+    return failed ? fail(lines.join('\n'), structured) : ok(lines.join('\n'), structured);
+  },
+};
+
+const configure: McpTool = {
+  name: 'configure',
+  description:
+    "Change this project's speech settings in .vox/config.md (found by walking up from the working directory; created here if there is none). Give only the keys to change, e.g. {\"voice\": \"en-gb\", \"rate\": 190}; null resets a key to its default. The file's other keys, comments and text are kept. Applies to the next speak call of every session in this project.",
+  input: configureInput,
+  check: false,
+  async run(args, ctx) {
+    const keys = Object.keys(args);
+    const { CONFIG_KEYS } = await import('./config.js');
+    if (keys.length === 0) return fail(`Give at least one setting to change, e.g. {"rate": 190}. Settings: ${CONFIG_KEYS.join(', ')}.`);
+    const { setConfigValues } = await import('./config-writer.js');
+    const config = await setConfigValues(ctx.cwd, args);
+    const changes = keys.map((k) =>
+      args[k] === null ? `${k} reset to its default` : `${k} = ${JSON.stringify(config.values[k as keyof typeof config.values])}`,
+    );
+    return ok(`Saved in ${config.file}: ${changes.join(', ')}. The next speak uses it.`, {
+      file: config.file ?? null,
+      changed: keys,
+      values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
+      sources: config.sources,
+    });
+  },
+};
+
+const record: McpTool = {
+  name: 'record',
+  description:
+    "Save speech as a WAV file instead of playing it, with this project's voice and pronunciations. Returns the file's path, size and duration.",
+  input: RECORD_INPUT,
+  async run(args, ctx) {
+    const { config, session } = await ctx.context();
+    const { synthesizeWav } = await import('./recording.js');
+    const overrides: SpeechOverrides = {};
+    if (args.voice !== undefined) overrides.voice = args.voice as string;
+    if (args.rate !== undefined) overrides.rate = args.rate as number;
+    const result = await synthesizeWav(ctx.env, args.text as string, config, session, overrides);
+    if ('error' in result) return failWire(result.error.statusCode, result.error);
+    const { renameSync, writeFileSync, rmSync } = await import('node:fs');
+    const { resolve } = await import('node:path');
+    const path = resolve(ctx.cwd, args.path as string);
+    const tmp = `${path}.${process.pid}.tmp`;
+    try {
+      await makeParents(path);
+      writeFileSync(tmp, result.wav);
+      renameSync(tmp, path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      return fail(`Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`, { path, code: (err as NodeJS.ErrnoException).code ?? null });
+    }
+    const seconds = wavSeconds(result.wav);
+    const length = seconds === undefined ? '' : `${seconds.toFixed(1)} s of audio, `;
+    return ok(`Saved ${length}${Math.ceil(result.wav.length / 1024)} KB, to ${path}.`, { path, bytes: result.wav.length, seconds: seconds ?? null });
+  },
+};
+
+/** The tools the model is offered, in `tools/list` order. */
+export const BUILTIN_TOOLS: readonly McpTool[] = [speak, stop, voices, status, configure, record];
+
+// ---------------------------------------------------------------------------
+// The server of one session
 
 export interface VoxMcpOptions {
   env: NodeJS.ProcessEnv;
@@ -353,13 +565,15 @@ export interface VoxMcpOptions {
   cwd: string;
   /** Diagnostics, one line each. Never stdout: that is the JSON-RPC channel. */
   log: (line: string) => void;
+  /** Tools from other modules, served after the built-in ones (commands/mcp.ts passes them). */
+  tools?: readonly McpTool[];
 }
 
 export interface VoxMcp {
-  /** The tools with their input schemas, as `tools/list` returns them. */
+  /** The tools with their input schemas, as `tools/list` returns them (hidden tools left out). */
   listTools(): Promise<Tool[]>;
   /** Runs one tool. Never throws: a failure is a result with `isError: true`. */
-  callTool(name: string, args: unknown): Promise<CallToolResult>;
+  callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult>;
   /**
    * Answers one JSON-RPC message: the response to a request, undefined for a
    * notification or a response. Never throws.
@@ -384,32 +598,39 @@ const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -3
 /** Builds the tools and the protocol for one session. Serving them on a stream is `serveStdio`'s part. */
 export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   const { env, cwd, log } = options;
+  const tools = new Map<string, McpTool>();
+  for (const t of [...BUILTIN_TOOLS, ...(options.tools ?? [])]) {
+    if (tools.has(t.name)) throw new Error(`vox mcp: two tools are named "${t.name}"`);
+    tools.set(t.name, t);
+  }
 
   let toolList: Tool[] | undefined;
   const schemas = new Map<string, InputSchema>();
-  async function inputOf(name: string): Promise<InputSchema> {
-    let s = schemas.get(name);
+  async function inputOf(tool: McpTool): Promise<InputSchema> {
+    let s = schemas.get(tool.name);
     if (!s) {
-      const def = TOOLS[name]!;
-      s = typeof def.input === 'function' ? await def.input() : def.input;
-      schemas.set(name, s);
+      s = typeof tool.input === 'function' ? await tool.input() : tool.input;
+      schemas.set(tool.name, s);
     }
     return s;
   }
 
   async function listTools(): Promise<Tool[]> {
     toolList ??= await Promise.all(
-      Object.entries(TOOLS).map(async ([name, def]) => ({
-        name,
-        description: def.description,
-        inputSchema: (await inputOf(name)) as Tool['inputSchema'],
-        annotations: def.readOnly ? { readOnlyHint: true, openWorldHint: false } : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-      })),
+      [...tools.values()]
+        .filter((t) => !t.hidden)
+        .map(async (t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: (await inputOf(t)) as Tool['inputSchema'],
+          ...(t.output ? { outputSchema: t.output as Tool['outputSchema'] } : {}),
+          annotations: t.readOnly ? { readOnlyHint: true, openWorldHint: false } : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+        })),
     );
     return toolList;
   }
 
-  // One label per process: the project's name and one random id (src/session.ts).
+  // One label per process (src/session.ts).
   let label: string | undefined;
   async function sessionOf(config?: ResolvedConfig): Promise<string> {
     if (label) return label;
@@ -429,182 +650,28 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     return { config, session: await sessionOf(config) };
   }
 
-  /** Calls voxd, starting it if needed (unless `autostart` is false or VOX_NO_AUTOSTART=1). */
   async function call<T>(method: string, path: string, body?: unknown, autostart = true) {
     const client = await import('./client.js');
     return client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
   }
 
-  const handlers: Record<string, (args: Record<string, unknown>) => Promise<CallToolResult>> = {
-    async speak(args) {
-      const { config, session } = await context();
-      const { buildDelivery } = await import('./speech.js');
-      const overrides: SpeechOverrides = {};
-      if (args.voice !== undefined) overrides.voice = args.voice as string;
-      if (args.rate !== undefined) overrides.rate = args.rate as number;
-      if (args.once !== undefined) overrides.once = args.once as number;
-      if (args.priority !== undefined) overrides.priority = args.priority as SpeechOverrides['priority'];
-      const delivery = buildDelivery(args.text as string, config, session, overrides);
-      const reply = await call<SpeakResponse | WireError>('POST', delivery.route, delivery.body);
-      if (reply.status >= 400) return failWire(reply.status, reply.body);
-      const res = reply.body as SpeakResponse;
-      if (delivery.route === '/v1/chime') {
-        const text = `Not spoken: this project is muted (speak: false in ${config.file}); played the "${delivery.body.signal}" chime instead (${res.status}).`;
-        return ok(text, { ...res, session, chime: delivery.body.signal });
-      }
-      const spoken = res.text ?? delivery.body.text;
-      const structured = { ...res, session, spokenText: spoken, voice: delivery.body.voice ?? null, priority: delivery.body.priority ?? null };
-      const engine = res.fallbackReason ? ` Spoken with ${res.engine} instead of the configured engine: ${res.fallbackReason}.` : '';
-      switch (res.status) {
-        case 'queued':
-        case 'playing':
-          return ok(`Queued as ${res.id} (${delivery.body.priority}); it will be spoken as ${quote(spoken)}.${engine}`, structured);
-        case 'played':
-          return ok(`Played ${res.id}: ${quote(spoken)}.${engine}`, structured);
-        case 'deduped': {
-          const d = res.duplicate;
-          const original = d?.originalId ?? res.originalId ?? 'an earlier request';
-          const what = d?.originalStatus === 'played' ? `was already spoken${d.playedAt ? ` at ${d.playedAt}` : ''}` : `is already ${d?.originalStatus ?? 'queued'}`;
-          const left = d ? ` Repeats are skipped for another ${Math.ceil(d.windowRemainingMs / 1000)} s.` : '';
-          return ok(`Not spoken again: the same text ${what} (${original}), possibly from another session.${left}`, structured);
-        }
-        case 'failed':
-          return fail(`Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`, structured);
-        default:
-          return ok(`Not spoken: ${res.status}${res.reason ? ` (${res.reason})` : ''}.`, structured);
-      }
-    },
+  const never = new AbortController().signal;
 
-    async stop(args) {
-      const all = args.scope === 'all';
-      const session = all ? undefined : await sessionOf();
-      const whose = all ? 'for every session' : `of this session (${session})`;
-      const structured = { scope: all ? 'all' : 'session', session: session ?? null };
-      const { health } = await import('./client.js');
-      // Starting voxd to stop nothing would be silly: no voxd, no speech.
-      if (!(await health(env))) return ok(`Nothing to stop ${whose}: voxd is not running.`, { ...structured, stopped: [] });
-      const reply = await call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
-      if (reply.status !== 200) return failWire(reply.status, reply.body);
-      const { stopped } = reply.body as StopResponse;
-      const text = stopped.length ? `Stopped ${stopped.length} request${stopped.length === 1 ? '' : 's'} ${whose}: ${stopped.join(', ')}.` : `Nothing to stop ${whose}.`;
-      return ok(text, { ...structured, stopped });
-    },
-
-    async voices(args) {
-      const { config } = await context();
-      const engine = config.values.engine !== 'auto' ? config.values.engine : undefined;
-      const reply = await call<VoicesResponse | WireError>('GET', `/v1/voices${engine ? `?engine=${encodeURIComponent(engine)}` : ''}`);
-      if (reply.status !== 200) return failWire(reply.status, reply.body);
-      const body = reply.body as VoicesResponse;
-      const lang = (args.language as string | undefined)?.toLowerCase();
-      const voices = body.voices.filter((v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)));
-      const shown = 100;
-      const lines = voices.slice(0, shown).map((v) => `${v.id}: ${v.name}${v.languages.length ? ` (${v.languages.join(', ')})` : ''}`);
-      if (voices.length > shown) lines.push(`… and ${voices.length - shown} more (ask for a language to narrow the list).`);
-      const head = `${voices.length} voice${voices.length === 1 ? '' : 's'} of engine ${body.engine}${lang ? ` for "${lang}"` : ''}${voices.length ? ':' : '.'}`;
-      return ok([head, ...lines].join('\n'), { engine: body.engine, voices });
-    },
-
-    async status() {
-      const lines: string[] = [];
-      const structured: Structured = { cwd };
-      let failed = false;
-      try {
-        const { config, session } = await context();
-        const { CONFIG_KEYS, configView } = await import('./config.js');
-        structured.session = session;
-        structured.config = configView(config);
-        lines.push(`Session ${session}, working directory ${cwd}`, `Config: ${config.file ?? 'no .vox/config.md found; all defaults'}`);
-        for (const k of CONFIG_KEYS) lines.push(`  ${k} = ${config.values[k] === undefined ? '(unset)' : JSON.stringify(config.values[k])}  (${config.sources[k]})`);
-        if (config.pronunciations.length) lines.push(`  pronunciations: ${config.pronunciations.map((p) => `${p.word} → ${p.say}`).join(', ')}`);
-      } catch (err) {
-        failed = true;
-        const r = failFrom(err);
-        structured.configError = r.structuredContent;
-        lines.push(`Session working directory ${cwd}`, (r.content[0] as { text: string }).text);
-      }
-      lines.push('');
-      try {
-        const reply = await call<StatusResponse | WireError>('GET', '/v1/status');
-        if (reply.status !== 200) {
-          const r = failWire(reply.status, reply.body);
-          failed = true;
-          structured.daemonError = r.structuredContent;
-          lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
-        } else {
-          const { formatStatus } = await import('./commands/status.js');
-          structured.daemon = reply.body;
-          lines.push(formatStatus(reply.body as StatusResponse).trimEnd());
-        }
-      } catch (err) {
-        failed = true;
-        const r = failFrom(err);
-        structured.daemonError = r.structuredContent;
-        lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
-      }
-      return failed ? fail(lines.join('\n'), structured) : ok(lines.join('\n'), structured);
-    },
-
-    async configure(args) {
-      const keys = Object.keys(args);
-      const { CONFIG_KEYS } = await import('./config.js');
-      if (keys.length === 0) return fail(`Give at least one setting to change, e.g. {"rate": 190}. Settings: ${CONFIG_KEYS.join(', ')}.`);
-      const { setConfigValues } = await import('./config-writer.js');
-      const config = await setConfigValues(cwd, args);
-      const changes = keys.map((k) =>
-        args[k] === null ? `${k} reset to its default` : `${k} = ${JSON.stringify(config.values[k as keyof typeof config.values])}`,
-      );
-      return ok(`Saved in ${config.file}: ${changes.join(', ')}. The next speak uses it.`, {
-        file: config.file ?? null,
-        changed: keys,
-        values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
-        sources: config.sources,
-      });
-    },
-
-    async record(args) {
-      const { config, session } = await context();
-      const { synthesizeWav } = await import('./recording.js');
-      const overrides: SpeechOverrides = {};
-      if (args.voice !== undefined) overrides.voice = args.voice as string;
-      if (args.rate !== undefined) overrides.rate = args.rate as number;
-      const result = await synthesizeWav(env, args.text as string, config, session, overrides);
-      if ('error' in result) return failWire(result.error.statusCode, result.error);
-      const { renameSync, writeFileSync, rmSync } = await import('node:fs');
-      const { resolve } = await import('node:path');
-      const path = resolve(cwd, args.path as string);
-      const tmp = `${path}.${process.pid}.tmp`;
-      try {
-        await makeParents(path);
-        writeFileSync(tmp, result.wav);
-        renameSync(tmp, path);
-      } catch (err) {
-        rmSync(tmp, { force: true });
-        return fail(`Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`, { path, code: (err as NodeJS.ErrnoException).code ?? null });
-      }
-      const seconds = wavSeconds(result.wav);
-      const length = seconds === undefined ? '' : `${seconds.toFixed(1)} s of audio, `;
-      return ok(`Saved ${length}${Math.ceil(result.wav.length / 1024)} KB, to ${path}.`, { path, bytes: result.wav.length, seconds: seconds ?? null });
-    },
-  };
-
-
-  async function callTool(name: string, args: unknown): Promise<CallToolResult> {
-    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-    if (!handler) return fail(`Unknown tool "${name}". vox's tools: ${Object.keys(TOOLS).join(', ')}.`);
+  async function callTool(name: string, args: unknown, signal: AbortSignal = never): Promise<CallToolResult> {
+    const tool = tools.get(name);
+    if (!tool) return fail(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
     try {
       const input = args ?? {};
       if (typeof input !== 'object' || Array.isArray(input)) return fail(`The arguments of ${name} must be an object, got ${show(input)}.`);
-      if (TOOLS[name]!.check) {
-        const problems = checkInput(await inputOf(name), input);
+      if (tool.check !== false) {
+        const problems = checkInput(await inputOf(tool), input);
         if (problems.length) return fail(`Invalid input for ${name}: ${problems.join('; ')}.`, { code: 'VOX_ERR_CLIENT_USAGE', problems });
       }
-      return await handler(input as Record<string, unknown>);
+      return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call, signal });
     } catch (err) {
       return failFrom(err);
     }
   }
-
   const methods: Record<string, (params: Record<string, unknown>) => Promise<object>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
@@ -680,6 +747,8 @@ export interface StdioOptions {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /** Tools from other modules (VoxMcpOptions.tools). */
+  tools?: readonly McpTool[];
 }
 
 /**
@@ -691,7 +760,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
   const log = (line: string) => {
     io.stderr.write(`${line}\n`);
   };
-  const mcp = createVoxMcp({ env: io.env, cwd: io.cwd, log });
+  const mcp = createVoxMcp({ env: io.env, cwd: io.cwd, log, ...(io.tools ? { tools: io.tools } : {}) });
   const pending = new Set<Promise<void>>();
   let broken = false;
 

@@ -25,7 +25,7 @@ import {
 } from '../src/hook.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const FIXTURES = join(ROOT, '..', 'shared', 'fixtures', 'hooks');
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'hooks');
 
 function fixture(name: string): HookPayload {
   return JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as HookPayload;

@@ -10,7 +10,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '@vox/protocol';
-import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, wavSeconds, type InputSchema } from '../src/mcp-server.js';
+import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, wavSeconds, type InputSchema, type McpTool } from '../src/mcp-server.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -103,6 +103,38 @@ describe('JSON-RPC layer', () => {
     const configured = await mcp.callTool('configure', { rate: 9000 });
     assert.equal(configured.isError, true);
     assert.ok((configured.content[0] as { text: string }).text.includes(join(dir, '.vox', 'config.md')));
+  });
+});
+
+describe('tools from other modules', () => {
+  test('a tool passed in options is listed and called with checked input and the session context; a hidden one is callable, not listed', async () => {
+    const dir = tempDir();
+    const seen: Array<{ args: Record<string, unknown>; session: string; cwd: string }> = [];
+    const echo: McpTool = {
+      name: 'echo',
+      description: 'Echoes its word back, for this test.',
+      input: { type: 'object', properties: { word: { type: 'string', minLength: 1 } }, required: ['word'], additionalProperties: false },
+      async run(args, ctx) {
+        seen.push({ args, session: await ctx.session(), cwd: ctx.cwd });
+        return toolResult({ word: args.word });
+      },
+    };
+    const plumbing: McpTool = { ...echo, name: 'plumbing', hidden: true };
+    const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOX_SESSION_ID: 'abc123' }, cwd: dir, log: () => {}, tools: [echo, plumbing] });
+    const names = (await mcp.listTools()).map((t) => t.name);
+    assert.ok(names.includes('echo') && names.includes('speak'));
+    assert.ok(!names.includes('plumbing'), 'a hidden tool is not offered to the model');
+    const r = await mcp.callTool('echo', { word: 'hi' });
+    assert.deepEqual(r.structuredContent, { word: 'hi' });
+    assert.equal((r.content[0] as { text: string }).text, '{"word":"hi"}');
+    const bad = await mcp.callTool('echo', { word: '' });
+    assert.equal(bad.isError, true, 'the input schema is checked before run');
+    const hidden = await mcp.callTool('plumbing', { word: 'ho' });
+    assert.deepEqual(hidden.structuredContent, { word: 'ho' });
+    assert.equal(seen.length, 2);
+    assert.match(seen[0]!.session, /#abc123$/);
+    assert.equal(seen[0]!.cwd, dir);
+    assert.throws(() => createVoxMcp({ env: {}, cwd: dir, log: () => {}, tools: [{ ...echo, name: 'speak' }] }), /two tools are named "speak"/);
   });
 });
 

@@ -5,7 +5,14 @@
  * closes stdin.
  */
 import { EXIT, type Command } from '../context.js';
-import { serveStdio } from '../mcp-server.js';
+import { serveStdio, type McpTool } from '../mcp-server.js';
+
+/**
+ * Tools defined in other modules, served after the built-in ones. A module
+ * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
+ * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
+ */
+const EXTRA_TOOLS: readonly McpTool[] = [];
 
 const USAGE = `Usage: vox mcp
 
@@ -28,5 +35,5 @@ export const run: Command = async (ctx) => {
     ctx.stderr.write(`vox mcp: unexpected argument "${ctx.argv[0]}"; it takes none.\n${USAGE}`);
     return EXIT.USAGE;
   }
-  return serveStdio(ctx);
+  return serveStdio({ ...ctx, tools: EXTRA_TOOLS });
 };

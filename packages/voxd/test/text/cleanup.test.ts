@@ -4,17 +4,17 @@ import { describe, it } from 'node:test';
 
 import { CODE_OMITTED, cleanForSpeech, DEFAULT_MAX_CHARS, stripTags } from '../../src/text/cleanup.js';
 
-/** shared/ sits beside the repository: <repo>/../shared (also in CI). */
-const SHARED = new URL('../../../../../shared/', import.meta.url);
+/** The repository's test inputs (test/fixtures/README.md). */
+const FIXTURES = new URL('../../../../test/fixtures/', import.meta.url);
 
 function fixture(path: string): string {
-  return readFileSync(new URL(path, SHARED), 'utf8');
+  return readFileSync(new URL(path, FIXTURES), 'utf8');
 }
 
-const stopMessage = (JSON.parse(fixture('fixtures/hooks/stop.json')) as { last_assistant_message: string })
+const stopMessage = (JSON.parse(fixture('hooks/stop.json')) as { last_assistant_message: string })
   .last_assistant_message;
 
-const walls = fixture('fixtures/biff-walls.txt')
+const walls = fixture('biff-walls.txt')
   .split('\n')
   .filter((line) => line.trim() !== '' && !line.startsWith('#'));
 

@@ -1,0 +1,96 @@
+/**
+ * Optional system tools in tests: `test('…', { skip: needTool('aplay') }, …)`.
+ *
+ * On a developer's machine a missing tool skips the test with a one-line
+ * reason. Under CI (`CI=true`), where .ci/run installs every tool, a missing
+ * tool throws, so the test file fails and names it: CI never skips silently.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findExecutable } from '@vox/protocol';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Probe {
+  /** Why it is missing, or undefined when it is usable. */
+  check(): string | undefined;
+  /** How to get it on Debian. */
+  install: string;
+}
+
+/** A program on PATH. */
+function onPath(name: string, install: string): Probe {
+  return { check: () => (findExecutable(name) ? undefined : `${name} is not on PATH`), install };
+}
+
+/** The speaker module's native binding: built at npm install time, and loadable (needs libasound2). */
+function speakerProbe(): string | undefined {
+  let binding: string;
+  try {
+    const require = createRequire(join(ROOT, 'packages/voxd/package.json'));
+    binding = join(dirname(require.resolve('speaker/package.json')), 'build', 'Release', 'binding.node');
+  } catch {
+    return 'the speaker module is not installed';
+  }
+  if (!existsSync(binding)) return 'the speaker module is not built (libasound2-dev was missing at npm install)';
+  // Load it in a child: a binding that cannot find libasound.so.2 must not take this process down.
+  const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', binding], { encoding: 'utf8', timeout: 20_000 });
+  if (r.status !== 0) return `the speaker module does not load: ${firstLine(r.stderr || String(r.error))}`;
+  return undefined;
+}
+
+function plistlibProbe(): string | undefined {
+  if (!findExecutable('python3')) return 'python3 is not on PATH';
+  const r = spawnSync('python3', ['-c', 'import plistlib'], { encoding: 'utf8', timeout: 20_000 });
+  return r.status === 0 ? undefined : `python3 cannot import plistlib: ${firstLine(r.stderr || String(r.error))}`;
+}
+
+const PROBES: Record<string, Probe> = {
+  aplay: onPath('aplay', 'apt-get install alsa-utils'),
+  'espeak-ng': onPath('espeak-ng', 'apt-get install espeak-ng'),
+  'systemd-analyze': onPath('systemd-analyze', 'apt-get install systemd'),
+  'systemd-socket-activate': onPath('systemd-socket-activate', 'apt-get install systemd'),
+  systemctl: onPath('systemctl', 'apt-get install systemd'),
+  git: onPath('git', 'apt-get install git'),
+  speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
+  plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
+};
+
+const cache = new Map<string, string | false>();
+
+/** Whether CI asked for every tool: CI=true (or any value but 0/false). */
+export function inCI(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = (env.CI ?? '').trim().toLowerCase();
+  return v !== '' && v !== '0' && v !== 'false';
+}
+
+/**
+ * false when `name` is usable, else a one-line skip reason. Under CI a missing
+ * tool throws instead. Names: a program on PATH, or one of the probes above
+ * (`speaker`, `plistlib`).
+ */
+export function needTool(name: string): false | string {
+  let missing = cache.get(name);
+  if (missing === undefined) {
+    const probe = PROBES[name] ?? onPath(name, `install ${name}`);
+    const why = probe.check();
+    missing = why === undefined ? false : `needs ${name}: ${why} (${probe.install})`;
+    cache.set(name, missing);
+  }
+  if (missing && inCI()) throw new Error(`CI=true, and this test ${missing}; .ci/run installs it`);
+  return missing;
+}
+
+/** The full path of a program that needTool(name) found. */
+export function toolPath(name: string): string {
+  const path = findExecutable(name);
+  if (!path) throw new Error(`${name} is not on PATH`);
+  return path;
+}
+
+function firstLine(s: string): string {
+  return s.trim().split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown error';
+}
