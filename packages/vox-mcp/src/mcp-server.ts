@@ -828,7 +828,11 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
 
   async function call<T>(method: string, path: string, body?: unknown, autostart = true) {
     const client = await import('./client.js');
-    return client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
+    const reply = await client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
+    // Once per session: this session's VOXD_AUDIO/VOXD_ENGINE are not what voxd uses.
+    const mismatch = client.settingsMismatch(env);
+    if (mismatch) log(`vox mcp: ${mismatch}`);
+    return reply;
   }
 
   const never = new AbortController().signal;
