@@ -1,4 +1,5 @@
-// Shared helpers for the benchmarks: a real voxd in a temp VOX_HOME, timing, stats.
+// Shared helpers for the benchmarks: a real voxd in a temp VOX_HOME, a clean
+// environment, interleaved timing, stats and the two start-up baselines.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -8,11 +9,35 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
-export const VOX = join(ROOT, 'packages/vox-mcp/dist/vox.cjs');
+/** The `vox` bin as npm links it (it picks the bundle to load). */
+export const VOX = join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
+/** The node:http floor: the least a Node client process can do for one request (bench/floor.cjs). */
+export const FLOOR = join(ROOT, 'bench/floor.cjs');
 
+/**
+ * Environment variables that change how a Node process starts, or what its
+ * node:http does, removed from both sides of every comparison:
+ * - every NODE_* variable: NODE_OPTIONS (any flag), NODE_EXTRA_CA_CERTS (this
+ *   machine sets it; it adds ~70 ms to every Node 20 start), NODE_COMPILE_CACHE
+ *   and NODE_DISABLE_COMPILE_CACHE (a cache for one side only), NODE_V8_COVERAGE,
+ *   NODE_DEBUG, NODE_DEBUG_NATIVE, NODE_PATH, NODE_PRESERVE_SYMLINKS,
+ *   NODE_ICU_DATA, NODE_USE_ENV_PROXY (Node 24: node:http through a proxy),
+ *   NODE_USE_SYSTEM_CA, NODE_TLS_REJECT_UNAUTHORIZED, NODE_PENDING_DEPRECATION,
+ *   NODE_NO_WARNINGS, NODE_REDIRECT_WARNINGS, NODE_REPL_* (harmless, but no
+ *   reason to keep them), NODE_TEST_CONTEXT...;
+ * - UV_THREADPOOL_SIZE and UV_USE_IO_URING (libuv's start-up);
+ * - OPENSSL_CONF, OPENSSL_MODULES, SSL_CERT_FILE, SSL_CERT_DIR (read by
+ *   OpenSSL's initialization).
+ * The caller's vox settings and cloud keys go too (VOX_*, VOXD_*, CLAUDE_*,
+ * OPENAI_*, ELEVENLABS_*), so nothing outside the bench's temp VOX_HOME counts.
+ */
+export const START_UP_VARIABLES = /^(?:NODE_|UV_|OPENSSL_CONF$|OPENSSL_MODULES$|SSL_CERT_(?:FILE|DIR)$)/;
+const CALLER_SETTINGS = /^(?:VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/;
+
+/** The environment of every process a bench times: the caller's, without START_UP_VARIABLES and vox settings, plus `extra`. */
 export function cleanEnv(extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!START_UP_VARIABLES.test(k) && !CALLER_SETTINGS.test(k)) env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -26,17 +51,76 @@ export const percentile = (xs, p) => {
 };
 export const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
+/** Prints one JSON line, with the Node version that ran the bench (and every process it timed). */
 export function report(obj) {
-  process.stdout.write(`${JSON.stringify(obj)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...obj, node: process.version })}\n`);
 }
 
-/** Wall time of one run of a command, in ms. */
+/**
+ * Wall time of one run of a command, in ms, with a clean environment unless
+ * `options.env` is given. `options.input` is written to stdin, which is then
+ * closed. Throws when it exits non-zero, or, with `quietStderr`, when it
+ * writes to stderr.
+ */
 export function timeRun(cmd, args, options = {}) {
+  const { quietStderr, ...spawnOptions } = options;
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
+  const r = spawnSync(cmd, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], env: cleanEnv(), ...spawnOptions });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (quietStderr && r.stderr?.length) throw new Error(`${cmd} ${args.join(' ')} reported: ${r.stderr}`);
   return ms;
+}
+
+/**
+ * Times each variant `runs` times, interleaved (one of each per round, the
+ * order rotating every round), after `warmup` untimed rounds, so that every
+ * variant sees the same noise of a shared machine. Returns ms per variant name.
+ * @param {Record<string, () => number>} variants each returns one run's ms (timeRun)
+ */
+export function interleave(variants, runs, warmup = 2) {
+  const names = Object.keys(variants);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < warmup + runs; round++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(round + j) % names.length];
+      const ms = variants[name]();
+      if (round >= warmup) times[name].push(ms);
+    }
+  }
+  return times;
+}
+
+/**
+ * The two start-up baselines of a process-per-call client, as variants for
+ * interleave(): `node -e 0` (a Node process that does nothing) and the
+ * node:http floor (bench/floor.cjs: a Node process that sends the same
+ * request to the same voxd). `stdin` is what the measured command reads
+ * from stdin; the floor reads it too.
+ */
+export function baselines({ env, route, body, stdin }) {
+  const input = stdin === undefined ? {} : { input: stdin };
+  return {
+    'node -e 0': () => timeRun(process.execPath, ['-e', '0'], { env, ...input }),
+    'node:http floor': () => timeRun(process.execPath, [FLOOR, route, JSON.stringify(body), ...(stdin === undefined ? [] : ['stdin'])], { env, ...input }),
+  };
+}
+
+/** Medians of each variant, and of `name` its ratios to both baselines, as report() fields. */
+export function startupFigures(times, name, budget) {
+  const m = (n) => median(times[n]);
+  const floorRatio = m(name) / m('node:http floor');
+  return {
+    runs: times[name].length,
+    nodeMedianMs: round(m('node -e 0')),
+    floorMedianMs: round(m('node:http floor')),
+    medianMs: round(m(name)),
+    p90Ms: round(percentile(times[name], 90)),
+    ratioToNode: round(m(name) / m('node -e 0')),
+    ratioToFloor: round(floorRatio),
+    budgetToFloor: budget,
+    withinBudget: floorRatio <= budget,
+  };
 }
 
 export async function startVoxd({ audio = 'null', env = {} } = {}) {

@@ -2,7 +2,9 @@
 // Start-up and memory of `vox mcp`, the MCP server that each Claude Code
 // session runs (six to eight at once). Budgets (docs/mcp.md):
 //   1. start-up: from spawning `vox mcp` to its answers to `initialize` and
-//      `tools/list` <= 2x the wall time of `node -e 0`;
+//      `tools/list` <= 2x the wall time of `node -e 0`; also reported against
+//      the floor of a Node stdio server (bench/floor-mcp.cjs: vox's own two
+//      answers, canned);
 //   2. memory: with 8 sessions running, the PSS per session
 //      (/proc/PID/smaps_rollup) <= 1.5x the PSS of an idle bare `node`.
 // The machine is noisy, so every figure is a ratio against a baseline measured
@@ -19,7 +21,8 @@
 // (memory rounds, default 3), BENCH_SESSIONS (default 8), BENCH_SETTLE_MS (idle
 // time before the steady-state PSS reading, default 15000), BENCH_SDK=0 to skip
 // the SDK variants.
-// Needs `npm run build` first.
+// The environment is only PATH, HOME and the bench's VOX_HOME: no NODE_* (see
+// bench/lib.mjs). `npm run bench` runs it on every Node line. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +30,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'packages/vox-mcp/dist/vox.cjs');
+const cli = join(repo, 'packages/vox-mcp/bin/vox.cjs');
+const floorMcp = join(repo, 'bench/floor-mcp.cjs');
 const voxdMain = join(repo, 'packages/voxd/dist/main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -146,7 +150,7 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-const print = (o) => console.log(JSON.stringify({ bench: 'mcp', ...o }));
+const print = (o) => console.log(JSON.stringify({ bench: 'mcp', ...o, node: process.version }));
 
 function track(child) {
   children.add(child);
@@ -202,28 +206,55 @@ async function stop(child) {
 // 1. Start-up
 
 async function startup() {
+  // vox mcp's own answers, for the floor to give.
+  const probe = server(variants[0]);
+  const [init, list] = await probe.hello();
+  probe.child.stdin.end();
+  await probe.exited;
+  const floor = { name: 'stdio floor', args: [floorMcp, JSON.stringify({ initialize: init.result, 'tools/list': list.result })] };
+
   const base = [];
+  const floorTimes = [];
   const times = new Map(variants.map((v) => [v.name, []]));
+  const timeServer = async (v) => {
+    const t = performance.now();
+    const s = server(v);
+    const [, list] = await s.hello();
+    const ms = performance.now() - t;
+    if (!list.result?.tools?.length) throw new Error(`${v.name}: tools/list returned no tools`);
+    s.child.stdin.end();
+    await s.exited;
+    return ms;
+  };
   for (let i = 0; i < RUNS + 1; i++) {
     let t = performance.now();
     await run(['-e', '0']);
     if (i > 0) base.push(performance.now() - t); // the first of each warms the page cache
+    t = await timeServer(floor);
+    if (i > 0) floorTimes.push(t);
     for (const v of variants) {
-      t = performance.now();
-      const s = server(v);
-      const [, list] = await s.hello();
-      const ms = performance.now() - t;
-      if (!list.result?.tools?.length) throw new Error(`${v.name}: tools/list returned no tools`);
-      if (i > 0) times.get(v.name).push(ms);
-      s.child.stdin.end();
-      await s.exited;
+      t = await timeServer(v);
+      if (i > 0) times.get(v.name).push(t);
     }
   }
   const b = median(base);
+  const f = median(floorTimes);
   print({ figure: 'startup baseline: node -e 0', median_ms: round(b, 1), runs: RUNS });
+  print({ figure: 'startup baseline: stdio floor', median_ms: round(f, 1), runs: RUNS });
   for (const v of variants) {
     const m = median(times.get(v.name));
-    print({ figure: `startup: ${v.name}`, flags: v.flags ?? [], median_ms: round(m, 1), baseline_ms: round(b, 1), ratio: round(m / b), budget_ratio: STARTUP_BUDGET, within_budget: m / b <= STARTUP_BUDGET, runs: RUNS });
+    print({
+      figure: `startup: ${v.name}`,
+      flags: v.flags ?? [],
+      median_ms: round(m, 1),
+      baseline_ms: round(b, 1),
+      ratio: round(m / b),
+      floor_ms: round(f, 1),
+      ratio_to_floor: round(m / f),
+      budget_ratio: STARTUP_BUDGET,
+      within_budget: m / b <= STARTUP_BUDGET,
+      runs: RUNS,
+    });
   }
 }
 

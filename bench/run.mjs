@@ -1,21 +1,102 @@
-// `npm run bench`: run every bench/*.mjs (but this and lib) in turn and collect their JSON lines.
+// `npm run bench`: runs the benches and collects their JSON lines (one per figure).
+//
+//   node bench/run.mjs [--node PATH]... [--lines 20,24] [NAME...]
+//
+// NAME...      only the benches whose file name contains one of them.
+// --lines L    the Node lines for the start-up benches (default 20,24, or
+//              BENCH_NODE_LINES). The running node serves its own line; any
+//              other is the `node-<os>-<arch>` package from the npm registry,
+//              installed on first use (it says so) into
+//              $XDG_CACHE_HOME/vox-bench (default ~/.cache/vox-bench), outside
+//              the repository, and reused afterwards.
+// --node PATH  a Node binary to use instead of --lines (repeatable).
+//
+// Every bench runs with the clean environment of bench/lib.mjs (no NODE_*,
+// NODE_OPTIONS or NODE_EXTRA_CA_CERTS among them, on either side of any
+// comparison) and prints the Node version on each line.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { cleanEnv } from './lib.mjs';
+
+/**
+ * One line per bench. `everyNode`: it times Node processes starting (a client
+ * per call), so it runs on every Node line; the others measure voxd and run
+ * on the node running this script.
+ */
+const BENCHES = [
+  { file: 'say.mjs', everyNode: true },
+  { file: 'hook.mjs', everyNode: true },
+  { file: 'mcp.mjs', everyNode: true },
+  { file: 'cache.mjs' },
+  { file: 'cloud.mjs' },
+  { file: 'daemon.mjs' },
+  { file: 'first-audio.mjs' },
+  { file: 'stop.mjs' },
+];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
-const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs')
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort();
-let failed = 0;
-for (const f of files) {
-  process.stderr.write(`# ${f}\n`);
-  const r = spawnSync(process.execPath, [fileURLToPath(new URL(f, import.meta.url))], { stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) {
-    failed += 1;
-    process.stderr.write(`# ${f} exited with ${r.status}\n`);
+const { values, positionals: only } = parseArgs({
+  allowPositionals: true,
+  options: { node: { type: 'string', multiple: true }, lines: { type: 'string' } },
+});
+
+const listed = new Set(BENCHES.map((b) => b.file));
+for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs').sort()) {
+  if (!listed.has(f)) {
+    process.stderr.write(`# ${f} is not in bench/run.mjs's BENCHES; running it on this node only\n`);
+    BENCHES.push({ file: f });
+  }
+}
+const benches = BENCHES.filter((b) => only.length === 0 || only.some((o) => b.file.includes(o)));
+
+const env = cleanEnv();
+const major = (v) => Number(/^v?(\d+)/.exec(v)?.[1]);
+const version = (node) => spawnSync(node, ['--version'], { env, encoding: 'utf8' }).stdout?.trim();
+
+/** The node binary of a Node line: this one, or the registry's package, installed into the cache once. */
+function nodeOfLine(line) {
+  if (major(process.version) === line) return process.execPath;
+  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'vox-bench', `node-${line}`);
+  const pkg = `node-${process.platform}-${process.arch}`;
+  const bin = join(cache, 'node_modules', pkg, 'bin', 'node');
+  if (!existsSync(bin)) {
+    process.stderr.write(`# Node ${line} is not in ${cache}; installing it: npm install ${pkg}@${line} (once)\n`);
+    mkdirSync(cache, { recursive: true });
+    const r = spawnSync('npm', ['install', '--prefix', cache, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${line}`], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    if (r.status !== 0 || !existsSync(bin)) {
+      process.stderr.write(`# could not install Node ${line} (npm exited ${r.status}); its figures are missing\n`);
+      return undefined;
+    }
+  }
+  return bin;
+}
+
+let nodes;
+if (values.node?.length) nodes = values.node;
+else {
+  const lines = (values.lines ?? process.env.BENCH_NODE_LINES ?? '20,24').split(',').map(Number);
+  if (!lines.includes(major(process.version))) lines.unshift(major(process.version));
+  nodes = lines.map(nodeOfLine);
+}
+let failed = nodes.filter((n) => n === undefined).length;
+nodes = nodes.filter(Boolean);
+
+for (const [i, node] of nodes.entries()) {
+  const here = node === process.execPath || (i === 0 && values.node?.length);
+  const todo = benches.filter((b) => b.everyNode || here);
+  if (todo.length === 0) continue;
+  process.stderr.write(`# Node ${version(node)} (${node})\n`);
+  for (const { file } of todo) {
+    process.stderr.write(`# ${file}\n`);
+    const r = spawnSync(node, [join(dir, file)], { stdio: ['ignore', 'inherit', 'inherit'], env });
+    if (r.status !== 0) {
+      failed += 1;
+      process.stderr.write(`# ${file} exited with ${r.status} on Node ${version(node)}\n`);
+    }
   }
 }
 process.exit(failed ? 1 : 0);

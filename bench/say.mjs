@@ -1,19 +1,29 @@
-// Budget (issue 2): `vox say "Build finished"` against a warm daemon, wall time,
-// at most 1.5x `node -e 0`. Runs are interleaved so both see the same noise.
-import { VOX, median, percentile, report, round, startVoxd, timeRun } from './lib.mjs';
+#!/usr/bin/env node
+// Budget (issue 12): `vox say "Build finished"` against a warm voxd (null sink),
+// wall time, at most 1.15x the node:http floor (bench/floor.cjs POSTing the
+// same /v1/speak request to the same voxd), with a clean environment; also
+// reported against `node -e 0`. All three are interleaved so they see the same
+// noise; medians of BENCH_RUNS (default 30) each. `npm run bench` runs it on
+// every Node line (bench/run.mjs). Prints one JSON line. Needs `npm run build`.
+import { VOX, baselines, interleave, report, startVoxd, startupFigures, timeRun } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const BUDGET = 1.15;
+const TEXT = 'Build finished';
+
 const d = await startVoxd();
 try {
   timeRun(process.execPath, [VOX, 'say', '--wait', 'warm up'], { env: d.env });
-  const node = [];
-  const say = [];
-  for (let i = 0; i < RUNS; i++) {
-    node.push(timeRun(process.execPath, ['-e', '0']));
-    say.push(timeRun(process.execPath, [VOX, 'say', 'Build finished'], { env: d.env }));
-  }
-  const ratio = median(say) / median(node);
-  report({ bench: 'say', runs: RUNS, nodeMedianMs: round(median(node)), sayMedianMs: round(median(say)), sayP90Ms: round(percentile(say, 90)), ratio: round(ratio), budget: 1.5, withinBudget: ratio <= 1.5 });
+  // What vox say sends for TEXT with no project config (docs/protocol.md).
+  const body = { text: TEXT, session: 'bench#floor0', priority: 'message', once: 5, rate: 175, volume: 1 };
+  const times = interleave(
+    {
+      ...baselines({ env: d.env, route: '/v1/speak', body }),
+      'vox say': () => timeRun(process.execPath, [VOX, 'say', TEXT], { env: d.env, quietStderr: true }),
+    },
+    RUNS,
+  );
+  report({ bench: 'say', ...startupFigures(times, 'vox say', BUDGET) });
 } finally {
   await d.stop();
 }
