@@ -27,6 +27,8 @@ const env: Record<string, string> = {
   VOX_HOME: home,
   VOXD_PORT: '0',
   VOXD_AUDIO: `file:${sink}?realtime=0`,
+  // A voxd that a client auto-starts takes its sink from here, not from VOXD_AUDIO.
+  VOX_CONFIG_HOME: join(root, 'config'),
 };
 const clients: Client[] = [];
 let firstDaemon: ChildProcess | undefined;
@@ -126,6 +128,8 @@ function alive(pid: number): boolean {
 
 before(async () => {
   mkdirSync(sink, { recursive: true });
+  mkdirSync(env.VOX_CONFIG_HOME!, { recursive: true });
+  writeFileSync(join(env.VOX_CONFIG_HOME!, 'voxd.yaml'), `audio: "file:${sink}?realtime=0"\n`);
   firstDaemon = spawn(process.execPath, [voxdMain, '--port', '0'], { env, stdio: 'ignore' });
   for (let i = 0; i < 300 && !existsSync(join(home, 'voxd.json')); i++) await sleep(50);
   assert.ok(existsSync(join(home, 'voxd.json')), 'voxd did not start');
