@@ -13,7 +13,8 @@
 // cannot wait there: callbacks per second and padded silence on an unpaced
 // device), a worker thread (what voxd does) and a child process (RSS and time
 // to the first device callback). Prints JSON lines; never fails on a duration.
-// Needs `npm run build` first.
+// Needs `npm run build` first. BENCH_RUNS stops to time (default 10);
+// BENCH_AUDIOIO_TIMINGS=1 skips the RSS runs; BENCH_DEBUG=1 prints each outcome.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -40,12 +40,15 @@ test('speech plays through audio-io into the ALSA file device, and it is the spe
     assert.equal(s.body.sink.name, 'auto:audioio');
     assert.equal(s.body.sink.ok, true);
 
-    const captured = readFileSync(a.capture);
-    const heard = pcmStats(captured, { sampleRate: 22050, channels: 1 });
-    assert.ok(heard.rms > 0.02, `RMS ${heard.rms} looks like silence`);
     // The same text, synthesized without playing: what should have been heard.
     const wav = await fetchWav(d, TEXT);
     const expected = wavStats(wav);
+    // ALSA's file plugin writes its last buffer when the device thread closes, just after playback ends.
+    const size = () => (existsSync(a.capture) ? readFileSync(a.capture).length : 0);
+    await waitFor(() => (size() >= (wav.length - 44) * 0.95 ? true : undefined), 10_000, 'the capture to be complete');
+    const captured = readFileSync(a.capture);
+    const heard = pcmStats(captured, { sampleRate: 22050, channels: 1 });
+    assert.ok(heard.rms > 0.02, `RMS ${heard.rms} looks like silence`);
     // The device may pad with silence when it outruns the engine (the null device does), never drop or repeat:
     // the non-silent samples heard are exactly the non-silent samples synthesized, in order.
     const nonZero = (pcm: Buffer) => {
