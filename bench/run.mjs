@@ -36,6 +36,7 @@ const BENCHES = [
   { file: 'daemon.mjs' },
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
+  { file: 'health.mjs' },
   { file: 'audio-io.mjs' },
 ];
 
