@@ -869,6 +869,10 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
+      const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (typeof asked !== 'string' || !isObject(params.capabilities) || !isObject(params.clientInfo)) {
+        throw rpcError(RPC.INVALID_PARAMS, 'Invalid initialize request: params needs protocolVersion (a string), capabilities and clientInfo (objects)');
+      }
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
       negotiated = protocolVersion;
       const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };
