@@ -170,4 +170,27 @@ describe('GET /v1/events with clients that stop reading', () => {
     const gap = JSON.parse(/event: gap\ndata: (.*)\n/.exec(back)![1]!);
     assert.equal(gap.missed, n - 64 - 3);
   });
+
+  it('serves many clients with one dispatcher listener (no MaxListenersExceededWarning)', async (t) => {
+    const token = 't'.repeat(43);
+    const { app, dispatcher } = await buildServer({ token, synthesizer: singleEngine(new SineEngine()), sink: new NullSink() });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    t.after(() => process.off('warning', onWarning));
+    const listenersBefore = dispatcher.listenerCount('event');
+    const sockets = Array.from({ length: 15 }, () => {
+      const s = connect(port, '127.0.0.1');
+      s.write(`GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+      return s;
+    });
+    t.after(() => sockets.forEach((s) => s.destroy()));
+    await Promise.all(sockets.map((s) => new Promise((r) => s.once('data', r))));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(dispatcher.listenerCount('event'), listenersBefore);
+    assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), []);
+  });
 });
