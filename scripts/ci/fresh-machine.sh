@@ -33,20 +33,32 @@ fi
 
 mkdir -p /var/tmp
 root=$(mktemp -d /var/tmp/vox-fresh.XXXXXX)
-cleanup() {
-  local rc=$?
-  # Every process whose root is this root: voxd from `vox say`, stray test children.
+# root_pids: the processes whose root directory is this root.
+root_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && echo "${p#/proc/}"
+  done
+  return 0
+}
+# kill_root_procs WHY: list and stop every process in the root (TERM, then KILL).
+kill_root_procs() {
+  local sig pids
   for sig in TERM KILL; do
-    local pids=()
-    for p in /proc/[0-9]*; do
-      [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && pids+=("${p#/proc/}")
-    done
-    [ ${#pids[@]} -eq 0 ] && break
-    echo "fresh: stopping processes left in the root (SIG$sig):" >&2
-    ps -o pid=,etime=,args= -p "${pids[@]}" >&2 || true
-    kill "-$sig" "${pids[@]}" 2>/dev/null || true
+    pids=$(root_pids)
+    [ -n "$pids" ] || return 0
+    echo "fresh: $1 (SIG$sig):" >&2
+    # shellcheck disable=SC2086
+    ps -o pid=,etime=,args= -p $pids >&2 || true
+    # shellcheck disable=SC2086
+    kill "-$sig" $pids 2>/dev/null || true
     sleep 1
   done
+}
+cleanup() {
+  local rc=$?
+  # voxd from a `vox say` whose run failed before stopping it, stray test children.
+  kill_root_procs "stopping processes left in the root"
   for m in dev/pts dev sys proc; do
     mountpoint -q "$root/$m" 2>/dev/null && { umount "$root/$m" 2>/dev/null || umount -l "$root/$m"; }
   done
@@ -185,7 +197,16 @@ export -f run_a
 failed=()
 runs=" ${VOX_CI_FRESH_RUNS:-B T A} "
 [[ $runs != *" B "* ]] || step 15m "fresh B: no libasound2: $install_cmd" bash -c run_b || failed+=(B)
-[[ $runs != *" T "* ]] || step 40m "fresh T: $test_cmd (only Node.js, CI unset)" bash -c "as_user '$test_cmd'" || failed+=(T)
+# T: the suite passes, and leaves no process behind in the root.
+run_t() {
+  set -uo pipefail
+  as_user "$test_cmd" || return 1
+  local left
+  left=$(root_pids)
+  [ -z "$left" ] || { kill_root_procs "$test_cmd left processes running in the root"; return 1; }
+}
+export -f run_t root_pids kill_root_procs
+[[ $runs != *" T "* ]] || step 40m "fresh T: $test_cmd (only Node.js, CI unset)" bash -c run_t || { failed+=(T); kill_root_procs "stopping what T left"; }
 [[ $runs != *" A "* ]] || step 10m "fresh A: libasound2 + ALSA file device: $install_cmd" bash -c run_a || failed+=(A)
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fresh: failed runs: ${failed[*]}" >&2
