@@ -36,6 +36,9 @@ const BENCHES = [
   { file: 'daemon.mjs' },
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
+  { file: 'health.mjs' },
+  { file: 'sse.mjs' },
+  { file: 'audio-io.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

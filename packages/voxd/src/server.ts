@@ -9,6 +9,7 @@ import { Dispatcher, type Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
+import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
@@ -16,13 +17,18 @@ import { stopRoute } from './routes/stop.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import { guard } from './security.js';
+import { splitSentences } from './sentences.js';
 import type { Sink } from './sinks/sink.js';
+import type { PrepareFn } from './text/preparer.js';
 
 export interface ServerOptions {
   token: string;
   synthesizer: Synthesizer;
   sink: Sink;
-  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
+  /** Text cleanup and sentence splitting (text/preparer.ts); default: the text as given. */
+  prepare?: PrepareFn;
+  /** Per-client buffer and replay ring of GET /v1/events (event-stream.ts defaults). */
+  events?: EventStreamOptions;
   clock?: () => number;
   logger?: FastifyBaseLogger;
   version?: string;
@@ -32,6 +38,8 @@ export interface ServerOptions {
 export interface VoxServer {
   app: FastifyInstance;
   dispatcher: Dispatcher;
+  /** The fan-out of GET /v1/events. */
+  events: EventStream;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -50,7 +58,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
-    ...(options.clean ? { clean: options.clean } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     ...(options.logger ? { log: options.logger } : {}),
@@ -82,9 +90,13 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher });
   await app.register(voicesRoute, { resolve });
-  await app.register(eventsRoute, { dispatcher });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, clean: options.clean ?? ((t) => t) });
-  return { app, dispatcher };
+  const events = new EventStream({
+    ...options.events,
+    onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
+  });
+  await app.register(eventsRoute, { dispatcher, stream: events });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
+  return { app, dispatcher, events };
 }
 
 /** A synthesizer over one engine: used until the registry picks among several. */
