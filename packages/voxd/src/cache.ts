@@ -216,10 +216,11 @@ export function createCache(options: CacheOptions): Cache {
       try {
         await load();
         const tmp = join(dir, `${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-        await writeFile(tmp, data, { mode: 0o600 });
         try {
+          await writeFile(tmp, data, { mode: 0o600 });
           await rename(tmp, fileOf(key));
         } catch (err) {
+          // A full disk fails the write after the file was made: no *.tmp is left behind.
           await unlink(tmp).catch(() => {});
           throw err;
         }

@@ -190,12 +190,18 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     const { engine, prepared } = await turn;
     this.#assertOpen();
     const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
+    // A sentence of punctuation alone ("...", "!!!") is no speech: the engine
+    // renders it as a few ms of near-silence. A text of nothing else is dropped
+    // with a reason (#play), and is nobody's duplicate: its key would be empty,
+    // shared by every such text.
+    const sentences = prepared.sentences.filter((t) => !UNSPEAKABLE.test(t));
+    const key = dedupKeyFor(input.text, input.dedupKey);
     return this.#admit({
       kind: 'speech',
       text: prepared.text,
-      sentences: prepared.sentences,
+      sentences,
       priority: input.priority ?? 'message',
-      dedupKey: dedupKeyFor(input.text, input.dedupKey),
+      dedupKey: sentences.length > 0 && key !== '' ? key : `unspeakable:${randomUUID()}`,
       windowMs,
       engine: engine.name,
       ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs']),
@@ -431,7 +437,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   async #play(u: Utterance): Promise<void> {
     if (u.kind === 'speech' && u.sentences.length === 0) {
       // Only code, emoji or markup: reported, and the sink is never touched.
-      this.#settle(u, 'dropped', 'nothing left to say after cleanup (the text was only code, emoji or markup)');
+      this.#settle(u, 'dropped', 'nothing left to say after cleanup (the text was only code, emoji, markup or punctuation)');
       return;
     }
     const abort = new AbortController();
@@ -695,6 +701,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 }
 
 const STOPPED = Symbol('stopped');
+/** Nothing but punctuation and spaces. */
+const UNSPEAKABLE = /^[\p{P}\s]*$/u;
 
 /** The sink's state as the wire carries it in speak responses. */
 function sinkHealth(s: SinkState): SinkHealth {

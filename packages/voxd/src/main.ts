@@ -203,6 +203,10 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// A write past a file-size limit (RLIMIT_FSIZE) must fail with EFBIG, like a full
+// disk, not kill voxd: Node ignores SIGXFSZ, but proper-lockfile's signal-exit
+// re-raises it unless another listener exists.
+process.on('SIGXFSZ', () => {});
 // Before voxd listens, anything unexpected is fatal and said on stderr (with a
 // non-zero exit); once it serves, it is logged and voxd keeps serving.
 let serving = false;

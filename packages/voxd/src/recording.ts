@@ -5,7 +5,7 @@
 import type { SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { AudioFormat } from './engines/engine.js';
-import { resample } from './pcm.js';
+import { applyGain, resample } from './pcm.js';
 import type { PrepareFn } from './text/preparer.js';
 import { toWav } from './wav.js';
 
@@ -49,5 +49,32 @@ export async function record(
     }
   }
   format ??= { sampleRate: 22050, channels: 1, bitDepth: 16 };
-  return { wav: toWav(format, Buffer.concat(parts)), engine: used, text, ...(fallbackReason ? { fallbackReason } : {}) };
+  const pcm = Buffer.concat(parts);
+  // The same gain as speech: volume is part of the request, not a hint.
+  if (req.volume !== undefined && req.volume < 1) applyGain(pcm, req.volume);
+  return { wav: toWav(format, pcm), engine: used, text, ...(fallbackReason ? { fallbackReason } : {}) };
+}
+
+/**
+ * How many recordings may be rendered at once. Each holds its whole PCM in
+ * memory (a 20,000-character text is some 50 MB, and a few copies of it on
+ * the way to a WAV), so unbounded concurrency meant unbounded memory: four
+ * such requests took voxd to 1 GB. Beyond the limit a request is refused at
+ * once (429) rather than queued, so no caller waits on a hidden queue.
+ */
+export const MAX_CONCURRENT_RECORDINGS = 2;
+
+export class RecordingSlots {
+  #busy = 0;
+  constructor(readonly max = MAX_CONCURRENT_RECORDINGS) {}
+  /** A release function, or undefined when every slot is taken. */
+  take(): (() => void) | undefined {
+    if (this.#busy >= this.max) return undefined;
+    this.#busy++;
+    let released = false;
+    return () => {
+      if (!released) this.#busy--;
+      released = true;
+    };
+  }
 }

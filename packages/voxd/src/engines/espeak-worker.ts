@@ -15,7 +15,7 @@ export type WorkerReply =
   | { type: 'ready'; sampleRate: number }
   | { type: 'chunk'; job: number; pcm: ArrayBuffer }
   | { type: 'done'; job: number }
-  | { type: 'error'; job: number; message: string }
+  | { type: 'error'; job: number; message: string; unknownVoice?: true }
   | { type: 'voices'; job: number; voices: Array<{ identifier: string; name: string; languages: string[] }> };
 
 const port = parentPort!;
@@ -62,7 +62,7 @@ port.on('message', (msg: WorkerRequest) => {
   }
   try {
     if (!setVoice(msg.voice)) {
-      throw new Error(`unknown voice "${msg.voice}" (run "vox voices" for the list)`);
+      throw Object.assign(new Error(`unknown voice "${msg.voice}" (run "vox voices" for the list)`), { unknownVoice: true as const });
     }
     espeak.set_rate(msg.rate);
     espeak.synthesize(msg.text, (audio) => {
@@ -75,6 +75,7 @@ port.on('message', (msg: WorkerRequest) => {
     });
     port.postMessage({ type: 'done', job: msg.job } satisfies WorkerReply);
   } catch (err) {
-    port.postMessage({ type: 'error', job: msg.job, message: (err as Error).message } satisfies WorkerReply);
+    const unknownVoice = (err as { unknownVoice?: true }).unknownVoice;
+    port.postMessage({ type: 'error', job: msg.job, message: (err as Error).message, ...(unknownVoice ? { unknownVoice } : {}) } satisfies WorkerReply);
   }
 });

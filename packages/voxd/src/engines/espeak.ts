@@ -50,7 +50,8 @@ export class EspeakEngine implements Engine {
         if (!job) return;
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
         else if (msg.type === 'done') job.push(null);
-        else if (msg.type === 'error') job.push(null, new Error(msg.message));
+        // An unknown voice is the caller's mistake, not a failure of the engine: it carries its own code.
+        else if (msg.type === 'error') job.push(null, Object.assign(new Error(msg.message), msg.unknownVoice ? { code: 'VOX_ERR_VOICE_UNKNOWN' } : {}));
         else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
         if (msg.type !== 'chunk') this.#jobs.delete(msg.job);
       });

@@ -1,0 +1,73 @@
+/**
+ * POST /v1/synthesize against the real voxd (issue 11): `volume` is applied,
+ * an unknown voice is the caller's error (400, naming the field), and the
+ * number of recordings rendered at once is bounded (429 beyond it).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { removeDir, startDaemon, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
+
+let d: Daemon;
+before(async () => {
+  d = await startDaemon({ audio: 'null' });
+});
+after(async () => {
+  await d.stop();
+  removeDir(d.home);
+});
+
+/** The WAV bytes of a recording (the shared helper decodes bodies as text). */
+function recording(body: object): Promise<{ status: number; wav: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/synthesize', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, wav: Buffer.concat(parts) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('volume is applied to the recording', async () => {
+  const text = 'The same words at two volumes.';
+  const full = await recording({ text });
+  const quiet = await recording({ text, volume: 0.25 });
+  assert.equal(full.status, 200);
+  assert.equal(quiet.status, 200);
+  const a = wavStats(full.wav);
+  const b = wavStats(quiet.wav);
+  assert.equal(a.frames, b.frames);
+  assert.ok(a.rms > 0.01, `the full recording is audible (rms ${a.rms})`);
+  const ratio = b.rms / a.rms;
+  assert.ok(ratio > 0.2 && ratio < 0.3, `volume 0.25 scales the audio by a quarter (got ${ratio})`);
+});
+
+test('an unknown voice is refused with 400 naming the field; voxd keeps serving', async () => {
+  const r = await d.api('POST', '/v1/synthesize', { text: 'Hello.', voice: 'no-such-voice' });
+  assert.equal(r.status, 400, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'VOX_ERR_VOICE_UNKNOWN');
+  assert.match(r.body.message, /"no-such-voice"/);
+  assert.match(r.body.message, /field "voice"/);
+  assert.match(r.body.message, /vox voices/);
+  assert.equal((await d.api('POST', '/v1/synthesize', { text: 'Hello.' })).status, 200);
+});
+
+test('recordings beyond the concurrency limit get 429 with Retry-After; the others complete', async () => {
+  const text = 'A long recording keeps a slot busy for a while, sentence after sentence. '.repeat(40);
+  const replies = await Promise.all([1, 2, 3, 4, 5].map(() => d.api('POST', '/v1/synthesize', { text })));
+  const busy = replies.filter((r) => r.status === 429);
+  const ok = replies.filter((r) => r.status === 200);
+  assert.equal(busy.length + ok.length, 5, replies.map((r) => r.status).join(', '));
+  assert.ok(ok.length >= 1, 'the first ones are rendered');
+  assert.ok(busy.length >= 1, 'five at once exceed the limit');
+  for (const r of busy) {
+    assert.equal(r.body.code, 'VOX_ERR_SYNTHESIZE_BUSY');
+    assert.match(r.body.message, /already rendering 2 /);
+    assert.equal(r.headers['retry-after'], '1');
+  }
+  // The slots are given back.
+  assert.equal((await d.api('POST', '/v1/synthesize', { text: 'Free again.' })).status, 200);
+});
