@@ -49,9 +49,11 @@ describe('JSON-RPC layer', () => {
     assert.equal(known.result.serverInfo.name, 'vox');
     assert.equal(known.result.serverInfo.version, VERSION);
     assert.match(known.result.instructions, /speak/);
-    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01' }))) as { id: string; result: { protocolVersion: string } };
+    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as { id: string; result: { protocolVersion: string } };
     assert.equal(future.id, 'a');
     assert.equal(future.result.protocolVersion, PROTOCOL_VERSIONS[0]);
+    const incomplete = (await mcp.handle(rpc('b', 'initialize', {}))) as { error: { code: number } };
+    assert.equal(incomplete.error.code, -32602, 'initialize needs protocolVersion, capabilities and clientInfo');
   });
 
   test('ping, notifications, responses, unknown methods and malformed messages', async () => {
