@@ -37,6 +37,7 @@ const BENCHES = [
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'audio-io.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

@@ -10,7 +10,8 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '@vox/protocol';
-import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, wavSeconds, type InputSchema, type McpTool } from '../src/mcp-server.js';
+import { wavSeconds } from '../src/recording.js';
+import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, type InputSchema, type McpTool } from '../src/mcp-server.js';
 
 const dirs: string[] = [];
 after(() => {
