@@ -37,6 +37,7 @@ const BENCHES = [
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'sse.mjs' },
   { file: 'audio-io.mjs' },
 ];
 

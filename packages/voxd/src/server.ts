@@ -7,8 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
 import { Dispatcher, type Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
-import { toWireError } from './errors.js';
+import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
+import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
@@ -26,6 +27,8 @@ export interface ServerOptions {
   sink: Sink;
   /** Text cleanup and sentence splitting (text/preparer.ts); default: the text as given. */
   prepare?: PrepareFn;
+  /** Per-client buffer and replay ring of GET /v1/events (event-stream.ts defaults). */
+  events?: EventStreamOptions;
   clock?: () => number;
   logger?: FastifyBaseLogger;
   version?: string;
@@ -35,6 +38,8 @@ export interface ServerOptions {
 export interface VoxServer {
   app: FastifyInstance;
   dispatcher: Dispatcher;
+  /** The fan-out of GET /v1/events. */
+  events: EventStream;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -49,6 +54,13 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+    // A request whose body never finishes must not hold its connection for ever (fastify's default is no limit).
+    requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
+    // Errors Node finds before routing (malformed HTTP, huge headers, the timeout above) get our error body too.
+    clientErrorHandler: (err, socket) => {
+      if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
+      else socket.destroy();
+    },
   });
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
@@ -85,9 +97,13 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher });
   await app.register(voicesRoute, { resolve });
-  await app.register(eventsRoute, { dispatcher });
+  const events = new EventStream({
+    ...options.events,
+    onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
+  });
+  await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
-  return { app, dispatcher };
+  return { app, dispatcher, events };
 }
 
 /** A synthesizer over one engine: used until the registry picks among several. */
