@@ -92,7 +92,7 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_SYNTHESIZE_BUSY: {
     statusCode: 429,
-    message: 'voxd is already rendering %s /v1/synthesize requests, its limit. Retry after the Retry-After seconds, or send one request at a time.',
+    message: 'voxd is already rendering %s /v1/synthesize requests with %s more waiting, its limit. Retry after the Retry-After seconds, or send fewer at a time.',
   },
   VOX_ERR_INTERNAL: {
     statusCode: 500,

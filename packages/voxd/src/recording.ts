@@ -56,25 +56,40 @@ export async function record(
 }
 
 /**
- * How many recordings may be rendered at once. Each holds its whole PCM in
- * memory (a 20,000-character text is some 50 MB, and a few copies of it on
- * the way to a WAV), so unbounded concurrency meant unbounded memory: four
- * such requests took voxd to 1 GB. Beyond the limit a request is refused at
- * once (429) rather than queued, so no caller waits on a hidden queue.
+ * How many recordings may be rendered at once, and wait for their turn. Each
+ * rendering holds its whole PCM in memory (a 20,000-character text is some
+ * 50 MB, and a few copies of it on the way to a WAV), so unbounded
+ * concurrency meant unbounded memory: four such requests took voxd to 1 GB.
+ * A waiting request holds only its body. Beyond both, a request is refused at
+ * once (429).
  */
 export const MAX_CONCURRENT_RECORDINGS = 2;
+export const MAX_WAITING_RECORDINGS = 8;
 
 export class RecordingSlots {
   #busy = 0;
-  constructor(readonly max = MAX_CONCURRENT_RECORDINGS) {}
-  /** A release function, or undefined when every slot is taken. */
-  take(): (() => void) | undefined {
-    if (this.#busy >= this.max) return undefined;
-    this.#busy++;
+  readonly #waiting: Array<() => void> = [];
+  constructor(
+    readonly max = MAX_CONCURRENT_RECORDINGS,
+    readonly maxWaiting = MAX_WAITING_RECORDINGS,
+  ) {}
+
+  /** Resolves with a release function once a slot is free; undefined at once when even the waiting line is full. */
+  async take(): Promise<(() => void) | undefined> {
+    if (this.#busy >= this.max) {
+      if (this.#waiting.length >= this.maxWaiting) return undefined;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#busy++;
+    }
     let released = false;
     return () => {
-      if (!released) this.#busy--;
+      if (released) return;
       released = true;
+      // The slot passes straight to the next in line, or is freed.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#busy--;
     };
   }
 }

@@ -16,10 +16,10 @@ export const synthesizeRoute: FastifyPluginAsync<{
       schema: { body: synthesizeRequestSchema },
     },
     async (request, reply) => {
-      const release = slots.take();
+      const release = await slots.take();
       if (!release) {
         reply.header('retry-after', '1');
-        throw new VoxError('VOX_ERR_SYNTHESIZE_BUSY', slots.max);
+        throw new VoxError('VOX_ERR_SYNTHESIZE_BUSY', slots.max, slots.maxWaiting);
       }
       const req = request.body;
       const rec = await record(synthesizer, prepare, req)
