@@ -179,3 +179,43 @@ export function rssMb(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
+
+/** A sink that notes when audio stopped reaching it. */
+export class TimedSink {
+  constructor(inner) {
+    this.inner = inner;
+    this.name = `timed(${inner.name})`;
+    this.ended = 0;
+    this.firstAudio = 0;
+    this.waiters = [];
+  }
+  state() {
+    return this.inner.state();
+  }
+  check() {
+    return this.inner.check();
+  }
+  async play(format, chunks, signal, meta) {
+    const self = this;
+    self.firstAudio = 0;
+    async function* tap() {
+      for await (const c of chunks) {
+        self.firstAudio ||= performance.now();
+        yield c;
+      }
+    }
+    try {
+      return await this.inner.play(format, tap(), signal, meta);
+    } finally {
+      this.ended = performance.now();
+      for (const w of this.waiters.splice(0)) w(this.ended);
+    }
+  }
+  /** Resolves with performance.now() at the end of the play() in progress. */
+  nextEnd() {
+    return new Promise((r) => this.waiters.push(r));
+  }
+  close() {
+    return this.inner.close();
+  }
+}

@@ -38,6 +38,7 @@ const BENCHES = [
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
   { file: 'sse.mjs' },
+  { file: 'deep-queue.mjs' },
   { file: 'audio-io.mjs' },
 ];
 
