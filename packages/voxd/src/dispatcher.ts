@@ -349,15 +349,17 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       }
     };
     // The audio is cut first: settling a deep queue takes a while, and the user asked for silence.
+    // The queue is emptied before anything is awaited, so nothing of it starts meanwhile.
     const p = this.#playing;
-    if (p && (scope === 'current' || match(p))) {
-      stopped.push(p.id);
+    const cut = p && (scope === 'current' || match(p)) ? p : undefined;
+    if (cut) {
+      stopped.push(cut.id);
       this.#abortPlaying('stopped', `stopped (${scope})`);
-      await p.ended;
     }
     const removed = scope === 'current' ? [] : this.#queue.removeWhere(match);
     for (const u of removed) stopped.push(u.id);
     this.#settleLater(removed, 'stopped', `stopped (${scope})`);
+    if (cut) await cut.ended;
     return stopped;
   }
 
