@@ -1,5 +1,6 @@
 /** Shared exit handling for the small commands: wire errors and client errors to exit codes. */
 import type { WireError } from '@vox/protocol';
+import { UsageError, usageLine } from './command.js';
 import { ConfigError } from './config.js';
 import { EXIT, type CliContext } from './context.js';
 import { ClientError } from './errors.js';
@@ -29,6 +30,10 @@ export function reportThrown(ctx: CliContext, name: string, err: unknown, option
   if (err instanceof ConfigError) {
     write(ctx, name, err.message, options);
     return EXIT.CONFIG_INVALID;
+  }
+  if (err instanceof UsageError) {
+    if (!options.quiet) ctx.stderr.write(usageLine(name, err.message));
+    return EXIT.USAGE;
   }
   if (err instanceof ClientError) {
     write(ctx, name, `${err.code}: ${err.message}`, options);

@@ -11,12 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
-import { parseArgs } from 'node:util';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
 import { health, readDaemonState, startDaemon } from '../client.js';
 import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
+import { defineCommand, pickAction, UsageError } from '../command.js';
 import {
   ServiceError,
   controlService,
@@ -360,54 +360,34 @@ async function status(io: Io, opts: ServiceOptions): Promise<number> {
   return h?.ok ? EXIT.OK : EXIT.UNREACHABLE;
 }
 
-export async function run(ctx: CliContext): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    ctx.stderr.write(`vox daemon: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  const [action, ...extra] = positionals;
-  if (!action || !(ACTIONS as readonly string[]).includes(action) || extra.length > 0) {
-    ctx.stderr.write(`vox daemon: expected one of ${ACTIONS.join(', ')}${action ? `, not "${positionals.join(' ')}"` : ''}.\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    ctx.stderr.write(`vox daemon: --timeout takes a positive number of seconds, not "${values.timeout}".\n`);
-    return EXIT.USAGE;
-  }
-  const io = makeIo(ctx, values.json === true, seconds * 1000);
-  const opts: ServiceOptions = { env: ctx.env };
-  if (ctx.env.HOME) opts.home = ctx.env.HOME;
-  const managed = supported() !== undefined && serviceInstalled(opts);
+export const command = defineCommand({
+  name: 'daemon',
+  usage: USAGE,
+  flags: { json: { type: 'boolean' }, timeout: { type: 'string' } },
+  maxArgs: 1,
+  async run({ ctx, flags: values, args }) {
+    const action = pickAction(args, ACTIONS);
+    const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, not "${values.timeout}"`);
+    const io = makeIo(ctx, values.json === true, seconds * 1000);
+    const opts: ServiceOptions = { env: ctx.env };
+    if (ctx.env.HOME) opts.home = ctx.env.HOME;
+    const managed = supported() !== undefined && serviceInstalled(opts);
 
-  let code: number;
-  try {
-    code = await dispatch(action as Action, io, opts, managed);
-  } catch (err) {
-    if (!(err instanceof Failure || err instanceof ServiceError)) throw err;
-    code = err instanceof Failure ? err.exitCode : EXIT.UNREACHABLE;
-    io.result.error = err.message;
-    if (!io.json) ctx.stderr.write(`vox daemon ${action}: ${err.message}\n`);
-  }
-  if (io.json) ctx.stdout.write(`${JSON.stringify({ action, ...io.result })}\n`);
-  return code;
-}
+    let code: number;
+    try {
+      code = await dispatch(action, io, opts, managed);
+    } catch (err) {
+      if (!(err instanceof Failure || err instanceof ServiceError)) throw err;
+      code = err instanceof Failure ? err.exitCode : EXIT.UNREACHABLE;
+      io.result.error = err.message;
+      if (!io.json) ctx.stderr.write(`vox daemon ${action}: ${err.message}\n`);
+    }
+    if (io.json) ctx.stdout.write(`${JSON.stringify({ action, ...io.result })}\n`);
+    return code;
+  },
+});
+export const run = command.run;
 
 function dispatch(action: Action, io: Io, opts: ServiceOptions, managed: boolean): Promise<number> {
   switch (action) {
