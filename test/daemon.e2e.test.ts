@@ -193,11 +193,14 @@ describe('failures', () => {
       const first = await d.api('POST', '/v1/speak', { text: long, wait: true });
       assert.equal(first.body.status, 'failed');
       assert.match(first.body.error.message, /audio open error/);
+      // The player failed, and a fresh probe fails too: the next request is refused at once, with the player's words.
       const second = await d.api('POST', '/v1/speak', { text: 'And the next one is reported too.', wait: true });
-      assert.equal(second.body.status, 'failed');
+      assert.equal(second.status, 503, JSON.stringify(second.body));
+      assert.equal(second.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+      assert.match(second.body.message, /audio open error/);
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.playing, null);
-      assert.equal(s.body.counters.failed, 2);
+      assert.equal(s.body.counters.failed, 1);
     } finally {
       await d.stop();
       removeDir(d.home);
@@ -209,8 +212,9 @@ describe('failures', () => {
     const d = await startDaemon({ audio: 'command', env: { PATH: '/nonexistent' } });
     try {
       const r = await d.api('POST', '/v1/speak', { text: 'Nobody hears this.', wait: true });
-      assert.equal(r.body.status, 'failed');
-      assert.match(r.body.error.message, /no audio player found/);
+      assert.equal(r.status, 503, JSON.stringify(r.body));
+      assert.equal(r.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+      assert.match(r.body.message, /no player command on PATH/);
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.sink.ok, false);
       assert.equal((await d.api('GET', '/v1/health')).status, 200);

@@ -62,9 +62,9 @@ test('with no usable device, speaker falls back to a player or reports why, and 
   const d = await startDaemon({ audio: 'speaker', env: { ALSA_CONFIG_PATH: conf, PATH: '/nonexistent' } });
   try {
     const r = await d.api('POST', '/v1/speak', { text: 'Nobody can hear this.', wait: true });
-    assert.equal(r.body.status, 'failed');
-    assert.equal(r.body.error.code, 'VOX_ERR_PLAYBACK_FAILED');
-    assert.match(r.body.error.message, /no audio output/);
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+    assert.match(r.body.message, /speaker: /);
     const s = await d.api('GET', '/v1/status');
     assert.equal(s.body.sink.ok, false);
     assert.match(s.body.sink.detail, /speaker unavailable/);

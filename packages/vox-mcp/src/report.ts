@@ -23,6 +23,8 @@ function write(ctx: CliContext, name: string, line: string, options: ReportOptio
 export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown, options: ReportOptions = {}): number {
   const err = body as Partial<WireError> | undefined;
   write(ctx, name, `${err?.code ?? `HTTP ${status}`}: ${err?.message ?? 'request refused'}`, options);
+  // voxd is up but nothing can be heard: that is a playback failure, not an unreachable daemon.
+  if (err?.code === 'VOX_ERR_AUDIO_UNAVAILABLE') return EXIT.PLAYBACK_FAILED;
   return exitForStatus(status);
 }
 

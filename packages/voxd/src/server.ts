@@ -66,7 +66,8 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   app.setErrorHandler((err, request, reply) => {
     const wire = toWireError(err);
-    if (wire.statusCode >= 500) request.log.error({ err }, 'request failed');
+    // 503s (queue full, shutting down, no audio output) are states, logged where they arise; other 5xx are bugs.
+    if (wire.statusCode >= 500 && wire.statusCode !== 503) request.log.error({ err }, 'request failed');
     reply.code(wire.statusCode).send(wire);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -35,7 +35,8 @@ Options:
   -h, --help         show this help
 
 Exit codes: 0 queued, played or deduped; 2 bad usage; 3 voxd unreachable;
-4 input rejected; 5 playback failed (--wait); 6 token refused; 7 invalid config.
+4 input rejected; 5 playback failed (--wait) or no audio output; 6 token refused;
+7 invalid config.
 `;
 
 function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
