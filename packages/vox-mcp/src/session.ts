@@ -14,7 +14,7 @@ export function shortId(id: string): string {
  * else CLAUDE_SESSION_ID, else one random id per process.
  */
 export function sessionLabel(project: string, env: NodeJS.ProcessEnv, explicit?: string): string {
-  const id = explicit ?? env.VOX_SESSION_ID ?? env.CLAUDE_SESSION_ID ?? (processId ??= randomHex6());
+  const id = explicit ?? env.VOX_SESSION_ID ?? env.CLAUDE_CODE_SESSION_ID ?? env.CLAUDE_SESSION_ID ?? (processId ??= randomHex6());
   return `${project}#${shortId(id)}`.slice(0, 200);
 }
 
