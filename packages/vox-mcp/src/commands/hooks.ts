@@ -26,15 +26,15 @@ Other hooks and settings are left as they are.
 
 Two kinds of hook: "mcp_tool" calls the hook tool of the session's own
 "vox mcp" (no process per event; Claude Code 2.1.118 and later), "command"
-runs "vox hook <Event>" (every version). install asks "claude --version"
-which to write, and says which it wrote. SessionStart and SessionEnd are
+runs "vox hook <Event>" (every version). install asks the claude command for
+its version to choose, and says which it wrote. SessionStart and SessionEnd are
 always commands (no MCP server is connected when they fire).
 
 Options:
   --user         ~/.claude/settings.json (the default)
   --project      ./.claude/settings.json (usually committed: see --portable)
   --local        ./.claude/settings.local.json (this machine only)
-  --type TYPE    mcp_tool or command, instead of asking claude --version
+  --type TYPE    mcp_tool or command, instead of asking claude its version
   --server NAME  the MCP server that mcp_tool hooks call (default: vox,
                  as "claude mcp add vox -- vox mcp" names it)
   --portable     commands run "vox hook <Event>" from PATH instead of
