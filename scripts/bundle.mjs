@@ -15,7 +15,7 @@ await build({
   outfile,
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   // @vox/protocol is bundled in; third-party packages load from node_modules when a command needs them.
   external: Object.keys(pkg.dependencies ?? {}).filter((d) => d !== '@vox/protocol'),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, writeSettings, type Daemon } from './helpers/daemon.js';
 
 describe('voxd with the file sink', () => {
   let d: Daemon;
@@ -279,7 +279,8 @@ describe('process lifecycle', () => {
     const home = tempDir();
     const out = join(home, 'out');
     mkdirSync(out);
-    const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0` });
+    const env = cleanEnv(home, { VOXD_PORT: '0' });
+    writeSettings(env, { audio: `file:${out}?realtime=0` });
     try {
       const runs = await Promise.all(Array.from({ length: 8 }, () => vox(['say', '--json', 'Cold start for everyone'], { env })));
       for (const r of runs) assert.equal(r.code, 0, r.stderr);
@@ -378,7 +379,9 @@ describe('stale state', () => {
     try {
       writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: impostor.pid, host: '127.0.0.1', port: 9, version: '0.1.0', startedAt: new Date().toISOString() }));
       const out = join(home, 'out');
-      const r = await vox(['say', '--wait', '--json', 'Not fooled by a stale file.'], { env: cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0`, VOXD_ENGINE: 'espeak' }) });
+      const env = cleanEnv(home, { VOXD_PORT: '0' });
+      writeSettings(env, { audio: `file:${out}?realtime=0`, engine: 'espeak' });
+      const r = await vox(['say', '--wait', '--json', 'Not fooled by a stale file.'], { env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout).status, 'played');
       const state = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));

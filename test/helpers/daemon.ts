@@ -3,11 +3,12 @@
  * the file sink, speak real HTTP to it, and run the real `vox` binary.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkSetting } from '../../packages/protocol/src/settings.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
@@ -67,12 +68,29 @@ export function tempDir(prefix = 'vox-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Environment for a client or daemon bound to `home`, without the caller's VOX* settings. */
+/**
+ * Environment for a client or daemon bound to `home`, without the caller's VOX*
+ * settings. voxd's settings file is `home/config/voxd.yaml` (VOX_CONFIG_HOME),
+ * never the user's own.
+ */
 export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   // No stray settings or cloud keys from the machine running the tests.
   for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
-  return { ...env, VOX_HOME: home, ...extra };
+  return { ...env, VOX_HOME: home, VOX_CONFIG_HOME: join(home, 'config'), ...extra };
+}
+
+/**
+ * Write voxd's settings file for `env` (its VOX_CONFIG_HOME): what a voxd that
+ * a client auto-starts uses, since clients do not pass VOXD_AUDIO and the like on.
+ */
+export function writeSettings(env: NodeJS.ProcessEnv, settings: Record<string, string | number>): string {
+  const dir = env.VOX_CONFIG_HOME;
+  if (!dir) throw new Error('writeSettings needs VOX_CONFIG_HOME in env (cleanEnv sets it)');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'voxd.yaml');
+  writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`).join(''));
+  return file;
 }
 
 export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
@@ -91,6 +109,14 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
   const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
   // The embedded engine unless a test asks otherwise: the system espeak-ng may be installed too.
   const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak', ...(options.env ?? {}) });
+  // A voxd that a client auto-starts later (after a crash, say) reads the settings
+  // file, not the client's VOXD_*: give it the same sink and engine.
+  const same: Record<string, string> = {};
+  for (const [key, variable] of [['audio', 'VOXD_AUDIO'], ['engine', 'VOXD_ENGINE']] as const) {
+    const value = env[variable];
+    if (value && !checkSetting(key, value, variable)) same[key] = value;
+  }
+  if (Object.keys(same).length) writeSettings(env, same);
   const proc = spawn(process.execPath, [VOXD, ...(options.args ?? [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -39,6 +39,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   closest,
+  ENGINE_NAMES,
   DEFAULT_DEDUP_SECONDS,
   MAX_ONCE_SECONDS,
   MAX_RATE_WPM,
@@ -56,7 +57,7 @@ export type { Pronunciation } from './pronunciations.js';
 export const CONFIG_DIR = '.vox';
 export const CONFIG_FILE = join(CONFIG_DIR, 'config.md');
 
-export const ENGINES = ['espeak', 'espeak-ng', 'say', 'openai', 'elevenlabs', 'auto'] as const;
+export const ENGINES = ENGINE_NAMES;
 export type Engine = (typeof ENGINES)[number];
 
 /** How Claude Code hooks speak: not at all, on notable events, or on every event. */

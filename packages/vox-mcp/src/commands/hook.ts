@@ -16,7 +16,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
-import { call, type Reply } from '../client.js';
+import { call, settingsMismatch, type Reply } from '../client.js';
 import { defineCommand } from '../command.js';
 import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -143,6 +143,8 @@ export const command = defineCommand({
         return EXIT.OK;
       }
       const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+      const mismatch = settingsMismatch(ctx.env);
+      if (mismatch) warn(mismatch);
       if (reply.status >= 400) {
         const err = reply.body as Partial<WireError> | undefined;
         warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);

@@ -4,7 +4,7 @@
  * that is heavy unless the project has a config file.
  */
 import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
-import { call } from '../client.js';
+import { call, settingsMismatch } from '../client.js';
 import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { defineCommand, UsageError, type FlagSpecs, type FlagValues } from '../command.js';
@@ -114,6 +114,8 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     const delivery = buildDelivery(text, config, session, overrides);
     const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+    const mismatch = settingsMismatch(ctx.env);
+    if (mismatch) report(mismatch);
     if (reply.daemonVersion && compareVersions(reply.daemonVersion, VERSION) < 0) {
       report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
     }
