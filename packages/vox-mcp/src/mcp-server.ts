@@ -11,13 +11,15 @@
  * than a bare node's whole start-up and several MB of heap. Measured in
  * bench/mcp.mjs (figures in docs/mcp.md): the SDK's McpServer and its
  * low-level Server, even bundled into one file with esbuild, start in about 3x
- * and hold about 2.5x; Node flags shave little off that. So the protocol is
- * spoken here: the stdio transport is newline-delimited JSON-RPC 2.0, and the
- * four methods a tool server needs (`initialize`, `ping`, `tools/list`,
- * `tools/call`) are a page of code. The SDK is still the reference: messages
- * are typed with its TypeScript types (`import type`, nothing at run time),
- * the supported protocol versions are checked against its list, and the tests
- * drive this server with the SDK's own Client.
+ * and hold about 2.5x; the v2 server package is no lighter. So the protocol is
+ * spoken here: the stdio transport is newline-delimited JSON-RPC 2.0, and a
+ * tool server's methods are a few pages of code, dual-era as MCP 2026-07-28
+ * describes (`server/discover` and per-request `_meta` beside the legacy
+ * `initialize`). The SDK is still the reference: messages are typed with its
+ * TypeScript types (`import type`, nothing at run time), the legacy versions
+ * are checked against its list, the tests drive this server with the SDK's
+ * own Client, and a differential test compares it with the SDK's v2 server
+ * (docs/mcp.md lists each difference and why).
  *
  * Other notes:
  * - Tool inputs are written once as JSON Schema: `tools/list` publishes them
@@ -25,6 +27,8 @@
  * - Everything a tool needs (config, client, speech, recording) is imported on
  *   its first call. Nothing here imports fastify, undici, an engine or voxd.
  * - stdout carries JSON-RPC only; diagnostics go to `log` (stderr).
+ * - What the model reads is `structuredContent` (Claude Code forwards only
+ *   that): compact JSON with every fact, valid against the tool's output schema.
  * - No tool throws: every failure is an `isError` result that says what went
  *   wrong and how to fix it (ConfigError and ClientError messages do both).
  */
