@@ -37,6 +37,7 @@ const BENCHES = [
   { file: 'daemon.mjs' },
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
+  { file: 'health.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

@@ -1,13 +1,19 @@
 /**
  * voxd and `vox say`, end to end: the real daemon on port 0 with a temp
- * VOX_HOME and the file sink, real HTTP, the real `vox` binary, sox to check audio.
+ * VOX_HOME and the file sink, real HTTP, the real `vox` binary, WAVs read back to check the audio.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, writeSettings, type Daemon } from './helpers/daemon.js';
+import { VOXD, cleanEnv, http, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, writeSettings, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
+
+/** A stand-in audio player: a Node script run by this Node, so it needs no shell or coreutils. */
+function fakePlayer(js: string): string {
+  return `#!${process.execPath}\n${js}\n`;
+}
 
 describe('voxd with the file sink', () => {
   let d: Daemon;
@@ -26,8 +32,8 @@ describe('voxd with the file sink', () => {
     assert.equal(r.body.status, 'played');
     const files = d.wavs();
     assert.equal(files.length, before + 1);
-    const stats = soxStats(files.at(-1)!);
-    assert.ok(stats.seconds > 0.5, `duration ${stats.seconds}s`);
+    const stats = wavStats(files.at(-1)!);
+    assert.ok(stats.durationMs > 500, `duration ${stats.durationMs} ms`);
     assert.ok(stats.rms > 0.01, `RMS ${stats.rms} looks like silence`);
     assert.equal(stats.sampleRate, 22050);
   });
@@ -158,7 +164,14 @@ describe('failures', () => {
     const capture = join(bin, 'captured.raw');
     writeFileSync(
       join(bin, 'aplay'),
-      `#!/bin/sh\nif [ ! -f "${marker}" ]; then touch "${marker}"; echo "aplay: device busy" >&2; cat >/dev/null; exit 1; fi\ncat >> "${capture}"\n`,
+      fakePlayer(`
+        const fs = require('node:fs');
+        if (!fs.existsSync(${JSON.stringify(marker)})) {
+          fs.writeFileSync(${JSON.stringify(marker)}, '');
+          process.stderr.write('aplay: device busy\\n');
+          process.stdin.resume().on('end', () => process.exit(1));
+        } else process.stdin.pipe(fs.createWriteStream(${JSON.stringify(capture)}, { flags: 'a' }));
+      `),
     );
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -184,7 +197,7 @@ describe('failures', () => {
   test('a player that dies before reading anything fails the utterance; the queue never hangs', async () => {
     // Like aplay with no sound card: it exits at once and never reads its stdin.
     const bin = tempDir('vox-bin-');
-    writeFileSync(join(bin, 'aplay'), '#!/bin/sh\necho "aplay: main:831: audio open error: No such file or directory" >&2\nexit 1\n');
+    writeFileSync(join(bin, 'aplay'), fakePlayer(`process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n'); process.exit(1);`));
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
     try {
@@ -269,7 +282,7 @@ describe('process lifecycle', () => {
       assert.equal(r.body.status, 'failed');
       assert.equal(r.body.error.code, 'VOX_ERR_SHUTTING_DOWN');
       const wav = d.wavs()[0]!;
-      assert.ok(soxStats(wav).seconds < 20, 'the utterance was cut');
+      assert.ok(wavStats(wav).durationMs < 20_000, 'the utterance was cut');
     } finally {
       removeDir(d.home);
     }
@@ -347,7 +360,7 @@ describe('hard failures', () => {
       assert.equal(status.body.history[0].outcome, 'played');
       const wavs = d.wavs();
       assert.equal(wavs.length, 2, `the cut first attempt and the full second one: ${readdirSync(d.out).join(', ')}`);
-      assert.ok(soxStats(wavs[0]!).seconds < soxStats(wavs[1]!).seconds, 'the first was cut short');
+      assert.ok(wavStats(wavs[0]!).durationMs < wavStats(wavs[1]!).durationMs, 'the first was cut short');
       process.kill(state.pid, 'SIGTERM');
       await waitFor(() => (existsSync(join(d.home, 'voxd.json')) ? undefined : true), 10_000, 'the new voxd to exit');
     } finally {
@@ -375,7 +388,7 @@ describe('stale state', () => {
     const home = tempDir();
     const { spawn: spawnChild } = await import('node:child_process');
     // A pid that is alive but is not voxd: what a reboot or a reused pid leaves behind.
-    const impostor = spawnChild('sleep', ['60'], { stdio: 'ignore' });
+    const impostor = spawnChild(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
       writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: impostor.pid, host: '127.0.0.1', port: 9, version: '0.1.0', startedAt: new Date().toISOString() }));
       const out = join(home, 'out');
@@ -390,6 +403,7 @@ describe('stale state', () => {
       await waitFor(() => (existsSync(join(home, 'voxd.json')) ? undefined : true), 10_000, 'voxd to exit');
     } finally {
       impostor.kill();
+      await stopDaemonsUnder(home);
       removeDir(home);
     }
   });

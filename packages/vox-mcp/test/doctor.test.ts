@@ -11,6 +11,7 @@ import type { StatusResponse } from '@vox/protocol';
 import { formatChecks, healthy, probePlayer, runDoctor, which, type Check, type DaemonView, type DoctorOptions } from '../src/doctor.js';
 import { installHooks, settingsPath } from '../src/hooks-settings.js';
 import { cleanEnv, startDaemon, vox, type Daemon } from '../../../test/helpers/daemon.js';
+import { needTool } from '../../../test/helpers/tools.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-doctor-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -230,7 +231,7 @@ describe('doctor checks', () => {
     assert.equal(healthy([{ name: 'a', level: 'fail', detail: '' }]), false);
   });
 
-  test('probePlayer with a real player and no sound device reports the failure', { skip: !which('aplay', process.env) && 'aplay is not installed' }, async () => {
+  test('probePlayer with a real player and no sound device reports the failure', { skip: needTool('aplay') }, async () => {
     const r = await probePlayer('aplay', which('aplay', process.env)!, { ...process.env, ALSA_CONFIG_PATH: NO_ALSA });
     assert.equal(r.ok, false);
     assert.match(r.detail, /^aplay failed: /);

@@ -323,8 +323,10 @@ describe('phrases', () => {
     assert.deepEqual(types.filter((t) => !Object.hasOwn(NOTIFICATION_POLICY, t)), []);
   });
 
-  test('PermissionRequest and the later permission_prompt make one duplicate key, with a window that covers the gap', async () => {
-    const config = await resolveConfig(mkdtempSync(join(tmpdir(), 'vox-hook-key-')));
+  test('PermissionRequest and the later permission_prompt make one duplicate key, with a window that covers the gap', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vox-hook-key-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const config = await resolveConfig(dir);
     const session = 'api#9a1b2c';
     const first = hookDelivery(decide('PermissionRequest', fixture('permission-request.json')), config, session);
     const later = hookDelivery(decide('Notification', fixture('notification-permission.json')), config, session);

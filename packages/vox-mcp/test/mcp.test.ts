@@ -436,8 +436,9 @@ describe('vox mcp', () => {
     assert.match(r.text, /vox daemon start/);
   });
 
-  test('stdout carries only JSON-RPC, even for garbage input; end of input ends the process', async () => {
+  test('stdout carries only JSON-RPC, even for garbage input; end of input ends the process', async (t) => {
     const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('raw'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    t.after(() => child.kill('SIGKILL')); // if it never exits, it must not outlive the test
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -39,6 +39,7 @@ import { dedupKeyFor } from './normalize.js';
 import { applyGain, resample } from './pcm.js';
 import { SpeechQueue } from './queue.js';
 import { splitSentences } from './sentences.js';
+import type { PrepareFn } from './text/preparer.js';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
 
 /** What the dispatcher needs of the engines (engines/registry.ts provides it). */
@@ -55,8 +56,11 @@ export interface Synthesizer {
 export interface DispatcherOptions {
   synthesizer: Synthesizer;
   sink: Sink;
-  /** Cleans text for speech; `keepTags` when the engine performs expressive tags. */
-  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
+  /**
+   * Turns a request's text into the text spoken and its sentences; `keepTags`
+   * when the engine performs expressive tags. Default: the text as given.
+   */
+  prepare?: PrepareFn;
   /** Wall clock in ms; injected so tests control the duplicate window. */
   clock?: () => number;
   /** Most requests waiting at once. Default 10000. */
@@ -115,7 +119,9 @@ type Counters = StatusResponse['counters'];
 export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #synth: Synthesizer;
   readonly #sink: Sink;
-  readonly #clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string;
+  readonly #prepare: PrepareFn;
+  /** Admissions happen in arrival order, whatever each text took to prepare. */
+  #admissions: Promise<unknown> = Promise.resolve();
   readonly #clock: () => number;
   readonly #maxQueue: number;
   readonly #historySize: number;
@@ -136,7 +142,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     super();
     this.#synth = options.synthesizer;
     this.#sink = options.sink;
-    this.#clean = options.clean ?? ((t) => t);
+    this.#prepare = options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) }));
     this.#clock = options.clock ?? Date.now;
     this.#maxQueue = options.maxQueue ?? 10_000;
     this.#historySize = options.historySize ?? 200;
@@ -168,13 +174,19 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   async speak(input: SpeakInput): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
     this.#assertOpen();
     const sink = await this.#audible();
-    const engine = await this.#synth.resolve(input.engine);
-    const text = this.#clean(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+    const turn = this.#admissions.then(async () => {
+      const engine = await this.#synth.resolve(input.engine);
+      const prepared = await this.#prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+      return { engine, prepared };
+    });
+    this.#admissions = turn.catch(() => undefined);
+    const { engine, prepared } = await turn;
+    this.#assertOpen();
     const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
     return this.#admit({
       kind: 'speech',
-      text,
-      sentences: splitSentences(text),
+      text: prepared.text,
+      sentences: prepared.sentences,
       priority: input.priority ?? 'message',
       dedupKey: dedupKeyFor(input.text, input.dedupKey),
       windowMs,

@@ -18,6 +18,7 @@ import type { Sink } from './sinks/sink.js';
 import { readState, removeState, writeState } from './state-file.js';
 import { ensureToken } from './token.js';
 import { createSynthesis } from './synthesis.js';
+import { TextPreparer } from './text/preparer.js';
 
 const USAGE = `voxd — the vox speech daemon
 
@@ -208,7 +209,8 @@ try {
   await release();
   fail((err as Error).message, 2);
 }
-const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
+const text = new TextPreparer();
+const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -242,6 +244,7 @@ shutdownHook = async () => {
   // Settle speech first, so callers that wait hear how their request ended.
   await dispatcher.close();
   await app.close();
+  await text.close();
   await synthesis.close();
   await espeak.close();
   await sink.close();

@@ -1,6 +1,6 @@
 /**
  * `file:DIR` — each utterance becomes its own numbered WAV in DIR, so tests can
- * count playbacks and measure them with sox. By default it takes the audio's
+ * count playbacks and measure them. By default it takes the audio's
  * real duration, like a device, so stopping and interrupting cut the file at
  * the point where playback stopped. `?realtime=0` writes at once.
  */
