@@ -12,7 +12,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
@@ -46,6 +46,7 @@ const SESSION = 'c0de0000-1111-4222-8333-444455556666';
 const SPOKEN = 'The build is green.';
 const SUMMARY =
   'I refactored the checkout module into three smaller files and added tests for every refund path. All forty seven tests pass now, and the rounding bug in the totals is fixed.';
+const LONG_PROMPT = Array.from({ length: 12 }, (_, i) => `Other project needs your permission, request number ${i + 1}.`).join(' ');
 const TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
 
 /** The model: run 1 speaks and answers, run 2 (prompt "RUN2") stops and answers. */
@@ -100,7 +101,9 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     api = await startMessagesApi(model);
     home = tempDir('vox-claude-home-');
     project = join(home, 'ccproj');
-    mkdirSync(project);
+    // A slow voice keeps the Stop summary audible for a good while (it still has to be when the test looks).
+    mkdirSync(join(project, '.vox'), { recursive: true });
+    writeFileSync(join(project, '.vox', 'config.md'), '---\nrate: 100\n---\n');
     // Node for the plugin's launcher, and the system's basics: no vox anywhere on PATH.
     const path = [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter);
     env = {
@@ -169,6 +172,15 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     assert.equal(summary.session, 'ccproj#c0de00', "the label of Claude Code's session id (CLAUDE_CODE_SESSION_ID = the payload's session_id)");
     assert.equal(summary.priority, 'text');
 
+    // Another session's permission prompt arrives while the summary waits or plays: it holds the
+    // summary (paused, to resume after it), so the next run's stop finds it however slowly claude starts.
+    // (The model's own speak has been heard by then: it plays before the summary.)
+    await waitFor(async () => (await history()).some((h) => h.text === SPOKEN && h.outcome === 'played'), 30_000, 'speak to be played');
+    const status = (await d.api('GET', '/v1/status')).body as { playing: { id: string } | null; queue: { items: Array<{ id: string }> } };
+    assert.ok(status.playing?.id === summary.id || status.queue.items.some((q) => q.id === summary.id), `the summary is still to be heard: ${JSON.stringify(status.playing)}`);
+    const other = await d.api('POST', '/v1/speak', { text: LONG_PROMPT, session: 'other#0a0b0c', priority: 'important' });
+    assert.equal(other.body.status, 'queued', JSON.stringify(other.body));
+
     const run2 = await claude(['-p', 'RUN2 quiet please', '--resume', SESSION, ...allowed]);
     assert.equal(run2.code, 0, `${run2.stderr}\n${run2.stdout}`);
     const stopResult = api.requests.map((r) => r.body && toolResults(r.body).get('toolu_stop')).find(Boolean);
@@ -177,15 +189,16 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     assert.equal(stopped.session, summary.session, "the model's stop targets the hook's session");
     assert.ok(stopped.stopped.includes(summary.id), `stop stopped the hook's summary: ${JSON.stringify(stopped)}`);
 
+    await d.api('POST', '/v1/stop', { scope: 'session', session: 'other#0a0b0c' });
     await d.idle();
     const all = await history();
     assert.equal(all.find((h) => h.id === summary.id)?.outcome, 'stopped');
     const spoken = all.filter((h) => h.text === SPOKEN);
     assert.equal(spoken[0]?.session, summary.session, 'one identity for the tools and the hooks');
     assert.deepEqual(spoken.map((h) => h.outcome), ['played'], 'speak was played once');
-    // One WAV per utterance that reached the sink: the spoken text, all of it.
+    // One WAV per utterance that reached the sink, in order: the first is speak's, whole and not silence.
     const wavs = d.wavs().map((f) => wavStats(f));
-    assert.ok(wavs.length >= 1 && wavs.length <= 3, `${wavs.length} WAVs`);
-    assert.ok(wavs[0]!.durationMs > 500 && wavs[0]!.rms > 0.01, JSON.stringify(wavs[0]));
+    assert.ok(wavs.length >= 2, `${wavs.length} WAVs: speak's and the summary's at least`);
+    assert.ok(wavs[0]!.durationMs > 1000 && wavs[0]!.rms > 0.01, JSON.stringify(wavs[0]));
   });
 });
