@@ -38,6 +38,8 @@ const BENCHES = [
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'sse.mjs' },
+  { file: 'audio-io.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

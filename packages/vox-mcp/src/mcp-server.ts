@@ -320,22 +320,6 @@ export function wireErrorResult(status: number, body: unknown): CallToolResult {
   const err = (body ?? {}) as Partial<WireError>;
   return toolError(`${err.code ?? `HTTP ${status}`}: ${err.message ?? 'voxd refused the request'}`);
 }
-const failFrom = errorResult;
-const failWire = wireErrorResult;
-
-/** Duration of a PCM WAV in seconds, from its `fmt ` and `data` chunks; undefined if the header is not understood. */
-export function wavSeconds(wav: Buffer): number | undefined {
-  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') return undefined;
-  let byteRate: number | undefined;
-  for (let at = 12; at + 8 <= wav.length; ) {
-    const id = wav.toString('ascii', at, at + 4);
-    const size = wav.readUInt32LE(at + 4);
-    if (id === 'fmt ' && at + 20 <= wav.length) byteRate = wav.readUInt32LE(at + 16);
-    if (id === 'data') return byteRate ? Math.min(size, wav.length - at - 8) / byteRate : undefined;
-    at += 8 + size + (size % 2);
-  }
-  return undefined;
-}
 
 /**
  * Creates the missing directories above `file`, one level at a time.
@@ -399,7 +383,7 @@ const speak: McpTool = {
     if (args.priority !== undefined) overrides.priority = args.priority as SpeechOverrides['priority'];
     const delivery = buildDelivery(args.text as string, config, session, overrides);
     const reply = await ctx.call<SpeakResponse | WireError>('POST', delivery.route, delivery.body);
-    if (reply.status >= 400) return failWire(reply.status, reply.body);
+    if (reply.status >= 400) return wireErrorResult(reply.status, reply.body);
     const res = reply.body as SpeakResponse;
     if (ctx.signal.aborted && (res.status === 'queued' || res.status === 'playing')) {
       // Cancelled while voxd was taking it: take it back (nobody will read the answer).
@@ -458,7 +442,7 @@ const stop: McpTool = {
     // Starting voxd to stop nothing would be silly: no voxd, no speech.
     if (!(await health(ctx.env))) return toolResult({ ...out, stopped: [], why: 'voxd is not running' });
     const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
-    if (reply.status !== 200) return failWire(reply.status, reply.body);
+    if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
     return toolResult({ ...out, stopped: (reply.body as StopResponse).stopped });
   },
 };
@@ -491,7 +475,7 @@ const voices: McpTool = {
     const { config } = await ctx.context();
     const engine = config.values.engine !== 'auto' ? config.values.engine : undefined;
     const reply = await ctx.call<VoicesResponse | WireError>('GET', `/v1/voices${engine ? `?engine=${encodeURIComponent(engine)}` : ''}`);
-    if (reply.status !== 200) return failWire(reply.status, reply.body);
+    if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
     const body = reply.body as VoicesResponse;
     const lang = (args.language as string | undefined)?.toLowerCase();
     const list = body.voices.filter((v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)));
@@ -699,12 +683,12 @@ const record: McpTool = {
   output: RECORD_OUTPUT,
   async run(args, ctx) {
     const { config, session } = await ctx.context();
-    const { synthesizeWav } = await import('./recording.js');
+    const { synthesizeWav, wavSeconds } = await import('./recording.js');
     const overrides: SpeechOverrides = {};
     if (args.voice !== undefined) overrides.voice = args.voice as string;
     if (args.rate !== undefined) overrides.rate = args.rate as number;
     const result = await synthesizeWav(ctx.env, args.text as string, config, session, overrides);
-    if ('error' in result) return failWire(result.error.statusCode, result.error);
+    if ('error' in result) return wireErrorResult(result.error.statusCode, result.error);
     const { renameSync, writeFileSync, rmSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const path = resolve(ctx.cwd, args.path as string);
@@ -854,7 +838,7 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
       };
       return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call: guarded, signal });
     } catch (err) {
-      return failFrom(err);
+      return errorResult(err);
     }
   }
   // -------------------------------------------------------------------------
@@ -871,6 +855,10 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
+      const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (typeof asked !== 'string' || !isObject(params.capabilities) || !isObject(params.clientInfo)) {
+        throw rpcError(RPC.INVALID_PARAMS, 'Invalid initialize request: params needs protocolVersion (a string), capabilities and clientInfo (objects)');
+      }
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
       negotiated = protocolVersion;
       const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };

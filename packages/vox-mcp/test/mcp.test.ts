@@ -492,6 +492,29 @@ describe('vox mcp', () => {
     assert.ok(!s.history.some((h) => h.text === text), 'the cancelled text never reached voxd');
   });
 
+  test('a 2026-07-28 client (server/discover, then per-request _meta, no initialize) is served and heard', async () => {
+    const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('modern'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const text = 'A stateless client asked for this sentence.';
+    const before = wavs();
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta } })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { _meta, name: 'speak', arguments: { text } } })}\n`);
+    for (let i = 0; i < 400 && !out.includes('"id":"s"'); i++) await sleep(25);
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const answers = new Map(out.split('\n').filter(Boolean).map((l) => { const m = JSON.parse(l) as { id: string; result: Record<string, unknown> }; return [m.id, m.result] as const; }));
+    assert.deepEqual(answers.get('d')!.supportedVersions, ['2026-07-28']);
+    const result = answers.get('s')! as { resultType: string; structuredContent: { id: string; status: string } };
+    assert.equal(result.resultType, 'complete');
+    assert.equal(result.structuredContent.status, 'queued');
+    const s = await drained();
+    assert.equal(s.history.find((h) => h.id === result.structuredContent.id)?.text, text);
+    assert.equal(newWavs(before).length, 1);
+  });
+
   test('after voxd is killed, the next speak starts it again', { timeout: 60_000 }, async () => {
     const client = await session(project('restart'));
     const old = daemonState();

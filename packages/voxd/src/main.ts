@@ -13,7 +13,6 @@ import { EspeakEngine } from './engines/espeak.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
-import { SpeakerSink } from './sinks/speaker.js';
 import type { Sink } from './sinks/sink.js';
 import { readState, removeState, writeState } from './state-file.js';
 import { ensureToken } from './token.js';
@@ -30,7 +29,8 @@ Settings come from these flags, else the environment, else the settings file
 Options:
   --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
   --host ADDR     loopback address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
-  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default speaker)
+  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default auto:
+                  audioio, then speaker, then a player command)
   --engine NAME   default engine for requests that name none (env VOXD_ENGINE; default auto)
   --home DIR      state directory (env VOX_HOME)
   -h, --help      show this help
@@ -145,6 +145,18 @@ function answers(state: NonNullable<typeof running>): Promise<boolean> {
     req.on('error', () => resolve(false));
   });
 }
+/** The version of a voxd that answers at host:port, or undefined. Waits up to 1 s (a socket-activated voxd may be starting; a client's own start budget is short). */
+function voxdVersionAt(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = httpGet({ host, port, path: '/v1/health', timeout: 1000 }, (res) => {
+      res.resume();
+      const v = res.headers['x-voxd-version'];
+      resolve(res.statusCode === 200 && typeof v === 'string' ? v : undefined);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
+}
 if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
 let release: () => Promise<void>;
 try {
@@ -190,16 +202,16 @@ process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'
 const token = ensureToken(paths.token, (msg) => log.warn(msg));
 let sink: Sink;
 try {
-  sink = createSink(sinkSpec, { env });
+  sink = createSink(sinkSpec, { env, log: (obj, msg) => log.debug(obj, msg) });
 } catch (err) {
   await release();
   fail(`audio "${sinkSpec}" (from ${describeSource('audio')}): ${(err as Error).message}`, 2);
 }
-if (sink instanceof SpeakerSink) {
-  void sink.probe().then((problem) => {
-    if (problem) log.warn({ sink: sink.state() }, `speaker unavailable: ${problem}`);
-  });
-}
+// Probe the output at start, so the first request and "vox status" know whether anything can be heard.
+void sink.check().then((state) => {
+  if (!state.ok) log.warn({ sink: state }, `no audio output: ${state.lastError ?? state.detail}`);
+  else log.info({ sink: state }, 'audio output ready');
+});
 const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 let synthesis;
@@ -232,6 +244,9 @@ try {
   await release();
   const e = err as NodeJS.ErrnoException;
   if (e.code === 'EADDRINUSE') {
+    // A voxd may hold it: systemd's socket for the service (asking starts it), or one for another VOX_HOME.
+    const other = await voxdVersionAt(host, port);
+    if (other) fail(`port ${port} on ${host} is served by voxd ${other} already (the service's socket, or a voxd for another VOX_HOME); clients reach it there`, EXIT_ALREADY_RUNNING);
     const how = settings.sources.port === 'flag' ? 'pass another --port' : settings.sources.port === 'env' ? 'set VOXD_PORT to another port' : '"vox daemon config set port N" chooses another (or VOXD_PORT=N for one run)';
     fail(`port ${port} on ${host} is in use by another program; ${how}`);
   }

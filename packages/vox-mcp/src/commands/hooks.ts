@@ -32,8 +32,11 @@ always commands (no MCP server is connected when they fire).
 
 Options:
   --user         ~/.claude/settings.json (the default)
-  --project      ./.claude/settings.json (usually committed: see --portable)
-  --local        ./.claude/settings.local.json (this machine only)
+  --project      <project>/.claude/settings.json (usually committed: see
+                 --portable)
+  --local        <project>/.claude/settings.local.json (this machine only)
+                 where <project> is the directory above here that holds
+                 .vox/config.md, else .git, else this directory
   --type TYPE    mcp_tool or command, instead of asking claude its version
   --server NAME  the MCP server that mcp_tool hooks call (default: vox,
                  as "claude mcp add vox -- vox mcp" names it)
@@ -115,11 +118,9 @@ export const command = defineCommand({
         return EXIT.OK;
       }
 
-      const res = uninstallHooks(path);
-      out(
-        { action, scope, ...res },
-        res.changed ? `Removed ${res.removed} vox hook(s) from ${path}\n` : `No vox hooks in ${path}\n`,
-      );
+      const res = uninstallHooks(path, { removeEmptyDir: scope !== 'user' });
+      const what = res.deleted ? `; it held nothing else, so the file is deleted` : '';
+      out({ action, scope, ...res }, res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`);
       return EXIT.OK;
     } catch (err) {
       if (err instanceof SettingsError) {
