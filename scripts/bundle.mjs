@@ -3,7 +3,7 @@
 // Every hook runs `vox`, and Node 20 loads one CJS file markedly faster than a
 // graph of ESM modules (bench/say.mjs: about 1.2x `node -e 0` against 1.5x).
 // Commands stay lazily initialized inside the bundle; dependencies stay external.
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -26,3 +26,7 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);
+
+// The plugin's launcher (plugin/bin/vox.cjs) finds this bundle through this
+// record when Claude Code has copied the plugin into its cache.
+writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: outfile }, null, 2)}\n`);
