@@ -6,7 +6,6 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
@@ -131,9 +130,11 @@ async function healthAt(endpoint: Endpoint, timeoutMs: number): Promise<HealthRe
   }
 }
 
-function voxdEntry(env: NodeJS.ProcessEnv): string {
+async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.VOXD_BIN) return env.VOXD_BIN;
   // createRequire works both in the ESM build and in the bundled CJS bin.
+  // Loaded only here, like node:child_process: most runs find voxd already up.
+  const { createRequire } = await import('node:module');
   return createRequire(import.meta.url).resolve('voxd/main');
 }
 
@@ -170,7 +171,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, timeoutMs = 15_000): P
         if (lockFd !== undefined) {
           // Loaded only here: most runs find voxd already up.
           const { spawn } = await import('node:child_process');
-          const child = spawn(process.execPath, [voxdEntry(env)], { detached: true, stdio: 'ignore', env });
+          const child = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: 'ignore', env });
           child.unref();
           spawned = true;
         }
