@@ -65,6 +65,9 @@ class TappedSink {
   state() {
     return this.inner.state();
   }
+  check() {
+    return this.inner.check();
+  }
   play(format, chunks, signal, meta) {
     const self = this;
     async function* tap() {

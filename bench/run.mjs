@@ -36,6 +36,8 @@ const BENCHES = [
   { file: 'daemon.mjs' },
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
+  { file: 'health.mjs' },
+  { file: 'mcp-result-size.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

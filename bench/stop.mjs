@@ -37,6 +37,9 @@ class TimedSink {
   state() {
     return this.inner.state();
   }
+  check() {
+    return this.inner.check();
+  }
   async play(format, chunks, signal, meta) {
     const self = this;
     self.firstAudio = 0;

@@ -19,7 +19,7 @@ const src = (name) => new URL(`packages/vox-mcp/src/${name}`, root).pathname;
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   // @vox/protocol is bundled in; third-party packages load from node_modules when a command needs them.
   external: Object.keys(pkg.dependencies ?? {}).filter((d) => d !== '@vox/protocol'),

@@ -1,9 +1,22 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under packages/*/test and test/ with node:test, through tsx.
 // Node 20's --test does not expand globs, so the files are listed here.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+//
+// `node scripts/test.mjs [SUBSTRING...]` runs the files whose path contains any
+// SUBSTRING (after `npm run build`); an argument that is a *.test.ts file runs
+// that file, even one under a fixtures directory.
+//
+// Leak check: the run gets its own TMPDIR (a fresh directory) and a unique
+// VOX_TEST_RUN marker that every child inherits. Afterwards, any process that
+// still carries the marker (or names the run's TMPDIR in its environment or
+// command line, for children started with a reduced environment) is reported
+// and killed, and anything left in TMPDIR is reported and removed. Either
+// fails the run. Other suites running on the machine have other markers.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,15 +40,93 @@ function walk(dir, out) {
 
 const roots = [join(root, 'test'), ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p, 'test'))];
 let files = roots.flatMap((d) => walk(d, [])).sort();
-if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
+if (filters.length) {
+  const named = filters.filter((x) => x.endsWith('.test.ts') && existsSync(x)).map((x) => resolve(x));
+  files = [...new Set([...files.filter((f) => filters.some((x) => f.includes(x))), ...named])].sort();
+}
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-console.log(`running ${files.length} test files`);
-const res = spawnSync(
+
+const runId = randomUUID();
+const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
+const marker = `VOX_TEST_RUN=${runId}`;
+
+console.log(`running ${files.length} test files (VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
+const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', ...files.map((f) => relative(root, f))],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, VOX_REPO_ROOT: root } },
+  {
+    stdio: 'inherit',
+    cwd: root,
+    // tsx keeps its transform cache in TMPDIR; it is ours to clean, not a leak.
+    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp },
+  },
 );
-process.exit(res.status ?? 1);
+// Ctrl-C reaches the test runner through the terminal; the check below still runs.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+
+const leaks = await checkLeaks();
+process.exit(status !== 0 ? status : leaks ? 1 : 0);
+
+/** Processes of this run still alive, and files left in its TMPDIR: report, kill, remove. */
+async function checkLeaks() {
+  // A child that was signalled just before the runner ended may still be exiting.
+  let procs = ours();
+  for (let i = 0; i < 40 && procs.length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    procs = ours();
+  }
+  for (const p of procs) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  const left = readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name));
+  rmSync(runTmp, { recursive: true, force: true });
+  if (procs.length) {
+    console.error(`\nleak check: ${procs.length} process(es) started by this run were still alive (killed now):`);
+    for (const p of procs) console.error(`  pid ${p.pid}: ${p.cmd}`);
+  }
+  if (left.length) {
+    console.error(`\nleak check: the run left ${left.length} temp entr${left.length === 1 ? 'y' : 'ies'} in ${runTmp} (removed now):`);
+    for (const name of left) console.error(`  ${name}`);
+  }
+  if (!procs.length && !left.length) console.log('leak check: no process or temp directory of this run remains');
+  return procs.length > 0 || left.length > 0;
+}
+
+function ours() {
+  const found = [];
+  let pids;
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid);
+  } catch {
+    return found; // no /proc (macOS): only the temp directory is checked
+  }
+  for (const pid of pids) {
+    let environ;
+    let cmdline;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    const env = environ.split('\0');
+    if (env.includes(marker) || env.some((kv) => kv.includes(runTmp)) || cmdline.includes(runTmp)) {
+      let exe = '';
+      try {
+        exe = readlinkSync(`/proc/${pid}/exe`);
+      } catch {
+        // A zombie or kernel thread has none.
+      }
+      found.push({ pid: Number(pid), cmd: cmdline.split('\0').filter(Boolean).join(' ') || exe });
+    }
+  }
+  return found;
+}

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '@vox/protocol';
-import { clean } from '../packages/voxd/src/synthesis.js';
+import { prepareInline } from '../packages/voxd/src/text/preparer.js';
 import { buildServer, singleEngine } from '../packages/voxd/src/server.js';
 import { FileSink } from '../packages/voxd/src/sinks/file.js';
 // From the build: the engine's worker thread is loaded by file URL, which the
@@ -66,7 +66,7 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
     const engine = new EspeakEngine();
     await engine.start();
     const sink = new FileSink(out, { realtime: false });
-    const { app } = await buildServer({ token, synthesizer: singleEngine(engine), sink, clean, clock, version: VERSION });
+    const { app } = await buildServer({ token, synthesizer: singleEngine(engine), sink, prepare: prepareInline, clock, version: VERSION });
     close = async () => {
       await app.close();
       await engine.close();

@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeDir, soxStats, startDaemon, tempDir, vox, type Daemon } from './helpers/daemon.js';
+import { removeDir, startDaemon, tempDir, vox, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
 
 describe('POST /v1/chime and vox chime', () => {
   let d: Daemon;
@@ -33,8 +34,8 @@ describe('POST /v1/chime and vox chime', () => {
     const files = d.wavs().slice(before);
     assert.equal(files.length, 1);
     assert.ok(files[0]!.endsWith(`-${first.body.id}.wav`));
-    const stats = soxStats(files[0]!);
-    assert.ok(Math.abs(stats.seconds - 0.3) < 0.01, `the done chime is 0.3 s, got ${stats.seconds}`);
+    const stats = wavStats(files[0]!);
+    assert.ok(Math.abs(stats.durationMs - 300) < 10, `the done chime is 300 ms, got ${stats.durationMs}`);
     assert.ok(stats.rms > 0.05, `RMS ${stats.rms}`);
     // Once played, a repeat inside the window is still a duplicate.
     const third = await d.api('POST', '/v1/chime', { signal: 'done', wait: true });
@@ -54,7 +55,7 @@ describe('POST /v1/chime and vox chime', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.status, 'played');
     assert.equal(d.wavs().length, before + 1);
-    assert.ok(Math.abs(soxStats(d.wavs().at(-1)!).seconds - 0.48) < 0.01);
+    assert.ok(Math.abs(wavStats(d.wavs().at(-1)!).durationMs - 480) < 10);
   });
 
   test('vox chime: the first plays, a repeat within 5 s is reported deduped, exit 0 both times', async () => {
@@ -109,6 +110,6 @@ describe('speak: false', () => {
     assert.ok(!h.some((e: any) => e.kind === 'speech' || /build is green/.test(e.text)));
     const files = d.wavs();
     assert.equal(files.length, 1);
-    assert.ok(Math.abs(soxStats(files[0]!).seconds - 0.3) < 0.01, 'a chime, not a sentence');
+    assert.ok(Math.abs(wavStats(files[0]!).durationMs - 300) < 10, 'a chime, not a sentence');
   });
 });

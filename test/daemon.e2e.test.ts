@@ -1,13 +1,19 @@
 /**
  * voxd and `vox say`, end to end: the real daemon on port 0 with a temp
- * VOX_HOME and the file sink, real HTTP, the real `vox` binary, sox to check audio.
+ * VOX_HOME and the file sink, real HTTP, the real `vox` binary, WAVs read back to check the audio.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VOXD, cleanEnv, http, removeDir, soxStats, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { VOXD, cleanEnv, http, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, writeSettings, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
+
+/** A stand-in audio player: a Node script run by this Node, so it needs no shell or coreutils. */
+function fakePlayer(js: string): string {
+  return `#!${process.execPath}\n${js}\n`;
+}
 
 describe('voxd with the file sink', () => {
   let d: Daemon;
@@ -26,8 +32,8 @@ describe('voxd with the file sink', () => {
     assert.equal(r.body.status, 'played');
     const files = d.wavs();
     assert.equal(files.length, before + 1);
-    const stats = soxStats(files.at(-1)!);
-    assert.ok(stats.seconds > 0.5, `duration ${stats.seconds}s`);
+    const stats = wavStats(files.at(-1)!);
+    assert.ok(stats.durationMs > 500, `duration ${stats.durationMs} ms`);
     assert.ok(stats.rms > 0.01, `RMS ${stats.rms} looks like silence`);
     assert.equal(stats.sampleRate, 22050);
   });
@@ -158,7 +164,14 @@ describe('failures', () => {
     const capture = join(bin, 'captured.raw');
     writeFileSync(
       join(bin, 'aplay'),
-      `#!/bin/sh\nif [ ! -f "${marker}" ]; then touch "${marker}"; echo "aplay: device busy" >&2; cat >/dev/null; exit 1; fi\ncat >> "${capture}"\n`,
+      fakePlayer(`
+        const fs = require('node:fs');
+        if (!fs.existsSync(${JSON.stringify(marker)})) {
+          fs.writeFileSync(${JSON.stringify(marker)}, '');
+          process.stderr.write('aplay: device busy\\n');
+          process.stdin.resume().on('end', () => process.exit(1));
+        } else process.stdin.pipe(fs.createWriteStream(${JSON.stringify(capture)}, { flags: 'a' }));
+      `),
     );
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
@@ -184,7 +197,7 @@ describe('failures', () => {
   test('a player that dies before reading anything fails the utterance; the queue never hangs', async () => {
     // Like aplay with no sound card: it exits at once and never reads its stdin.
     const bin = tempDir('vox-bin-');
-    writeFileSync(join(bin, 'aplay'), '#!/bin/sh\necho "aplay: main:831: audio open error: No such file or directory" >&2\nexit 1\n');
+    writeFileSync(join(bin, 'aplay'), fakePlayer(`process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n'); process.exit(1);`));
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
     try {
@@ -193,11 +206,14 @@ describe('failures', () => {
       const first = await d.api('POST', '/v1/speak', { text: long, wait: true });
       assert.equal(first.body.status, 'failed');
       assert.match(first.body.error.message, /audio open error/);
+      // The player failed, and a fresh probe fails too: the next request is refused at once, with the player's words.
       const second = await d.api('POST', '/v1/speak', { text: 'And the next one is reported too.', wait: true });
-      assert.equal(second.body.status, 'failed');
+      assert.equal(second.status, 503, JSON.stringify(second.body));
+      assert.equal(second.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+      assert.match(second.body.message, /audio open error/);
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.playing, null);
-      assert.equal(s.body.counters.failed, 2);
+      assert.equal(s.body.counters.failed, 1);
     } finally {
       await d.stop();
       removeDir(d.home);
@@ -209,8 +225,9 @@ describe('failures', () => {
     const d = await startDaemon({ audio: 'command', env: { PATH: '/nonexistent' } });
     try {
       const r = await d.api('POST', '/v1/speak', { text: 'Nobody hears this.', wait: true });
-      assert.equal(r.body.status, 'failed');
-      assert.match(r.body.error.message, /no audio player found/);
+      assert.equal(r.status, 503, JSON.stringify(r.body));
+      assert.equal(r.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+      assert.match(r.body.message, /no player command on PATH/);
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.sink.ok, false);
       assert.equal((await d.api('GET', '/v1/health')).status, 200);
@@ -265,7 +282,7 @@ describe('process lifecycle', () => {
       assert.equal(r.body.status, 'failed');
       assert.equal(r.body.error.code, 'VOX_ERR_SHUTTING_DOWN');
       const wav = d.wavs()[0]!;
-      assert.ok(soxStats(wav).seconds < 20, 'the utterance was cut');
+      assert.ok(wavStats(wav).durationMs < 20_000, 'the utterance was cut');
     } finally {
       removeDir(d.home);
     }
@@ -275,7 +292,8 @@ describe('process lifecycle', () => {
     const home = tempDir();
     const out = join(home, 'out');
     mkdirSync(out);
-    const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0` });
+    const env = cleanEnv(home, { VOXD_PORT: '0' });
+    writeSettings(env, { audio: `file:${out}?realtime=0` });
     try {
       const runs = await Promise.all(Array.from({ length: 8 }, () => vox(['say', '--json', 'Cold start for everyone'], { env })));
       for (const r of runs) assert.equal(r.code, 0, r.stderr);
@@ -342,7 +360,7 @@ describe('hard failures', () => {
       assert.equal(status.body.history[0].outcome, 'played');
       const wavs = d.wavs();
       assert.equal(wavs.length, 2, `the cut first attempt and the full second one: ${readdirSync(d.out).join(', ')}`);
-      assert.ok(soxStats(wavs[0]!).seconds < soxStats(wavs[1]!).seconds, 'the first was cut short');
+      assert.ok(wavStats(wavs[0]!).durationMs < wavStats(wavs[1]!).durationMs, 'the first was cut short');
       process.kill(state.pid, 'SIGTERM');
       await waitFor(() => (existsSync(join(d.home, 'voxd.json')) ? undefined : true), 10_000, 'the new voxd to exit');
     } finally {
@@ -370,11 +388,13 @@ describe('stale state', () => {
     const home = tempDir();
     const { spawn: spawnChild } = await import('node:child_process');
     // A pid that is alive but is not voxd: what a reboot or a reused pid leaves behind.
-    const impostor = spawnChild('sleep', ['60'], { stdio: 'ignore' });
+    const impostor = spawnChild(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
       writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: impostor.pid, host: '127.0.0.1', port: 9, version: '0.1.0', startedAt: new Date().toISOString() }));
       const out = join(home, 'out');
-      const r = await vox(['say', '--wait', '--json', 'Not fooled by a stale file.'], { env: cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: `file:${out}?realtime=0`, VOXD_ENGINE: 'espeak' }) });
+      const env = cleanEnv(home, { VOXD_PORT: '0' });
+      writeSettings(env, { audio: `file:${out}?realtime=0`, engine: 'espeak' });
+      const r = await vox(['say', '--wait', '--json', 'Not fooled by a stale file.'], { env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout).status, 'played');
       const state = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
@@ -383,6 +403,7 @@ describe('stale state', () => {
       await waitFor(() => (existsSync(join(home, 'voxd.json')) ? undefined : true), 10_000, 'voxd to exit');
     } finally {
       impostor.kill();
+      await stopDaemonsUnder(home);
       removeDir(home);
     }
   });

@@ -33,6 +33,11 @@ const STOP_SUMMARY =
  * notify: continuous, `shop` has notify: normal.
  */
 const EXPECTED: Record<string, Expect> = {
+  'notification-auth-success.json': 'silence',
+  'notification-elicitation.json': { kind: 'speech', text: 'api: The deploy server needs your input', priority: 'important', session: 'api#5e6f7a' },
+  'permission-request.json': { kind: 'speech', text: 'api needs your permission to use Bash', priority: 'important', session: 'api#9a1b2c' },
+  'session-start-fork.json': { kind: 'speech', text: 'api session forked', priority: 'notification', session: 'api#7d8e9f' },
+  'stop-failure.json': { kind: 'speech', text: 'shop: the request failed, the API is overloaded', priority: 'message', session: 'shop#3c07f0' },
   'notification-idle.json': { kind: 'speech', text: 'api is waiting for your input', priority: 'notification', session: 'api#9a1b2c' },
   'notification-permission.json': { kind: 'speech', text: 'api needs your permission to use Bash', priority: 'important', session: 'api#9a1b2c' },
   'session-end.json': { kind: 'chime', text: '(done chime)', priority: 'notification', session: 'api#5e6f7a' },
@@ -118,6 +123,35 @@ describe('vox hook with every fixture payload', () => {
       assert.ok(['queued', 'playing', 'played', 'deduped'].includes(h!.outcome), `outcome ${h!.outcome}`);
     });
   }
+
+  test('PermissionRequest speaks at once; the permission_prompt Notification for the same request is reported deduped', async () => {
+    const session = { session_id: 'ab12cd34-0000-4000-8000-00000000000f' };
+    const request = JSON.stringify({ ...JSON.parse(payload('permission-request.json')), ...session });
+    const prompt = JSON.stringify({ ...JSON.parse(payload('notification-permission.json')), ...session });
+    const first = await runHook('PermissionRequest', request);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, '', 'no decision: the hook stays neutral');
+    assert.deepEqual(first.added.map((h) => [h.text, h.priority, h.session]), [['api needs your permission to use Bash', 'important', 'api#ab12cd']]);
+    assert.notEqual(first.added[0]!.outcome, 'deduped');
+    const later = await runHook('Notification', prompt);
+    assert.equal(later.code, 0, later.stderr);
+    assert.equal(later.added.length, 1);
+    assert.equal(later.added[0]!.outcome, 'deduped');
+    // Another tool in the same session is a new request.
+    const other = await runHook('Notification', JSON.stringify({ ...JSON.parse(prompt), message: 'Claude needs your permission to use WebFetch' }));
+    assert.deepEqual(other.added.map((h) => [h.text, h.outcome === 'deduped']), [['api needs your permission to use WebFetch', false]]);
+  });
+
+  test('continuous mode: fork, clear and compact sources each say the right thing or nothing', async () => {
+    const said: Record<string, string[]> = {};
+    for (const source of ['fork', 'clear', 'compact', 'resume']) {
+      const input = JSON.stringify({ ...JSON.parse(payload('session-start-fork.json')), source, session_id: `5ource${source}` });
+      const r = await runHook('SessionStart', input);
+      assert.equal(r.code, 0, r.stderr);
+      said[source] = r.added.map((h) => h.text);
+    }
+    assert.deepEqual(said, { fork: ['api session forked'], clear: [], compact: [], resume: ['api session resumed'] });
+  });
 
   test('a muted project (speak: false) hears the done chime for Stop, at text priority', async () => {
     const r = await runHook('Stop', payload('stop.json', join(root, 'quiet')));

@@ -3,13 +3,14 @@
  * real-time file sink, real HTTP. A long `message` keeps the daemon busy while
  * other requests arrive; the tests check outcomes (the `wait: true` answers
  * and the status history), the order of the played WAVs (`NNNN-<id>.wav`) and
- * their lengths measured with sox. Nothing here asserts on a duration.
+ * their lengths read from the WAVs. Nothing here asserts on a duration.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { removeDir, soxStats, startDaemon, waitFor, type Daemon } from './helpers/daemon.js';
+import { removeDir, startDaemon, waitFor, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
 
 /** Four sentences of clearly different lengths, about ten seconds at 175 wpm. */
 const LONG = [
@@ -68,7 +69,7 @@ async function heard(id: string): Promise<void> {
 
 /** Seconds of the WAV files of `id` (an interrupted utterance has one per part). */
 function secondsOf(id: string): number[] {
-  return d.wavs().filter((f) => f.includes(`-${id}.wav`)).map((f) => soxStats(f).seconds);
+  return d.wavs().filter((f) => f.includes(`-${id}.wav`)).map((f) => wavStats(f).durationMs / 1000);
 }
 
 /** The uncut length of `text`, synthesized by the same daemon without playing it. */
@@ -81,7 +82,7 @@ async function uncut(text: string, rate?: number): Promise<number> {
   assert.equal(res.status, 200);
   const file = join(d.home, `uncut-${++n}.wav`);
   writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-  return soxStats(file).seconds;
+  return wavStats(file).durationMs / 1000;
 }
 
 /** espeak's length for a sentence varies by a few ms with what it said before. */

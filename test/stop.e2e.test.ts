@@ -1,14 +1,15 @@
 /**
  * Stopping speech, end to end: POST /v1/stop in each scope (current, all,
  * session, id), and `vox stop` / `vox stop --all` through the real binary.
- * A stopped utterance is cut: its WAV (real-time file sink, measured with sox)
+ * A stopped utterance is cut: its WAV (real-time file sink, its length read back)
  * is much shorter than the same text synthesized whole by /v1/synthesize.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { removeDir, soxStats, startDaemon, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { removeDir, startDaemon, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
 
 const LONG = [
   'This announcement is long on purpose, so that there is time to stop it while it plays.',
@@ -45,7 +46,7 @@ async function heard(id: string): Promise<void> {
 }
 
 function secondsOf(id: string): number {
-  return soxStats(d.wavs().find((f) => f.includes(`-${id}.wav`))!).seconds;
+  return wavStats(d.wavs().find((f) => f.includes(`-${id}.wav`))!).durationMs / 1000;
 }
 
 async function uncut(text: string): Promise<number> {
@@ -57,7 +58,7 @@ async function uncut(text: string): Promise<number> {
   assert.equal(res.status, 200);
   const file = join(d.home, `uncut-${++n}.wav`);
   writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-  return soxStats(file).seconds;
+  return wavStats(file).durationMs / 1000;
 }
 
 /** A stopped WAV: real speech, and much shorter than the whole text. */
@@ -66,7 +67,7 @@ async function assertCut(id: string, text: string): Promise<void> {
   const whole = await uncut(text);
   assert.ok(cut > 0.3, `${id}: ${cut}s of audio before the stop`);
   assert.ok(cut < whole * 0.5, `${id}: ${cut}s is not much shorter than the whole ${whole}s`);
-  const stats = soxStats(d.wavs().find((f) => f.includes(`-${id}.wav`))!);
+  const stats = wavStats(d.wavs().find((f) => f.includes(`-${id}.wav`))!);
   assert.ok(stats.rms > 0.01, 'the part played is speech, not silence');
 }
 

@@ -2,12 +2,14 @@
  * Test harness: start the real voxd binary on port 0 with a temp VOX_HOME and
  * the file sink, speak real HTTP to it, and run the real `vox` binary.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { checkSetting } from '../../packages/protocol/src/settings.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
@@ -63,16 +65,107 @@ export interface Daemon {
   stop(): Promise<number | null>;
 }
 
+/** A fresh directory under TMPDIR; removed when the test file ends if the test did not. */
 export function tempDir(prefix = 'vox-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.add(dir);
+  return dir;
 }
 
-/** Environment for a client or daemon bound to `home`, without the caller's VOX* settings. */
+/*
+ * Safety net for a test that fails before its own clean-up: when the file's
+ * tests are over (passed or not), stop every voxd this helper started, any
+ * voxd a client started with its VOX_HOME in one of our temp dirs, and remove
+ * those dirs. Tests still clean up after themselves; this keeps a failure from
+ * leaking a listening daemon or a directory.
+ */
+const running = new Set<Daemon>();
+const madeDirs = new Set<string>();
+after(async () => {
+  await Promise.all([...running].map((d) => d.stop()));
+  for (const dir of madeDirs) {
+    await stopDaemonsUnder(dir);
+    removeDir(dir);
+  }
+});
+process.on('exit', () => {
+  for (const d of running) d.proc.kill('SIGKILL');
+});
+
+/** Pids of processes whose VOX_HOME is `dir` or under it, from /proc (Linux). */
+function daemonsUnder(dir: string): number[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const pid of pids) {
+    try {
+      const home = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((kv) => kv.startsWith('VOX_HOME='))?.slice('VOX_HOME='.length);
+      if (home && (home === dir || home.startsWith(dir + sep))) found.push(Number(pid));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/**
+ * Stop every process running with its VOX_HOME in `dir` (a voxd that `vox`
+ * autostarted, say): SIGTERM, then SIGKILL after 5 s. For a test's finally,
+ * so that a failed assertion does not leave that daemon listening.
+ */
+export async function stopDaemonsUnder(dir: string): Promise<void> {
+  const pids = daemonsUnder(dir);
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + 5000;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  for (const pid of pids.filter(alive)) signal(pid, 'SIGKILL');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Environment for a client or daemon bound to `home`, without the caller's VOX*
+ * settings. voxd's settings file is `home/config/voxd.yaml` (VOX_CONFIG_HOME),
+ * never the user's own.
+ */
 export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  // No stray settings or cloud keys from the machine running the tests.
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
-  return { ...env, VOX_HOME: home, ...extra };
+  // No stray settings or cloud keys from the machine running the tests; VOX_TEST_RUN
+  // stays, so that scripts/test.mjs can find whatever this run started.
+  for (const [k, v] of Object.entries(process.env)) if (k === 'VOX_TEST_RUN' || !/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
+  return { ...env, VOX_HOME: home, VOX_CONFIG_HOME: join(home, 'config'), ...extra };
+}
+
+/**
+ * Write voxd's settings file for `env` (its VOX_CONFIG_HOME): what a voxd that
+ * a client auto-starts uses, since clients do not pass VOXD_AUDIO and the like on.
+ */
+export function writeSettings(env: NodeJS.ProcessEnv, settings: Record<string, string | number>): string {
+  const dir = env.VOX_CONFIG_HOME;
+  if (!dir) throw new Error('writeSettings needs VOX_CONFIG_HOME in env (cleanEnv sets it)');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'voxd.yaml');
+  writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`).join(''));
+  return file;
 }
 
 export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
@@ -91,19 +184,34 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
   const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
   // The embedded engine unless a test asks otherwise: the system espeak-ng may be installed too.
   const env = cleanEnv(home, { VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak', ...(options.env ?? {}) });
+  // A voxd that a client auto-starts later (after a crash, say) reads the settings
+  // file, not the client's VOXD_*: give it the same sink and engine.
+  const same: Record<string, string> = {};
+  for (const [key, variable] of [['audio', 'VOXD_AUDIO'], ['engine', 'VOXD_ENGINE']] as const) {
+    const value = env[variable];
+    if (value && !checkSetting(key, value, variable)) same[key] = value;
+  }
+  if (Object.keys(same).length) writeSettings(env, same);
   const proc = spawn(process.execPath, [VOXD, ...(options.args ?? [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  const state = await waitFor(() => {
-    if (proc.exitCode !== null) throw new Error(`voxd exited with ${proc.exitCode}: ${stderr}`);
-    try {
-      const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
-      return s.pid === proc.pid ? s : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 20_000, 'voxd.json');
+  let state: { port: number };
+  try {
+    state = await waitFor(() => {
+      if (proc.exitCode !== null) throw new Error(`voxd exited with ${proc.exitCode}: ${stderr}`);
+      try {
+        const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+        return s.pid === proc.pid ? s : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 20_000, 'voxd.json');
+  } catch (err) {
+    proc.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const d: Daemon = {
     home,
@@ -123,11 +231,18 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
     },
     wavs: () => (existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.wav')).sort().map((f) => join(out, f)) : []),
     async stop() {
-      if (proc.exitCode === null) proc.kill('SIGTERM');
-      const code = await exited;
-      return code;
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        // A voxd that does not exit on SIGTERM is a failure of its test, never a hang of the file.
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      running.delete(d);
+      return exited;
     },
   };
+  running.add(d);
   return d;
 }
 
@@ -151,20 +266,4 @@ export function vox(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: str
     });
     if (options.input !== undefined) child.stdin!.end(options.input);
   });
-}
-
-export interface WavStats {
-  seconds: number;
-  rms: number;
-  sampleRate: number;
-}
-
-/** Duration and RMS of a WAV, measured by sox. */
-export function soxStats(file: string): WavStats {
-  const info = spawnSync('sox', ['--i', '-D', file], { encoding: 'utf8' });
-  const rate = spawnSync('sox', ['--i', '-r', file], { encoding: 'utf8' });
-  const stat = spawnSync('sox', [file, '-n', 'stat'], { encoding: 'utf8' });
-  if (info.status !== 0) throw new Error(`sox --i failed on ${file}: ${info.stderr}`);
-  const rms = /RMS\s+amplitude:\s+([\d.]+)/.exec(stat.stderr);
-  return { seconds: Number(info.stdout.trim()), rms: rms ? Number(rms[1]) : NaN, sampleRate: Number(rate.stdout.trim()) };
 }

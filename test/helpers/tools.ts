@@ -6,7 +6,8 @@
  * tool throws, so the test file fails and names it: CI never skips silently.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,9 +38,16 @@ function speakerProbe(): string | undefined {
   }
   if (!existsSync(binding)) return 'the speaker module is not built (libasound2-dev was missing at npm install)';
   // Load it in a child: a binding that cannot find libasound.so.2 must not take this process down.
-  const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', binding], { encoding: 'utf8', timeout: 20_000 });
-  if (r.status !== 0) return `the speaker module does not load: ${firstLine(r.stderr || String(r.error))}`;
-  return undefined;
+  // Loading opens ALSA's default device, so give it a null one.
+  const dir = mkdtempSync(join(tmpdir(), 'vox-speaker-probe-'));
+  try {
+    writeFileSync(join(dir, 'asound.conf'), 'pcm.!default { type null }\n');
+    const env = { ...process.env, ALSA_CONFIG_PATH: join(dir, 'asound.conf') };
+    const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', binding], { encoding: 'utf8', env, timeout: 20_000 });
+    return r.status === 0 ? undefined : `the speaker module does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function plistlibProbe(): string | undefined {

@@ -58,6 +58,10 @@ export const WIRE_ERRORS = {
     statusCode: 400,
     message: 'Unknown engine %s. Known engines: %s.',
   },
+  VOX_ERR_AUDIO_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'No audio output, so nothing will be heard: %s. To fix: %s.',
+  },
   VOX_ERR_SYNTHESIS_FAILED: {
     statusCode: 500,
     message: 'Speech synthesis failed: %s. Check "vox status" and the logs in VOX_HOME/logs.',

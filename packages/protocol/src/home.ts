@@ -51,4 +51,10 @@ export interface DaemonState {
   port: number;
   version: string;
   startedAt: string;
+  /** The audio sink spec in effect (so a client can tell when its VOXD_AUDIO differs). */
+  audio?: string;
+  /** The default engine in effect. */
+  engine?: string;
+  /** Where each setting came from: `flag`, `env`, `file` or `default`. */
+  sources?: Record<string, string>;
 }

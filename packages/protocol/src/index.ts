@@ -1,3 +1,4 @@
+export * from './closest.js';
 export * from './defaults.js';
 export * from './errors.js';
 export * from './home.js';

@@ -68,6 +68,18 @@ export interface DuplicateInfo {
   windowRemainingMs: number;
 }
 
+/**
+ * The audio output as voxd sees it: `ok` is what its last real attempt (a
+ * playback or a probe of the device) did. `reason` says why it is not ok, and
+ * `fix` what to do about it.
+ */
+export interface SinkHealth {
+  name: string;
+  ok: boolean;
+  reason?: string;
+  fix?: string;
+}
+
 export interface SpeakResponse {
   id: string;
   status: Outcome;
@@ -81,6 +93,8 @@ export interface SpeakResponse {
   /** Why the request failed, expired or was dropped. */
   reason?: string;
   error?: WireError;
+  /** The audio output when the request was accepted (or, with `wait`, after it played). */
+  sink?: SinkHealth;
 }
 
 export interface HistoryEntry {
@@ -109,7 +123,8 @@ export interface StatusResponse {
   pid: number;
   uptimeMs: number;
   engine: { name: string; ready: boolean; reason?: string };
-  sink: { name: string; ok: boolean; detail?: string; lastError?: string };
+  /** `ok` reflects the sink's last real attempt; `lastError` and `fix` say why not and what to do. */
+  sink: { name: string; ok: boolean; detail?: string; lastError?: string; fix?: string };
   queue: { length: number; items: Array<{ id: string; session?: string; priority: Priority; text: string }> };
   playing: { id: string; session?: string; priority: Priority; text: string; startedAt: string } | null;
   counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };

@@ -3,6 +3,7 @@
  * `vox`: the client entry. It stays tiny and loads only the command it runs,
  * because every Claude Code hook starts one (see bench/say.mjs).
  */
+import { suggestion } from './command.js';
 import type { CliContext, Command } from './context.js';
 
 // Literal import() calls, so the bundler can split each command into its own chunk.
@@ -58,7 +59,9 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
   }
   const load = COMMANDS[name];
   if (!load) {
-    ctx.stderr.write(`vox: unknown command "${name}". Run "vox --help" for the list.\n`);
+    const what = name.startsWith('-') ? 'flag' : 'command';
+    const hint = suggestion(name, Object.keys(COMMANDS), true);
+    ctx.stderr.write(`vox: unknown ${what} "${name}"${hint || '.'} See "vox --help".\n`);
     return 2;
   }
   const mod = await load();

@@ -141,39 +141,112 @@ async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Start voxd detached, passing the environment on, and wait until it answers.
- * A spawn lock in VOX_HOME makes eight clients that arrive at once start one daemon;
- * the others wait for it.
+ * voxd's settings that an auto-started voxd must not take from the client that
+ * happens to start it: its settings file decides (docs/operations.md). VOXD_PORT
+ * and VOXD_HOST stay: they say where this client looks for the voxd it starts.
  */
-export async function startDaemon(env: NodeJS.ProcessEnv, timeoutMs = 15_000): Promise<Endpoint> {
+export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL'] as const;
+
+function validPort(port: number): boolean {
+  return Number.isInteger(port) && port >= 0 && port <= 65535;
+}
+
+export interface StartOptions {
+  /** How long to wait for voxd to answer, in ms. Default 15000. */
+  timeoutMs?: number;
+  /**
+   * Pass this environment's VOXD_AUDIO, VOXD_ENGINE and VOXD_LOG_LEVEL on (an
+   * explicit "vox daemon start|restart" from a shell). Default false: an
+   * auto-started voxd takes them from its settings file.
+   */
+  passSettings?: boolean;
+}
+
+/** How voxd ended when it exited before it answered. */
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+  stderr: string;
+}
+
+/** voxd's own lines (without its "voxd: " prefix), or a description of how it ended. */
+function describeExit(exit: Exit): string {
+  if (exit.error) return `voxd could not be started: ${exit.error.message}`;
+  const how = exit.code !== null ? `voxd exited with code ${exit.code}` : `voxd was killed by ${exit.signal}`;
+  const said = exit.stderr
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/^voxd: /, ''))
+    .join('\n')
+    .trim();
+  return said ? `${how} before it listened: ${said}` : `${how} before it listened, without a message; see VOX_HOME/logs/voxd.log`;
+}
+
+/**
+ * Start voxd detached and wait until it answers. A spawn lock in VOX_HOME makes
+ * eight clients that arrive at once start one daemon; the others wait for it.
+ * voxd's stderr is a pipe read until it answers: when voxd exits first, the
+ * caller gets voxd's own message at once (VOX_ERR_CLIENT_DAEMON_EXITED), not a
+ * timeout. An unusable VOX_HOME does not stop the attempt: voxd names the problem.
+ */
+export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions | number = {}): Promise<Endpoint> {
+  const opts = typeof options === 'number' ? { timeoutMs: options } : options;
+  const timeoutMs = opts.timeoutMs ?? 15_000;
   const paths = homePaths(voxHome(env));
-  mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  let homeUsable = true;
+  try {
+    mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+  } catch {
+    homeUsable = false;
+  }
   const deadline = Date.now() + timeoutMs;
-  let spawned = false;
+  let child: import('node:child_process').ChildProcess | undefined;
+  let exit: Exit | undefined;
   let lockFd: number | undefined;
+  let stderr = '';
   try {
     while (Date.now() < deadline) {
       const endpoint = resolveEndpoint(env);
-      if (endpoint && (await healthAt(endpoint, 500))) return { ...endpoint, token: readToken(env) };
-      if (!spawned && lockFd === undefined) {
-        try {
-          lockFd = openSync(paths.spawnLock, 'wx', 0o600);
-          writeSync(lockFd, String(process.pid));
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-          // A lock older than the start timeout belongs to a client that died.
+      if (endpoint && validPort(endpoint.port) && (await healthAt(endpoint, 500))) return { ...endpoint, token: readToken(env) };
+      if (exit) {
+        // voxd said another one runs for this VOX_HOME (exit 3): wait for that one.
+        if (exit.code !== 3) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
+      } else if (!child && lockFd === undefined) {
+        let lockProblem = !homeUsable;
+        if (homeUsable) {
           try {
-            if (Date.now() - statSync(paths.spawnLock).mtimeMs > timeoutMs) rmSync(paths.spawnLock, { force: true });
-          } catch {
-            // gone already
+            lockFd = openSync(paths.spawnLock, 'wx', 0o600);
+            writeSync(lockFd, String(process.pid));
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') lockProblem = true;
+            // A lock older than the start timeout belongs to a client that died.
+            else {
+              try {
+                if (Date.now() - statSync(paths.spawnLock).mtimeMs > timeoutMs) rmSync(paths.spawnLock, { force: true });
+              } catch {
+                // gone already
+              }
+            }
           }
         }
-        if (lockFd !== undefined) {
+        if (lockFd !== undefined || lockProblem) {
           // Loaded only here: most runs find voxd already up.
           const { spawn } = await import('node:child_process');
-          const child = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: 'ignore', env });
-          child.unref();
-          spawned = true;
+          const childEnv = { ...env };
+          if (!opts.passSettings) for (const k of DAEMON_SETTING_VARIABLES) delete childEnv[k];
+          const started = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv });
+          child = started;
+          started.stderr!.setEncoding('utf8').on('data', (d: string) => {
+            if (stderr.length < 16_384) stderr += d;
+          });
+          const closed = new Promise<void>((r) => started.stderr!.once('close', () => r()));
+          const ended = (e: Omit<Exit, 'stderr'>) => {
+            // The last lines may still be in the pipe: read them, but do not hang on a grandchild holding it.
+            void Promise.race([closed, sleep(250)]).then(() => (exit = { ...e, stderr }));
+          };
+          started.once('exit', (code, signal) => ended({ code, signal }));
+          started.once('error', (error) => ended({ code: null, signal: null, error }));
         }
       }
       await sleep(50);
@@ -183,19 +256,52 @@ export async function startDaemon(env: NodeJS.ProcessEnv, timeoutMs = 15_000): P
       closeSync(lockFd);
       rmSync(paths.spawnLock, { force: true });
     }
+    // voxd lives on without us: let go of its stderr and of the handle.
+    if (child) {
+      child.stderr?.destroy();
+      child.unref();
+    }
   }
+  if (exit) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
   throw new ClientError(
     'VOX_ERR_CLIENT_DAEMON_START_FAILED',
     `voxd did not answer within ${Math.round(timeoutMs / 1000)} s after being started; run "voxd" in a terminal to see why, or check ${paths.logs}`,
   );
 }
 
-function unreachable(endpoint: Endpoint | undefined, cause: string): ClientError {
+let mismatchTold = false;
+
+/**
+ * When this environment asks for an audio sink or engine other than the one
+ * the running voxd uses, one line that says so and how to switch; undefined
+ * otherwise, and after the first time in this process. Reads voxd.json only
+ * when VOXD_AUDIO or VOXD_ENGINE is set, so the usual run pays nothing.
+ */
+export function settingsMismatch(env: NodeJS.ProcessEnv): string | undefined {
+  if (mismatchTold || (!env.VOXD_AUDIO && !env.VOXD_ENGINE)) return undefined;
+  const state = readDaemonState(env);
+  if (!state) return undefined;
+  const differ: string[] = [];
+  const fixes: string[] = [];
+  const check = (variable: string, key: 'audio' | 'engine', running: string | undefined) => {
+    const wanted = env[variable];
+    if (!wanted || running === undefined || wanted === running) return;
+    const from = state.sources?.[key];
+    const why = { file: 'from its settings file', env: 'from its environment', flag: 'from its command line', default: 'its default' }[from ?? ''];
+    differ.push(`${variable}=${wanted} here, but the running voxd uses ${key} ${running}${why ? ` (${why})` : ''}`);
+    fixes.push(`vox daemon config set ${key} ${wanted}`);
+  };
+  check('VOXD_AUDIO', 'audio', state.audio);
+  check('VOXD_ENGINE', 'engine', state.engine);
+  if (!differ.length) return undefined;
+  mismatchTold = true;
+  return `${differ.join('; ')}. To switch, run "${fixes.join('" and "')}", then "vox daemon restart" (voxd takes its settings from that file, not from the client that starts it).`;
+}
+
+function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cause: string): ClientError {
   const where = endpoint ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : '(no voxd.json in VOX_HOME, so none is running)';
-  return new ClientError(
-    'VOX_ERR_CLIENT_DAEMON_UNREACHABLE',
-    `cannot reach voxd ${where}: ${cause}. Start it with "vox daemon start" (or unset VOX_NO_AUTOSTART).`,
-  );
+  const fix = env.VOX_NO_AUTOSTART === '1' ? 'Start it with "vox daemon start", or unset VOX_NO_AUTOSTART.' : 'Check it with "vox daemon status" and "vox logs".';
+  return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `cannot reach voxd ${where}: ${cause}. ${fix}`);
 }
 
 function connectionFailed(err: unknown): boolean {
@@ -216,19 +322,24 @@ export async function call<T>(
   options: { /** How long to wait for a voxd this call starts, in ms. Default 15000. */ startTimeoutMs?: number } = {},
 ): Promise<Reply<T>> {
   let endpoint = resolveEndpoint(env);
-  if (endpoint) {
+  // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
+  const usable = endpoint !== undefined && validPort(endpoint.port);
+  if (endpoint && usable) {
     try {
       return await request<T>(endpoint, method, path, body, timeoutMs);
     } catch (err) {
-      if (!connectionFailed(err)) throw unreachable(endpoint, (err as Error).message);
+      if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message);
     }
   }
-  if (env.VOX_NO_AUTOSTART === '1') throw unreachable(endpoint, endpoint ? 'connection refused' : 'VOX_NO_AUTOSTART=1 is set');
-  endpoint = await startDaemon(env, options.startTimeoutMs);
+  if (env.VOX_NO_AUTOSTART === '1') {
+    if (endpoint && !usable) throw new ClientError('VOX_ERR_CLIENT_USAGE', `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`);
+    throw unreachable(env, endpoint, endpoint ? 'connection refused' : 'VOX_NO_AUTOSTART=1 is set');
+  }
+  endpoint = await startDaemon(env, { timeoutMs: options.startTimeoutMs ?? 15_000 });
   try {
     return await request<T>(endpoint, method, path, body, timeoutMs);
   } catch (err) {
-    throw unreachable(endpoint, (err as Error).message);
+    throw unreachable(env, endpoint, (err as Error).message);
   }
 }
 

@@ -38,6 +38,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
+  closest,
+  ENGINE_NAMES,
   DEFAULT_DEDUP_SECONDS,
   MAX_ONCE_SECONDS,
   MAX_RATE_WPM,
@@ -55,7 +57,7 @@ export type { Pronunciation } from './pronunciations.js';
 export const CONFIG_DIR = '.vox';
 export const CONFIG_FILE = join(CONFIG_DIR, 'config.md');
 
-export const ENGINES = ['espeak', 'espeak-ng', 'say', 'openai', 'elevenlabs', 'auto'] as const;
+export const ENGINES = ENGINE_NAMES;
 export type Engine = (typeof ENGINES)[number];
 
 /** How Claude Code hooks speak: not at all, on notable events, or on every event. */
@@ -250,36 +252,10 @@ const SYNONYMS: Record<string, ConfigKey> = {
   limit: 'maxChars',
 };
 
-/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /** The known key closest to `name`, if one is close enough to be a likely typo. */
 export function closestKey(name: string): ConfigKey | undefined {
-  const folded = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (SYNONYMS[folded]) return SYNONYMS[folded];
-  let best: ConfigKey | undefined;
-  let bestDistance = Infinity;
-  for (const key of CONFIG_KEYS) {
-    const d = distance(folded, key.toLowerCase());
-    if (d < bestDistance) {
-      best = key;
-      bestDistance = d;
-    }
-  }
-  const limit = folded.length <= 3 ? 1 : folded.length <= 6 ? 2 : 3;
-  return bestDistance <= limit ? best : undefined;
+  const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SYNONYMS[fold(name)] ?? closest(name, CONFIG_KEYS, fold);
 }
 
 export function unknownKeyProblem(key: string, line?: number): ConfigProblem {

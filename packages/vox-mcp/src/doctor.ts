@@ -257,9 +257,12 @@ function keyNames(text: string): { names: Set<string>; badLines: number[] } {
 }
 
 function nodeCheck(version: string): Check {
+  // engines.node is ">=22" (README, "Supported Node versions"); 20 still runs but is end of life and untested.
   const major = Number(version.split('.')[0]);
-  if (major >= 20) return { name: 'node', level: 'ok', detail: `v${version} (20 or later needed)` };
-  return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js 20 or later`, fix: 'install Node.js 20 or later (e.g. "nvm install 20"), then run "vox hooks install" and "vox daemon install" again: they record node\'s path' };
+  const fix = 'install Node.js 22 or later (e.g. "nvm install 24"), then run "vox hooks install" and "vox daemon install" again: they record node\'s path';
+  if (major >= 22) return { name: 'node', level: 'ok', detail: `v${version} (22 or later supported)` };
+  if (major >= 20) return { name: 'node', level: 'warn', detail: `v${version} is end of life and not supported; vox supports Node.js 22 or later`, fix };
+  return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js 22 or later`, fix };
 }
 
 function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVersion: string): Check[] {

@@ -7,8 +7,18 @@
  * - `notify` decides how much the hooks say. `off` silences every event,
  *   permission prompts included: it is the one switch that makes vox's hooks
  *   quiet in a project without uninstalling them (`speak: false` keeps them,
- *   as chimes). `normal` speaks Notification and Stop. `continuous` adds
- *   SubagentStop, SessionStart, SessionEnd and PreCompact.
+ *   as chimes). `normal` speaks what needs the user (PermissionRequest, the
+ *   Notification types that block or wait, Stop and StopFailure).
+ *   `continuous` adds SubagentStop, SessionStart, SessionEnd, PreCompact and
+ *   the informative Notification types.
+ * - A permission request is announced by `PermissionRequest`, the moment it is
+ *   asked; the `permission_prompt` Notification that follows ~6 s later for
+ *   the same request carries the same duplicate key, so voxd reports it
+ *   `deduped` instead of speaking it twice. The hook never decides a
+ *   permission (it prints nothing), so the dialog is the user's.
+ * - Notification types that echo what the user just did (`auth_success`,
+ *   `elicitation_complete`, `elicitation_response`) are never spoken; an
+ *   unknown (future) type gets the safe default, `notification` priority.
  * - Priorities follow what the event means to someone working in another
  *   window: a permission prompt blocks the session until answered, so it is
  *   `important` (it interrupts other speech, which resumes afterwards); a Stop
@@ -26,7 +36,8 @@
  *   (speech.ts's buildDelivery does the swap).
  */
 import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
-import type { NotifyMode } from './config.js';
+import type { NotifyMode, ResolvedConfig } from './config.js';
+import { buildDelivery, type Delivery } from './speech.js';
 
 /** The fields vox reads from a hook payload. Claude Code sends more; they are ignored. */
 export interface HookPayload {
@@ -39,10 +50,14 @@ export interface HookPayload {
   /** Stop, SubagentStop */
   stop_hook_active?: unknown;
   last_assistant_message?: unknown;
-  /** SessionStart: startup, resume, clear, compact */
+  /** SessionStart: startup, resume, clear, compact, fork */
   source?: unknown;
   /** PreCompact: manual, auto */
   trigger?: unknown;
+  /** PermissionRequest: the tool asking, e.g. Bash */
+  tool_name?: unknown;
+  /** StopFailure: rate_limit, overloaded, authentication_failed, ..., unknown */
+  error?: unknown;
   [key: string]: unknown;
 }
 
@@ -55,6 +70,10 @@ export type HookAction =
       chime?: ChimeSignal;
       /** Drop the speech if it has not started within this many ms. */
       maxAgeMs?: number;
+      /** Duplicate key within the session (the caller prefixes the session); default: the text. */
+      dedupKey?: string;
+      /** Duplicate window in seconds, at least; default: the project's `dedup`. */
+      once?: number;
     }
   | { kind: 'chime'; signal: ChimeSignal; priority: Priority }
   | { kind: 'none'; reason: string };
@@ -70,6 +89,12 @@ export interface HookContext {
 export const PERMISSION_MAX_AGE_MS = 60_000;
 /** A Stop summary not spoken within this time is stale. */
 export const STOP_MAX_AGE_MS = 120_000;
+/**
+ * A permission request and its later `permission_prompt` Notification are one
+ * event within this many seconds (Claude Code sends the Notification about
+ * 6 s after the request, if it is still open).
+ */
+export const PERMISSION_DEDUP_SECONDS = 20;
 /** Idle pings, session start, compaction: noise once old. */
 export const NOTICE_MAX_AGE_MS = NOTIFICATION_MAX_AGE_MS;
 
@@ -200,6 +225,139 @@ export function summarize(message: string, options: { sentences?: number; maxCha
   return clip(out, max);
 }
 
+/**
+ * The tool named in a permission message: "Claude needs your permission to
+ * use Bash" → "Bash". Undefined when the message names none.
+ */
+export function permissionTool(message: string): string | undefined {
+  return /\bpermission\s+to\s+use\s+(\S+?)[.!]?\s*$/i.exec(message)?.[1];
+}
+
+/**
+ * A tool's spoken name: built-ins as they are ("Bash"), MCP tools as
+ * "speak from vox" rather than "mcp__plugin_vox_vox__speak".
+ */
+export function spokenToolName(tool: string): string {
+  const m = /^mcp__(.+?)__(.+)$/.exec(tool);
+  if (!m) return tool;
+  const server = m[1]!.replace(/^plugin_([^_]+)_.*$/, '$1');
+  return `${m[2]!.replace(/_/g, ' ')} from ${server.replace(/_/g, ' ')}`;
+}
+
+/**
+ * The duplicate key of a permission request, the same for `PermissionRequest`
+ * and the `Notification` `permission_prompt` that Claude Code sends for the
+ * same request about six seconds later (the caller prefixes the session).
+ */
+export function permissionKey(tool: string | undefined): string {
+  return `permission ${tool ?? ''}`.trim();
+}
+
+/** What a permission request sounds like, for either event. */
+function permissionAction(project: string, tool: string | undefined, message: string): HookAction {
+  const text = tool ? `${project} needs your permission to use ${spokenToolName(tool)}` : permissionText(project, message);
+  return {
+    kind: 'speak',
+    text,
+    priority: 'important',
+    chime: 'prompt',
+    maxAgeMs: PERMISSION_MAX_AGE_MS,
+    dedupKey: permissionKey(tool),
+    once: PERMISSION_DEDUP_SECONDS,
+  };
+}
+
+/** StopFailure's `error` (Claude Code's matcher values, and the API's own error types) in words. */
+const FAILURE_WORDS: Record<string, string> = {
+  rate_limit: 'rate limited',
+  rate_limit_error: 'rate limited',
+  overloaded: 'the API is overloaded',
+  overloaded_error: 'the API is overloaded',
+  authentication_failed: 'authentication failed',
+  authentication_error: 'authentication failed',
+  oauth_org_not_allowed: 'authentication failed',
+  billing_error: 'a billing problem',
+  model_not_found: 'model not found',
+  max_output_tokens: 'the reply was too long',
+  server_error: 'a server error',
+  api_error: 'a server error',
+};
+
+/** "shop: the request failed, the API is overloaded". */
+export function failureText(project: string, error: string): string {
+  const words = FAILURE_WORDS[error];
+  return words ? `${project}: the request failed, ${words}` : `${project}: the request failed`;
+}
+
+/**
+ * How each Notification type is heard. `need` types block the session or
+ * need the user to act; `info` types are heard only in continuous mode;
+ * `quiet` types echo something the user just did and are never spoken.
+ * A type not listed here (a future one) gets the safe default: its message
+ * at `notification` priority, which never interrupts and is dropped when
+ * other speech is busy.
+ */
+export const NOTIFICATION_POLICY: Record<string, 'permission' | 'need' | 'idle' | 'info' | 'quiet'> = {
+  permission_prompt: 'permission',
+  worker_permission_prompt: 'permission',
+  elicitation_dialog: 'need',
+  elicitation_url_dialog: 'need',
+  agent_needs_input: 'need',
+  idle_prompt: 'idle',
+  auth_storage_failure: 'info',
+  agent_completed: 'info',
+  push_notification: 'info',
+  plugin_notification: 'info',
+  computer_use_enter: 'info',
+  computer_use_exit: 'info',
+  quota_auto_resume_fired: 'info',
+  quota_auto_resume_stale: 'info',
+  quota_auto_resume_disabled: 'info',
+  model_refusal_fallback: 'info',
+  auth_success: 'quiet',
+  elicitation_complete: 'quiet',
+  elicitation_response: 'quiet',
+};
+
+/** A Notification without a type (older Claude Code): its kind from its words. */
+function untypedKind(message: string): 'permission' | 'idle' | undefined {
+  if (/\bneeds\s+your\s+permission\b/i.test(message)) return 'permission';
+  if (/\bwaiting\s+for\s+your\s+input\b/i.test(message)) return 'idle';
+  return undefined;
+}
+
+function notification(payload: HookPayload, project: string, continuous: boolean): HookAction {
+  const type = str(payload.notification_type);
+  const message = str(payload.message);
+  const kind = type ? NOTIFICATION_POLICY[type] : untypedKind(message);
+  switch (kind) {
+    case 'permission':
+      return permissionAction(project, permissionTool(message), message);
+    case 'need':
+      return { kind: 'speak', text: noticeText(project, message), priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS };
+    case 'idle':
+      return { kind: 'speak', text: `${project} is waiting for your input`, priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS };
+    case 'info':
+      if (!continuous) return { kind: 'none', reason: `Notification ${type} is heard ${CONTINUOUS_ONLY}` };
+      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+    case 'quiet':
+      return { kind: 'none', reason: `Notification ${type} echoes what the user just did; never spoken` };
+    default:
+      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+  }
+}
+
+/** What SessionStart says for each `source` (continuous mode); undefined says nothing. */
+export const SESSION_START_WORDS: Record<string, string | undefined> = {
+  startup: 'started',
+  resume: 'resumed',
+  fork: 'forked',
+  // The user typed /clear: they are looking at the session.
+  clear: undefined,
+  // After a compaction PreCompact has spoken already.
+  compact: undefined,
+};
+
 const CONTINUOUS_ONLY = 'only in notify: continuous';
 
 /** Decide what a hook event sounds like. Never throws. */
@@ -208,32 +366,32 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
   if (ctx.notify === 'off') return { kind: 'none', reason: 'notify is off for this project' };
   const continuous = ctx.notify === 'continuous';
   switch (event) {
-    case 'Notification': {
-      const type = str(payload.notification_type);
-      const message = str(payload.message);
-      if (type === 'permission_prompt') {
-        return { kind: 'speak', text: permissionText(project, message), priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS };
-      }
-      if (type === 'idle_prompt') {
-        return { kind: 'speak', text: `${project} is waiting for your input`, priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS };
-      }
-      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
-    }
+    case 'PermissionRequest':
+      // Announced at once; the decision stays the user's (the hook outputs none).
+      return permissionAction(project, str(payload.tool_name) || undefined, '');
+    case 'Notification':
+      return notification(payload, project, continuous);
     case 'Stop': {
-      if (payload.stop_hook_active === true) return { kind: 'none', reason: 'stop_hook_active: Claude continues because of a Stop hook' };
+      if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
+        return { kind: 'none', reason: 'stop_hook_active: Claude continues because of a Stop hook' };
+      }
       const summary = summarize(str(payload.last_assistant_message));
       return { kind: 'speak', text: summary || `${project} is done`, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS };
     }
+    case 'StopFailure':
+      // Its last_assistant_message is the API's error text: never read out.
+      return { kind: 'speak', text: failureText(project, str(payload.error)), priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS };
     case 'SubagentStop':
       if (!continuous) return { kind: 'none', reason: `SubagentStop is heard ${CONTINUOUS_ONLY}` };
-      if (payload.stop_hook_active === true) return { kind: 'none', reason: 'stop_hook_active: the subagent continues because of a Stop hook' };
+      if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
+        return { kind: 'none', reason: 'stop_hook_active: the subagent continues because of a Stop hook' };
+      }
       return { kind: 'chime', signal: 'done', priority: 'notification' };
     case 'SessionStart': {
       if (!continuous) return { kind: 'none', reason: `SessionStart is heard ${CONTINUOUS_ONLY}` };
-      const source = str(payload.source);
-      // After a compaction PreCompact has spoken already.
-      if (source === 'compact') return { kind: 'none', reason: 'session restarted after compaction (PreCompact announced it)' };
-      const what = source === 'resume' ? 'resumed' : source === 'clear' ? 'cleared' : 'started';
+      const source = str(payload.source) || 'startup';
+      const what = Object.hasOwn(SESSION_START_WORDS, source) ? SESSION_START_WORDS[source] : undefined;
+      if (!what) return { kind: 'none', reason: `SessionStart from ${source} says nothing` };
       return { kind: 'speak', text: `${project} session ${what}`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
     }
     case 'SessionEnd':
@@ -245,4 +403,21 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
     default:
       return { kind: 'none', reason: `vox does not handle ${event || 'an unnamed'} event` };
   }
+}
+
+/**
+ * The request voxd gets for an action (undefined for `none`), the same from
+ * `vox hook` and from the `hook` tool of `vox mcp`.
+ */
+export function hookDelivery(action: HookAction, config: ResolvedConfig, session: string): Delivery | undefined {
+  if (action.kind === 'none') return undefined;
+  if (action.kind === 'chime') return { route: '/v1/chime', body: { signal: action.signal, session, priority: action.priority } };
+  return buildDelivery(action.text, config, session, {
+    priority: action.priority,
+    ...(action.chime ? { chime: action.chime } : {}),
+    ...(action.maxAgeMs !== undefined ? { maxAgeMs: action.maxAgeMs } : {}),
+    ...(action.once !== undefined ? { once: Math.max(action.once, config.values.dedup) } : {}),
+    // One session's repeat is a duplicate; the same words from two sessions are two events.
+    dedupKey: `${session} ${action.dedupKey ?? action.text}`,
+  });
 }

@@ -11,13 +11,15 @@
  * than a bare node's whole start-up and several MB of heap. Measured in
  * bench/mcp.mjs (figures in docs/mcp.md): the SDK's McpServer and its
  * low-level Server, even bundled into one file with esbuild, start in about 3x
- * and hold about 2.5x; Node flags shave little off that. So the protocol is
- * spoken here: the stdio transport is newline-delimited JSON-RPC 2.0, and the
- * four methods a tool server needs (`initialize`, `ping`, `tools/list`,
- * `tools/call`) are a page of code. The SDK is still the reference: messages
- * are typed with its TypeScript types (`import type`, nothing at run time),
- * the supported protocol versions are checked against its list, and the tests
- * drive this server with the SDK's own Client.
+ * and hold about 2.5x; the v2 server package is no lighter. So the protocol is
+ * spoken here: the stdio transport is newline-delimited JSON-RPC 2.0, and a
+ * tool server's methods are a few pages of code, dual-era as MCP 2026-07-28
+ * describes (`server/discover` and per-request `_meta` beside the legacy
+ * `initialize`). The SDK is still the reference: messages are typed with its
+ * TypeScript types (`import type`, nothing at run time), the legacy versions
+ * are checked against its list, the tests drive this server with the SDK's
+ * own Client, and a differential test compares it with the SDK's v2 server
+ * (docs/mcp.md lists each difference and why).
  *
  * Other notes:
  * - Tool inputs are written once as JSON Schema: `tools/list` publishes them
@@ -25,6 +27,8 @@
  * - Everything a tool needs (config, client, speech, recording) is imported on
  *   its first call. Nothing here imports fastify, undici, an engine or voxd.
  * - stdout carries JSON-RPC only; diagnostics go to `log` (stderr).
+ * - What the model reads is `structuredContent` (Claude Code forwards only
+ *   that): compact JSON with every fact, valid against the tool's output schema.
  * - No tool throws: every failure is an `isError` result that says what went
  *   wrong and how to fix it (ConfigError and ClientError messages do both).
  */
@@ -36,6 +40,7 @@ import {
   MAX_TEXT_CHARS,
   MIN_ONCE_SECONDS,
   MIN_RATE_WPM,
+  CHIME_SIGNALS,
   PRIORITIES,
   VERSION,
   type SpeakResponse,
@@ -61,7 +66,7 @@ export interface InputSchema {
   maxLength?: number;
   properties?: Record<string, InputSchema>;
   required?: readonly string[];
-  additionalProperties?: boolean;
+  additionalProperties?: boolean | InputSchema;
   [keyword: string]: unknown;
 }
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
@@ -191,6 +196,8 @@ const VOICES_INPUT: InputSchema = {
   type: 'object',
   properties: {
     language: { type: 'string', minLength: 1, maxLength: 35, description: 'Only voices for this language code or its prefix, e.g. "en" or "en-gb".' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Voices per page (default 40).' },
+    cursor: { type: 'string', minLength: 1, maxLength: 20, description: 'The nextCursor of the previous page.' },
   },
   additionalProperties: false,
 };
@@ -300,35 +307,18 @@ export function toolError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-function ok(text: string, structuredContent?: Structured): CallToolResult {
-  return structuredContent ? { content: [{ type: 'text', text }], structuredContent } : { content: [{ type: 'text', text }] };
-}
-
-function fail(text: string, structuredContent?: Structured): CallToolResult {
-  return { ...ok(text, structuredContent), isError: true };
-}
-
 /** A thrown error as a result: ConfigError and ClientError messages say the cause and the fix. */
 export function errorResult(err: unknown): CallToolResult {
-  const e = err as Error & { code?: string; file?: string; problems?: unknown };
-  if (e?.name === 'ConfigError') return fail(e.message, { code: e.code, file: e.file, problems: e.problems });
-  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return fail(`${e.code}: ${e.message}`, { code: e.code, message: e.message });
-  return fail(`unexpected error in vox mcp: ${e?.message ?? String(err)}. Please report it with the steps that led to it.`, {
-    message: e?.message ?? String(err),
-  });
+  const e = err as Error & { code?: string };
+  if (e?.name === 'ConfigError') return toolError(e.message);
+  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return toolError(`${e.code}: ${e.message}`);
+  return toolError(`unexpected error in vox mcp: ${e?.message ?? String(err)}. Please report it with the steps that led to it.`);
 }
 
 /** voxd's refusal as a result. */
 export function wireErrorResult(status: number, body: unknown): CallToolResult {
   const err = (body ?? {}) as Partial<WireError>;
-  const code = err.code ?? `HTTP ${status}`;
-  return fail(`${code}: ${err.message ?? 'voxd refused the request'}`, { code, message: err.message ?? null, statusCode: status });
-}
-const failFrom = errorResult;
-const failWire = wireErrorResult;
-
-function quote(text: string, max = 300): string {
-  return `"${text.length > max ? `${text.slice(0, max - 1)}…` : text}"`;
+  return toolError(`${err.code ?? `HTTP ${status}`}: ${err.message ?? 'voxd refused the request'}`);
 }
 
 /** Duration of a PCM WAV in seconds, from its `fmt ` and `data` chunks; undefined if the header is not understood. */
@@ -363,12 +353,40 @@ async function makeParents(file: string): Promise<void> {
 
 // ---------------------------------------------------------------------------
 // The built-in tools
+//
+// Each success is one compact JSON object (toolResult), described by the
+// tool's output schema, holding every fact a sentence would have said: what
+// happened, and `why` whenever the text was not, or not fully, spoken.
+// Failures are isError results with one sentence: the cause and the fix.
+
+const OUTCOMES = ['queued', 'playing', 'played', 'deduped', 'failed', 'expired', 'interrupted', 'replaced', 'dropped', 'stopped'] as const;
+const str: InputSchema = { type: 'string' };
+const strings: InputSchema = { type: 'array', items: str };
+const WHY: InputSchema = { type: 'string', description: 'Why the text is not, or not fully, spoken as asked.' };
+
+const SPEAK_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    id: { ...str, description: "voxd's id of the request (stop and status name it)." },
+    status: { type: 'string', enum: OUTCOMES, description: 'queued or played: it is (being) spoken; any other: it is not, see why.' },
+    priority: { type: 'string', enum: PRIORITIES },
+    spoken: { ...str, description: "The text as it will be spoken, when the project's pronunciations or announce prefix changed it." },
+    voice: str,
+    engine: { ...str, description: 'The engine that speaks it, when it is not the configured one (see fallback).' },
+    fallback: { ...str, description: 'Why the configured engine was not used.' },
+    chime: { type: 'string', enum: CHIME_SIGNALS, description: 'The chime played instead of speech (a muted project).' },
+    duplicateOf: { ...str, description: 'The earlier request, possibly of another session, that this one repeats.' },
+    why: WHY,
+  },
+  required: ['id', 'status'],
+};
 
 const speak: McpTool = {
   name: 'speak',
   description:
-    "Say something aloud to the user through vox, the speech daemon shared by every coding session on this machine. Use it for short spoken updates the user should hear without looking: a task finished, a question that needs them, a failure. Speaks with this project's voice, rate and pronunciations (.vox/config.md). Returns whether the text was queued, played, or skipped as a duplicate (the same text was spoken recently, possibly by another session), and the text as it will be spoken.",
+    "Say something aloud to the user through vox, the speech daemon shared by every coding session on this machine. Use it for short spoken updates the user should hear without looking: a task finished, a question that needs them, a failure. Speaks with this project's voice, rate and pronunciations (.vox/config.md). Returns whether the text was queued, played, or not spoken and why (e.g. the same text was spoken recently, possibly by another session, or the project is muted).",
   input: SPEAK_INPUT,
+  output: SPEAK_OUTPUT,
   async run(args, ctx) {
     const { config, session } = await ctx.context();
     const { buildDelivery } = await import('./speech.js');
@@ -379,123 +397,264 @@ const speak: McpTool = {
     if (args.priority !== undefined) overrides.priority = args.priority as SpeechOverrides['priority'];
     const delivery = buildDelivery(args.text as string, config, session, overrides);
     const reply = await ctx.call<SpeakResponse | WireError>('POST', delivery.route, delivery.body);
-    if (reply.status >= 400) return failWire(reply.status, reply.body);
+    if (reply.status >= 400) return wireErrorResult(reply.status, reply.body);
     const res = reply.body as SpeakResponse;
+    if (ctx.signal.aborted && (res.status === 'queued' || res.status === 'playing')) {
+      // Cancelled while voxd was taking it: take it back (nobody will read the answer).
+      const client = await import('./client.js');
+      await client.call({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', { scope: 'id', id: res.id }).catch(() => undefined);
+    }
+    const out: Structured = { id: res.id, status: res.status, priority: delivery.body.priority ?? config.values.priority };
     if (delivery.route === '/v1/chime') {
-      const text = `Not spoken: this project is muted (speak: false in ${config.file}); played the "${delivery.body.signal}" chime instead (${res.status}).`;
-      return ok(text, { ...res, session, chime: delivery.body.signal });
+      out.chime = delivery.body.signal;
+      out.why = `this project is muted (speak: false in ${config.file}): the ${delivery.body.signal} chime plays instead of speech`;
+      return toolResult(out);
     }
+    if (res.status === 'failed') return toolError(`Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`);
     const spoken = res.text ?? delivery.body.text;
-    const structured = { ...res, session, spokenText: spoken, voice: delivery.body.voice ?? null, priority: delivery.body.priority ?? null };
-    const engine = res.fallbackReason ? ` Spoken with ${res.engine} instead of the configured engine: ${res.fallbackReason}.` : '';
-    switch (res.status) {
-      case 'queued':
-      case 'playing':
-        return ok(`Queued as ${res.id} (${delivery.body.priority}); it will be spoken as ${quote(spoken)}.${engine}`, structured);
-      case 'played':
-        return ok(`Played ${res.id}: ${quote(spoken)}.${engine}`, structured);
-      case 'deduped': {
-        const d = res.duplicate;
-        const original = d?.originalId ?? res.originalId ?? 'an earlier request';
-        const what = d?.originalStatus === 'played' ? `was already spoken${d.playedAt ? ` at ${d.playedAt}` : ''}` : `is already ${d?.originalStatus ?? 'queued'}`;
-        const left = d ? ` Repeats are skipped for another ${Math.ceil(d.windowRemainingMs / 1000)} s.` : '';
-        return ok(`Not spoken again: the same text ${what} (${original}), possibly from another session.${left}`, structured);
-      }
-      case 'failed':
-        return fail(`Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`, structured);
-      default:
-        return ok(`Not spoken: ${res.status}${res.reason ? ` (${res.reason})` : ''}.`, structured);
+    if (spoken !== args.text) out.spoken = spoken;
+    if (delivery.body.voice !== undefined) out.voice = delivery.body.voice;
+    if (res.fallbackReason) {
+      out.engine = res.engine;
+      out.fallback = res.fallbackReason;
     }
+    if (res.status === 'deduped') {
+      const d = res.duplicate;
+      const original = d?.originalId ?? res.originalId;
+      if (original) out.duplicateOf = original;
+      const what = d?.originalStatus === 'played' ? `was spoken${d.playedAt ? ` at ${d.playedAt}` : ''}` : `is ${d?.originalStatus ?? 'queued'}`;
+      out.why = `the same text ${what}, possibly by another session; repeats are skipped${d ? ` for another ${Math.ceil(d.windowRemainingMs / 1000)} s` : ''}`;
+    } else if (res.status !== 'queued' && res.status !== 'playing' && res.status !== 'played') {
+      out.why = res.reason ?? res.status;
+    }
+    return toolResult(out);
   },
+};
+
+const STOP_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    scope: { type: 'string', enum: ['session', 'all'] },
+    session: { ...str, description: "This session's label, when scope is session." },
+    stopped: { ...strings, description: 'The ids of the requests stopped, playing or queued.' },
+    why: { ...str, description: 'Why nothing was stopped, when that is known.' },
+  },
+  required: ['scope', 'stopped'],
 };
 
 const stop: McpTool = {
   name: 'stop',
   description:
-    "Stop speech. By default stops only this session's speech (what is playing and what is queued); with scope \"all\", stops everything for every session. Use it when the user asks for silence.",
+    "Stop speech. By default stops only this session's speech (what is playing and what is queued, from the model and from this session's hooks); with scope \"all\", stops everything for every session. Use it when the user asks for silence.",
   input: STOP_INPUT,
+  output: STOP_OUTPUT,
   async run(args, ctx) {
     const all = args.scope === 'all';
     const session = all ? undefined : await ctx.session();
-    const whose = all ? 'for every session' : `of this session (${session})`;
-    const structured = { scope: all ? 'all' : 'session', session: session ?? null };
+    const out: Structured = all ? { scope: 'all' } : { scope: 'session', session };
     const { health } = await import('./client.js');
     // Starting voxd to stop nothing would be silly: no voxd, no speech.
-    if (!(await health(ctx.env))) return ok(`Nothing to stop ${whose}: voxd is not running.`, { ...structured, stopped: [] });
+    if (!(await health(ctx.env))) return toolResult({ ...out, stopped: [], why: 'voxd is not running' });
     const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
-    if (reply.status !== 200) return failWire(reply.status, reply.body);
-    const { stopped } = reply.body as StopResponse;
-    const text = stopped.length ? `Stopped ${stopped.length} request${stopped.length === 1 ? '' : 's'} ${whose}: ${stopped.join(', ')}.` : `Nothing to stop ${whose}.`;
-    return ok(text, { ...structured, stopped });
+    if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
+    return toolResult({ ...out, stopped: (reply.body as StopResponse).stopped });
   },
+};
+
+/** Voices per page, unless the call asks for another limit. */
+const VOICES_PAGE = 40;
+
+const VOICES_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    engine: str,
+    total: { type: 'integer', description: 'How many voices match, on every page.' },
+    voices: {
+      type: 'array',
+      items: { type: 'object', properties: { id: str, name: str, languages: strings }, required: ['id', 'name', 'languages'] },
+    },
+    nextCursor: { ...str, description: 'Pass as cursor for the next page; absent on the last page.' },
+  },
+  required: ['engine', 'total', 'voices'],
 };
 
 const voices: McpTool = {
   name: 'voices',
-  description: "List the voices the project's speech engine offers (ids to use as speak's voice or configure's voice), optionally only those for one language.",
+  description:
+    "List the voices the project's speech engine offers (ids to use as speak's voice or configure's voice), a page at a time; give a language to narrow the list.",
   input: VOICES_INPUT,
+  output: VOICES_OUTPUT,
   readOnly: true,
   async run(args, ctx) {
     const { config } = await ctx.context();
     const engine = config.values.engine !== 'auto' ? config.values.engine : undefined;
     const reply = await ctx.call<VoicesResponse | WireError>('GET', `/v1/voices${engine ? `?engine=${encodeURIComponent(engine)}` : ''}`);
-    if (reply.status !== 200) return failWire(reply.status, reply.body);
+    if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
     const body = reply.body as VoicesResponse;
     const lang = (args.language as string | undefined)?.toLowerCase();
     const list = body.voices.filter((v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)));
-    const shown = 100;
-    const lines = list.slice(0, shown).map((v) => `${v.id}: ${v.name}${v.languages.length ? ` (${v.languages.join(', ')})` : ''}`);
-    if (list.length > shown) lines.push(`… and ${list.length - shown} more (ask for a language to narrow the list).`);
-    const head = `${list.length} voice${list.length === 1 ? '' : 's'} of engine ${body.engine}${lang ? ` for "${lang}"` : ''}${list.length ? ':' : '.'}`;
-    return ok([head, ...lines].join('\n'), { engine: body.engine, voices: list });
+    const limit = (args.limit as number | undefined) ?? VOICES_PAGE;
+    const cursor = args.cursor as string | undefined;
+    const from = cursor === undefined ? 0 : /^\d{1,6}$/.test(cursor) ? Number(cursor) : -1;
+    if (from < 0 || (cursor !== undefined && from >= list.length)) {
+      return toolError(`Invalid cursor ${show(cursor)}: pass the nextCursor of the previous voices result, or no cursor for the first page.`);
+    }
+    const page = list.slice(from, from + limit).map((v) => ({ id: v.id, name: v.name, languages: v.languages }));
+    const out: Structured = { engine: body.engine, total: list.length, voices: page };
+    if (from + limit < list.length) out.nextCursor = String(from + limit);
+    return toolResult(out);
   },
 };
+
+/** Entries of the queue and of the history that status shows (the newest), and how much of each text. */
+const STATUS_ITEMS = 10;
+const STATUS_TEXT_CHARS = 80;
+
+const ERROR_OUTPUT: InputSchema = { type: 'object', properties: { code: str, message: str }, required: ['message'] };
+const ITEM: InputSchema = {
+  type: 'object',
+  properties: { id: str, session: str, priority: str, text: str, startedAt: str },
+  required: ['id', 'priority', 'text'],
+};
+const STATUS_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    session: { ...str, description: "This session's label." },
+    cwd: str,
+    config: {
+      type: 'object',
+      properties: {
+        file: { type: ['string', 'null'], description: 'The .vox/config.md in effect; null: none, all defaults.' },
+        values: { type: 'object', description: 'Every setting in effect (unset ones left out).' },
+        fromFile: { ...strings, description: 'The settings the file sets; the others are defaults.' },
+        pronunciations: { type: 'array', items: { type: 'object', properties: { word: str, say: str }, required: ['word', 'say'] } },
+      },
+      required: ['file', 'values', 'fromFile'],
+    },
+    configError: ERROR_OUTPUT,
+    daemon: {
+      type: 'object',
+      properties: {
+        version: str,
+        note: str,
+        pid: { type: 'integer' },
+        uptimeS: { type: 'integer' },
+        engine: { type: 'object', properties: { name: str, ready: { type: 'boolean' }, reason: str }, required: ['name', 'ready'] },
+        audio: { type: 'object', properties: { name: str, ok: { type: 'boolean' }, detail: str, lastError: str }, required: ['name', 'ok'] },
+        counters: { type: 'object', additionalProperties: { type: 'integer' } },
+        playing: { anyOf: [ITEM, { type: 'null' }] },
+        queued: { type: 'integer' },
+        queue: { type: 'array', items: ITEM },
+        recent: {
+          type: 'array',
+          description: `The newest ${STATUS_ITEMS} requests, newest first.`,
+          items: {
+            type: 'object',
+            properties: { id: str, at: str, outcome: { type: 'string', enum: OUTCOMES }, session: str, text: str, reason: str },
+            required: ['id', 'at', 'outcome', 'text'],
+          },
+        },
+      },
+      required: ['version', 'engine', 'audio', 'counters', 'playing', 'queued', 'queue', 'recent'],
+    },
+    daemonError: ERROR_OUTPUT,
+  },
+  required: ['cwd'],
+};
+
+function clip(text: string, n = STATUS_TEXT_CHARS): string {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
+/** A thrown error as `{code, message}`. */
+function errorFact(err: unknown): Structured {
+  const e = err as Error & { code?: unknown };
+  return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
+}
+
+function daemonFacts(s: StatusResponse): Structured {
+  const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
+    id: q.id,
+    ...(q.session ? { session: q.session } : {}),
+    priority: q.priority,
+    text: clip(q.text),
+    ...(q.startedAt ? { startedAt: q.startedAt } : {}),
+  });
+  const out: Structured = { version: s.version };
+  if (s.version !== VERSION) out.note = `voxd ${s.version} and this client ${VERSION} differ: run "vox daemon restart"`;
+  Object.assign(out, {
+    pid: s.pid,
+    uptimeS: Math.round(s.uptimeMs / 1000),
+    engine: s.engine,
+    audio: s.sink,
+    counters: s.counters,
+    playing: s.playing ? item(s.playing) : null,
+    queued: s.queue.length,
+    queue: s.queue.items.slice(0, STATUS_ITEMS).map(item),
+    recent: s.history.slice(0, STATUS_ITEMS).map((h) => ({
+      id: h.id,
+      at: h.acceptedAt,
+      outcome: h.outcome,
+      ...(h.session ? { session: h.session } : {}),
+      text: clip(h.text),
+      ...(h.reason ? { reason: h.reason } : {}),
+    })),
+  });
+  return out;
+}
 
 const status: McpTool = {
   name: 'status',
   description:
-    "Show the speech daemon's state (engine, audio output, what is playing, the queue, recent history) and this session's configuration: each setting with where it comes from (the .vox/config.md file or the default).",
+    "Show the speech daemon's state (engine, audio output, what is playing, the queue, recent requests) and this session's configuration: every setting in effect and which ones the project's .vox/config.md sets.",
   input: STATUS_INPUT,
+  output: STATUS_OUTPUT,
   readOnly: true,
   async run(_args, ctx) {
-    const lines: string[] = [];
-    const structured: Structured = { cwd: ctx.cwd };
+    const out: Structured = {};
     let failed = false;
     try {
       const { config, session } = await ctx.context();
-      const { CONFIG_KEYS, configView } = await import('./config.js');
-      structured.session = session;
-      structured.config = configView(config);
-      lines.push(`Session ${session}, working directory ${ctx.cwd}`, `Config: ${config.file ?? 'no .vox/config.md found; all defaults'}`);
-      for (const k of CONFIG_KEYS) lines.push(`  ${k} = ${config.values[k] === undefined ? '(unset)' : JSON.stringify(config.values[k])}  (${config.sources[k]})`);
-      if (config.pronunciations.length) lines.push(`  pronunciations: ${config.pronunciations.map((p) => `${p.word} → ${p.say}`).join(', ')}`);
+      const { CONFIG_KEYS } = await import('./config.js');
+      out.session = session;
+      out.cwd = ctx.cwd;
+      const values: Structured = {};
+      for (const k of CONFIG_KEYS) if (config.values[k] !== undefined) values[k] = config.values[k];
+      const view: Structured = { file: config.file ?? null, values, fromFile: CONFIG_KEYS.filter((k) => config.sources[k] !== 'default') };
+      if (config.pronunciations.length) view.pronunciations = config.pronunciations.map((p) => ({ word: p.word, say: p.say }));
+      out.config = view;
     } catch (err) {
       failed = true;
-      const r = failFrom(err);
-      structured.configError = r.structuredContent;
-      lines.push(`Session working directory ${ctx.cwd}`, (r.content[0] as { text: string }).text);
+      out.session = await ctx.session().catch(() => undefined);
+      out.cwd = ctx.cwd;
+      out.configError = errorFact(err);
     }
-    lines.push('');
     try {
       const reply = await ctx.call<StatusResponse | WireError>('GET', '/v1/status');
       if (reply.status !== 200) {
-        const r = failWire(reply.status, reply.body);
         failed = true;
-        structured.daemonError = r.structuredContent;
-        lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
+        const body = (reply.body ?? {}) as Partial<WireError>;
+        out.daemonError = { code: body.code ?? `HTTP ${reply.status}`, message: body.message ?? 'voxd refused the request' };
       } else {
-        const { formatStatus } = await import('./commands/status.js');
-        structured.daemon = reply.body;
-        lines.push(formatStatus(reply.body as StatusResponse).trimEnd());
+        out.daemon = daemonFacts(reply.body as StatusResponse);
       }
     } catch (err) {
       failed = true;
-      const r = failFrom(err);
-      structured.daemonError = r.structuredContent;
-      lines.push(`voxd: ${(r.content[0] as { text: string }).text}`);
+      out.daemonError = errorFact(err);
     }
-    return failed ? fail(lines.join('\n'), structured) : ok(lines.join('\n'), structured);
+    if (out.session === undefined) delete out.session;
+    return toolResult(out, failed);
   },
+};
+
+const CONFIGURE_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    file: { ...str, description: 'The .vox/config.md written.' },
+    set: { type: 'object', description: 'The settings changed, with their new values.' },
+    reset: { ...strings, description: 'The settings removed from the file: back to their defaults.' },
+  },
+  required: ['file'],
 };
 
 const configure: McpTool = {
@@ -503,23 +662,31 @@ const configure: McpTool = {
   description:
     "Change this project's speech settings in .vox/config.md (found by walking up from the working directory; created here if there is none). Give only the keys to change, e.g. {\"voice\": \"en-gb\", \"rate\": 190}; null resets a key to its default. The file's other keys, comments and text are kept. Applies to the next speak call of every session in this project.",
   input: configureInput,
+  output: CONFIGURE_OUTPUT,
   check: false,
   async run(args, ctx) {
     const keys = Object.keys(args);
     const { CONFIG_KEYS } = await import('./config.js');
-    if (keys.length === 0) return fail(`Give at least one setting to change, e.g. {"rate": 190}. Settings: ${CONFIG_KEYS.join(', ')}.`);
+    if (keys.length === 0) return toolError(`Give at least one setting to change, e.g. {"rate": 190}. Settings: ${CONFIG_KEYS.join(', ')}.`);
     const { setConfigValues } = await import('./config-writer.js');
     const config = await setConfigValues(ctx.cwd, args);
-    const changes = keys.map((k) =>
-      args[k] === null ? `${k} reset to its default` : `${k} = ${JSON.stringify(config.values[k as keyof typeof config.values])}`,
-    );
-    return ok(`Saved in ${config.file}: ${changes.join(', ')}. The next speak uses it.`, {
-      file: config.file ?? null,
-      changed: keys,
-      values: Object.fromEntries(CONFIG_KEYS.map((k) => [k, config.values[k] ?? null])),
-      sources: config.sources,
-    });
+    const set: Structured = {};
+    const reset: string[] = [];
+    for (const k of keys) {
+      if (args[k] === null) reset.push(k);
+      else set[k] = config.values[k as keyof typeof config.values];
+    }
+    const out: Structured = { file: config.file };
+    if (Object.keys(set).length) out.set = set;
+    if (reset.length) out.reset = reset;
+    return toolResult(out);
   },
+};
+
+const RECORD_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: { path: str, bytes: { type: 'integer' }, seconds: { type: 'number', description: 'Length of the audio.' } },
+  required: ['path', 'bytes'],
 };
 
 const record: McpTool = {
@@ -527,6 +694,7 @@ const record: McpTool = {
   description:
     "Save speech as a WAV file instead of playing it, with this project's voice and pronunciations. Returns the file's path, size and duration.",
   input: RECORD_INPUT,
+  output: RECORD_OUTPUT,
   async run(args, ctx) {
     const { config, session } = await ctx.context();
     const { synthesizeWav } = await import('./recording.js');
@@ -534,7 +702,7 @@ const record: McpTool = {
     if (args.voice !== undefined) overrides.voice = args.voice as string;
     if (args.rate !== undefined) overrides.rate = args.rate as number;
     const result = await synthesizeWav(ctx.env, args.text as string, config, session, overrides);
-    if ('error' in result) return failWire(result.error.statusCode, result.error);
+    if ('error' in result) return wireErrorResult(result.error.statusCode, result.error);
     const { renameSync, writeFileSync, rmSync } = await import('node:fs');
     const { resolve } = await import('node:path');
     const path = resolve(ctx.cwd, args.path as string);
@@ -545,11 +713,10 @@ const record: McpTool = {
       renameSync(tmp, path);
     } catch (err) {
       rmSync(tmp, { force: true });
-      return fail(`Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`, { path, code: (err as NodeJS.ErrnoException).code ?? null });
+      return toolError(`Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`);
     }
     const seconds = wavSeconds(result.wav);
-    const length = seconds === undefined ? '' : `${seconds.toFixed(1)} s of audio, `;
-    return ok(`Saved ${length}${Math.ceil(result.wav.length / 1024)} KB, to ${path}.`, { path, bytes: result.wav.length, seconds: seconds ?? null });
+    return toolResult({ path, bytes: result.wav.length, ...(seconds === undefined ? {} : { seconds: Math.round(seconds * 100) / 100 }) });
   },
 };
 
@@ -578,7 +745,7 @@ export interface VoxMcp {
    * Answers one JSON-RPC message: the response to a request, undefined for a
    * notification or a response. Never throws.
    */
-  handle(message: unknown): Promise<JSONRPCMessage | undefined>;
+  handle(message: unknown): Promise<JSONRPCMessage | JSONRPCMessage[] | undefined>;
 }
 
 export const INSTRUCTIONS =
@@ -592,8 +759,15 @@ export const INSTRUCTIONS =
  */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const;
 
+/**
+ * The modern (stateless) revisions: each request names one in its `_meta`, and
+ * `server/discover` lists them. The legacy ones above are negotiated by
+ * `initialize` instead, as the 2026-07-28 backward-compatibility section describes.
+ */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
 /** JSON-RPC 2.0 error codes. */
-const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603 } as const;
+const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, UNSUPPORTED_PROTOCOL_VERSION: -32022 } as const;
 
 /** Builds the tools and the protocol for one session. Serving them on a stream is `serveStdio`'s part. */
 export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
@@ -652,86 +826,170 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
 
   async function call<T>(method: string, path: string, body?: unknown, autostart = true) {
     const client = await import('./client.js');
-    return client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
+    const reply = await client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
+    // Once per session: this session's VOXD_AUDIO/VOXD_ENGINE are not what voxd uses.
+    const mismatch = client.settingsMismatch(env);
+    if (mismatch) log(`vox mcp: ${mismatch}`);
+    return reply;
   }
 
   const never = new AbortController().signal;
 
   async function callTool(name: string, args: unknown, signal: AbortSignal = never): Promise<CallToolResult> {
     const tool = tools.get(name);
-    if (!tool) return fail(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
+    if (!tool) return toolError(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
     try {
       const input = args ?? {};
-      if (typeof input !== 'object' || Array.isArray(input)) return fail(`The arguments of ${name} must be an object, got ${show(input)}.`);
+      if (typeof input !== 'object' || Array.isArray(input)) return toolError(`The arguments of ${name} must be an object, got ${show(input)}.`);
       if (tool.check !== false) {
         const problems = checkInput(await inputOf(tool), input);
-        if (problems.length) return fail(`Invalid input for ${name}: ${problems.join('; ')}.`, { code: 'VOX_ERR_CLIENT_USAGE', problems });
+        if (problems.length) return toolError(`Invalid input for ${name}: ${problems.join('; ')}.`);
       }
-      return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call, signal });
+      const guarded: ToolContext['call'] = (method, path, body, autostart) => {
+        // A cancelled call starts nothing new at voxd (speak: nothing is said).
+        if (signal.aborted) throw Object.assign(new Error('the call was cancelled'), { name: 'AbortError' });
+        return call(method, path, body, autostart);
+      };
+      return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call: guarded, signal });
     } catch (err) {
-      return failFrom(err);
+      return errorResult(err);
     }
   }
-  const methods: Record<string, (params: Record<string, unknown>) => Promise<object>> = {
+  // -------------------------------------------------------------------------
+  // The protocol: both eras (docs/mcp.md, "Protocol")
+
+  /** The legacy version `initialize` agreed on; undefined until then. Decides whether batches are answered. */
+  let negotiated: string | undefined;
+  /** Requests being worked on, by id, so that `notifications/cancelled` can abort them. */
+  const inflight = new Map<string | number, AbortController>();
+  const serverInfo = { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION };
+  const capabilities = { tools: { listChanged: false } };
+
+  /** Served on both eras; `modern` adds the 2026-07-28 result fields. */
+  const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
-      const result: InitializeResult = {
-        protocolVersion,
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION },
-        instructions: INSTRUCTIONS,
-      };
+      negotiated = protocolVersion;
+      const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };
       return result;
     },
-    async ping() {
+    async 'server/discover'() {
+      return { supportedVersions: [...MODERN_VERSIONS], capabilities, instructions: INSTRUCTIONS, ...CACHE_HINT };
+    },
+    async ping(_params, modern) {
+      if (modern) throw rpcError(RPC.METHOD_NOT_FOUND, 'Method not found: ping was removed in protocol 2026-07-28');
       return {};
     },
-    async 'tools/list'() {
-      return { tools: await listTools() };
+    async 'tools/list'(params, modern) {
+      // One page holds every tool, so no cursor this server hands out exists.
+      if (params.cursor !== undefined) throw rpcError(RPC.INVALID_PARAMS, 'Invalid cursor: vox lists every tool on one page');
+      return { tools: await listTools(), ...(modern ? CACHE_HINT : {}) };
     },
-    async 'tools/call'(params) {
-      if (typeof params.name !== 'string') throw rpcError(RPC.INVALID_PARAMS, 'tools/call needs params.name, the name of a tool');
-      return callTool(params.name, params.arguments);
+    async 'tools/call'(params, _modern, signal) {
+      const { name, arguments: args } = params;
+      if (typeof name !== 'string') throw rpcError(RPC.INVALID_PARAMS, 'Invalid tools/call request: params.name must be the name of a tool');
+      if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+        throw rpcError(RPC.INVALID_PARAMS, `Invalid tools/call request: params.arguments must be an object, got ${show(args)}`);
+      }
+      if (!tools.has(name)) throw rpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`);
+      return (await callTool(name, args, signal)) as Record<string, unknown>;
     },
   };
 
-  async function handle(message: unknown): Promise<JSONRPCMessage | undefined> {
+  /** The request's modern envelope, checked: undefined for a legacy request, else the version or an error. */
+  function envelope(params: Record<string, unknown>): { version: string } | { error: { code: number; message: string; data?: unknown } } | undefined {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_KEY in meta)) return undefined;
+    const version = meta[PROTOCOL_VERSION_KEY];
+    const caps = meta[CLIENT_CAPABILITIES_KEY];
+    if (typeof version !== 'string' || typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
+      return { error: { code: RPC.INVALID_PARAMS, message: `Invalid _meta envelope: ${PROTOCOL_VERSION_KEY} must be a version string and ${CLIENT_CAPABILITIES_KEY} an object` } };
+    }
+    if (!(MODERN_VERSIONS as readonly string[]).includes(version)) {
+      return {
+        error: { code: RPC.UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${version}`, data: { supported: [...MODERN_VERSIONS], requested: version } },
+      };
+    }
+    return { version };
+  }
+
+  async function handleOne(message: unknown): Promise<JSONRPCMessage | undefined> {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      return errorResponse(null, RPC.INVALID_REQUEST, 'a JSON-RPC message must be an object');
+      return errorResponse(undefined, RPC.INVALID_REQUEST, 'Invalid Request: a JSON-RPC message must be an object');
     }
     const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
     if (typeof m.method !== 'string') {
       // A response to a request of ours: this server sends none, so there is nothing to match.
       if (id !== undefined && ('result' in m || 'error' in m)) return undefined;
-      return errorResponse(id ?? null, RPC.INVALID_REQUEST, 'not a JSON-RPC 2.0 request: "method" is missing');
+      return errorResponse(id, RPC.INVALID_REQUEST, 'Invalid Request: "method" is missing');
     }
-    if (m.id === undefined) return undefined; // a notification (initialized, cancelled, ...): nothing to answer
-    if (id === undefined || m.jsonrpc !== '2.0') return errorResponse(null, RPC.INVALID_REQUEST, 'not a JSON-RPC 2.0 request: needs "jsonrpc": "2.0" and a string or number "id"');
-    const method = Object.hasOwn(methods, m.method) ? methods[m.method] : undefined;
-    if (!method) return errorResponse(id, RPC.METHOD_NOT_FOUND, `method not found: ${m.method}`);
+    if (m.id === undefined) {
+      notification(m.method, m.params);
+      return undefined;
+    }
+    if (id === undefined || m.jsonrpc !== '2.0') return errorResponse(id, RPC.INVALID_REQUEST, 'Invalid Request: needs "jsonrpc": "2.0" and a string or number "id"');
     const params = m.params ?? {};
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return errorResponse(id, RPC.INVALID_PARAMS, 'params must be an object');
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return errorResponse(id, RPC.INVALID_PARAMS, 'Invalid params: params must be an object');
+    const era = envelope(params as Record<string, unknown>);
+    if (era && 'error' in era) return { jsonrpc: '2.0', id, error: era.error } as JSONRPCMessage;
+    const modern = era !== undefined;
+    const method = Object.hasOwn(methods, m.method) && !(modern && m.method === 'initialize') ? methods[m.method] : undefined;
+    if (!method) return errorResponse(id, RPC.METHOD_NOT_FOUND, `Method not found: ${m.method}`);
+    const abort = new AbortController();
+    inflight.set(id, abort);
     try {
-      return { jsonrpc: '2.0', id, result: (await method(params as Record<string, unknown>)) as Record<string, unknown> };
+      const result = await method(params as Record<string, unknown>, modern, abort.signal);
+      if (abort.signal.aborted) return undefined; // cancelled: the spec forbids any answer
+      // 2026-07-28: every result says its type and names the server.
+      const full = modern || m.method === 'server/discover' ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_KEY]: serverInfo } } : result;
+      return { jsonrpc: '2.0', id, result: full } as JSONRPCMessage;
     } catch (err) {
+      if (abort.signal.aborted) return undefined;
       const e = err as Error & { rpcCode?: number };
       if (e.rpcCode === undefined) log(`vox mcp: ${m.method} failed: ${e.stack ?? e.message}`);
       return errorResponse(id, e.rpcCode ?? RPC.INTERNAL_ERROR, e.message);
+    } finally {
+      if (inflight.get(id) === abort) inflight.delete(id);
     }
+  }
+
+  function notification(method: string, params: unknown) {
+    if (method !== 'notifications/cancelled') return; // initialized and the rest: nothing to do
+    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+    const abort = typeof requestId === 'string' || typeof requestId === 'number' ? inflight.get(requestId) : undefined;
+    abort?.abort();
+  }
+
+  async function handle(message: unknown): Promise<JSONRPCMessage | JSONRPCMessage[] | undefined> {
+    if (!Array.isArray(message)) return handleOne(message);
+    // JSON-RPC batches: part of MCP 2025-03-26 only (2025-06-18 removed them).
+    if (negotiated === undefined || negotiated >= '2025-06-18') {
+      return errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: batches are not part of MCP ${negotiated ?? '2025-06-18'} and later; send one message per line`);
+    }
+    if (message.length === 0) return errorResponse(undefined, RPC.INVALID_REQUEST, 'Invalid Request: empty batch');
+    const answers = (await Promise.all(message.map((m) => handleOne(m)))).filter((a) => a !== undefined);
+    return answers.length ? answers : undefined;
   }
 
   return { listTools, callTool, handle };
 }
 
+/** The 2026-07-28 `_meta` keys. */
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+/** The tool list and the discovery answer are the same for the life of the process and hold nothing of the user's. */
+const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
 function rpcError(code: number, message: string): Error {
   return Object.assign(new Error(message), { rpcCode: code });
 }
 
-function errorResponse(id: string | number | null, code: number, message: string): JSONRPCMessage {
-  // id is null only when the request's id could not be read, as JSON-RPC 2.0 prescribes.
-  return { jsonrpc: '2.0', id, error: { code, message } } as unknown as JSONRPCMessage;
+/** An error response; `id` is left out when the request's id could not be read (allowed since MCP 2025-11-25; `"id": null` is not). */
+export function errorResponse(id: string | number | undefined, code: number, message: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } } as unknown as JSONRPCMessage;
 }
 
 // ---------------------------------------------------------------------------
@@ -775,20 +1033,13 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       message = JSON.parse(line);
     } catch (err) {
       log(`vox mcp: a line on stdin is not JSON (${(err as Error).message}); answered with a parse error`);
-      send(errorResponse(null, RPC.PARSE_ERROR, `parse error: ${(err as Error).message}`));
+      send(errorResponse(undefined, RPC.PARSE_ERROR, `Parse error: ${(err as Error).message}`));
       return;
     }
     const work = (async () => {
       try {
-        if (Array.isArray(message)) {
-          // A batch (protocol 2025-03-26): the answers go back together.
-          const answers = (await Promise.all(message.map((m) => mcp.handle(m)))).filter((a) => a !== undefined);
-          if (answers.length) send(answers);
-          else if (message.length === 0) send(errorResponse(null, RPC.INVALID_REQUEST, 'empty batch'));
-        } else {
-          const answer = await mcp.handle(message);
-          if (answer) send(answer);
-        }
+        const answer = await mcp.handle(message);
+        if (answer) send(answer);
       } catch (err) {
         log(`vox mcp: cannot answer: ${(err as Error).stack ?? String(err)}`);
       }
@@ -810,7 +1061,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       }
       if (buffer.length > MAX_LINE_CHARS) {
         log(`vox mcp: a message on stdin is longer than ${MAX_LINE_CHARS} characters; dropped`);
-        send(errorResponse(null, RPC.INVALID_REQUEST, `message longer than ${MAX_LINE_CHARS} characters`));
+        send(errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: message longer than ${MAX_LINE_CHARS} characters`));
         buffer = '';
       }
     });

@@ -1,5 +1,6 @@
 /** Shared exit handling for the small commands: wire errors and client errors to exit codes. */
 import type { WireError } from '@vox/protocol';
+import { UsageError, usageLine } from './command.js';
 import { ConfigError } from './config.js';
 import { EXIT, type CliContext } from './context.js';
 import { ClientError } from './errors.js';
@@ -22,6 +23,8 @@ function write(ctx: CliContext, name: string, line: string, options: ReportOptio
 export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown, options: ReportOptions = {}): number {
   const err = body as Partial<WireError> | undefined;
   write(ctx, name, `${err?.code ?? `HTTP ${status}`}: ${err?.message ?? 'request refused'}`, options);
+  // voxd is up but nothing can be heard: that is a playback failure, not an unreachable daemon.
+  if (err?.code === 'VOX_ERR_AUDIO_UNAVAILABLE') return EXIT.PLAYBACK_FAILED;
   return exitForStatus(status);
 }
 
@@ -29,6 +32,10 @@ export function reportThrown(ctx: CliContext, name: string, err: unknown, option
   if (err instanceof ConfigError) {
     write(ctx, name, err.message, options);
     return EXIT.CONFIG_INVALID;
+  }
+  if (err instanceof UsageError) {
+    if (!options.quiet) ctx.stderr.write(usageLine(name, err.message));
+    return EXIT.USAGE;
   }
   if (err instanceof ClientError) {
     write(ctx, name, `${err.code}: ${err.message}`, options);

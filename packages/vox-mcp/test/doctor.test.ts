@@ -11,6 +11,7 @@ import type { StatusResponse } from '@vox/protocol';
 import { formatChecks, healthy, probePlayer, runDoctor, which, type Check, type DaemonView, type DoctorOptions } from '../src/doctor.js';
 import { installHooks, settingsPath } from '../src/hooks-settings.js';
 import { cleanEnv, startDaemon, vox, type Daemon } from '../../../test/helpers/daemon.js';
+import { needTool } from '../../../test/helpers/tools.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-doctor-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -49,7 +50,7 @@ function options(over: Partial<DoctorOptions> & { home?: string; view?: DaemonVi
   return {
     cwd: dir('cwd'),
     platform: 'linux',
-    nodeVersion: '20.19.0',
+    nodeVersion: '22.23.0',
     clientVersion: '0.1.0',
     daemon: async () => view ?? down,
     probeSpeaker: async () => ({ ok: false, detail: 'speaker could not open the audio device (no sound card?)' }),
@@ -69,8 +70,13 @@ const byName = (checks: Check[], name: string): Check => {
 };
 
 describe('doctor checks', () => {
-  test('node: 20 or later is ok, older fails', async () => {
+  test('node: 22 or later is ok, end-of-life 20 warns, older fails', async () => {
     assert.equal(byName(await runDoctor(options()), 'node').level, 'ok');
+    assert.equal(byName(await runDoctor(options({ nodeVersion: '26.1.0' })), 'node').level, 'ok');
+    const eol = byName(await runDoctor(options({ nodeVersion: '20.19.0' })), 'node');
+    assert.equal(eol.level, 'warn');
+    assert.match(eol.detail, /end of life/);
+    assert.match(eol.fix!, /Node\.js 22 or later/);
     const old = byName(await runDoctor(options({ nodeVersion: '18.19.1' })), 'node');
     assert.equal(old.level, 'fail');
     assert.ok(old.fix);
@@ -225,7 +231,7 @@ describe('doctor checks', () => {
     assert.equal(healthy([{ name: 'a', level: 'fail', detail: '' }]), false);
   });
 
-  test('probePlayer with a real player and no sound device reports the failure', { skip: !which('aplay', process.env) && 'aplay is not installed' }, async () => {
+  test('probePlayer with a real player and no sound device reports the failure', { skip: needTool('aplay') }, async () => {
     const r = await probePlayer('aplay', which('aplay', process.env)!, { ...process.env, ALSA_CONFIG_PATH: NO_ALSA });
     assert.equal(r.ok, false);
     assert.match(r.detail, /^aplay failed: /);
@@ -260,7 +266,9 @@ describe('vox doctor (the binary)', () => {
     assert.match(lines[daemon + 1]!, /^ {2}fix: /);
     assert.ok(lines.some((l) => /^ok {4}config: none, defaults apply/.test(l)), r.stdout);
     assert.ok(lines.some((l) => l.startsWith('warn  hooks: ')), r.stdout);
-    assert.ok(lines.some((l) => l.startsWith('ok    node: ')), r.stdout);
+    // This Node: ok on a supported line (22+), a warning on end-of-life 20 (the dev machine's).
+    const nodeLevel = Number(process.versions.node.split('.')[0]) >= 22 ? 'ok  ' : 'warn';
+    assert.ok(lines.some((l) => l.startsWith(`${nodeLevel}  node: v${process.versions.node} `)), r.stdout);
     assert.equal(existsSync(join(home, 'voxd.json')), false, 'doctor does not start voxd');
 
     const json = await vox(['doctor', '--json'], { env, cwd });

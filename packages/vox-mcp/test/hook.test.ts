@@ -13,12 +13,18 @@ import { run } from '../src/commands/hook.js';
 import { resolveConfig, type NotifyMode } from '../src/config.js';
 import {
   NOTICE_MAX_AGE_MS,
+  PERMISSION_DEDUP_SECONDS,
   PERMISSION_MAX_AGE_MS,
   STOP_MAX_AGE_MS,
   SUMMARY_MAX_CHARS,
+  NOTIFICATION_POLICY,
   decideHook,
+  failureText,
+  hookDelivery,
   noticeText,
   permissionText,
+  permissionTool,
+  spokenToolName,
   summarize,
   type HookAction,
   type HookPayload,
@@ -45,20 +51,105 @@ interface Row {
 const STOP_TEXT =
   'I split the checkout module into three files, added tests for the refund path, and fixed the rounding bug. All 47 tests pass.';
 
+const PERMISSION_BASH: HookAction = {
+  kind: 'speak',
+  text: 'api needs your permission to use Bash',
+  priority: 'important',
+  chime: 'prompt',
+  maxAgeMs: PERMISSION_MAX_AGE_MS,
+  dedupKey: 'permission Bash',
+  once: PERMISSION_DEDUP_SECONDS,
+};
+
 const ROWS: Row[] = [
   {
     name: 'permission prompt: important speech naming the project',
     event: 'Notification',
     payload: fixture('notification-permission.json'),
     notify: 'normal',
-    want: { kind: 'speak', text: 'api needs your permission to use Bash', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+    want: PERMISSION_BASH,
   },
   {
     name: 'permission prompt in continuous mode: the same',
     event: 'Notification',
     payload: fixture('notification-permission.json'),
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api needs your permission to use Bash', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+    want: PERMISSION_BASH,
+  },
+  {
+    name: 'PermissionRequest: announced at once, the same words and duplicate key as the later permission_prompt',
+    event: 'PermissionRequest',
+    payload: fixture('permission-request.json'),
+    notify: 'normal',
+    want: PERMISSION_BASH,
+  },
+  { name: 'PermissionRequest with notify off: silence', event: 'PermissionRequest', payload: fixture('permission-request.json'), notify: 'off', want: { kind: 'none' } },
+  {
+    name: 'PermissionRequest for an MCP tool: its spoken name',
+    event: 'PermissionRequest',
+    payload: { tool_name: 'mcp__plugin_vox_vox__record' },
+    notify: 'normal',
+    want: { ...PERMISSION_BASH, text: 'api needs your permission to use record from vox', dedupKey: 'permission mcp__plugin_vox_vox__record' },
+  },
+  {
+    name: 'permission_prompt for an MCP tool: the same as its PermissionRequest',
+    event: 'Notification',
+    payload: { notification_type: 'permission_prompt', message: 'Claude needs your permission to use mcp__plugin_vox_vox__record' },
+    notify: 'normal',
+    want: { ...PERMISSION_BASH, text: 'api needs your permission to use record from vox', dedupKey: 'permission mcp__plugin_vox_vox__record' },
+  },
+  {
+    name: "a worker's permission prompt: the same as a permission prompt",
+    event: 'Notification',
+    payload: { notification_type: 'worker_permission_prompt', message: 'Claude needs your permission to use Bash' },
+    notify: 'normal',
+    want: PERMISSION_BASH,
+  },
+  {
+    name: 'a permission notice with no type (older Claude Code): still a permission prompt',
+    event: 'Notification',
+    payload: { message: 'Claude needs your permission to use Bash' },
+    notify: 'normal',
+    want: PERMISSION_BASH,
+  },
+  {
+    name: 'StopFailure: briefly, the request failed, at message priority',
+    event: 'StopFailure',
+    payload: fixture('stop-failure.json'),
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api: the request failed, the API is overloaded', priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS },
+  },
+  {
+    name: 'StopFailure with an error vox does not know: no details, never the raw API text',
+    event: 'StopFailure',
+    payload: { error: 'unknown', last_assistant_message: 'API Error: 500 {"type":"error"}' },
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api: the request failed', priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS },
+  },
+  {
+    name: 'elicitation_dialog needs the user: important, its message',
+    event: 'Notification',
+    payload: fixture('notification-elicitation.json'),
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api: The deploy server needs your input', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+  },
+  {
+    name: 'agent_needs_input needs the user: important',
+    event: 'Notification',
+    payload: { notification_type: 'agent_needs_input', message: 'Claude needs your input' },
+    notify: 'normal',
+    want: { kind: 'speak', text: 'api needs your input', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+  },
+  { name: 'auth_success: silence', event: 'Notification', payload: fixture('notification-auth-success.json'), notify: 'continuous', want: { kind: 'none' } },
+  { name: 'elicitation_complete: silence (an echo)', event: 'Notification', payload: { notification_type: 'elicitation_complete', message: 'done' }, notify: 'continuous', want: { kind: 'none' } },
+  { name: 'elicitation_response: silence (an echo)', event: 'Notification', payload: { notification_type: 'elicitation_response', message: 'sent' }, notify: 'continuous', want: { kind: 'none' } },
+  { name: 'agent_completed in normal mode: silence', event: 'Notification', payload: { notification_type: 'agent_completed', message: 'Agent finished' }, notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'agent_completed in continuous mode: a notification',
+    event: 'Notification',
+    payload: { notification_type: 'agent_completed', message: 'Agent finished' },
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api: Agent finished', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
   },
   { name: 'permission prompt with notify off: silence', event: 'Notification', payload: fixture('notification-permission.json'), notify: 'off', want: { kind: 'none' } },
   {
@@ -69,11 +160,11 @@ const ROWS: Row[] = [
     want: { kind: 'speak', text: 'api is waiting for your input', priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS },
   },
   {
-    name: 'another notification type: notification priority, "Claude" becomes the project',
+    name: 'an unknown (future) notification type: the safe default, notification priority, "Claude" becomes the project',
     event: 'Notification',
-    payload: { notification_type: 'auth_success', message: 'Claude Code signed in successfully' },
+    payload: { notification_type: 'teleport_ready', message: 'Claude Code is ready on your phone' },
     notify: 'normal',
-    want: { kind: 'speak', text: 'api signed in successfully', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: { kind: 'speak', text: 'api is ready on your phone', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
   },
   {
     name: 'a notification with no type and no message',
@@ -136,6 +227,15 @@ const ROWS: Row[] = [
     want: { kind: 'speak', text: 'api session resumed', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
   },
   { name: 'SessionStart after a compaction: silence (PreCompact spoke)', event: 'SessionStart', payload: { source: 'compact' }, notify: 'continuous', want: { kind: 'none' } },
+  { name: 'SessionStart after /clear: silence (the user typed it)', event: 'SessionStart', payload: { source: 'clear' }, notify: 'continuous', want: { kind: 'none' } },
+  {
+    name: 'SessionStart of a fork: "forked", not "started"',
+    event: 'SessionStart',
+    payload: fixture('session-start-fork.json'),
+    notify: 'continuous',
+    want: { kind: 'speak', text: 'api session forked', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+  },
+  { name: 'SessionStart from an unknown source: silence', event: 'SessionStart', payload: { source: 'teleport' }, notify: 'continuous', want: { kind: 'none' } },
   { name: 'SessionEnd in normal mode: silence', event: 'SessionEnd', payload: fixture('session-end.json'), notify: 'normal', want: { kind: 'none' } },
   {
     name: 'SessionEnd in continuous mode: the done chime',
@@ -182,7 +282,7 @@ describe('decideHook', () => {
 
   test('fields of the wrong type are ignored, never thrown on', () => {
     const odd = { message: 42, notification_type: ['x'], stop_hook_active: 'yes', last_assistant_message: { a: 1 }, source: null } as HookPayload;
-    for (const event of ['Notification', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact']) {
+    for (const event of ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact']) {
       assert.doesNotThrow(() => decide(event, odd, 'continuous'));
     }
     assert.deepEqual(decide('Stop', odd), { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS });
@@ -196,6 +296,47 @@ describe('phrases', () => {
     assert.equal(permissionText('api', 'Claude needs your permission'), 'api needs your permission');
     assert.equal(permissionText('api', 'Allow edits to src/app.ts?'), 'api needs your permission: Allow edits to src/app.ts?');
     assert.equal(permissionText('api', ''), 'api needs your permission');
+  });
+
+  test('the tool of a permission message, and its spoken name', () => {
+    assert.equal(permissionTool('Claude needs your permission to use Bash'), 'Bash');
+    assert.equal(permissionTool('Claude needs your permission to use mcp__github__create_issue.'), 'mcp__github__create_issue');
+    assert.equal(permissionTool('Claude needs your permission'), undefined);
+    assert.equal(spokenToolName('Bash'), 'Bash');
+    assert.equal(spokenToolName('mcp__github__create_issue'), 'create issue from github');
+    assert.equal(spokenToolName('mcp__plugin_vox_vox__speak'), 'speak from vox');
+  });
+
+  test('failures in words', () => {
+    assert.equal(failureText('shop', 'rate_limit'), 'shop: the request failed, rate limited');
+    assert.equal(failureText('shop', 'authentication_failed'), 'shop: the request failed, authentication failed');
+    assert.equal(failureText('shop', ''), 'shop: the request failed');
+  });
+
+  test("every Notification type of Claude Code 2.1.332 has a policy of its own", () => {
+    const types = [
+      'permission_prompt', 'idle_prompt', 'auth_success', 'elicitation_dialog', 'agent_needs_input', 'agent_completed',
+      'elicitation_url_dialog', 'worker_permission_prompt', 'push_notification', 'computer_use_enter', 'computer_use_exit',
+      'quota_auto_resume_fired', 'quota_auto_resume_stale', 'quota_auto_resume_disabled', 'model_refusal_fallback',
+      'auth_storage_failure', 'plugin_notification', 'elicitation_complete', 'elicitation_response',
+    ];
+    assert.deepEqual(types.filter((t) => !Object.hasOwn(NOTIFICATION_POLICY, t)), []);
+  });
+
+  test('PermissionRequest and the later permission_prompt make one duplicate key, with a window that covers the gap', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vox-hook-key-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const config = await resolveConfig(dir);
+    const session = 'api#9a1b2c';
+    const first = hookDelivery(decide('PermissionRequest', fixture('permission-request.json')), config, session);
+    const later = hookDelivery(decide('Notification', fixture('notification-permission.json')), config, session);
+    assert.ok(first?.route === '/v1/speak' && later?.route === '/v1/speak');
+    assert.equal(first.body.dedupKey, 'api#9a1b2c permission Bash');
+    assert.equal(later.body.dedupKey, first.body.dedupKey);
+    assert.ok((first.body.once ?? 0) >= PERMISSION_DEDUP_SECONDS);
+    // Another session's request is its own event.
+    const other = hookDelivery(decide('PermissionRequest', fixture('permission-request.json')), config, 'api#5e6f7a');
+    assert.notEqual(other?.route === '/v1/speak' && other.body.dedupKey, first.body.dedupKey);
   });
 
   test('other notices', () => {
@@ -270,7 +411,8 @@ describe('vox hook (in process)', () => {
     assert.equal(sent.body.priority, 'important');
     assert.equal(sent.body.maxAgeMs, PERMISSION_MAX_AGE_MS);
     assert.equal(sent.body.session, 'api#9a1b2c');
-    assert.equal(sent.body.dedupKey, 'api#9a1b2c api needs your permission to use Bash');
+    assert.equal(sent.body.dedupKey, 'api#9a1b2c permission Bash');
+    assert.equal(sent.body.once, PERMISSION_DEDUP_SECONDS);
   });
 
   test('a writer that trickles forever is cut off, and nothing is said', async () => {

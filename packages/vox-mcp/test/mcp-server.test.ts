@@ -60,16 +60,114 @@ describe('JSON-RPC layer', () => {
     assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), undefined);
     assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }), undefined);
     assert.equal(await mcp.handle({ jsonrpc: '2.0', id: 7, result: {} }), undefined);
-    const code = async (m: unknown) => ((await mcp.handle(m)) as { error?: { code: number } } | undefined)?.error?.code;
-    assert.equal(await code(rpc(3, 'resources/list')), -32601);
-    assert.equal(await code({ id: 4, method: 'ping' }), -32600, 'jsonrpc 2.0 is required');
-    assert.equal(await code({ jsonrpc: '2.0', id: 5 }), -32600);
-    assert.equal(await code('ping'), -32600);
-    assert.equal(await code(rpc(6, 'tools/call', [1, 2])), -32602);
-    assert.equal(await code(rpc(7, 'tools/call', { arguments: {} })), -32602, 'tools/call needs a name');
-    const unknownTool = (await mcp.handle(rpc(8, 'tools/call', { name: 'shout', arguments: {} }))) as { result: { isError: boolean; content: Array<{ text: string }> } };
-    assert.equal(unknownTool.result.isError, true);
-    assert.match(unknownTool.result.content[0]!.text, /Unknown tool "shout"/);
+    const error = async (m: unknown) => (await mcp.handle(m)) as { id?: unknown; error?: { code: number; message: string } };
+    assert.equal((await error(rpc(3, 'resources/list'))).error?.code, -32601);
+    assert.equal((await error({ id: 4, method: 'ping' })).error?.code, -32600, 'jsonrpc 2.0 is required');
+    assert.equal((await error({ jsonrpc: '2.0', id: 5 })).error?.code, -32600);
+    const notObject = await error('ping');
+    assert.equal(notObject.error?.code, -32600);
+    assert.equal('id' in notObject, false, 'an unreadable id is left out, never null');
+    assert.equal((await error(rpc(6, 'tools/call', [1, 2]))).error?.code, -32602);
+    assert.equal((await error(rpc(7, 'tools/call', { arguments: {} }))).error?.code, -32602, 'tools/call needs a name');
+  });
+
+  test('tools/call: an unknown tool, arguments that are not an object and a cursor are JSON-RPC errors -32602; bad values are isError results', async () => {
+    const { mcp } = offline();
+    const error = async (m: unknown) => ((await mcp.handle(m)) as { error?: { code: number; message: string } }).error;
+    assert.deepEqual(await error(rpc(1, 'tools/call', { name: 'shout', arguments: {} })), { code: -32602, message: 'Unknown tool: shout' });
+    // {"arguments": null} fails the CallToolRequest schema: the tool must not run.
+    const nullArgs = await error(rpc(2, 'tools/call', { name: 'stop', arguments: null }));
+    assert.equal(nullArgs?.code, -32602);
+    assert.match(nullArgs!.message, /arguments must be an object/);
+    assert.equal((await error(rpc(3, 'tools/call', { name: 'stop', arguments: 'all' })))?.code, -32602);
+    const cursor = await error(rpc(4, 'tools/list', { cursor: 'page-2' }));
+    assert.equal(cursor?.code, -32602);
+    assert.match(cursor!.message, /Invalid cursor/);
+    const noArgs = (await mcp.handle(rpc(5, 'tools/call', { name: 'stop' }))) as { result: { isError?: boolean } };
+    assert.equal(noArgs.result.isError, undefined, 'arguments may be left out');
+    const bad = (await mcp.handle(rpc(6, 'tools/call', { name: 'stop', arguments: { scope: 'x' } }))) as { result: { isError?: boolean } };
+    assert.equal(bad.result.isError, true, 'input validation is a tool execution error, for the model to correct');
+  });
+
+  test('dual era: server/discover and per-request _meta (2026-07-28) beside initialize (2025-11-25 and older)', async () => {
+    const { mcp } = offline();
+    const meta = (v = '2026-07-28') => ({
+      _meta: { 'io.modelcontextprotocol/protocolVersion': v, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+    });
+    const discover = (await mcp.handle(rpc(1, 'server/discover', meta()))) as { result: Record<string, unknown> };
+    assert.deepEqual(discover.result.supportedVersions, ['2026-07-28']);
+    assert.deepEqual(discover.result.capabilities, { tools: { listChanged: false } });
+    assert.equal(discover.result.resultType, 'complete');
+    assert.equal(typeof discover.result.ttlMs, 'number');
+    assert.equal(discover.result.cacheScope, 'public');
+    assert.match(discover.result.instructions as string, /speak/);
+    assert.deepEqual((discover.result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name, 'vox');
+    // The probe without _meta is answered too (servers MUST implement it).
+    assert.ok(((await mcp.handle(rpc(2, 'server/discover'))) as { result?: object }).result);
+
+    const list = (await mcp.handle(rpc(3, 'tools/list', meta()))) as { result: Record<string, unknown> };
+    assert.equal(list.result.resultType, 'complete');
+    assert.equal(list.result.cacheScope, 'public');
+    assert.ok((list.result.tools as unknown[]).length >= 6);
+    const call = (await mcp.handle(rpc(4, 'tools/call', { ...meta(), name: 'stop', arguments: {} }))) as { result: Record<string, unknown> };
+    assert.equal(call.result.resultType, 'complete');
+    assert.ok(call.result.structuredContent);
+
+    const unsupported = (await mcp.handle(rpc(5, 'tools/list', meta('1999-01-01')))) as { error: { code: number; data: unknown } };
+    assert.equal(unsupported.error.code, -32022);
+    assert.deepEqual(unsupported.error.data, { supported: ['2026-07-28'], requested: '1999-01-01' });
+    const noCaps = (await mcp.handle(rpc(6, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }))) as { error: { code: number } };
+    assert.equal(noCaps.error.code, -32602, 'the envelope needs the client capabilities');
+    assert.equal(((await mcp.handle(rpc(7, 'ping', meta()))) as { error: { code: number } }).error.code, -32601, '2026-07-28 removed ping');
+
+    // Legacy: initialize negotiates; results keep the old shape.
+    const init = (await mcp.handle(rpc(8, 'initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as { result: { protocolVersion: string } };
+    assert.equal(init.result.protocolVersion, '2025-11-25', 'initialize is legacy: a modern version asked there gets the newest legacy one');
+    const legacyList = (await mcp.handle(rpc(9, 'tools/list'))) as { result: Record<string, unknown> };
+    assert.equal('resultType' in legacyList.result, false);
+    assert.equal('ttlMs' in legacyList.result, false);
+  });
+
+  test('batches: answered under 2025-03-26, refused with one -32600 after 2025-06-18 or before initialize', async () => {
+    const { mcp } = offline();
+    const before = (await mcp.handle([rpc(1, 'ping')])) as { id?: unknown; error: { code: number } };
+    assert.equal(before.error.code, -32600);
+    assert.equal('id' in before, false);
+    await mcp.handle(rpc(2, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    const answers = (await mcp.handle([rpc(3, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(4, 'tools/list')])) as Array<{ id: number }>;
+    assert.deepEqual(answers.map((a) => a.id), [3, 4]);
+    await mcp.handle(rpc(5, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    const after = (await mcp.handle([rpc(6, 'ping')])) as { error: { code: number; message: string } };
+    assert.equal(after.error.code, -32600);
+    assert.match(after.error.message, /batches/);
+  });
+
+  test('notifications/cancelled: the cancelled request gets no answer and its tool sees the abort', async () => {
+    const dir = tempDir();
+    let release: () => void = () => {};
+    const seen: boolean[] = [];
+    const slow: McpTool = {
+      name: 'slow',
+      description: 'Waits until released, for this test.',
+      input: { type: 'object', properties: {} },
+      async run(_args, ctx) {
+        await new Promise<void>((r) => (release = r));
+        seen.push(ctx.signal.aborted);
+        return toolResult({ done: true });
+      },
+    };
+    const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' }, cwd: dir, log: () => {}, tools: [slow] });
+    const answer = mcp.handle(rpc(41, 'tools/call', { name: 'slow', arguments: {} }));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'user' } }), undefined);
+    release();
+    assert.equal(await answer, undefined, 'no response for a cancelled request');
+    assert.deepEqual(seen, [true]);
+    // Another request with the same id afterwards is answered as usual.
+    const again = mcp.handle(rpc(41, 'tools/call', { name: 'slow', arguments: {} }));
+    await new Promise((r) => setImmediate(r));
+    release();
+    assert.deepEqual(((await again) as { result: { structuredContent: unknown } }).result.structuredContent, { done: true });
   });
 
   test('tools/list: six tools, each with a description and an object input schema', async () => {
@@ -79,6 +177,7 @@ describe('JSON-RPC layer', () => {
     for (const t of tools) {
       assert.ok(t.description && t.description.length > 40, t.name);
       assert.equal(t.inputSchema.type, 'object');
+      assert.equal(t.outputSchema?.type, 'object', `${t.name} declares its output`);
     }
     const configure = tools.find((t) => t.name === 'configure')!;
     const rate = (configure.inputSchema.properties as Record<string, InputSchema>).rate!;
@@ -99,7 +198,8 @@ describe('JSON-RPC layer', () => {
     assert.match((down.content[0] as { text: string }).text, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
     const stop = await mcp.callTool('stop', {});
     assert.equal(stop.isError, undefined, 'no voxd, nothing to stop: not an error');
-    assert.match((stop.content[0] as { text: string }).text, /voxd is not running/);
+    assert.deepEqual({ ...stop.structuredContent, session: undefined }, { scope: 'session', session: undefined, stopped: [], why: 'voxd is not running' });
+    assert.equal((stop.content[0] as { text: string }).text, JSON.stringify(stop.structuredContent), 'the text block is the serialized JSON');
     const configured = await mcp.callTool('configure', { rate: 9000 });
     assert.equal(configured.isError, true);
     assert.ok((configured.content[0] as { text: string }).text.includes(join(dir, '.vox', 'config.md')));
@@ -209,6 +309,7 @@ describe('stdio framing (injected streams)', () => {
 
   test('one line per message; CRLF, batches and a parse error; answers everything before ending', async () => {
     const s = start();
+    s.stdin.write(`${JSON.stringify(rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }))}\n`);
     s.stdin.write(`${JSON.stringify(rpc(1, 'ping'))}\r\n`);
     s.stdin.write(`${JSON.stringify([rpc(2, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(3, 'tools/list')])}\n`);
     s.stdin.write('{"broken\n');
@@ -220,12 +321,12 @@ describe('stdio framing (injected streams)', () => {
     const lines = s.out().split('\n');
     assert.equal(lines.pop(), '', 'every message ends with a newline');
     const messages = lines.map((l) => JSON.parse(l) as unknown);
-    assert.equal(messages.length, 4);
+    assert.equal(messages.length, 5);
     assert.deepEqual(messages.find((m) => (m as { id?: unknown }).id === 1), { jsonrpc: '2.0', id: 1, result: {} });
     const batch = messages.find(Array.isArray) as Array<{ id: number }>;
     assert.deepEqual(batch.map((m) => m.id), [2, 3]);
-    const parse = messages.find((m) => (m as { id?: unknown }).id === null) as { error: { code: number } };
-    assert.equal(parse.error.code, -32700);
+    const parse = messages.find((m) => !Array.isArray(m) && !('id' in (m as object))) as { error: { code: number } };
+    assert.equal(parse.error.code, -32700, 'a parse error, its id left out (the SDK message schema rejects "id": null)');
     const call = messages.find((m) => (m as { id?: unknown }).id === 4) as { result: { isError: boolean } };
     assert.equal(call.result.isError, true);
     assert.match(s.err(), /not JSON/);

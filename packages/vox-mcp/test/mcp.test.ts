@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonState, StatusResponse } from '@vox/protocol';
+import { Ajv } from 'ajv';
 import { request, resolveEndpoint } from '../src/client.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -26,6 +27,8 @@ const env: Record<string, string> = {
   VOX_HOME: home,
   VOXD_PORT: '0',
   VOXD_AUDIO: `file:${sink}?realtime=0`,
+  // A voxd that a client auto-starts takes its sink from here, not from VOXD_AUDIO.
+  VOX_CONFIG_HOME: join(root, 'config'),
 };
 const clients: Client[] = [];
 let firstDaemon: ChildProcess | undefined;
@@ -49,9 +52,44 @@ async function session(cwd: string, extraEnv: Record<string, string> = {}): Prom
   return client;
 }
 
+/**
+ * The output schema, made strict for the test: every object with `properties`
+ * admits no others, so a field a tool returns but its schema does not
+ * describe fails the test (the published schema stays open, so an older
+ * client never rejects a newer field).
+ */
+function strict(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(strict);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, strict(s)])) : strict(v)]));
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+const ajv = new Ajv({ allErrors: true, strict: false });
+const outputSchemas = new WeakMap<Client, Map<string, unknown>>();
+
+/**
+ * Calls a tool and checks what the model receives: a success has
+ * structuredContent valid against the tool's output schema, and its text block
+ * is that JSON serialized.
+ */
 async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { text: string }> {
   const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
   const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  if (result.structuredContent !== undefined) {
+    let schemas = outputSchemas.get(client);
+    if (!schemas) {
+      schemas = new Map((await client.listTools()).tools.map((t) => [t.name, t.outputSchema]));
+      outputSchemas.set(client, schemas);
+    }
+    const schema = schemas.get(name);
+    assert.ok(schema, `${name} returns structuredContent, so it declares an outputSchema`);
+    const validate = ajv.compile(strict(schema) as object);
+    assert.ok(validate(result.structuredContent), `${name}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result.structuredContent)}`);
+    assert.equal(text, JSON.stringify(result.structuredContent), 'the text block is the serialized JSON');
+  } else {
+    assert.equal(result.isError, true, `${name}: a success carries structuredContent`);
+  }
   return Object.assign(result, { text });
 }
 
@@ -90,6 +128,8 @@ function alive(pid: number): boolean {
 
 before(async () => {
   mkdirSync(sink, { recursive: true });
+  mkdirSync(env.VOX_CONFIG_HOME!, { recursive: true });
+  writeFileSync(join(env.VOX_CONFIG_HOME!, 'voxd.yaml'), `audio: "file:${sink}?realtime=0"\n`);
   firstDaemon = spawn(process.execPath, [voxdMain, '--port', '0'], { env, stdio: 'ignore' });
   for (let i = 0; i < 300 && !existsSync(join(home, 'voxd.json')); i++) await sleep(50);
   assert.ok(existsSync(join(home, 'voxd.json')), 'voxd did not start');
@@ -139,12 +179,12 @@ describe('vox mcp', () => {
     const before = wavs();
     const r = await callTool(client, 'speak', { text: 'The build finished without errors.' });
     assert.equal(r.isError, undefined, r.text);
-    assert.match(r.text, /^Queued as \w+/);
-    assert.match(r.text, /The build finished without errors\./);
-    const sc = r.structuredContent as { status: string; spokenText: string; session: string; priority: string };
+    const sc = r.structuredContent as { id: string; status: string; spoken?: string; priority: string; why?: string };
+    assert.match(sc.id, /^\w+$/);
     assert.equal(sc.status, 'queued');
     assert.equal(sc.priority, 'message');
-    assert.match(sc.session, /^speak-one#[0-9a-f]{6}$/);
+    assert.equal(sc.spoken, undefined, 'spoken as given: not repeated back');
+    assert.equal(sc.why, undefined);
     await drained();
     assert.equal(newWavs(before).length, 1);
   });
@@ -158,8 +198,11 @@ describe('vox mcp', () => {
     for (const r of results) assert.equal(r.isError, undefined, r.text);
     const statuses = results.map((r) => (r.structuredContent as { status: string }).status).sort();
     assert.deepEqual(statuses, ['deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'queued']);
+    const queued = results.find((r) => (r.structuredContent as { status: string }).status === 'queued')!;
     const deduped = results.find((r) => (r.structuredContent as { status: string }).status === 'deduped')!;
-    assert.match(deduped.text, /Not spoken again/);
+    const d = deduped.structuredContent as { duplicateOf: string; why: string };
+    assert.equal(d.duplicateOf, (queued.structuredContent as { id: string }).id);
+    assert.match(d.why, /the same text (is|was) .*possibly by another session; repeats are skipped for another \d+ s/);
     await drained();
     assert.equal(newWavs(before).length, 1);
   });
@@ -171,15 +214,14 @@ describe('vox mcp', () => {
     const client = await session(deep);
     const st = await callTool(client, 'status');
     assert.equal(st.isError, undefined, st.text);
-    const config = (st.structuredContent as { config: { file: string; projectName: string; sources: Record<string, string>; values: Record<string, unknown> } }).config;
+    const sc = st.structuredContent as { session: string; config: { file: string; fromFile: string[]; values: Record<string, unknown> }; daemon: { engine: { ready: boolean } } };
     const file = join(dir, '.vox', 'config.md');
-    assert.equal(config.file, file);
-    assert.equal(config.projectName, 'nested');
-    assert.equal(config.values.rate, 210);
-    assert.equal(config.sources.rate, file);
-    assert.equal(config.sources.volume, 'default');
-    assert.ok(st.text.includes(`rate = 210  (${file})`), st.text);
-    assert.match(st.text, /engine: \S+ ready/);
+    assert.equal(sc.config.file, file);
+    assert.match(sc.session, /^nested#/);
+    assert.equal(sc.config.values.rate, 210);
+    assert.deepEqual(sc.config.fromFile.sort(), ['rate', 'voice']);
+    assert.equal(sc.config.values.volume, 1, 'defaults are shown too');
+    assert.equal(sc.daemon.engine.ready, true);
 
     const r = await callTool(client, 'speak', { text: 'Nested directories find their parent config.' });
     assert.equal(r.isError, undefined, r.text);
@@ -242,11 +284,23 @@ describe('vox mcp', () => {
     const client = await session(dir);
     const r = await callTool(client, 'speak', { text: 'Run kubectl to deploy.' });
     assert.equal(r.isError, undefined, r.text);
-    assert.equal((r.structuredContent as { spokenText: string }).spokenText, 'Run cube control to deploy.');
-    assert.match(r.text, /Run cube control to deploy\./);
+    assert.equal((r.structuredContent as { spoken: string }).spoken, 'Run cube control to deploy.');
     const s = await drained();
     const entry = s.history.find((h) => h.id === (r.structuredContent as { id: string }).id)!;
     assert.equal(entry.text, 'Run cube control to deploy.');
+  });
+
+  test('a muted project: the model is told that a chime played instead of speech, and why', async () => {
+    const dir = project('muted', '---\nspeak: false\n---\n');
+    const client = await session(dir);
+    const r = await callTool(client, 'speak', { text: 'Nobody should hear these words.' });
+    assert.equal(r.isError, undefined, r.text);
+    const sc = r.structuredContent as { status: string; chime: string; why: string };
+    assert.equal(sc.chime, 'done');
+    assert.ok(sc.why.includes(`this project is muted (speak: false in ${join(dir, '.vox', 'config.md')})`), sc.why);
+    assert.match(sc.why, /the done chime plays instead of speech/);
+    const s = await drained();
+    assert.ok(!s.history.some((h) => h.text.includes('Nobody should hear')), 'the text was not spoken');
   });
 
   test('configure round-trips and keeps the body and the other keys', async () => {
@@ -257,7 +311,7 @@ describe('vox mcp', () => {
 
     const set = await callTool(client, 'configure', { voice: 'en-gb', rate: 190 });
     assert.equal(set.isError, undefined, set.text);
-    assert.ok(set.text.includes(file), set.text);
+    assert.deepEqual(set.structuredContent, { file, set: { voice: 'en-gb', rate: 190 } });
     let text = readFileSync(file, 'utf8');
     assert.ok(text.endsWith(body), text);
     assert.match(text, /# how fast\nrate: 190\n/);
@@ -265,14 +319,14 @@ describe('vox mcp', () => {
     assert.match(text, /^voice: en-gb$/m);
 
     const st = await callTool(client, 'status');
-    const config = (st.structuredContent as { config: { values: Record<string, unknown>; sources: Record<string, string> } }).config;
+    const config = (st.structuredContent as { config: { values: Record<string, unknown>; fromFile: string[] } }).config;
     assert.equal(config.values.voice, 'en-gb');
     assert.equal(config.values.rate, 190);
-    assert.equal(config.sources.voice, file);
+    assert.ok(config.fromFile.includes('voice'));
 
     const reset = await callTool(client, 'configure', { rate: null });
     assert.equal(reset.isError, undefined, reset.text);
-    assert.match(reset.text, /rate reset to its default/);
+    assert.deepEqual(reset.structuredContent, { file, reset: ['rate'] });
     text = readFileSync(file, 'utf8');
     assert.doesNotMatch(text, /^rate:/m);
     assert.ok(text.endsWith(body));
@@ -313,10 +367,30 @@ describe('vox mcp', () => {
     const client = await session(project('voices'));
     const r = await callTool(client, 'voices', { language: 'en' });
     assert.equal(r.isError, undefined, r.text);
-    const sc = r.structuredContent as { engine: string; voices: Array<{ languages: string[] }> };
+    const sc = r.structuredContent as { engine: string; total: number; voices: Array<{ id: string; languages: string[] }>; nextCursor?: string };
     assert.ok(sc.voices.length > 0);
+    assert.equal(sc.total, sc.voices.length);
     for (const v of sc.voices) assert.ok(v.languages.some((l) => l.toLowerCase().startsWith('en')));
-    assert.match(r.text, /voices? of engine/);
+
+    // The whole list comes a page at a time: every voice once, in order.
+    const all = await callTool(client, 'voices', {});
+    const total = (all.structuredContent as { total: number }).total;
+    assert.ok(total > 40, `espeak-ng has many voices (${total})`);
+    assert.equal((all.structuredContent as { voices: unknown[] }).voices.length, 40, 'the default page');
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const page = (await callTool(client, 'voices', { limit: 25, ...(cursor ? { cursor } : {}) })).structuredContent as typeof sc;
+      assert.ok(page.voices.length <= 25);
+      ids.push(...page.voices.map((v) => v.id));
+      cursor = page.nextCursor;
+      if (!cursor) break;
+    }
+    assert.equal(ids.length, total);
+    assert.equal(new Set(ids).size, total);
+    const bad = await callTool(client, 'voices', { cursor: 'nonsense' });
+    assert.equal(bad.isError, true);
+    assert.match(bad.text, /Invalid cursor "nonsense"/);
   });
 
   test('record saves a WAV, resolving a relative path against the working directory', async () => {
@@ -346,9 +420,8 @@ describe('vox mcp', () => {
     const extra = await callTool(client, 'speak', { text: 'x', colour: 'red' });
     assert.equal(extra.isError, true);
     assert.match(extra.text, /unknown field "colour"/);
-    const nope = await callTool(client, 'shout', { text: 'x' });
-    assert.equal(nope.isError, true);
-    assert.match(nope.text, /Unknown tool "shout"/);
+    // An unknown tool is a protocol error (-32602), as the spec and the SDK's own servers answer.
+    await assert.rejects(client.callTool({ name: 'shout', arguments: { text: 'x' } }), (err: Error & { code?: number }) => err.code === -32602 && /Unknown tool: shout/.test(err.message));
     const empty = await callTool(client, 'configure', {});
     assert.equal(empty.isError, true);
     const still = await callTool(client, 'status');
@@ -363,8 +436,9 @@ describe('vox mcp', () => {
     assert.match(r.text, /vox daemon start/);
   });
 
-  test('stdout carries only JSON-RPC, even for garbage input; end of input ends the process', async () => {
+  test('stdout carries only JSON-RPC, even for garbage input; end of input ends the process', async (t) => {
     const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('raw'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    t.after(() => child.kill('SIGKILL')); // if it never exits, it must not outlive the test
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -385,14 +459,60 @@ describe('vox mcp', () => {
       const m = JSON.parse(line) as { jsonrpc: string };
       assert.equal(m.jsonrpc, '2.0', line);
     }
-    const messages = lines.map((l) => JSON.parse(l) as { id: number | null; error?: { code: number } });
-    assert.deepEqual(messages.map((m) => m.id).filter((id) => id !== null).sort(), [1, 2, 3, 4]);
-    const parseError = messages.filter((m) => m.id === null);
-    assert.equal(parseError.length, 1, 'the garbage line gets one parse error, as JSON-RPC 2.0 prescribes');
+    const messages = lines.map((l) => JSON.parse(l) as { id?: number; error?: { code: number } });
+    assert.deepEqual(messages.map((m) => m.id).filter((id) => id !== undefined).sort(), [1, 2, 3, 4]);
+    const parseError = messages.filter((m) => !('id' in m));
+    assert.equal(parseError.length, 1, 'the garbage line gets one parse error, its id left out (the SDK rejects "id": null)');
     assert.equal(parseError[0]!.error?.code, -32700);
     const bad = JSON.parse(lines.find((l) => (JSON.parse(l) as { id?: number }).id === 3)!) as { result: CallToolResult };
     assert.equal(bad.result.isError, true);
     assert.match(err, /vox mcp: /, 'the garbage line is reported on stderr');
+  });
+
+  test('notifications/cancelled: a speak cancelled before it reached voxd is never said and never answered', async () => {
+    const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('cancel'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const line = (m: unknown) => `${JSON.stringify(m)}\n`;
+    const text = 'This sentence was cancelled and must never be spoken.';
+    child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    // The call and its cancellation in one write: the server reads the cancel before the call reaches voxd.
+    child.stdin.write(
+      line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'speak', arguments: { text } } }) +
+        line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user pressed Esc' } }) +
+        line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } }),
+    );
+    for (let i = 0; i < 400 && !out.includes('"id":3'); i++) await sleep(25);
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const ids = out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id?: number }).id);
+    assert.deepEqual(ids.sort(), [1, 3], 'every request but the cancelled one is answered');
+    const s = await drained();
+    assert.ok(!s.history.some((h) => h.text === text), 'the cancelled text never reached voxd');
+  });
+
+  test('a 2026-07-28 client (server/discover, then per-request _meta, no initialize) is served and heard', async () => {
+    const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('modern'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const text = 'A stateless client asked for this sentence.';
+    const before = wavs();
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta } })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { _meta, name: 'speak', arguments: { text } } })}\n`);
+    for (let i = 0; i < 400 && !out.includes('"id":"s"'); i++) await sleep(25);
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const answers = new Map(out.split('\n').filter(Boolean).map((l) => { const m = JSON.parse(l) as { id: string; result: Record<string, unknown> }; return [m.id, m.result] as const; }));
+    assert.deepEqual(answers.get('d')!.supportedVersions, ['2026-07-28']);
+    const result = answers.get('s')! as { resultType: string; structuredContent: { id: string; status: string } };
+    assert.equal(result.resultType, 'complete');
+    assert.equal(result.structuredContent.status, 'queued');
+    const s = await drained();
+    assert.equal(s.history.find((h) => h.id === result.structuredContent.id)?.text, text);
+    assert.equal(newWavs(before).length, 1);
   });
 
   test('after voxd is killed, the next speak starts it again', { timeout: 60_000 }, async () => {

@@ -24,6 +24,7 @@ import {
   type HistoryEntry,
   type Outcome,
   type Priority,
+  type SinkHealth,
   type SpeakRequest,
   type SpeakResponse,
   type StatusResponse,
@@ -38,7 +39,8 @@ import { dedupKeyFor } from './normalize.js';
 import { applyGain, resample } from './pcm.js';
 import { SpeechQueue } from './queue.js';
 import { splitSentences } from './sentences.js';
-import type { Sink } from './sinks/sink.js';
+import type { PrepareFn } from './text/preparer.js';
+import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
 
 /** What the dispatcher needs of the engines (engines/registry.ts provides it). */
 export interface Synthesizer {
@@ -54,8 +56,11 @@ export interface Synthesizer {
 export interface DispatcherOptions {
   synthesizer: Synthesizer;
   sink: Sink;
-  /** Cleans text for speech; `keepTags` when the engine performs expressive tags. */
-  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
+  /**
+   * Turns a request's text into the text spoken and its sentences; `keepTags`
+   * when the engine performs expressive tags. Default: the text as given.
+   */
+  prepare?: PrepareFn;
   /** Wall clock in ms; injected so tests control the duplicate window. */
   clock?: () => number;
   /** Most requests waiting at once. Default 10000. */
@@ -114,7 +119,9 @@ type Counters = StatusResponse['counters'];
 export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #synth: Synthesizer;
   readonly #sink: Sink;
-  readonly #clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string;
+  readonly #prepare: PrepareFn;
+  /** Admissions happen in arrival order, whatever each text took to prepare. */
+  #admissions: Promise<unknown> = Promise.resolve();
   readonly #clock: () => number;
   readonly #maxQueue: number;
   readonly #historySize: number;
@@ -128,13 +135,14 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   #running = false;
   #closing = false;
   #idle: Promise<void> = Promise.resolve();
+  #checking: Promise<SinkState> | undefined;
   readonly counters: Counters = { accepted: 0, played: 0, deduped: 0, failed: 0, expired: 0, interrupted: 0, dropped: 0 };
 
   constructor(options: DispatcherOptions) {
     super();
     this.#synth = options.synthesizer;
     this.#sink = options.sink;
-    this.#clean = options.clean ?? ((t) => t);
+    this.#prepare = options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) }));
     this.#clock = options.clock ?? Date.now;
     this.#maxQueue = options.maxQueue ?? 10_000;
     this.#historySize = options.historySize ?? 200;
@@ -165,24 +173,32 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
    */
   async speak(input: SpeakInput): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
     this.#assertOpen();
-    const engine = await this.#synth.resolve(input.engine);
-    const text = this.#clean(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+    const sink = await this.#audible();
+    const turn = this.#admissions.then(async () => {
+      const engine = await this.#synth.resolve(input.engine);
+      const prepared = await this.#prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+      return { engine, prepared };
+    });
+    this.#admissions = turn.catch(() => undefined);
+    const { engine, prepared } = await turn;
+    this.#assertOpen();
     const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
     return this.#admit({
       kind: 'speech',
-      text,
-      sentences: splitSentences(text),
+      text: prepared.text,
+      sentences: prepared.sentences,
       priority: input.priority ?? 'message',
       dedupKey: dedupKeyFor(input.text, input.dedupKey),
       windowMs,
       engine: engine.name,
       ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs']),
-    });
+    }, sink);
   }
 
   /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
-  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
+  async chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
     this.#assertOpen();
+    const sink = await this.#audible();
     return this.#admit({
       kind: 'chime',
       signal,
@@ -193,12 +209,31 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       windowMs: CHIME_DEDUP_SECONDS * 1000,
       ...(options.session ? { session: options.session } : {}),
       ...(options.volume !== undefined ? { volume: options.volume } : {}),
-    });
+    }, sink);
+  }
+
+  /**
+   * The sink must be able to play before anything is accepted: when it cannot
+   * (no device, no player, or it failed and a fresh probe fails too), the
+   * caller is refused at once with the cause and the fix (503
+   * VOX_ERR_AUDIO_UNAVAILABLE) instead of hearing "queued" for speech nobody
+   * will hear. Callers that arrive together share one probe.
+   */
+  async #audible(): Promise<SinkHealth> {
+    this.#checking ??= this.#sink.check().finally(() => (this.#checking = undefined));
+    const health = sinkHealth(await this.#checking);
+    if (!health.ok) {
+      this.#log?.warn({ sink: health }, 'request refused: no audio output');
+      const err = wireError('VOX_ERR_AUDIO_UNAVAILABLE', health.reason ?? 'the audio output failed', health.fix ?? NO_OUTPUT_FIX);
+      throw Object.assign(new Error(err.message), { code: err.code, statusCode: err.statusCode });
+    }
+    return health;
   }
 
   #admit(
     spec: Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
       Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'signal'>> & { maxAgeMs?: number },
+    sink: SinkHealth,
   ): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
     const now = this.#clock();
     const id = randomUUID().slice(0, 8);
@@ -227,6 +262,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
           ...(hit.original.playedAt !== undefined ? { playedAt: new Date(hit.original.playedAt).toISOString() } : {}),
           windowRemainingMs: Math.round(hit.remainingMs),
         },
+        sink,
       };
       entry.outcome = 'deduped';
       entry.duplicateOf = hit.original.id;
@@ -265,7 +301,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     if (!admission.admitted) {
       this.#emit('queued', this.#eventBase(u));
       this.#settle(u, 'dropped', admission.reason);
-      return { response: { id, status: 'dropped', text: u.text, reason: admission.reason! }, settled: this.#outcomeOf(u) };
+      return { response: { id, status: 'dropped', text: u.text, reason: admission.reason!, sink }, settled: this.#outcomeOf(u) };
     }
     this.#dedup.begin(u.dedupKey, id, u.windowMs);
     this.#emit('queued', this.#eventBase(u));
@@ -278,7 +314,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       u.expiryTimer.unref();
     }
     this.#kick();
-    return { response: { id, status: 'queued', text: u.text }, settled: this.#outcomeOf(u) };
+    return { response: { id, status: 'queued', text: u.text, sink }, settled: this.#outcomeOf(u) };
   }
 
   /** Stop speech in a scope. Returns the ids that were stopped. */
@@ -603,6 +639,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       ...(u.entry.fallbackReason ? { fallbackReason: u.entry.fallbackReason } : {}),
       ...(reason ? { reason } : {}),
       ...(code ? { error: wireError(code, reason ?? outcome) } : {}),
+      sink: sinkHealth(this.#sink.state()),
     };
     u.result = result;
     for (const w of u.waiters.splice(0)) w(result);
@@ -630,6 +667,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 }
 
 const STOPPED = Symbol('stopped');
+
+/** The sink's state as the wire carries it in speak responses. */
+function sinkHealth(s: SinkState): SinkHealth {
+  return { name: s.name, ok: s.ok, ...(s.ok ? {} : { reason: s.lastError ?? s.detail ?? 'the audio output failed', fix: s.fix ?? NO_OUTPUT_FIX }) };
+}
 
 function chimeAudio(u: Utterance): { format: AudioFormat; chunks: AsyncIterable<Buffer> } {
   const pcm = chimePcm(u.signal!, u.volume ?? 0.5);

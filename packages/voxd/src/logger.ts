@@ -3,7 +3,8 @@
  * (rotating-file-stream, in-process: no transport worker to pay for).
  * Secrets are redacted by path; request bodies are never logged.
  */
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createStream } from 'rotating-file-stream';
 
@@ -26,4 +27,19 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     stream,
   );
+}
+
+const PINO_LEVELS = { fatal: 60, error: 50, warn: 40, info: 30 } as const;
+
+/**
+ * Append one pino-shaped line to voxd.log synchronously. For what voxd says
+ * while it starts or just before it exits: pino's stream writes later, and
+ * process.exit would drop the line. Never throws.
+ */
+export function appendStartupLog(dir: string, level: keyof typeof PINO_LEVELS, msg: string, extra: object = {}): void {
+  try {
+    appendFileSync(join(dir, 'voxd.log'), `${JSON.stringify({ level: PINO_LEVELS[level], time: Date.now(), pid: process.pid, ...extra, msg })}\n`, { mode: 0o600 });
+  } catch {
+    // The log is best effort here; stderr carries the message too.
+  }
 }

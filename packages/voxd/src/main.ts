@@ -3,13 +3,14 @@
  * voxd entry: the only place that parses flags, takes the single-instance
  * lock, listens, handles signals and exits.
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
+import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
-import { createLogger } from './logger.js';
+import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
 import { SpeakerSink } from './sinks/speaker.js';
@@ -17,14 +18,18 @@ import type { Sink } from './sinks/sink.js';
 import { readState, removeState, writeState } from './state-file.js';
 import { ensureToken } from './token.js';
 import { createSynthesis } from './synthesis.js';
+import { TextPreparer } from './text/preparer.js';
 
 const USAGE = `voxd — the vox speech daemon
 
 Usage: voxd [options]
 
+Settings come from these flags, else the environment, else the settings file
+(${settingsPath()}; "vox daemon config" edits it), else the defaults.
+
 Options:
   --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
-  --host ADDR     address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
+  --host ADDR     loopback address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
   --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default speaker)
   --engine NAME   default engine for requests that name none (env VOXD_ENGINE; default auto)
   --home DIR      state directory (env VOX_HOME)
@@ -32,9 +37,38 @@ Options:
   -v, --version   print the version
 `;
 
+/** Exit codes (docs/cli.md): 1 cannot start, 2 bad flags or settings, 3 another voxd runs for this VOX_HOME. */
+const EXIT_ALREADY_RUNNING = 3;
+
+/** Set once VOX_HOME/logs is usable: start-up failures go there too, not only to stderr. */
+let startupLogDir: string | undefined;
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`voxd: ${message}\n`);
+  if (startupLogDir) appendStartupLog(startupLogDir, 'fatal', `voxd cannot start: ${message}`, { exitCode: code });
   process.exit(code);
+}
+
+/** Why VOX_HOME (and its logs/) cannot hold voxd's state, or undefined. */
+function usableHome(home: string, logs: string): string | undefined {
+  for (const dir of [home, logs]) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'EEXIST') return `${dir} is a file, not a directory`;
+      if (e.code === 'ENOTDIR') return `a part of ${dir} is a file, not a directory`;
+      if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return `cannot create ${e.path ?? dir} (${e.code})`;
+      return `cannot create ${dir}: ${e.message}`;
+    }
+    try {
+      if (!statSync(dir).isDirectory()) return `${dir} is a file, not a directory`;
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    } catch (err) {
+      return `${dir} is not writable (${(err as NodeJS.ErrnoException).code})`;
+    }
+  }
+  return undefined;
 }
 
 let args;
@@ -64,17 +98,35 @@ if (args.version) {
 }
 
 const env = process.env;
+// A client that started voxd may stop reading its stderr; a write then must not kill voxd.
+process.stderr.on('error', () => {});
 if (args.home) env.VOX_HOME = args.home;
-if (args.engine) env.VOXD_ENGINE = args.engine;
 const paths = homePaths(voxHome(env));
-const portText = args.port ?? env.VOXD_PORT ?? String(DEFAULT_PORT);
-const port = Number(portText);
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`invalid port "${portText}": use a number from 0 to 65535`, 2);
-const host = args.host ?? env.VOXD_HOST ?? DEFAULT_HOST;
-const sinkSpec = args.audio ?? env.VOXD_AUDIO ?? 'speaker';
+const homeProblem = usableHome(paths.home, paths.logs);
+if (homeProblem) fail(`VOX_HOME=${paths.home} cannot be used: ${homeProblem}. Set VOX_HOME to a directory you can write, or fix this one.`);
+startupLogDir = paths.logs;
 
-mkdirSync(paths.home, { recursive: true, mode: 0o700 });
-const log = createLogger({ dir: paths.logs, ...(env.VOXD_LOG_LEVEL ? { level: env.VOXD_LOG_LEVEL } : {}) });
+const settingsFile = readSettingsFile(settingsPath(env));
+const flags: Partial<Record<SettingKey, string>> = {};
+for (const key of ['port', 'host', 'audio', 'engine'] as const) if (args[key] !== undefined) flags[key] = args[key];
+const settings = resolveSettings({ env, file: settingsFile, flags });
+if (settings.problems.length) {
+  const n = settings.problems.length;
+  const inFile = settings.problems.some((p) => p.origin === settingsFile.path);
+  const fixes = [
+    ...(inFile ? [`"vox daemon config set KEY VALUE" or "vox daemon config unset KEY" fixes ${settingsFile.path} (docs/operations.md lists every setting)`] : []),
+    ...(settings.problems.some((p) => p.origin !== settingsFile.path) ? ['fix the variable or flag, or leave it out to use the settings file'] : []),
+  ];
+  fail(`${n === 1 ? 'a setting is' : `${n} settings are`} invalid:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}\n${fixes.join('; ')}.`, 2);
+}
+const { port, host, audio: sinkSpec } = settings.values;
+const describeSource = (key: SettingKey): string =>
+  ({ flag: `--${key}`, env: SETTINGS_SCHEMA[key].env, file: settingsFile.path, default: 'the default' })[settings.sources[key]];
+// The engine registry reads VOXD_ENGINE; the resolved setting decides it.
+env.VOXD_ENGINE = settings.values.engine;
+
+const log = createLogger({ dir: paths.logs, level: settings.values.logLevel });
+log.info({ settings: settings.values, sources: settings.sources, file: settingsFile.exists ? settingsFile.path : undefined }, 'voxd starting');
 
 // One voxd per VOX_HOME. A daemon that answers makes us exit at once. A voxd.json
 // left by a killed daemon proves nothing (its pid may be reused, or a zombie), so
@@ -93,7 +145,7 @@ function answers(state: NonNullable<typeof running>): Promise<boolean> {
     req.on('error', () => resolve(false));
   });
 }
-if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running));
+if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
 let release: () => Promise<void>;
 try {
   release = await lockfile.lock(paths.home, {
@@ -104,7 +156,8 @@ try {
     onCompromised: (err) => log.error({ err }, 'single-instance lock compromised'),
   });
 } catch (err) {
-  fail((err as NodeJS.ErrnoException).code === 'ELOCKED' ? alreadyRunning(readState(paths.state)) : `cannot take the lock ${paths.lock}: ${(err as Error).message}`);
+  if ((err as NodeJS.ErrnoException).code === 'ELOCKED') fail(alreadyRunning(readState(paths.state)), EXIT_ALREADY_RUNNING);
+  fail(`cannot take the lock ${paths.lock}: ${(err as Error).message}`);
 }
 
 // Handlers go in before anything slow, so an early SIGTERM still cleans up.
@@ -140,7 +193,7 @@ try {
   sink = createSink(sinkSpec, { env });
 } catch (err) {
   await release();
-  fail((err as Error).message, 2);
+  fail(`audio "${sinkSpec}" (from ${describeSource('audio')}): ${(err as Error).message}`, 2);
 }
 if (sink instanceof SpeakerSink) {
   void sink.probe().then((problem) => {
@@ -156,7 +209,8 @@ try {
   await release();
   fail((err as Error).message, 2);
 }
-const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, clean: synthesis.clean, sink, logger: log, version: VERSION });
+const text = new TextPreparer();
+const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -177,15 +231,20 @@ try {
 } catch (err) {
   await release();
   const e = err as NodeJS.ErrnoException;
-  fail(e.code === 'EADDRINUSE' ? `port ${port} is in use by another program; pass --port or set VOXD_PORT` : `cannot listen: ${e.message}`);
+  if (e.code === 'EADDRINUSE') {
+    const how = settings.sources.port === 'flag' ? 'pass another --port' : settings.sources.port === 'env' ? 'set VOXD_PORT to another port' : '"vox daemon config set port N" chooses another (or VOXD_PORT=N for one run)';
+    fail(`port ${port} on ${host} is in use by another program; ${how}`);
+  }
+  fail(`cannot listen on ${host}:${port}: ${e.message}`);
 }
-writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString() });
+writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources });
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
 shutdownHook = async () => {
   // Settle speech first, so callers that wait hear how their request ended.
   await dispatcher.close();
   await app.close();
+  await text.close();
   await synthesis.close();
   await espeak.close();
   await sink.close();

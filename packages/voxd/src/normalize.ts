@@ -5,15 +5,19 @@
  * part of the key: eight sessions in eight voices still say one thing.
  */
 export function normalizeText(text: string): string {
-  return text
+  const key = text
     .normalize('NFKC')
     .replace(/\[[^\][]{1,40}\]/g, ' ')
     .toLowerCase()
     .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[\s.!?…,;:]+$/u, '')
     .trim();
+  // A loop, not `/[…]+$/`: an end-anchored run is retried from every position (quadratic).
+  let end = key.length;
+  while (end > 0 && TRAILING.includes(key[end - 1]!)) end--;
+  return key.slice(0, end).trim();
 }
+
+const TRAILING = ' \t\n\r.!?…,;:';
 
 /**
  * One namespace for texts and caller keys: a client that announced or re-spelled

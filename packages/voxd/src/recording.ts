@@ -6,7 +6,7 @@ import type { SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { AudioFormat } from './engines/engine.js';
 import { resample } from './pcm.js';
-import { splitSentences } from './sentences.js';
+import type { PrepareFn } from './text/preparer.js';
 import { toWav } from './wav.js';
 
 /** The wire type of POST /v1/synthesize. */
@@ -21,17 +21,17 @@ export interface Recording {
 
 export async function record(
   synthesizer: Synthesizer,
-  clean: (text: string, o: { keepTags: boolean; maxChars?: number }) => string,
+  prepare: PrepareFn,
   req: RecordingRequest,
   signal?: AbortSignal,
 ): Promise<Recording> {
   const engine = await synthesizer.resolve(req.engine);
-  const text = clean(req.text, { keepTags: engine.understandsTags(req.model), ...(req.maxChars ? { maxChars: req.maxChars } : {}) });
+  const { text, sentences } = await prepare(req.text, { keepTags: engine.understandsTags(req.model), ...(req.maxChars ? { maxChars: req.maxChars } : {}) });
   let format: AudioFormat | undefined;
   const parts: Buffer[] = [];
   let used = engine.name;
   let fallbackReason: string | undefined;
-  for (const sentence of splitSentences(text)) {
+  for (const sentence of sentences) {
     const r = await synthesizer.synthesize({
       text: sentence,
       engine: engine.name,

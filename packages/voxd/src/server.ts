@@ -16,13 +16,16 @@ import { stopRoute } from './routes/stop.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import { guard } from './security.js';
+import { splitSentences } from './sentences.js';
 import type { Sink } from './sinks/sink.js';
+import type { PrepareFn } from './text/preparer.js';
 
 export interface ServerOptions {
   token: string;
   synthesizer: Synthesizer;
   sink: Sink;
-  clean?: (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
+  /** Text cleanup and sentence splitting (text/preparer.ts); default: the text as given. */
+  prepare?: PrepareFn;
   clock?: () => number;
   logger?: FastifyBaseLogger;
   version?: string;
@@ -50,7 +53,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
-    ...(options.clean ? { clean: options.clean } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     ...(options.logger ? { log: options.logger } : {}),
@@ -66,7 +69,8 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   app.setErrorHandler((err, request, reply) => {
     const wire = toWireError(err);
-    if (wire.statusCode >= 500) request.log.error({ err }, 'request failed');
+    // 503s (queue full, shutting down, no audio output) are states, logged where they arise; other 5xx are bugs.
+    if (wire.statusCode >= 500 && wire.statusCode !== 503) request.log.error({ err }, 'request failed');
     reply.code(wire.statusCode).send(wire);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -82,7 +86,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(stopRoute, { dispatcher });
   await app.register(voicesRoute, { resolve });
   await app.register(eventsRoute, { dispatcher });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, clean: options.clean ?? ((t) => t) });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
   return { app, dispatcher };
 }
 

@@ -1,24 +1,18 @@
 /**
  * Wires the speech side of voxd: the engine registry (with the cache and the
- * embedded fallback) and the text cleanup. `VOXD_ENGINE` sets the daemon's
+ * embedded fallback). `VOXD_ENGINE` sets the daemon's
  * default engine for requests that name none (default: automatic).
  */
 import type { Voice } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { createEngineRegistry, type EngineRegistry, type RegistryLog } from './engines/registry.js';
-import { cleanForSpeech } from './text/cleanup.js';
-
-export type CleanFn = (text: string, options: { keepTags: boolean; maxChars?: number }) => string;
 
 export interface SynthesisSetup {
   synthesizer: Synthesizer & { voices(engine?: string): Promise<Voice[]> };
   registry: EngineRegistry;
-  clean: CleanFn;
   close(): Promise<void>;
 }
-
-export const clean: CleanFn = (text, { keepTags, maxChars }) => cleanForSpeech(text, { keepTags, ...(maxChars ? { maxChars } : {}) });
 
 export async function createSynthesis(options: {
   env: NodeJS.ProcessEnv;
@@ -46,7 +40,6 @@ export async function createSynthesis(options: {
       synthesize: (request) => registry.synthesize(request),
       voices: async (engine) => (await resolve(engine)).voices(),
     },
-    clean,
     close: () => registry.close(),
   };
 }

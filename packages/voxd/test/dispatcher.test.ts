@@ -234,9 +234,9 @@ describe('stop', () => {
     try {
       const m = await speak(r, { text: FOUR, rate: 300 });
       await audible(r, m.id);
-      // chime() admits synchronously, so the stop below lands in the same tick: the
-      // message is paused for the important chime but not yet back in the queue.
-      const i = r.d.chime('attention', { priority: 'important' });
+      // chime() admits as soon as the sink check resolves, so the stop below lands before
+      // the player has requeued the message paused for the important chime.
+      const i = await r.d.chime('attention', { priority: 'important' });
       const stopped = r.d.stop('all');
       assert.deepEqual(stopped.sort(), [i.response.id, m.id].sort());
       assert.equal((await m.settled).status, 'stopped');
@@ -254,7 +254,7 @@ describe('stop', () => {
     try {
       const m = await speak(r, { text: FOUR, rate: 300 });
       await audible(r, m.id);
-      const i = r.d.chime('attention', { priority: 'important' });
+      const i = await r.d.chime('attention', { priority: 'important' });
       assert.deepEqual(r.d.stop('current'), [m.id]);
       assert.equal((await m.settled).status, 'stopped');
       assert.equal((await i.settled).status, 'played', 'the important chime still plays');
@@ -343,16 +343,16 @@ describe('chimes', () => {
     let now = 1_000_000;
     const r = rig({ clock: () => now });
     try {
-      const a = r.d.chime('done');
+      const a = await r.d.chime('done');
       assert.equal((await a.settled).status, 'played');
       now += 4_000;
-      const b = r.d.chime('done');
+      const b = await r.d.chime('done');
       assert.equal(b.response.status, 'deduped');
       assert.equal(b.response.originalId, a.response.id);
-      const c = r.d.chime('error');
+      const c = await r.d.chime('error');
       assert.equal((await c.settled).status, 'played');
       now += 1_001;
-      const again = r.d.chime('done');
+      const again = await r.d.chime('done');
       assert.equal((await again.settled).status, 'played');
       assert.deepEqual(r.wavs().map((w) => w.id), [a.response.id, c.response.id, again.response.id]);
       assert.deepEqual(typesOf(r.events, b.response.id), ['deduped']);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -8,6 +7,7 @@ import { findExecutable } from '@vox/protocol';
 import { EspeakNgEngine, parseEspeakVoices, readWav } from '../src/engines/espeak-ng.js';
 import { wavHeader } from '../src/wav.js';
 import { collect, sine } from './fixtures/sine-engine.js';
+import { needTool } from '../../../test/helpers/tools.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -107,8 +107,21 @@ test('parses espeak-ng --voices', () => {
   ]);
 });
 
-const installed = findExecutable('espeak-ng');
-describe('the real espeak-ng binary', { skip: !installed && 'espeak-ng is not installed (apt-get install espeak-ng to run these)' }, () => {
+/** Pids of this process's children named `comm`, from /proc (no pgrep needed). */
+function childrenNamed(comm: string): number[] {
+  const pids: number[] = [];
+  for (const p of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const m = /^\d+ \((.*)\) \S+ (\d+) /.exec(readFileSync(`/proc/${p}/stat`, 'utf8'));
+      if (m && m[1] === comm && Number(m[2]) === process.pid) pids.push(Number(p));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+describe('the real espeak-ng binary', { skip: needTool('espeak-ng') }, () => {
   const engine = new EspeakNgEngine();
   after(() => engine.close());
 
@@ -162,9 +175,8 @@ describe('the real espeak-ng binary', { skip: !installed && 'espeak-ng is not in
   test('stopping early leaves no process behind', async () => {
     const s = await engine.synthesize({ text: 'Stop me early. '.repeat(30) });
     for await (const _ of s.chunks) break;
-    const children = () => spawnSync('pgrep', ['-P', String(process.pid), '-x', 'espeak-ng'], { encoding: 'utf8' });
-    if (children().error) return; // no pgrep here: nothing more to check
-    for (let i = 0; i < 50 && children().stdout.trim(); i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(children().stdout.trim(), '', 'no espeak-ng child left running');
+    assert.ok(existsSync('/proc/self/stat'), 'this check reads /proc');
+    for (let i = 0; i < 50 && childrenNamed('espeak-ng').length; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(childrenNamed('espeak-ng'), [], 'no espeak-ng child left running');
   });
 });

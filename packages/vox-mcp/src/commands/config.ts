@@ -2,9 +2,9 @@
  * `vox config [--json]`: the configuration in effect here, one line per key with
  * where its value came from. `vox config check`: validate `.vox/config.md`.
  */
-import { parseArgs } from 'node:util';
 import { CONFIG_FILE, CONFIG_KEYS, ConfigError, configView, type ResolvedConfig, resolveConfig } from '../config.js';
-import { type CliContext, type Command, EXIT } from '../context.js';
+import { defineCommand, pickAction } from '../command.js';
+import { type CliContext, EXIT } from '../context.js';
 
 const USAGE = `Usage: vox config [--json]
        vox config check
@@ -21,53 +21,40 @@ where source is "default" or the file the value came from.
 Every key and its allowed values: docs/config.md.
 `;
 
-export const run: Command = async (ctx) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.argv,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    ctx.stderr.write(`vox config: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  const [sub, ...extra] = positionals;
-  if ((sub !== undefined && sub !== 'check') || extra.length > 0) {
-    ctx.stderr.write(`vox config: unexpected argument "${sub === 'check' ? extra[0] : sub}"\n${USAGE}`);
-    return EXIT.USAGE;
-  }
+export const command = defineCommand({
+  name: 'config',
+  usage: USAGE,
+  flags: { json: { type: 'boolean' } },
+  maxArgs: 1,
+  async run({ ctx, flags: values, args }) {
+    const sub = args.length ? pickAction(args, ['check'] as const) : undefined;
 
-  let config: ResolvedConfig;
-  try {
-    config = await resolveConfig(ctx.cwd);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      ctx.stderr.write(`${err.message}\n`);
-      return EXIT.CONFIG_INVALID;
+    let config: ResolvedConfig;
+    try {
+      config = await resolveConfig(ctx.cwd);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        ctx.stderr.write(`${err.message}\n`);
+        return EXIT.CONFIG_INVALID;
+      }
+      throw err;
     }
-    throw err;
-  }
 
-  if (sub === 'check') {
-    if (values.json) ctx.stdout.write(`${JSON.stringify({ ok: true, file: config.file ?? null })}\n`);
-    else if (config.file) ctx.stdout.write(`ok: ${config.file}\n`);
-    else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${ctx.cwd} or above; the defaults apply\n`);
+    if (sub === 'check') {
+      if (values.json) ctx.stdout.write(`${JSON.stringify({ ok: true, file: config.file ?? null })}\n`);
+      else if (config.file) ctx.stdout.write(`ok: ${config.file}\n`);
+      else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${ctx.cwd} or above; the defaults apply\n`);
+      return EXIT.OK;
+    }
+    if (values.json) {
+      ctx.stdout.write(`${JSON.stringify(configView(config), null, 2)}\n`);
+      return EXIT.OK;
+    }
+    print(ctx, config);
     return EXIT.OK;
-  }
-  if (values.json) {
-    ctx.stdout.write(`${JSON.stringify(configView(config), null, 2)}\n`);
-    return EXIT.OK;
-  }
-  print(ctx, config);
-  return EXIT.OK;
-};
+  },
+});
+export const run = command.run;
 
 function print(ctx: CliContext, config: ResolvedConfig): void {
   const out: string[] = [];

@@ -11,12 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
-import { parseArgs } from 'node:util';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
 import { health, readDaemonState, startDaemon } from '../client.js';
 import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
+import { defineCommand, pickAction, UsageError } from '../command.js';
 import {
   ServiceError,
   controlService,
@@ -38,6 +38,10 @@ Actions:
   stop        stop voxd
   restart     stop voxd, wait for the port, start it, wait until it answers
   status      voxd's and this client's versions, pid, port and the service
+  config [get KEY | set KEY VALUE | unset KEY]
+              voxd's settings file: list every setting with its source (file,
+              env or default), or read, change or remove one (keys: audio,
+              engine, port, host, logLevel; docs/operations.md)
 
 Options:
   --timeout SECONDS   how long to wait for voxd to start or exit (default 10)
@@ -45,7 +49,7 @@ Options:
   -h, --help          show this help
 `;
 
-const ACTIONS = ['install', 'uninstall', 'start', 'stop', 'restart', 'status'] as const;
+const ACTIONS = ['install', 'uninstall', 'start', 'stop', 'restart', 'status', 'config'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /** A failure to report: message for stderr and the exit code. */
@@ -272,7 +276,7 @@ async function start(io: Io, opts: ServiceOptions, managed: boolean): Promise<nu
   if (managed) managed = await viaManager(io, 'start', opts);
   if (!managed) {
     try {
-      await startDaemon(io.ctx.env, io.timeoutMs);
+      await startDaemon(io.ctx.env, { timeoutMs: io.timeoutMs, passSettings: true });
     } catch (err) {
       throw new Failure(`could not start voxd: ${(err as Error).message}`, EXIT.UNREACHABLE);
     }
@@ -313,7 +317,7 @@ async function restart(io: Io, opts: ServiceOptions, managed: boolean): Promise<
       await waitPortFree(io, before.state);
     }
     try {
-      await startDaemon(io.ctx.env, io.timeoutMs);
+      await startDaemon(io.ctx.env, { timeoutMs: io.timeoutMs, passSettings: true });
     } catch (err) {
       throw new Failure(`could not start voxd: ${(err as Error).message}`, EXIT.UNREACHABLE);
     }
@@ -360,53 +364,101 @@ async function status(io: Io, opts: ServiceOptions): Promise<number> {
   return h?.ok ? EXIT.OK : EXIT.UNREACHABLE;
 }
 
-export async function run(ctx: CliContext): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    ctx.stderr.write(`vox daemon: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  const [action, ...extra] = positionals;
-  if (!action || !(ACTIONS as readonly string[]).includes(action) || extra.length > 0) {
-    ctx.stderr.write(`vox daemon: expected one of ${ACTIONS.join(', ')}${action ? `, not "${positionals.join(' ')}"` : ''}.\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    ctx.stderr.write(`vox daemon: --timeout takes a positive number of seconds, not "${values.timeout}".\n`);
-    return EXIT.USAGE;
-  }
-  const io = makeIo(ctx, values.json === true, seconds * 1000);
-  const opts: ServiceOptions = { env: ctx.env };
-  if (ctx.env.HOME) opts.home = ctx.env.HOME;
-  const managed = supported() !== undefined && serviceInstalled(opts);
+export const command = defineCommand({
+  name: 'daemon',
+  usage: USAGE,
+  flags: { json: { type: 'boolean' }, timeout: { type: 'string' } },
+  // config takes up to three more: set KEY VALUE.
+  maxArgs: 4,
+  async run({ ctx, flags: values, args }) {
+    const action = pickAction(args, ACTIONS);
+    if (action !== 'config' && args.length > 1) throw new UsageError(`unexpected argument ${args.slice(1).map((a) => `"${a}"`).join(' ')}`);
+    const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, not "${values.timeout}"`);
+    const io = makeIo(ctx, values.json === true, seconds * 1000);
+    if (action === 'config') return configCommand(io, args.slice(1));
+    const opts: ServiceOptions = { env: ctx.env };
+    if (ctx.env.HOME) opts.home = ctx.env.HOME;
+    const managed = supported() !== undefined && serviceInstalled(opts);
 
-  let code: number;
-  try {
-    code = await dispatch(action as Action, io, opts, managed);
-  } catch (err) {
-    if (!(err instanceof Failure || err instanceof ServiceError)) throw err;
-    code = err instanceof Failure ? err.exitCode : EXIT.UNREACHABLE;
-    io.result.error = err.message;
-    if (!io.json) ctx.stderr.write(`vox daemon ${action}: ${err.message}\n`);
+    let code: number;
+    try {
+      code = await dispatch(action, io, opts, managed);
+    } catch (err) {
+      if (!(err instanceof Failure || err instanceof ServiceError)) throw err;
+      code = err instanceof Failure ? err.exitCode : EXIT.UNREACHABLE;
+      io.result.error = err.message;
+      if (!io.json) ctx.stderr.write(`vox daemon ${action}: ${err.message}\n`);
+    }
+    if (io.json) ctx.stdout.write(`${JSON.stringify({ action, ...io.result })}\n`);
+    return code;
+  },
+});
+export const run = command.run;
+
+const CONFIG_USAGE = 'Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]';
+
+/** `vox daemon config ...`: exit 0, 2 for a bad key or value, 7 when the file itself is broken. */
+async function configCommand(io: Io, args: string[]): Promise<number> {
+  const settings = await import('../daemon-settings.js');
+  const { SettingsError, SETTING_KEYS, formatProblem } = await import('@vox/protocol/settings');
+  const { ctx } = io;
+  const [verb, key, ...rest] = args;
+  const out = (o: unknown) => ctx.stdout.write(`${JSON.stringify(o)}\n`);
+  const arity: Record<string, number> = { get: 1, set: 2, unset: 1 };
+  if (verb !== undefined && (arity[verb] === undefined || key === undefined || rest.length !== arity[verb]! - 1)) {
+    const known = verb !== undefined && arity[verb] !== undefined;
+    throw new UsageError(`${known ? `config ${verb} takes ${verb === 'set' ? 'KEY VALUE' : 'KEY'}` : `config: expected get, set or unset, not "${verb}"`} (keys: ${SETTING_KEYS.join(', ')}). ${CONFIG_USAGE}`);
   }
-  if (io.json) ctx.stdout.write(`${JSON.stringify({ action, ...io.result })}\n`);
-  return code;
+  const running = readDaemonState(ctx.env);
+  const restartHint = running && pidAlive(running.pid) ? ' voxd reads it at start: run "vox daemon restart" to apply it now.' : ' voxd reads it at its next start.';
+  try {
+    if (verb === undefined) {
+      const listing = settings.listSettings(ctx.env);
+      if (io.json) {
+        out({ action: 'config', file: listing.path, exists: listing.exists, settings: listing.settings, running: running ? { pid: running.pid, audio: running.audio, engine: running.engine, port: running.port, host: running.host, sources: running.sources } : null, problems: listing.problems.map(formatProblem) });
+      } else {
+        ctx.stdout.write(`settings file: ${listing.path}${listing.exists ? '' : ' (not created yet: every value is a default)'}\n`);
+        const width = Math.max(...listing.settings.map((s) => String(s.value).length));
+        for (const s of listing.settings) {
+          const source = s.source === 'env' ? `env ${s.variable} (this shell only; an auto-started voxd uses ${s.fileValue !== undefined ? `the file's ${s.fileValue}` : 'the default'})` : s.source;
+          ctx.stdout.write(`${s.key.padEnd(9)} ${String(s.value).padEnd(width)}  ${source}\n`);
+        }
+        if (running && pidAlive(running.pid) && running.audio !== undefined) {
+          ctx.stdout.write(`running voxd (pid ${running.pid}): audio ${running.audio}, engine ${running.engine}, ${running.host}:${running.port}\n`);
+        }
+        for (const p of listing.problems) ctx.stderr.write(`vox daemon config: ${formatProblem(p)}\n`);
+      }
+      return listing.problems.length ? EXIT.CONFIG_INVALID : EXIT.OK;
+    }
+    if (verb === 'get') {
+      const s = settings.getSetting(ctx.env, key!);
+      if (io.json) out({ action: 'config', ...s });
+      else ctx.stdout.write(`${s.value}\n`);
+      return EXIT.OK;
+    }
+    if (verb === 'set') {
+      const r = settings.setSetting(ctx.env, key!, rest[0]!, ctx.cwd);
+      if (io.json) out({ action: 'config', ...r, problems: r.problems.map(formatProblem) });
+      else {
+        ctx.stdout.write(`${r.key}: ${r.value}${r.previous !== undefined && r.previous !== r.value ? ` (was ${r.previous})` : ''} in ${r.path}.${restartHint}\n`);
+        const variable = (await import('@vox/protocol/settings')).SETTINGS_SCHEMA[r.key].env;
+        if (ctx.env[variable]) ctx.stderr.write(`vox daemon config: note: ${variable}=${ctx.env[variable]} in this shell overrides the file for a voxd you start from here with "voxd".\n`);
+        for (const p of r.problems) ctx.stderr.write(`vox daemon config: still wrong: ${formatProblem(p)}\n`);
+      }
+      return EXIT.OK;
+    }
+    const r = settings.unsetSetting(ctx.env, key!);
+    if (io.json) out({ action: 'config', ...r });
+    else ctx.stdout.write(r.removed ? `Removed ${r.key} from ${r.path}; voxd uses the default, ${r.value}.${restartHint}\n` : `${r.path} does not set ${r.key}; voxd uses the default, ${r.value}.\n`);
+    return EXIT.OK;
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    const broken = err.problems.some((p) => p.key === undefined && !p.message.startsWith('unknown key'));
+    if (io.json) out({ action: 'config', error: err.message, problems: err.problems });
+    else for (const p of err.problems) ctx.stderr.write(`vox daemon config: ${formatProblem(p)}\n`);
+    return broken ? EXIT.CONFIG_INVALID : EXIT.USAGE;
+  }
 }
 
 function dispatch(action: Action, io: Io, opts: ServiceOptions, managed: boolean): Promise<number> {
@@ -423,5 +475,7 @@ function dispatch(action: Action, io: Io, opts: ServiceOptions, managed: boolean
       return restart(io, opts, managed);
     case 'status':
       return status(io, opts);
+    case 'config':
+      return configCommand(io, []);
   }
 }

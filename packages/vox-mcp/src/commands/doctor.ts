@@ -2,8 +2,8 @@
  * `vox doctor [--json]`: checks the installation, one line per check
  * (doctor.ts has the checks and what counts as warn or fail).
  */
-import { parseArgs } from 'node:util';
 import { EXIT, type CliContext } from '../context.js';
+import { defineCommand } from '../command.js';
 import { formatChecks, healthy, runDoctor } from '../doctor.js';
 
 export const DOCTOR_USAGE = `Usage: vox doctor [--json]
@@ -30,20 +30,15 @@ Exit codes: 0 when no check fails (warnings allowed); 1 when one fails;
 2 bad usage.
 `;
 
-export async function run(ctx: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: ctx.argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (err) {
-    ctx.stderr.write(`vox doctor: ${(err as Error).message}\n${DOCTOR_USAGE}`);
-    return EXIT.USAGE;
-  }
-  if (values.help) {
-    ctx.stdout.write(DOCTOR_USAGE);
-    return EXIT.OK;
-  }
-  const checks = await runDoctor({ env: ctx.env, cwd: ctx.cwd });
-  const ok = healthy(checks);
-  ctx.stdout.write(values.json ? `${JSON.stringify({ ok, checks })}\n` : formatChecks(checks));
-  return ok ? EXIT.OK : EXIT.INTERNAL;
-}
+export const command = defineCommand({
+  name: 'doctor',
+  usage: DOCTOR_USAGE,
+  flags: { json: { type: 'boolean' } },
+  async run({ ctx, flags: values }) {
+    const checks = await runDoctor({ env: ctx.env, cwd: ctx.cwd });
+    const ok = healthy(checks);
+    ctx.stdout.write(values.json ? `${JSON.stringify({ ok, checks })}\n` : formatChecks(checks));
+    return ok ? EXIT.OK : EXIT.INTERNAL;
+  },
+});
+export const run = command.run;

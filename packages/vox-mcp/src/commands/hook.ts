@@ -16,12 +16,12 @@
  */
 import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
-import { call, type Reply } from '../client.js';
-import { resolveConfig, type ResolvedConfig } from '../config.js';
+import { call, settingsMismatch, type Reply } from '../client.js';
+import { defineCommand } from '../command.js';
+import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
-import { decideHook, type HookAction, type HookPayload } from '../hook.js';
+import { decideHook, hookDelivery, type HookAction, type HookPayload } from '../hook.js';
 import { sessionLabel } from '../session.js';
-import { buildDelivery } from '../speech.js';
 import { readStdin } from '../stdin.js';
 
 export const HOOK_USAGE = `Usage: vox hook EVENT [--dry-run]
@@ -30,13 +30,20 @@ Handle one Claude Code hook event. The payload (JSON) is read from stdin;
 its "cwd" selects the project's .vox/config.md. Always exits 0; problems are
 reported on stderr. Installed by "vox hooks install".
 
-Events and what they say, by the project's "notify" setting:
-  Notification   normal, continuous: permission prompts (important),
-                 "<project> is waiting for your input" and other notices
+Events and what they say, by the project's "notify" setting
+(docs/claude-code.md has the full table):
+  PermissionRequest  normal, continuous: "<project> needs your permission to
+                 use Bash" (important), at once; never decides the request
+  Notification   normal, continuous: permission prompts (a duplicate of the
+                 PermissionRequest), dialogs that need input (important),
+                 "<project> is waiting for your input"; continuous adds the
+                 informative types; auth_success and elicitation echoes: never
   Stop           normal, continuous: the first sentences of Claude's last
                  message, or "<project> is done"
+  StopFailure    normal, continuous: "<project>: the request failed, ..."
   SubagentStop   continuous: the done chime
-  SessionStart   continuous: "<project> session started"
+  SessionStart   continuous: "<project> session started" (resumed, forked;
+                 nothing after /clear or a compaction)
   SessionEnd     continuous: the done chime
   PreCompact     continuous: "<project> is compacting context"
 With notify: off nothing is said; with speak: false a chime replaces speech.
@@ -81,81 +88,72 @@ function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<
   return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS });
 }
 
-export async function run(ctx: CliContext): Promise<number> {
-  const warn = (line: string) => {
-    try {
-      ctx.stderr.write(`vox hook: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
-    } catch {
-      // stderr closed: nothing more to do
-    }
-  };
-  try {
-    const args = ctx.argv.filter((a) => !a.startsWith('-'));
-    const flags = new Set(ctx.argv.filter((a) => a.startsWith('-')));
-    if (flags.has('-h') || flags.has('--help')) {
-      ctx.stdout.write(HOOK_USAGE);
-      return EXIT.OK;
-    }
-    const dryRun = flags.has('--dry-run');
-    for (const f of flags) if (f !== '--dry-run') warn(`unknown option ${f} ignored`);
-
-    const raw = await readPayload(ctx.stdin);
-    let payload: HookPayload = {};
-    if (raw.trim()) {
+// Lenient: a bad flag is reported and ignored, because a hook must exit 0.
+export const command = defineCommand({
+  name: 'hook',
+  usage: HOOK_USAGE,
+  flags: { 'dry-run': { type: 'boolean' } },
+  maxArgs: 1,
+  lenient: true,
+  async run({ ctx, flags, args }) {
+    const warn = (line: string) => {
       try {
-        const parsed: unknown = JSON.parse(raw);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-        payload = parsed as HookPayload;
-      } catch (err) {
-        warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
+        ctx.stderr.write(`vox hook: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
+      } catch {
+        // stderr closed: nothing more to do
+      }
+    };
+    try {
+      const dryRun = flags['dry-run'] === true;
+
+      const raw = await readPayload(ctx.stdin);
+      let payload: HookPayload = {};
+      if (raw.trim()) {
+        try {
+          const parsed: unknown = JSON.parse(raw);
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+          payload = parsed as HookPayload;
+        } catch (err) {
+          warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
+          return EXIT.OK;
+        }
+      }
+      const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
+      const event = args[0] ?? named;
+      if (!event) {
+        warn('no event named: run as "vox hook EVENT" with the payload on stdin');
         return EXIT.OK;
       }
-    }
-    const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
-    const event = args[0] ?? named;
-    if (!event) {
-      warn('no event named: run as "vox hook EVENT" with the payload on stdin');
-      return EXIT.OK;
-    }
 
-    // The payload's cwd even when it does not exist here: its name is still the project's.
-    const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
-    const config = await resolveConfig(cwd);
-    const projectName = config.projectName;
-    const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
-    const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+      // The payload's cwd even when it does not exist here: its name is still the project's.
+      const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
+      const config = await resolveConfig(cwd);
+      const projectName = config.projectName;
+      const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
+      const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
 
-    let route: string;
-    let body: unknown;
-    if (action.kind === 'none') {
-      if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
-      return EXIT.OK;
-    } else if (action.kind === 'chime') {
-      route = '/v1/chime';
-      body = { signal: action.signal, session, priority: action.priority };
-    } else {
-      const delivery = buildDelivery(action.text, config.projectName === projectName ? config : { ...config, projectName }, session, {
-        priority: action.priority,
-        ...(action.chime ? { chime: action.chime } : {}),
-        ...(action.maxAgeMs !== undefined ? { maxAgeMs: action.maxAgeMs } : {}),
-        // One session's repeat is a duplicate; the same words from two sessions are two events.
-        dedupKey: `${session} ${action.text}`,
-      });
-      route = delivery.route;
-      body = delivery.body;
+      const delivery = hookDelivery(action, config, session);
+      if (!delivery) {
+        if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
+        return EXIT.OK;
+      }
+      const { route, body } = delivery;
+      if (dryRun) {
+        ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
+        return EXIT.OK;
+      }
+      const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+      const mismatch = settingsMismatch(ctx.env);
+      if (mismatch) warn(mismatch);
+      if (reply.status >= 400) {
+        const err = reply.body as Partial<WireError> | undefined;
+        warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
+      }
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      warn(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
     }
-    if (dryRun) {
-      ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
-      return EXIT.OK;
-    }
-    const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
-    if (reply.status >= 400) {
-      const err = reply.body as Partial<WireError> | undefined;
-      warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
-    }
-  } catch (err) {
-    const e = err as Error & { code?: string };
-    warn(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
-  }
-  return EXIT.OK;
-}
+    return EXIT.OK;
+  },
+});
+export const run = command.run;

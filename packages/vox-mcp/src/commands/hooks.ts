@@ -1,9 +1,8 @@
 /**
  * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings.
  */
-import { parseArgs } from 'node:util';
-import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
+import { defineCommand, pickAction, UsageError } from '../command.js';
 import {
   HOOK_EVENTS,
   SettingsError,
@@ -29,89 +28,66 @@ Options:
   -h, --help   show this help
 `;
 
-export async function run(ctx: CliContext): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.argv,
-      allowPositionals: true,
-      options: {
-        user: { type: 'boolean' },
-        project: { type: 'boolean' },
-        local: { type: 'boolean' },
-        portable: { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    ctx.stderr.write(`vox hooks: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  const [action, ...extra] = positionals;
-  if (!action || !['install', 'uninstall', 'status'].includes(action) || extra.length > 0) {
-    ctx.stderr.write(`vox hooks: expected install, uninstall or status${action ? `, not "${[action, ...extra].join(' ')}"` : ''}.\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  const scopes = (['user', 'project', 'local'] as const).filter((s) => values[s]);
-  if (scopes.length > 1) {
-    ctx.stderr.write(`vox hooks: choose one of --user, --project, --local.\n`);
-    return EXIT.USAGE;
-  }
-  const where = { env: ctx.env, cwd: ctx.cwd };
-  const json = values.json === true;
-  const out = (obj: unknown, text: string): void => {
-    ctx.stdout.write(json ? `${JSON.stringify(obj)}\n` : text);
-  };
+export const command = defineCommand({
+  name: 'hooks',
+  usage: USAGE,
+  flags: { user: { type: 'boolean' }, project: { type: 'boolean' }, local: { type: 'boolean' }, portable: { type: 'boolean' }, json: { type: 'boolean' } },
+  maxArgs: 1,
+  async run({ ctx, flags: values, args }) {
+    const action = pickAction(args, ['install', 'uninstall', 'status'] as const);
+    const scopes = (['user', 'project', 'local'] as const).filter((s) => values[s]);
+    if (scopes.length > 1) throw new UsageError('choose one of --user, --project, --local');
+    const where = { env: ctx.env, cwd: ctx.cwd };
+    const json = values.json === true;
+    const out = (obj: unknown, text: string): void => {
+      ctx.stdout.write(json ? `${JSON.stringify(obj)}\n` : text);
+    };
 
-  try {
-    if (action === 'status') {
-      const list: SettingsScope[] = scopes.length ? [scopes[0]!] : ['user', 'project', 'local'];
-      const states = list.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, where)) }));
-      const lines = states.map((s) => {
-        if (s.error) return `${s.scope}: cannot read ${s.path}: ${s.error}\n`;
-        if (s.missing.length === 0) return `${s.scope}: installed in ${s.path}\n`;
-        if (s.installed.length === 0) return `${s.scope}: not installed (${s.path})\n`;
-        return `${s.scope}: partly installed in ${s.path} (missing ${s.missing.join(', ')}); run "vox hooks install --${s.scope}"\n`;
-      });
-      out(states, lines.join(''));
-      return states.some((s) => s.error) ? EXIT.INTERNAL : EXIT.OK;
-    }
-
-    const scope: SettingsScope = scopes[0] ?? 'user';
-    const path = settingsPath(scope, where);
-    if (action === 'install') {
-      const portable = values.portable === true;
-      const res = installHooks(path, { portable });
-      const example = hookCommand('Stop', { portable });
-      const lines = [
-        res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,
-        `Each runs: ${example.replace(/Stop$/, '<Event>')}`,
-      ];
-      if (scope === 'project' && !portable) {
-        lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
+    try {
+      if (action === 'status') {
+        const list: SettingsScope[] = scopes.length ? [scopes[0]!] : ['user', 'project', 'local'];
+        const states = list.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, where)) }));
+        const lines = states.map((s) => {
+          if (s.error) return `${s.scope}: cannot read ${s.path}: ${s.error}\n`;
+          if (s.missing.length === 0) return `${s.scope}: installed in ${s.path}\n`;
+          if (s.installed.length === 0) return `${s.scope}: not installed (${s.path})\n`;
+          return `${s.scope}: partly installed in ${s.path} (missing ${s.missing.join(', ')}); run "vox hooks install --${s.scope}"\n`;
+        });
+        out(states, lines.join(''));
+        return states.some((s) => s.error) ? EXIT.INTERNAL : EXIT.OK;
       }
-      if (res.changed) lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
-      out({ action, scope, ...res, command: example }, `${lines.join('\n')}\n`);
-      return EXIT.OK;
-    }
 
-    const res = uninstallHooks(path);
-    out(
-      { action, scope, ...res },
-      res.changed ? `Removed ${res.removed} vox hook(s) from ${path}\n` : `No vox hooks in ${path}\n`,
-    );
-    return EXIT.OK;
-  } catch (err) {
-    if (err instanceof SettingsError) {
-      ctx.stderr.write(`vox hooks: ${err.message}\n`);
-      return EXIT.INTERNAL;
+      const scope: SettingsScope = scopes[0] ?? 'user';
+      const path = settingsPath(scope, where);
+      if (action === 'install') {
+        const portable = values.portable === true;
+        const res = installHooks(path, { portable });
+        const example = hookCommand('Stop', { portable });
+        const lines = [
+          res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,
+          `Each runs: ${example.replace(/Stop$/, '<Event>')}`,
+        ];
+        if (scope === 'project' && !portable) {
+          lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
+        }
+        if (res.changed) lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
+        out({ action, scope, ...res, command: example }, `${lines.join('\n')}\n`);
+        return EXIT.OK;
+      }
+
+      const res = uninstallHooks(path);
+      out(
+        { action, scope, ...res },
+        res.changed ? `Removed ${res.removed} vox hook(s) from ${path}\n` : `No vox hooks in ${path}\n`,
+      );
+      return EXIT.OK;
+    } catch (err) {
+      if (err instanceof SettingsError) {
+        ctx.stderr.write(`vox hooks: ${err.message}\n`);
+        return EXIT.INTERNAL;
+      }
+      throw err;
     }
-    throw err;
-  }
-}
+  },
+});
+export const run = command.run;

@@ -4,10 +4,10 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CONFIG_FILE, findConfigFile } from '../config.js';
 import { readTemplate, writeFileAtomic } from '../config-writer.js';
-import { type Command, EXIT } from '../context.js';
+import { defineCommand } from '../command.js';
+import { EXIT } from '../context.js';
 
 const USAGE = `Usage: vox init [--force]
 
@@ -18,38 +18,29 @@ commented out, and an example pronunciations table. Prints the file's path.
   -h, --help
 `;
 
-export const run: Command = async (ctx) => {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: ctx.argv,
-      allowPositionals: false,
-      options: { force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (err) {
-    ctx.stderr.write(`vox init: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  if (values.help) {
-    ctx.stdout.write(USAGE);
+export const command = defineCommand({
+  name: 'init',
+  usage: USAGE,
+  flags: { force: { type: 'boolean' } },
+  async run({ ctx, flags: values }) {
+    const dir = resolve(ctx.cwd);
+    const file = join(dir, CONFIG_FILE);
+    if (existsSync(file) && !values.force) {
+      ctx.stderr.write(`vox init: ${file} exists already; run "vox init --force" to replace it with the template.\n`);
+      return EXIT.USAGE;
+    }
+    try {
+      const template = readTemplate();
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileAtomic(file, template);
+    } catch (err) {
+      ctx.stderr.write(`vox init: cannot write ${file}: ${(err as Error).message}\n`);
+      return EXIT.INTERNAL;
+    }
+    ctx.stdout.write(`${file}\n`);
+    const outer = findConfigFile(dirname(dir));
+    if (outer) ctx.stderr.write(`vox init: note: below ${dir}, this file now takes the place of ${outer}.\n`);
     return EXIT.OK;
-  }
-  const dir = resolve(ctx.cwd);
-  const file = join(dir, CONFIG_FILE);
-  if (existsSync(file) && !values.force) {
-    ctx.stderr.write(`vox init: ${file} exists already; run "vox init --force" to replace it with the template.\n`);
-    return EXIT.USAGE;
-  }
-  try {
-    const template = readTemplate();
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileAtomic(file, template);
-  } catch (err) {
-    ctx.stderr.write(`vox init: cannot write ${file}: ${(err as Error).message}\n`);
-    return EXIT.INTERNAL;
-  }
-  ctx.stdout.write(`${file}\n`);
-  const outer = findConfigFile(dirname(dir));
-  if (outer) ctx.stderr.write(`vox init: note: below ${dir}, this file now takes the place of ${outer}.\n`);
-  return EXIT.OK;
-};
+  },
+});
+export const run = command.run;

@@ -16,9 +16,9 @@
  */
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { homePaths, voxHome } from '@vox/protocol';
 import { EXIT, type CliContext } from '../context.js';
+import { defineCommand } from '../command.js';
 
 export const LOGS_USAGE = `Usage: vox logs [-f] [-n N] [--json]
 
@@ -263,56 +263,43 @@ export function follow(path: string, onLine: (line: string) => void, options: Fo
   });
 }
 
-export async function run(ctx: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: ctx.argv,
-      options: {
-        follow: { type: 'boolean', short: 'f' },
-        lines: { type: 'string', short: 'n' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    ctx.stderr.write(`vox logs: ${(err as Error).message}\n${LOGS_USAGE}`);
-    return EXIT.USAGE;
-  }
-  if (values.help) {
-    ctx.stdout.write(LOGS_USAGE);
-    return EXIT.OK;
-  }
-  const n = values.lines === undefined ? 50 : Number(values.lines);
-  if (!Number.isInteger(n) || n < 0) {
-    ctx.stderr.write(`vox logs: -n must be a whole number of lines (0 or more), got ${JSON.stringify(values.lines)}\n`);
-    return EXIT.USAGE;
-  }
-  // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
-  const closed = new AbortController();
-  ctx.stdout.on('error', () => closed.abort());
-  const dir = homePaths(voxHome(ctx.env)).logs;
-  const path = join(dir, LOG_FILE);
-  const print = (line: string) => {
-    if (!closed.signal.aborted) ctx.stdout.write(`${values.json ? line : formatLine(line)}\n`);
-  };
+export const command = defineCommand({
+  name: 'logs',
+  usage: LOGS_USAGE,
+  flags: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'string', short: 'n' }, json: { type: 'boolean' } },
+  async run({ ctx, flags: values }) {
+    const n = values.lines === undefined ? 50 : Number(values.lines);
+    if (!Number.isInteger(n) || n < 0) {
+      ctx.stderr.write(`vox logs: -n must be a whole number of lines (0 or more), got ${JSON.stringify(values.lines)}\n`);
+      return EXIT.USAGE;
+    }
+    // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
+    const closed = new AbortController();
+    ctx.stdout.on('error', () => closed.abort());
+    const dir = homePaths(voxHome(ctx.env)).logs;
+    const path = join(dir, LOG_FILE);
+    const print = (line: string) => {
+      if (!closed.signal.aborted) ctx.stdout.write(`${values.json ? line : formatLine(line)}\n`);
+    };
 
-  let size: number | undefined;
-  try {
-    size = statSync(path).size;
-  } catch {
-    size = undefined;
-  }
-  if (size === undefined && rotatedFiles(dir).length === 0) {
-    ctx.stderr.write(`vox logs: no log at ${path} yet; voxd writes it once it runs${values.follow ? ' (waiting for it)' : ''}\n`);
+    let size: number | undefined;
+    try {
+      size = statSync(path).size;
+    } catch {
+      size = undefined;
+    }
+    if (size === undefined && rotatedFiles(dir).length === 0) {
+      ctx.stderr.write(`vox logs: no log at ${path} yet; voxd writes it once it runs${values.follow ? ' (waiting for it)' : ''}\n`);
+      if (!values.follow) return EXIT.OK;
+    }
+    for (const line of tailLog(dir, n, size, values.follow === true)) print(line);
     if (!values.follow) return EXIT.OK;
-  }
-  for (const line of tailLog(dir, n, size, values.follow === true)) print(line);
-  if (!values.follow) return EXIT.OK;
-  // Start right after the last complete line shown, so nothing is skipped or repeated.
-  await follow(path, print, { from: size === undefined ? 0 : completeEnd(path, size), signal: closed.signal });
-  return EXIT.OK;
-}
+    // Start right after the last complete line shown, so nothing is skipped or repeated.
+    await follow(path, print, { from: size === undefined ? 0 : completeEnd(path, size), signal: closed.signal });
+    return EXIT.OK;
+  },
+});
+export const run = command.run;
 
 /** Byte offset just after the last newline within the first `size` bytes. */
 function completeEnd(path: string, size: number): number {

@@ -4,7 +4,7 @@
  * arguments and wires the process's streams to it. It runs until Claude Code
  * closes stdin.
  */
-import { EXIT, type Command } from '../context.js';
+import { defineCommand } from '../command.js';
 import { serveStdio, type McpTool } from '../mcp-server.js';
 
 /**
@@ -23,17 +23,10 @@ stop, voices, status, configure, record). Register it once:
 
 The working directory is the session's: its .vox/config.md (looked for
 upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
+
+  -h, --help   show this help
 `;
 
-export const run: Command = async (ctx) => {
-  if (ctx.argv.includes('--help') || ctx.argv.includes('-h')) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  if (ctx.argv.length > 0) {
-    // Never write to stdout here: an MCP client may be reading it.
-    ctx.stderr.write(`vox mcp: unexpected argument "${ctx.argv[0]}"; it takes none.\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  return serveStdio({ ...ctx, tools: EXTRA_TOOLS });
-};
+// Usage errors go to stderr (defineCommand): an MCP client may be reading stdout.
+export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
+export const run = command.run;

@@ -3,12 +3,11 @@
  * path of every hook: it imports node:http, the config walker and nothing else
  * that is heavy unless the project has a config file.
  */
-import { parseArgs } from 'node:util';
 import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
-import { call } from '../client.js';
+import { call, settingsMismatch } from '../client.js';
 import { resolveConfig } from '../config.js';
 import { EXIT, type CliContext } from '../context.js';
-import { ClientError } from '../errors.js';
+import { defineCommand, UsageError, type FlagSpecs, type FlagValues } from '../command.js';
 import { sessionLabel } from '../session.js';
 import { buildDelivery, type SpeechOverrides } from '../speech.js';
 import { readStdin } from '../stdin.js';
@@ -32,54 +31,43 @@ Options:
   --out FILE.wav     save the audio to a WAV file instead of playing it
   --wait             return after playback; exit 5 if it failed
   --json             print voxd's JSON response on stdout
-  --quiet            print nothing, not even warnings
+  -q, --quiet        print nothing, not even warnings
   -h, --help         show this help
 
 Exit codes: 0 queued, played or deduped; 2 bad usage; 3 voxd unreachable;
-4 input rejected; 5 playback failed (--wait); 6 token refused; 7 invalid config.
+4 input rejected; 5 playback failed (--wait) or no audio output; 6 token refused;
+7 invalid config.
 `;
 
 function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n < min || n > max) {
-    throw new ClientError('VOX_ERR_CLIENT_USAGE', `--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   }
   return n;
 }
 
-export async function run(ctx: CliContext): Promise<number> {
+const FLAGS = {
+    voice: { type: 'string' },
+    rate: { type: 'string' },
+    once: { type: 'string' },
+    key: { type: 'string' },
+    priority: { type: 'string' },
+    'max-age': { type: 'string' },
+    engine: { type: 'string' },
+    model: { type: 'string' },
+    out: { type: 'string' },
+    wait: { type: 'boolean' },
+    json: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+} as const satisfies FlagSpecs;
+
+export const command = defineCommand({ name: 'say', usage: SAY_USAGE, flags: FLAGS, maxArgs: Infinity, run: ({ ctx, flags, args }) => speak(ctx, flags, args) });
+export const run = command.run;
+
+async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, positionals: string[]): Promise<number> {
   const say = (line: string) => ctx.stderr.write(`vox say: ${line}\n`);
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: ctx.argv,
-      allowPositionals: true,
-      options: {
-        voice: { type: 'string' },
-        rate: { type: 'string' },
-        once: { type: 'string' },
-        key: { type: 'string' },
-        priority: { type: 'string' },
-        'max-age': { type: 'string' },
-        engine: { type: 'string' },
-        model: { type: 'string' },
-        out: { type: 'string' },
-        wait: { type: 'boolean' },
-        json: { type: 'boolean' },
-        quiet: { type: 'boolean', short: 'q' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    say(`${(err as Error).message}. Run "vox say --help".`);
-    return EXIT.USAGE;
-  }
-  if (values.help) {
-    ctx.stdout.write(SAY_USAGE);
-    return EXIT.OK;
-  }
   const quiet = values.quiet === true;
   const report = (line: string) => {
     if (!quiet) say(line);
@@ -95,7 +83,7 @@ export async function run(ctx: CliContext): Promise<number> {
     if (values.key) overrides.dedupKey = values.key;
     if (values.priority) {
       if (!(PRIORITIES as readonly string[]).includes(values.priority)) {
-        throw new ClientError('VOX_ERR_CLIENT_USAGE', `--priority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(values.priority)}`);
+        throw new UsageError(`--priority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(values.priority)}`);
       }
       overrides.priority = values.priority as Priority;
     }
@@ -126,6 +114,8 @@ export async function run(ctx: CliContext): Promise<number> {
     const delivery = buildDelivery(text, config, session, overrides);
     const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+    const mismatch = settingsMismatch(ctx.env);
+    if (mismatch) report(mismatch);
     if (reply.daemonVersion && compareVersions(reply.daemonVersion, VERSION) < 0) {
       report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
     }

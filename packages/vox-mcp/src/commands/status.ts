@@ -4,16 +4,17 @@
  * line per event when piped.
  */
 import { request as httpRequest } from 'node:http';
-import { parseArgs } from 'node:util';
 import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call, resolveEndpoint } from '../client.js';
+import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { compareVersions, reportThrown, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
 
-  --json    print the raw status
-  --watch   follow the queue live (Ctrl-C to quit)
+  --json        print the raw status
+  -w, --watch   follow the queue live (Ctrl-C to quit)
+  -h, --help    show this help
 `;
 
 function clip(text: string, n = 60): string {
@@ -35,32 +36,27 @@ export function formatStatus(s: StatusResponse, clientVersion = VERSION): string
   return `${lines.join('\n')}\n`;
 }
 
-export async function run(ctx: CliContext): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: ctx.argv, options: { json: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (err) {
-    ctx.stderr.write(`vox status: ${(err as Error).message}\n${USAGE}`);
-    return EXIT.USAGE;
-  }
-  if (values.help) {
-    ctx.stdout.write(USAGE);
-    return EXIT.OK;
-  }
-  const env = { ...ctx.env, VOX_NO_AUTOSTART: ctx.env.VOX_NO_AUTOSTART ?? '1' };
-  try {
-    const reply = await call<StatusResponse>(env, 'GET', '/v1/status');
-    if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
-    if (!values.watch) {
-      ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
-      if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
-      return EXIT.OK;
+export const command = defineCommand({
+  name: 'status',
+  usage: USAGE,
+  flags: { json: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' } },
+  async run({ ctx, flags: values }) {
+    const env = { ...ctx.env, VOX_NO_AUTOSTART: ctx.env.VOX_NO_AUTOSTART ?? '1' };
+    try {
+      const reply = await call<StatusResponse>(env, 'GET', '/v1/status');
+      if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
+      if (!values.watch) {
+        ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
+        if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
+        return EXIT.OK;
+      }
+      return await watch(ctx, env);
+    } catch (err) {
+      return reportThrown(ctx, 'status', err);
     }
-    return await watch(ctx, env);
-  } catch (err) {
-    return reportThrown(ctx, 'status', err);
-  }
-}
+  },
+});
+export const run = command.run;
 
 /** Follow the event stream until it ends. */
 export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => void, signal?: AbortSignal): Promise<void> {

@@ -5,7 +5,7 @@ import type { Dispatcher } from '../dispatcher.js';
 export const chimeRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
   app.post<{ Body: ChimeRequest }>('/v1/chime', { schema: { body: chimeRequestSchema } }, async (request, reply) => {
     const { signal, wait, ...options } = request.body;
-    const { response, settled } = dispatcher.chime(signal, options);
+    const { response, settled } = await dispatcher.chime(signal, options);
     if (wait) return reply.code(200).send(await settled);
     return reply.code(response.status === 'queued' ? 202 : 200).send(response);
   });

@@ -12,7 +12,7 @@ import type { AudioFormat } from '../engines/engine.js';
 import { Pacer } from '../pcm.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../wav.js';
-import type { PlayResult, Sink, SinkState } from './sink.js';
+import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
@@ -54,9 +54,26 @@ export class CommandSink implements Sink {
 
   state(): SinkState {
     if (!this.player) {
-      return { name: this.name, ok: false, detail: `no player found on PATH (tried ${PLAYERS.join(', ')})` };
+      return { name: this.name, ok: false, detail: `no player found on PATH (tried ${PLAYERS.join(', ')})`, lastError: `no player command on PATH (tried ${PLAYERS.join(', ')})`, fix: NO_OUTPUT_FIX };
     }
-    return { name: this.name, ok: this.#lastError === undefined, detail: this.player, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
+    return {
+      name: this.name,
+      ok: this.#lastError === undefined,
+      detail: this.player,
+      ...(this.#lastError ? { lastError: this.#lastError, fix: `check the audio device with "vox doctor", or choose another output with VOXD_AUDIO` } : {}),
+    };
+  }
+
+  /** After a failure, the player gets 10 ms of silence: if it plays that, it is used again. */
+  async check(): Promise<SinkState> {
+    if (this.player && this.#lastError !== undefined) {
+      const format: AudioFormat = { sampleRate: 22050, channels: 1, bitDepth: 16 };
+      const silence = (async function* () {
+        yield Buffer.alloc(441);
+      })();
+      await this.play(format, silence, new AbortController().signal).catch(() => {});
+    }
+    return this.state();
   }
 
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta?: { id: string }): Promise<PlayResult> {

@@ -1,10 +1,10 @@
 /**
  * `file:DIR` — each utterance becomes its own numbered WAV in DIR, so tests can
- * count playbacks and measure them with sox. By default it takes the audio's
+ * count playbacks and measure them. By default it takes the audio's
  * real duration, like a device, so stopping and interrupting cut the file at
  * the point where playback stopped. `?realtime=0` writes at once.
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AudioFormat } from '../engines/engine.js';
@@ -32,13 +32,38 @@ export class FileSink implements Sink {
   }
 
   state(): SinkState {
-    return { name: this.name, ok: this.#lastError === undefined, detail: this.dir, ...(this.#lastError ? { lastError: this.#lastError } : {}) };
+    return {
+      name: this.name,
+      ok: this.#lastError === undefined,
+      detail: this.dir,
+      ...(this.#lastError ? { lastError: this.#lastError, fix: `create the directory ${this.dir} again, or choose another with VOXD_AUDIO=file:DIR` } : {}),
+    };
+  }
+
+  /** The directory must still exist and be writable (it is not re-created: a removed one is a mistake to report). */
+  async check(): Promise<SinkState> {
+    try {
+      if (!statSync(this.dir).isDirectory()) throw new Error('not a directory');
+      accessSync(this.dir, constants.W_OK);
+      this.#lastError = undefined;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      this.#lastError = `the file sink's directory ${this.dir} ${e.code === 'ENOENT' ? 'does not exist' : e.code === 'EACCES' ? 'is not writable' : `cannot be used (${e.message})`}`;
+    }
+    return this.state();
   }
 
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
     this.#counter += 1;
     const path = join(this.dir, `${String(this.#counter).padStart(4, '0')}-${meta.id}.wav`);
-    const fh = await open(path, 'w');
+    let fh;
+    try {
+      fh = await open(path, 'w');
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      this.#lastError = e.code === 'ENOENT' ? `the file sink's directory ${this.dir} does not exist` : `cannot write ${path}: ${e.message}`;
+      throw new Error(this.#lastError);
+    }
     let bytes = 0;
     let firstAudioAt: number | undefined;
     let start = 0;

@@ -7,6 +7,9 @@ export class NullSink implements Sink {
   state(): SinkState {
     return { name: this.name, ok: true, detail: 'audio is discarded' };
   }
+  async check(): Promise<SinkState> {
+    return this.state();
+  }
   async play(_format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal): Promise<PlayResult> {
     let bytes = 0;
     let firstAudioAt: number | undefined;

@@ -1,6 +1,12 @@
 /**
  * The contract of an audio sink. A sink plays one utterance at a time; the
  * player never calls `play` while another `play` is pending.
+ *
+ * Honesty rule: `state().ok` is what the last real attempt did (a playback,
+ * or a probe of the device), never a guess. `check()` is asked before a
+ * request is accepted: when the last attempt failed it tries again (a probe),
+ * so a sink that cannot play makes voxd refuse at once with the cause and the
+ * fix, and a sink that was repaired is used again without a restart.
  */
 import type { AudioFormat } from '../engines/engine.js';
 
@@ -8,7 +14,10 @@ export interface SinkState {
   name: string;
   ok: boolean;
   detail?: string;
+  /** Why the last attempt failed. */
   lastError?: string;
+  /** What the user can do about it. */
+  fix?: string;
 }
 
 export interface PlayResult {
@@ -24,9 +33,18 @@ export interface Sink {
   readonly name: string;
   state(): SinkState;
   /**
+   * Can the sink play now? Cheap when the last attempt succeeded; otherwise
+   * a fresh probe, whose result becomes the state.
+   */
+  check(): Promise<SinkState>;
+  /**
    * Play the chunks. Resolves when the audio has been played (or the signal
    * aborted it, within 100 ms); rejects when the device fails.
    */
   play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult>;
   close(): Promise<void>;
 }
+
+/** What to do when no audio output works at all: a player, or files. */
+export const NO_OUTPUT_FIX =
+  'install a player command (apt-get install alsa-utils, or pulseaudio-utils), or write WAV files instead with "vox daemon config set audio file:DIR" (or VOXD_AUDIO=file:DIR)';

@@ -11,7 +11,7 @@ import type { AudioFormat } from '../engines/engine.js';
 import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../pcm.js';
 import { writeTo } from './pipe.js';
-import type { PlayResult, Sink, SinkState } from './sink.js';
+import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 const CHILD = fileURLToPath(new URL('./speaker-child.js', import.meta.url));
 
@@ -45,6 +45,7 @@ export class SpeakerSink implements Sink {
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       child.once('error', (err) => {
         clearTimeout(timer);
+        this.#speakerProblem = err.message;
         resolve(err.message);
       });
       child.once('close', (code, signal) => {
@@ -58,15 +59,31 @@ export class SpeakerSink implements Sink {
 
   state(): SinkState {
     if (this.#speakerProblem === undefined) {
-      return { name: this.name, ok: this.#lastError === undefined, detail: this.#probe ? 'speaker module' : 'not probed yet', ...(this.#lastError ? { lastError: this.#lastError } : {}) };
+      return {
+        name: this.name,
+        ok: this.#lastError === undefined,
+        detail: this.#probe ? 'speaker module' : 'not probed yet',
+        ...(this.#lastError ? { lastError: this.#lastError, fix: 'check the audio device with "vox doctor", or choose another output with VOXD_AUDIO' } : {}),
+      };
     }
     const fb = this.#fallback.state();
     return {
       name: this.name,
       ok: fb.ok,
       detail: `speaker unavailable (${this.#speakerProblem}); ${fb.ok ? `falling back to ${fb.detail}` : `no fallback: ${fb.detail}`}`,
-      ...(fb.lastError ? { lastError: fb.lastError } : {}),
+      ...(fb.ok ? {} : { lastError: `speaker: ${this.#speakerProblem}; ${fb.lastError ?? fb.detail}`, fix: fb.fix ?? NO_OUTPUT_FIX }),
     };
+  }
+
+  async check(): Promise<SinkState> {
+    if (this.#lastError !== undefined) {
+      // The last playback failed: probe the device afresh.
+      this.#probe = undefined;
+      this.#lastError = undefined;
+    }
+    const problem = await this.probe();
+    if (problem !== undefined) await this.#fallback.check();
+    return this.state();
   }
 
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {

@@ -28,6 +28,43 @@ export type Block = { kind: 'text'; lines: string[] } | { kind: 'code' };
 const EMPHASIS_BUDGET = 20_000_000;
 
 /**
+ * GFM's e-mail autolink lookaheads (`[local-part chars]+@`) scan a whole run
+ * of such characters at every position of it: 20,000 `!` took ~0.5 s with
+ * marked 18. An address's local part is at most 64 characters (RFC 5321), so
+ * bounding the run keeps every real address and makes the scan linear. The
+ * patched rules are checked by a test (`INLINE_RULES_PATCHED`): if marked
+ * changes its rules, the test says so instead of the daemon slowing down.
+ */
+/** marked keeps its rules on the lexer's (private) tokenizer; they are read at every token. */
+type WithRules = { tokenizer: { rules: { inline: Record<string, RegExp> } } };
+
+const inlineRules = (() => {
+  const rules = (new Lexer({ gfm: true }) as unknown as WithRules).tokenizer.rules.inline;
+  const patched: Record<string, RegExp> = { ...rules };
+  let count = 0;
+  for (const name of ['text', 'url']) {
+    const rule = rules[name];
+    if (!(rule instanceof RegExp)) continue;
+    // `]+@` and `]+(@)` end a local-part class in these two rules, and nothing else does.
+    const source = rule.source.replace(/\]\+(?=\(?@)/g, () => {
+      count++;
+      return ']{1,64}';
+    });
+    patched[name] = new RegExp(source, rule.flags);
+  }
+  return { patched, count };
+})();
+
+/** How many e-mail runs were bounded in marked's inline rules (a test expects all of them). */
+export const INLINE_RULES_PATCHED = inlineRules.count;
+
+function lexer(): Lexer {
+  const lex = new Lexer({ gfm: true });
+  (lex as unknown as WithRules).tokenizer.rules.inline = inlineRules.patched;
+  return lex;
+}
+
+/**
  * A line opening 64 or more nested quotes or lists. No agent writes one; marked
  * recurses once per level (re-scanning the rest each time) and overflows its
  * stack near 5,000, so such text skips the parser.
@@ -43,7 +80,7 @@ export function markdownToBlocks(markdown: string): Block[] {
   try {
     if (DEEP_NESTING.test(markdown)) throw new RangeError('nesting too deep for markdown');
     const blocks: Block[] = [];
-    walkBlocks(new Lexer({ gfm: true }).lex(guardEmphasis(markdown)), blocks);
+    walkBlocks(lexer().lex(guardEmphasis(markdown)), blocks);
     return blocks;
   } catch {
     // Plain lines, without the quote and list markers that made them too deep.

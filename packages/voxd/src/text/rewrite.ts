@@ -32,7 +32,7 @@ const HEX_ID = /(?<![\p{L}\p{N}_-])[0-9a-f]{12,}(?![\p{L}\p{N}_-])/giu;
 const HEX_ID_KEEP = 7;
 
 const PATH =
-  /(?<![\p{L}\p{N}_.~/\\@-])(?:[A-Za-z]:[\\/]|~[\\/]|\.{1,2}[\\/]|[\\/])?(?:[\p{L}\p{N}_@+.-]+[\\/])+[\p{L}\p{N}_@+.-]*(?::\d+(?::\d+)?)?/gu;
+  /(?<![\p{L}\p{N}_.~/\\@+-])(?:[A-Za-z]:[\\/]|~[\\/]|\.{1,2}[\\/]|[\\/])?(?:[\p{L}\p{N}_@+.-]+[\\/])+[\p{L}\p{N}_@+.-]*(?::\d+(?::\d+)?)?/gu;
 const PATH_PREFIX = /^(?:[A-Za-z]:[\\/]|~[\\/]|\.{1,2}[\\/]|[\\/])/;
 
 const EMOJI =
@@ -116,23 +116,24 @@ function removeMarkup(text: string): string {
   return squeeze(stripHtmlTags(text))
     .replace(/`+/g, ' ')
     .replace(/~~+/g, '')
-    .replace(/\s*[→⇒⟶]\s*/g, ' to ')
+    .replace(/(?<!\s)\s*[→⇒⟶]\s*/g, ' to ')
     .replace(/(?<=\s)(?:->|=>|-->)(?=\s)/g, 'to')
     .replace(/(?<![\p{L}\p{N}*_])[*_]+(?=[\p{L}\p{N}])|(?<=[\p{L}\p{N}])[*_]+(?![\p{L}\p{N}])/gu, '')
     .replace(/(?<![\p{L}\p{N}_&#])#+(?=[\p{L}\p{N}])/gu, '')
     .replace(/(?<=^|\s)#+(?=\s|$)/g, ' ')
-    .replace(/\s*\|+\s*/g, ', ')
+    .replace(/(?<!\s)\s*\|+\s*/g, ', ')
     .replace(/\\+/g, ' ')
     .replace(/^\s*>+\s/, '');
 }
 
 /** Collapses whitespace and the punctuation left dangling by removals. */
 function tidy(text: string): string {
-  const tidied = squeeze(text)
-    .replace(/\(\s*\)|\[\s*\]|\{\s*\}/g, ' ')
+  // Patterns that start with `\s` may only start at the beginning of a run
+  // of spaces (`(?<!\s)`), or a long run would make them quadratic.
+  const tidied = squeeze(squeeze(text).replace(/\(\s*\)|\[\s*\]|\{\s*\}/g, ' '))
     .replace(/([([])\s+/g, '$1')
-    .replace(/\s+([)\]])/g, '$1')
-    .replace(/\s+([.,!?;:…]+)(?=\s|$)/g, '$1')
+    .replace(/(?<!\s)\s+([)\]])/g, '$1')
+    .replace(/(?<!\s)\s+([.,!?;:…]+)(?=\s|$)/g, '$1')
     .replace(/([,;:])(?:\s*[,;:])+/g, '$1')
     .replace(/([.!?…])(?:\s*[,;:])+/g, '$1')
     .replace(/^[\s,;:]+/, '')

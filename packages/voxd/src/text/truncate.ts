@@ -1,11 +1,10 @@
 /**
  * Cutting spoken text to a length. Whole sentences are kept (found with
- * sentence-splitter, which knows abbreviations such as "e.g." and "Mr." and
+ * sentenceRanges, which knows abbreviations such as "e.g." and "Mr." and
  * is what the rest of voxd uses to split text); when even the first sentence
  * is too long, the cut falls at the last space that fits, never inside a word.
  */
-import { split } from 'sentence-splitter';
-
+import { sentenceRanges } from '../sentences.js';
 import { trimEnd } from './rewrite.js';
 
 /**
@@ -19,8 +18,7 @@ const LOOKAHEAD = 200;
 export function truncateAtSentence(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   let end = 0;
-  for (const node of split(text.slice(0, maxChars + LOOKAHEAD))) {
-    if (node.type !== 'Sentence') continue;
+  for (const node of sentenceRanges(text.slice(0, maxChars + LOOKAHEAD))) {
     if (node.range[1] > maxChars) break;
     end = node.range[1];
   }

@@ -363,8 +363,8 @@ describe('cleanForSpeech maxChars', () => {
 });
 
 describe('cleanForSpeech on hostile input', () => {
-  // Each would take seconds or overflow the stack if a step were quadratic or
-  // recursed per level; the bound is loose so a slow CI machine passes.
+  // Each would overflow the stack if a step recursed per level. Whether the
+  // work is linear is checked by growth, not by time, in linear.test.ts.
   const hostile: Array<[name: string, input: string]> = [
     ['emphasis delimiters', '*_a'.repeat(70_000)],
     ['underscores', '_a'.repeat(100_000)],
@@ -381,9 +381,7 @@ describe('cleanForSpeech on hostile input', () => {
   for (const [name, input] of hostile) {
     it(name, () => {
       for (const keepTags of [false, true]) {
-        const started = performance.now();
         const out = cleanForSpeech(input, { keepTags });
-        assert.ok(performance.now() - started < 2_000, `${name} took ${Math.round(performance.now() - started)} ms`);
         assert.ok(out.length <= DEFAULT_MAX_CHARS);
         assert.doesNotMatch(out, /`|\*\*|__|>|\p{Extended_Pictographic}/u);
       }
@@ -391,9 +389,7 @@ describe('cleanForSpeech on hostile input', () => {
   }
 
   it('stripTags on a long run of spaces', () => {
-    const started = performance.now();
     assert.equal(stripTags(`go${' '.repeat(200_000)}[alert]`), 'go');
-    assert.ok(performance.now() - started < 2_000);
   });
 });
 

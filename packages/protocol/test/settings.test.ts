@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  AUDIO_PLAYERS,
+  AUDIO_SINK_KINDS,
+  SETTINGS_DEFAULTS,
+  SettingsError,
+  audioSpecProblem,
+  checkSetting,
+  parseSettings,
+  readSettingsFile,
+  resolveSettings,
+  settingsDir,
+  settingsPath,
+} from '../src/settings.js';
+import { PLAYERS } from '../../voxd/src/sinks/command.js';
+import { createSink } from '../../voxd/src/sinks/create.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'vox-settings-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('where the settings file lives', () => {
+  test('VOX_CONFIG_HOME, else XDG_CONFIG_HOME or ~/.config on Linux, Application Support on macOS, APPDATA on Windows', () => {
+    assert.equal(settingsDir({ VOX_CONFIG_HOME: '/t/cfg', XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u'), '/t/cfg');
+    assert.equal(settingsDir({ XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u'), '/x/vox');
+    assert.equal(settingsDir({ XDG_CONFIG_HOME: 'relative' }, 'linux', '/home/u'), '/home/u/.config/vox', 'a relative XDG_CONFIG_HOME is ignored, as the spec says');
+    assert.equal(settingsDir({}, 'linux', '/home/u'), '/home/u/.config/vox');
+    assert.equal(settingsDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Application Support/vox');
+    assert.equal(settingsDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'), join('C:\\Users\\u\\AppData\\Roaming', 'vox'));
+    assert.equal(settingsPath({ VOX_CONFIG_HOME: '/t' }), '/t/voxd.yaml');
+  });
+});
+
+describe('parseSettings', () => {
+  test('a valid file, comments and all', () => {
+    const r = parseSettings('# mine\naudio: "file:/tmp/out?realtime=0"\nengine: espeak # the embedded one\nport: 9000\nhost: ::1\nlogLevel: debug\n', 'f.yaml');
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.values, { audio: 'file:/tmp/out?realtime=0', engine: 'espeak', port: 9000, host: '::1', logLevel: 'debug' });
+    assert.equal(r.lines.port, 4);
+  });
+
+  test('every problem at once, with file, line, key, value, the allowed values and the closest key', () => {
+    const r = parseSettings('audoi: speaker\nport: "8421"\nengine: espek\nhost: 0.0.0.0\naudio: file:out\n', '/c/voxd.yaml');
+    assert.equal(r.problems.length, 5);
+    const [a, b, c, d, e] = r.problems;
+    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel', message: undefined });
+    assert.match(a!.message, /unknown key "audoi"; did you mean "audio"\?/);
+    assert.equal(b!.line, 2);
+    assert.equal(b!.value, '8421');
+    assert.match(b!.message, /^port: "8421" is not allowed \(not a port\); use an integer from 0 to 65535/);
+    assert.match(c!.message, /engine: "espek" is not allowed \(did you mean "espeak"\?\); use one of espeak, espeak-ng, say, openai, elevenlabs, auto/);
+    assert.match(d!.message, /host: "0\.0\.0\.0" is not allowed .*loopback/);
+    assert.match(e!.message, /audio: "file:out" is not allowed \(the directory "out" is not an absolute path\)/);
+    assert.deepEqual(r.values, {}, 'nothing invalid is kept, nothing is replaced by its default');
+  });
+
+  test('a bare null is no value, with a hint for the null sink; an empty file is no settings', () => {
+    assert.match(parseSettings('audio: null\n', 'f').problems[0]!.message, /write audio: "null"/);
+    assert.deepEqual(parseSettings('', 'f'), { values: {}, lines: {}, problems: [] });
+    assert.deepEqual(parseSettings('# only a comment\n', 'f').problems, []);
+  });
+
+  test('YAML errors, code-bearing tags, duplicate keys and a file that is not a map are problems', () => {
+    assert.match(parseSettings('port: [1\n', 'f').problems[0]!.message, /^YAML: /);
+    const tagged = parseSettings('engine: !!js/function "x"\n', 'f');
+    assert.ok(tagged.problems.some((p) => /YAML: .*tag/i.test(p.message)), JSON.stringify(tagged.problems));
+    assert.match(parseSettings('port: 1\nport: 2\n', 'f').problems[0]!.message, /YAML: .*unique/i);
+    assert.match(parseSettings('- audio\n', 'f').problems[0]!.message, /key: value/);
+  });
+
+  test('an unknown section is named like an unknown key', () => {
+    const r = parseSettings('transcriber:\n  model: x\n', 'f');
+    assert.match(r.problems[0]!.message, /unknown key "transcriber"/);
+  });
+});
+
+describe('audio specs', () => {
+  test('each kind voxd builds is accepted, and createSink accepts every spec the settings accept', () => {
+    const ok = ['speaker', 'null', 'command', 'command:aplay', `file:${tmp}`, `file:${tmp}?realtime=0`];
+    for (const spec of ok) {
+      assert.equal(audioSpecProblem(spec), undefined, spec);
+      createSink(spec);
+    }
+    for (const kind of AUDIO_SINK_KINDS) assert.ok(ok.some((s) => s.split(':')[0] === kind), kind);
+    assert.deepEqual([...AUDIO_PLAYERS], [...PLAYERS], "protocol's players are voxd's");
+  });
+
+  test('wrong specs say what is wrong', () => {
+    assert.match(audioSpecProblem('spekaer')!, /unknown sink "spekaer" \(did you mean "speaker"\?\)/);
+    assert.match(audioSpecProblem('command:mpv')!, /unknown player "mpv"/);
+    assert.match(audioSpecProblem('file:')!, /needs a directory/);
+    assert.match(audioSpecProblem('file:/x?speed=2')!, /unknown option "speed=2"/);
+    assert.match(audioSpecProblem('null:x')!, /takes nothing after it/);
+  });
+});
+
+describe('resolveSettings', () => {
+  test('flags, else the environment, else the file, else the default; with the source of each', () => {
+    const file = parseSettings('audio: "file:/f"\nengine: espeak\nport: 9000\n', 'f');
+    const r = resolveSettings({ env: { VOXD_ENGINE: 'say', VOXD_PORT: '0' }, file, flags: { port: '9100' } });
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.values, { ...SETTINGS_DEFAULTS, audio: 'file:/f', engine: 'say', port: 9100 });
+    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default' });
+    assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
+  });
+
+  test('an invalid variable is a problem named by the variable, not replaced by the file', () => {
+    const r = resolveSettings({ env: { VOXD_PORT: 'abc', VOXD_AUDIO: 'spekaer' }, file: { values: { port: 9000 }, problems: [] } });
+    assert.deepEqual(r.problems.map((p) => p.origin), ['VOXD_AUDIO', 'VOXD_PORT']);
+    assert.match(r.problems[1]!.message, /port: "abc" is not allowed/);
+    assert.match(resolveSettings({ env: { VOXD_PORT: '99999' }, file: { values: {}, problems: [] } }).problems[0]!.message, /port: 99999 is not allowed/);
+  });
+
+  test('checkSetting and SettingsError', () => {
+    assert.equal(checkSetting('port', 8421, 'x'), undefined);
+    const err = new SettingsError([checkSetting('logLevel', 'loud', '/c/voxd.yaml', 3)!]);
+    assert.match(err.message, /^\/c\/voxd\.yaml:3: logLevel: "loud" is not allowed/);
+  });
+});
+
+describe('readSettingsFile', () => {
+  test('a missing file is every default; a directory in its place is a problem', () => {
+    assert.deepEqual(readSettingsFile(join(tmp, 'none.yaml')).problems, []);
+    assert.equal(readSettingsFile(join(tmp, 'none.yaml')).exists, false);
+    assert.match(readSettingsFile(tmp).problems[0]!.message, /cannot read the settings file: EISDIR/);
+    const f = join(tmp, 'v.yaml');
+    writeFileSync(f, 'port: 1234\n');
+    assert.deepEqual(readSettingsFile(f).values, { port: 1234 });
+  });
+});

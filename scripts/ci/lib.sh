@@ -1,0 +1,39 @@
+# Shared helpers for .ci/run and scripts/ci/*.sh (sourced, not run).
+# Every step is bounded by `timeout` and timed; the times are printed as each
+# step ends and again as a table at the end of the run.
+
+VOX_CI_CACHE=${VOX_CI_CACHE:-/var/cache/vox-ci}
+VOX_CI_TIMES=${VOX_CI_TIMES:-$(mktemp /tmp/vox-ci-times.XXXXXX)}
+export VOX_CI_CACHE VOX_CI_TIMES
+
+# step LIMIT NAME CMD... : run CMD under `timeout LIMIT`, print and record its time.
+# A failing step stops the run (its status is returned; callers run under set -e).
+# The step's own stdout is left alone, so `x=$(step ...)` captures only CMD's output.
+step() {
+  local limit=$1 name=$2
+  shift 2
+  local t0 t1 rc=0
+  t0=$(date +%s.%N)
+  echo "::: ${name}" >&2
+  timeout --kill-after=20s "$limit" "$@" || rc=$?
+  t1=$(date +%s.%N)
+  local secs
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
+  local verdict=ok
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then verdict="TIMED OUT after $limit"; elif [ "$rc" -ne 0 ]; then verdict="FAILED (exit $rc)"; fi
+  printf '%s\t%s\t%s\n' "$name" "$secs" "$verdict" >>"$VOX_CI_TIMES"
+  echo "::: ${name}: ${secs}s ${verdict}" >&2
+  return "$rc"
+}
+
+# times_table: the recorded steps with their seconds and the total.
+times_table() {
+  [ -s "$VOX_CI_TIMES" ] || return 0
+  echo "::: time per step"
+  awk -F'\t' '{ printf "  %6ss  %-55s %s\n", $2, $1, $3 }' "$VOX_CI_TIMES"
+}
+
+# node_lines: the Node majors CI claims (scripts/ci/node-lines), one a line.
+node_lines() {
+  grep -v '^\s*#' "$(dirname "${BASH_SOURCE[0]}")/node-lines" | tr -s ' \n' '\n' | grep .
+}

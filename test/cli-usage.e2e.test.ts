@@ -1,0 +1,97 @@
+/**
+ * The CLI as people expect it (issue 9, item 7): every command, run through the
+ * real `vox` binary, answers a wrong flag with one line naming the closest
+ * flag, and a mistyped command gets the closest command.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cleanEnv, removeDir, tempDir, vox } from './helpers/daemon.js';
+
+const home = tempDir();
+after(() => removeDir(home));
+// Nothing here may reach a voxd: none is started, and none may be.
+const env = cleanEnv(home, { VOX_NO_AUTOSTART: '1', VOXD_PORT: '9' });
+
+/** Every command, with a typo of one of its flags and the flag it should suggest. */
+const COMMANDS: [name: string, typo: string, meant: string | undefined][] = [
+  ['say', '--vioce', '--voice'],
+  ['unmute', '--onec', '--once'],
+  ['stop', '--al', '--all'],
+  ['status', '--wacth', '--watch'],
+  ['voices', '--lang', '--language'],
+  ['chime', '--wiat', '--wait'],
+  ['mcp', '--stdio', undefined],
+  ['hook', '--dryrun', '--dry-run'],
+  ['hooks', '--projcet', '--project'],
+  ['config', '--jsn', '--json'],
+  ['init', '--forse', '--force'],
+  ['daemon', '--timout', '--timeout'],
+  ['doctor', '--josn', '--json'],
+  ['logs', '--follwo', '--follow'],
+];
+
+// `vox unmute` is `vox say` under Biff's name, and speaks as it.
+const shown = (name: string) => (name === 'unmute' ? 'say' : name);
+
+test('every command answers an unknown flag with one line, exit 2, nothing on stdout (vox hook: reported, exit 0)', async () => {
+  for (const [name] of COMMANDS) {
+    const r = await vox([name, '--bogus-flag'], { env, cwd: home, input: '' });
+    const prefix = `vox ${shown(name)}: `;
+    if (name === 'hook') {
+      assert.equal(r.code, 0, `vox hook must exit 0: ${r.stderr}`);
+      assert.ok(r.stderr.startsWith(`${prefix}ignoring unknown flag --bogus-flag. See "vox hook --help".\n`), r.stderr);
+      continue;
+    }
+    assert.equal(r.code, 2, `vox ${name}: ${r.stderr}`);
+    assert.equal(r.stdout, '', `vox ${name} wrote to stdout`);
+    assert.equal(r.stderr, `${prefix}unknown flag --bogus-flag. See "vox ${shown(name)} --help".\n`, `vox ${name}`);
+  }
+});
+
+test('a mistyped flag names the closest one, for every command alike', async () => {
+  for (const [name, typo, meant] of COMMANDS) {
+    const args = name === 'hook' ? [name, 'Stop', typo, '--dry-run'] : [name, typo];
+    const r = await vox(args, { env, cwd: home, input: name === 'hook' ? '{}' : '' });
+    const hint = meant ? `; did you mean ${meant}?` : '';
+    const line = `vox ${shown(name)}: ${name === 'hook' ? 'ignoring ' : ''}unknown flag ${typo}${hint}${hint ? '' : '.'} See "vox ${shown(name)} --help".\n`;
+    assert.equal(r.stderr, line, `vox ${args.join(' ')}`);
+    if (name === 'hook') {
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, /"route":"\/v1\/speak"/, 'vox hook went on with the flags it knows (--dry-run)');
+    } else {
+      assert.equal(r.code, 2);
+    }
+  }
+});
+
+test('a mistyped command suggests the closest command and runs nothing', async () => {
+  const r = await vox(['sya', 'hello'], { env, cwd: home });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'vox: unknown command "sya"; did you mean "say"? See "vox --help".\n');
+  const far = await vox(['frobnicate'], { env, cwd: home });
+  assert.equal(far.code, 2);
+  assert.equal(far.stderr, 'vox: unknown command "frobnicate". See "vox --help".\n');
+});
+
+test('a mistyped action or a missing value gets the same one line', async () => {
+  const cases: [string[], string][] = [
+    [['hooks', 'instal'], 'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n'],
+    [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status). See "vox daemon --help".\n'],
+    [['chime', 'dnoe'], 'vox chime: unknown signal "dnoe"; did you mean "done"? (one of done, prompt, error, attention). See "vox chime --help".\n'],
+    [['say', 'hi', '--voice'], 'vox say: --voice needs a value. See "vox say --help".\n'],
+    [['say', '--rate', 'fast', 'hi'], 'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n'],
+    [['stop', 'now'], 'vox stop: takes no arguments, got "now". See "vox stop --help".\n'],
+  ];
+  for (const [args, line] of cases) {
+    const r = await vox(args, { env, cwd: home });
+    assert.equal(r.stderr, line, args.join(' '));
+    assert.equal(r.code, 2, args.join(' '));
+  }
+});
+
+test('vox unmute --help is on stdout and shows --once (Biff probes it)', async () => {
+  const r = await vox(['unmute', '--help'], { env, cwd: home });
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /--once N/);
+  assert.equal(r.stderr, '');
+});
