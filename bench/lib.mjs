@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
-/** The `vox` bin as npm links it (it picks the bundle to load). */
-export const VOX = join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
+/** The `vox` bin as npm links it (it picks the bundle to load); BENCH_VOX names another entry to compare, e.g. an older build. */
+export const VOX = process.env.BENCH_VOX || join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
 /** The node:http floor: the least a Node client process can do for one request (bench/floor.cjs). */
 export const FLOOR = join(ROOT, 'bench/floor.cjs');
 
