@@ -156,6 +156,8 @@ export async function startVoxd({ audio = 'null', env = {} } = {}) {
   return {
     home,
     env: fullEnv,
+    /** A client's environment, as a hook or a shell has it: VOX_HOME, no voxd settings (VOXD_AUDIO, VOXD_ENGINE, VOXD_PORT=0). */
+    clientEnv: cleanEnv({ VOX_HOME: home }),
     pid: proc.pid,
     port: state.port,
     api,
