@@ -15,7 +15,8 @@
 // the same with Node flags, and, for the design choice, the same six tools
 // (the same createVoxMcp, so the same tool code) served by the MCP SDK: its
 // low-level Server loaded module by module, the same bundled into one file with
-// esbuild (when esbuild can be found), and McpServer with zod input schemas.
+// esbuild (when esbuild can be found), McpServer with zod input schemas, and
+// the v2 server package's McpServer on its dual-era serveStdio.
 //
 // Env: BENCH_RUNS (start-up samples per variant, default 21), BENCH_ROUNDS
 // (memory rounds, default 3), BENCH_SESSIONS (default 8), BENCH_SETTLE_MS (idle
@@ -141,6 +142,8 @@ if (process.env.BENCH_SDK !== '0') {
   }
   variants.push({ name: 'SDK Server, modules', args: ['--input-type=module', '-e', sdkServerSource(SDK_IMPORTS)] });
   variants.push({ name: 'SDK McpServer, modules', args: ['--input-type=module', '-e', MCPSERVER_SOURCE] });
+  // The v2 server package, dual-era (the conformance test's reference server: the same tools).
+  variants.push({ name: 'SDK v2 McpServer + serveStdio, modules', args: [join(repo, 'packages/vox-mcp/test/helpers/reference-server.mjs')] });
 }
 const children = new Set();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -38,6 +38,7 @@ const BENCHES = [
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
   { file: 'mcp-result-size.mjs' },
+  { file: 'audio-io.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

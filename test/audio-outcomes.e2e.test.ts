@@ -93,7 +93,7 @@ describe('no audio device and no player', () => {
     writeFileSync(conf, NO_DEVICE_ALSA_CONF);
     mkdirSync(join(dir, 'bin'));
     // The default sink (audio-io, then speaker, then players), with nothing that can play.
-    d = await startDaemon({ audio: 'speaker', env: { ALSA_CONFIG_PATH: conf, PATH: join(dir, 'bin') } });
+    d = await startDaemon({ audio: 'auto', env: { ALSA_CONFIG_PATH: conf, PATH: join(dir, 'bin') } });
   });
   after(async () => {
     await d.stop();
@@ -106,6 +106,7 @@ describe('no audio device and no player', () => {
     assert.equal(r.status, 503, JSON.stringify(r.body));
     assert.equal(r.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
     assert.match(r.body.message, /nothing will be heard/);
+    assert.match(r.body.message, /audio-io: Failed to open audio device/);
     assert.match(r.body.message, /speaker: /);
     assert.match(r.body.message, /no player command/);
     assert.match(r.body.message, /alsa-utils/);
@@ -155,7 +156,7 @@ describe('no audio device and no player', () => {
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       assert.equal(result.isError, true, text);
       assert.match(text, /nothing will be heard/);
-      assert.match(text, /speaker: /);
+      assert.match(text, /Failed to open audio device/);
       assert.match(text, /alsa-utils.*pulseaudio-utils/);
       assert.match(text, /vox daemon config set audio file:DIR/);
       assert.doesNotMatch(text, /Queued/);

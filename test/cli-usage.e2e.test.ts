@@ -76,7 +76,7 @@ test('a mistyped command suggests the closest command and runs nothing', async (
 test('a mistyped action or a missing value gets the same one line', async () => {
   const cases: [string[], string][] = [
     [['hooks', 'instal'], 'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n'],
-    [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status). See "vox daemon --help".\n'],
+    [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status, config). See "vox daemon --help".\n'],
     [['chime', 'dnoe'], 'vox chime: unknown signal "dnoe"; did you mean "done"? (one of done, prompt, error, attention). See "vox chime --help".\n'],
     [['say', 'hi', '--voice'], 'vox say: --voice needs a value. See "vox say --help".\n'],
     [['say', '--rate', 'fast', 'hi'], 'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n'],

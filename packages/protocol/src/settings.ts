@@ -51,13 +51,13 @@ export function settingsPath(env: NodeJS.ProcessEnv = process.env, platform: Nod
 }
 
 /** Sink kinds voxd builds (voxd's sinks/create.ts; a test keeps them in step). */
-export const AUDIO_SINK_KINDS = ['speaker', 'command', 'file', 'null'] as const;
+export const AUDIO_SINK_KINDS = ['auto', 'audioio', 'speaker', 'command', 'file', 'null'] as const;
 /** Player commands of the `command` sink (voxd's sinks/command.ts). */
 export const AUDIO_PLAYERS = ['paplay', 'pw-play', 'aplay', 'afplay'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export interface DaemonSettings {
-  /** Audio sink spec. Default `speaker`. */
+  /** Audio sink spec. Default `auto`: audioio, then speaker, then a player command. */
   audio: string;
   /** Default engine for requests that name none. Default `auto`. */
   engine: string;
@@ -72,7 +72,7 @@ export interface DaemonSettings {
 export type SettingKey = keyof DaemonSettings;
 
 export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
-  audio: 'speaker',
+  audio: 'auto',
   engine: 'auto',
   port: DEFAULT_PORT,
   host: DEFAULT_HOST,
@@ -98,7 +98,7 @@ const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
 export function audioSpecProblem(spec: string): string | undefined {
   const [kind = '', ...rest] = spec.split(':');
   const arg = rest.join(':');
-  if (kind === 'speaker' || kind === 'null') return arg || spec.includes(':') ? `"${kind}" takes nothing after it` : undefined;
+  if (kind === 'auto' || kind === 'audioio' || kind === 'speaker' || kind === 'null') return arg || spec.includes(':') ? `"${kind}" takes nothing after it` : undefined;
   if (kind === 'command') {
     if (!spec.includes(':')) return undefined;
     return (AUDIO_PLAYERS as readonly string[]).includes(arg) ? undefined : `unknown player "${arg}" (players: ${AUDIO_PLAYERS.join(', ')})`;

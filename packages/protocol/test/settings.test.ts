@@ -79,7 +79,7 @@ describe('parseSettings', () => {
 
 describe('audio specs', () => {
   test('each kind voxd builds is accepted, and createSink accepts every spec the settings accept', () => {
-    const ok = ['speaker', 'null', 'command', 'command:aplay', `file:${tmp}`, `file:${tmp}?realtime=0`];
+    const ok = ['auto', 'audioio', 'speaker', 'null', 'command', 'command:aplay', `file:${tmp}`, `file:${tmp}?realtime=0`];
     for (const spec of ok) {
       assert.equal(audioSpecProblem(spec), undefined, spec);
       createSink(spec);

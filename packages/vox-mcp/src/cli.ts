@@ -69,8 +69,11 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
   return mod.run(Object.defineProperties({ argv: rest }, Object.getOwnPropertyDescriptors(ctx)) as CliContext);
 }
 
+let interrupt: AbortController | undefined;
+
 // No top-level await: this file is also bundled as CommonJS (scripts/bundle.mjs).
-// The streams are getters so that a command that never touches stdin never opens it.
+// The streams are getters so that a command that never touches stdin never opens it;
+// `signal` is one so that only a command that asks for it takes over Ctrl-C.
 void main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
@@ -82,6 +85,15 @@ void main(process.argv.slice(2), {
   },
   get stderr() {
     return process.stderr;
+  },
+  get signal() {
+    if (!interrupt) {
+      const ac = (interrupt = new AbortController());
+      const stop = () => ac.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }
+    return interrupt.signal;
   },
 }).then((code) => {
   // Commands that hold handles (mcp, status --watch, logs -f) resolve when they end.

@@ -85,7 +85,7 @@ export function requestBytes(
   path: string,
   body?: unknown,
   timeoutMs = 10_000,
-): Promise<{ status: number; bytes: Buffer; contentType: string; daemonVersion?: string }> {
+): Promise<{ status: number; bytes: Buffer; contentType: string; daemonVersion?: string; headers: NodeJS.Dict<string | string[]> }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = {};
@@ -103,6 +103,7 @@ export function requestBytes(
           status: res.statusCode ?? 0,
           bytes: Buffer.concat(parts),
           contentType: String(res.headers['content-type'] ?? ''),
+          headers: res.headers,
           ...(typeof v === 'string' ? { daemonVersion: v } : {}),
         });
       });

@@ -594,8 +594,17 @@ export function repositoryRoot(start: string): string | undefined {
  * `cd`-ed into `src/routes`), else the working directory.
  */
 export function projectNameFor(cwd: string): string {
+  return nameOf(projectRootFor(cwd));
+}
+
+/**
+ * The project's root for a working directory: the directory holding
+ * `.vox/config.md` at or above it, else the repository root (`.git`), else the
+ * working directory. Where project files (`.claude/settings.json`) belong.
+ */
+export function projectRootFor(cwd: string): string {
   const file = findConfigFile(resolve(cwd));
-  return nameOf(file ? projectDirOf(file) : (repositoryRoot(cwd) ?? resolve(cwd)));
+  return file ? projectDirOf(file) : (repositoryRoot(cwd) ?? resolve(cwd));
 }
 
 function nameOf(dir: string): string {

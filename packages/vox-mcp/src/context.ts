@@ -12,6 +12,12 @@ export interface CliContext {
   stdin: Readable & { isTTY?: boolean };
   stdout: Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
+  /**
+   * Aborts on Ctrl-C (SIGINT) or SIGTERM. Only a command that reads it handles
+   * those signals (and can end cleanly, exit 0); for the others they end the
+   * process as usual. Tests pass their own.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A command returns its exit code. */

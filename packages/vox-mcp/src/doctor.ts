@@ -398,7 +398,7 @@ function engineChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'w
 
 /** Sinks that need a sound device (or sound server). */
 function usesDevice(sink: string): boolean {
-  return sink === 'speaker' || sink.startsWith('command');
+  return sink === 'speaker' || sink === 'audioio' || sink.startsWith('auto') || sink.startsWith('command');
 }
 
 async function audioChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which' | 'probeSpeaker' | 'probePlayer'>>, view: DaemonView): Promise<Check[]> {
@@ -423,9 +423,9 @@ async function audioChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform'
       if (needsDevice) return checks;
     }
   } else {
-    const spec = env.VOXD_AUDIO || 'speaker';
+    const spec = env.VOXD_AUDIO || 'auto';
     needsDevice = usesDevice(spec);
-    why = env.VOXD_AUDIO ? `VOXD_AUDIO=${spec}` : 'voxd will use the speaker (VOXD_AUDIO unset)';
+    why = env.VOXD_AUDIO ? `VOXD_AUDIO=${spec}` : 'voxd will use audio-io, then speaker, then a player (VOXD_AUDIO unset)';
   }
 
   const found = PLAYERS.filter((p) => p !== 'afplay' || opts.platform === 'darwin')

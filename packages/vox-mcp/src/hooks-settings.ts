@@ -16,10 +16,11 @@
  *   an error and is never overwritten; the write is atomic (temp file and
  *   rename, through a symlink to its target).
  */
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { projectRootFor } from './config.js';
 
 /** The Claude Code events vox handles. */
 export const HOOK_EVENTS = ['Notification', 'Stop', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact'] as const;
@@ -51,14 +52,16 @@ export type SettingsScope = 'user' | 'project' | 'local';
 /**
  * Where Claude Code keeps settings for a scope: `user` is
  * `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), `project`
- * is `<cwd>/.claude/settings.json`, `local` is `<cwd>/.claude/settings.local.json`.
+ * is `<root>/.claude/settings.json`, `local` is `<root>/.claude/settings.local.json`,
+ * where root is the project's (projectRootFor: the directory holding
+ * `.vox/config.md`, else `.git`, else cwd), so a subdirectory finds the same file.
  */
 export function settingsPath(scope: SettingsScope, where: { env: NodeJS.ProcessEnv; cwd: string }): string {
   if (scope === 'user') {
     const dir = where.env.CLAUDE_CONFIG_DIR || join(where.env.HOME || homedir(), '.claude');
     return join(dir, 'settings.json');
   }
-  return join(where.cwd, '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json');
+  return join(projectRootFor(where.cwd), '.claude', scope === 'local' ? 'settings.local.json' : 'settings.json');
 }
 
 /**
@@ -268,13 +271,36 @@ export function installHooks(path: string, opts: HookCommandOptions = {}): Hooks
   return { path, changed };
 }
 
-/** Remove vox's entries (and only those) from a settings file. Harmless when absent. */
-export function uninstallHooks(path: string): HooksChange & { removed: number } {
+export interface UninstallOptions {
+  /**
+   * Also remove the file's directory when that leaves it empty (the project's
+   * `.claude/`, which `install` created). Never for `~/.claude`. Default false.
+   */
+  removeEmptyDir?: boolean;
+}
+
+/**
+ * Remove vox's entries (and only those) from a settings file. Harmless when absent.
+ *
+ * The file itself is deleted when removing them leaves exactly `{}`: no other
+ * key, no other hook. That is the file vox created (install writes one when
+ * there is none), and a missing file means the same to Claude Code as `{}`.
+ * A file that keeps anything else, or that is a symlink (a dotfile manager's),
+ * is rewritten, never deleted.
+ */
+export function uninstallHooks(path: string, opts: UninstallOptions = {}): HooksChange & { removed: number; deleted: boolean } {
   const loaded = readSettings(path);
-  if (!loaded.exists) return { path, changed: false, removed: 0 };
+  if (!loaded.exists) return { path, changed: false, removed: 0, deleted: false };
   const { settings, changed, removed } = removeVoxHooks(loaded.settings, path);
-  if (changed) writeSettings(path, settings, loaded.indent);
-  return { path, changed, removed };
+  if (!changed) return { path, changed, removed, deleted: false };
+  if (Object.keys(settings).length === 0 && !lstatSync(path).isSymbolicLink()) {
+    rmSync(path);
+    const dir = dirname(path);
+    if (opts.removeEmptyDir && readdirSync(dir).length === 0) rmdirSync(dir);
+    return { path, changed, removed, deleted: true };
+  }
+  writeSettings(path, settings, loaded.indent);
+  return { path, changed, removed, deleted: false };
 }
 
 export interface HooksState {

@@ -321,20 +321,6 @@ export function wireErrorResult(status: number, body: unknown): CallToolResult {
   return toolError(`${err.code ?? `HTTP ${status}`}: ${err.message ?? 'voxd refused the request'}`);
 }
 
-/** Duration of a PCM WAV in seconds, from its `fmt ` and `data` chunks; undefined if the header is not understood. */
-export function wavSeconds(wav: Buffer): number | undefined {
-  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') return undefined;
-  let byteRate: number | undefined;
-  for (let at = 12; at + 8 <= wav.length; ) {
-    const id = wav.toString('ascii', at, at + 4);
-    const size = wav.readUInt32LE(at + 4);
-    if (id === 'fmt ' && at + 20 <= wav.length) byteRate = wav.readUInt32LE(at + 16);
-    if (id === 'data') return byteRate ? Math.min(size, wav.length - at - 8) / byteRate : undefined;
-    at += 8 + size + (size % 2);
-  }
-  return undefined;
-}
-
 /**
  * Creates the missing directories above `file`, one level at a time.
  * Not `mkdirSync(dir, { recursive: true })`: on Node 20 that never returns for
@@ -697,7 +683,7 @@ const record: McpTool = {
   output: RECORD_OUTPUT,
   async run(args, ctx) {
     const { config, session } = await ctx.context();
-    const { synthesizeWav } = await import('./recording.js');
+    const { synthesizeWav, wavSeconds } = await import('./recording.js');
     const overrides: SpeechOverrides = {};
     if (args.voice !== undefined) overrides.voice = args.voice as string;
     if (args.rate !== undefined) overrides.rate = args.rate as number;
@@ -869,6 +855,10 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
     async initialize(params) {
       const asked = params.protocolVersion;
+      const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (typeof asked !== 'string' || !isObject(params.capabilities) || !isObject(params.clientInfo)) {
+        throw rpcError(RPC.INVALID_PARAMS, 'Invalid initialize request: params needs protocolVersion (a string), capabilities and clientInfo (objects)');
+      }
       const protocolVersion = (PROTOCOL_VERSIONS as readonly unknown[]).includes(asked) ? (asked as string) : PROTOCOL_VERSIONS[0];
       negotiated = protocolVersion;
       const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };

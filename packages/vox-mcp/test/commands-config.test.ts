@@ -130,6 +130,19 @@ describe('vox init', () => {
     assert.equal(readFileSync(file, 'utf8'), readFileSync(template, 'utf8'));
   });
 
+  test('a fresh init applies no pronunciation: kubectl stays kubectl until the user adds a row', () => {
+    const dir = tempDir();
+    assert.equal(vox(dir, 'init').code, 0);
+    const json = JSON.parse(vox(dir, 'config', '--json').stdout);
+    assert.deepEqual(json.pronunciations, []);
+    const payload = JSON.stringify({ hook_event_name: 'Stop', cwd: dir, last_assistant_message: 'Deployed it with kubectl and nginx.' });
+    const hook = spawnSync(process.execPath, [cli, 'hook', 'Stop', '--dry-run'], { cwd: dir, input: payload, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(hook.status, 0, hook.stderr);
+    const text = JSON.parse(hook.stdout).body.text as string;
+    assert.match(text, /kubectl and nginx/, text);
+    assert.doesNotMatch(text, /cube control|engine x/);
+  });
+
   test('in a subdirectory of a configured project: writes there and says what it shadows', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.vox'));

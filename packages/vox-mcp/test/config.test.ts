@@ -403,10 +403,14 @@ describe('parseFlatYaml agrees with the yaml package', () => {
 describe('the template and the docs', () => {
   const template = readFileSync(join(repoRoot, 'config', 'config.md'), 'utf8');
 
-  test('config/config.md is valid and sets nothing: every value is the default', async () => {
+  test('config/config.md is valid and sets nothing: every value is the default, no pronunciation applies', async () => {
     const parsed = await parseConfig(template, 'config/config.md');
     assert.deepEqual(parsed.values, {});
-    assert.ok(parsed.pronunciations.length > 0);
+    assert.deepEqual(parsed.pronunciations, [], 'the examples are shown, not applied (a fresh project must not say "cube control")');
+    assert.match(template, /\| kubectl \| cube control \|/, 'the example is still there to copy');
+    // A row added under the template's table is read: the table itself is live.
+    const added = await parseConfig(`${template}| nginx | engine x |\n`, 'config/config.md');
+    assert.deepEqual(added.pronunciations, [{ word: 'nginx', say: 'engine x' }]);
   });
 
   test('config/config.md shows every key, commented out with its default', () => {

@@ -28,7 +28,7 @@ describe('vox daemon config: the settings file', () => {
     assert.equal(readFileSync(file, 'utf8'), 'port: 9123\n');
     assert.deepEqual(getSetting(e, 'port'), { key: 'port', value: 9123, source: 'file' });
     const listing = listSettings(e);
-    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=speaker:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default']);
+    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default']);
   });
 
   test('the environment shows as the source, with the file value it hides', () => {

@@ -113,12 +113,17 @@ describe('settings.json round trip', () => {
     assert.equal(uninstallHooks(path).changed, false);
   });
 
-  test('install into a missing file creates it; uninstall leaves an empty object', () => {
-    const path = join(dir(), '.claude', 'settings.json');
+  test('install into a missing file creates it; uninstall deletes it again (and the emptied directory only when asked)', () => {
+    const base = dir();
+    const path = join(base, '.claude', 'settings.json');
     installHooks(path, OPTS);
     assert.deepEqual(Object.keys(JSON.parse(readFileSync(path, 'utf8')).hooks), [...HOOK_EVENTS]);
-    uninstallHooks(path);
-    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), {});
+    assert.deepEqual(uninstallHooks(path), { path, changed: true, removed: HOOK_EVENTS.length, deleted: true });
+    assert.equal(existsSync(path), false);
+    assert.equal(existsSync(join(base, '.claude')), true, 'the directory stays unless removeEmptyDir');
+    installHooks(path, OPTS);
+    assert.equal(uninstallHooks(path, { removeEmptyDir: true }).deleted, true);
+    assert.equal(existsSync(join(base, '.claude')), false);
   });
 
   test('a moved install is replaced, not duplicated', () => {
@@ -262,6 +267,70 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /not valid JSON/);
     assert.equal(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'), '{ nope');
+  });
+
+  test('install --project from a subdirectory writes at the project root: the directory with .vox/config.md, else .git', () => {
+    const repoDir = dir();
+    const home = dir();
+    mkdirSync(join(repoDir, '.git'));
+    const deep = join(repoDir, 'src', 'routes');
+    mkdirSync(deep, { recursive: true });
+    const r = vox(['hooks', 'install', '--project', '--portable'], deep, home);
+    assert.equal(r.status, 0, r.stderr);
+    const atRoot = join(repoDir, '.claude', 'settings.json');
+    assert.equal(hooksInstalled(atRoot), true, 'written at the repository root');
+    assert.equal(existsSync(join(deep, '.claude')), false, 'nothing in the subdirectory');
+    assert.ok(r.stdout.includes(atRoot), r.stdout);
+    assert.match(vox(['hooks', 'status', '--project'], join(repoDir, 'src'), home).stdout, /project: installed/);
+
+    // A project with its own .vox/config.md inside the repository is its own root, as for the config.
+    const pkg = join(repoDir, 'packages', 'web');
+    mkdirSync(join(pkg, '.vox'), { recursive: true });
+    writeFileSync(join(pkg, '.vox', 'config.md'), '---\nvoice: alba\n---\n');
+    mkdirSync(join(pkg, 'lib'));
+    const local = vox(['hooks', 'install', '--local', '--portable'], join(pkg, 'lib'), home);
+    assert.equal(local.status, 0, local.stderr);
+    assert.equal(hooksInstalled(join(pkg, '.claude', 'settings.local.json')), true);
+    assert.equal(existsSync(join(repoDir, '.claude', 'settings.local.json')), false);
+  });
+
+  test('uninstall deletes a settings file that it created and left {} (and the empty .claude/), never one with anything else', () => {
+    const project = dir();
+    const home = dir();
+    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+    const path = join(project, '.claude', 'settings.json');
+    assert.ok(existsSync(path));
+    const un = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
+    assert.equal(un.status, 0, un.stderr);
+    assert.equal(JSON.parse(un.stdout).deleted, true);
+    assert.equal(existsSync(path), false, 'the file vox created is gone');
+    assert.equal(existsSync(join(project, '.claude')), false, 'and so is the .claude/ it created');
+
+    // User scope: the file goes, ~/.claude (Claude Code's own directory) stays.
+    assert.equal(vox(['hooks', 'install'], project, home).status, 0);
+    const user = vox(['hooks', 'uninstall'], project, home);
+    assert.match(user.stdout, /it held nothing else, so the file is deleted/);
+    assert.equal(existsSync(join(home, '.claude', 'settings.json')), false);
+    assert.equal(existsSync(join(home, '.claude')), true);
+
+    // A key added after install keeps the file; so does a sibling file in .claude/.
+    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+    const withModel = { model: 'opus', ...JSON.parse(readFileSync(path, 'utf8')) };
+    writeFileSync(path, JSON.stringify(withModel, null, 2));
+    writeFileSync(join(project, '.claude', 'settings.local.json'), '{}\n');
+    const kept = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
+    assert.equal(JSON.parse(kept.stdout).deleted, false);
+    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { model: 'opus' });
+
+    // A symlinked settings file (a dotfile manager's) is rewritten, not deleted.
+    const target = join(dir(), 'settings.json');
+    writeFileSync(target, '{}\n');
+    rmSync(path);
+    symlinkSync(target, path);
+    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+    assert.equal(vox(['hooks', 'uninstall', '--project'], project, home).status, 0);
+    assert.equal(lstatSync(path).isSymbolicLink(), true);
+    assert.deepEqual(JSON.parse(readFileSync(target, 'utf8')), {});
   });
 
   test('bad usage exits 2', () => {

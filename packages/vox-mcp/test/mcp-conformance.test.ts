@@ -120,6 +120,13 @@ const ALLOWED: Record<string, Record<string, { vox: unknown[] | undefined; sdk: 
     },
     '5': { vox: [{ error: -32602 }], sdk: [{ resultType: 'complete', tools: TOOL_NAMES, shape: { cacheScope: 'string', resultType: 'string', ttlMs: 'number' } }], why: 'a cursor vox never issued is invalid (-32602, as the spec example has it); the SDK ignores the cursor' },
   },
+  'malformed requests': {
+    '1': { vox: [{ error: -32602 }], sdk: [{ error: -32603 }], why: 'initialize without its required params: JSON-RPC calls that Invalid params (-32602); the SDK reports its schema failure as an internal error' },
+    '8': { vox: [{ error: -32602 }], sdk: [{ error: -32603 }], why: 'a cursor that is not a string: as for request 1' },
+    '4': { vox: [{ error: -32602 }], sdk: undefined, why: 'params that are not an object: vox answers Invalid params; the SDK drops the message' },
+    '6': { vox: [{ error: -32602 }], sdk: undefined, why: 'the same, with a string as params' },
+    '(no id)': { vox: [{ error: -32600 }], sdk: undefined, why: 'an id that is an object: Invalid Request, the id left out since it is not one; the SDK drops the message' },
+  },
   'server/discover without _meta': {
     '1': {
       vox: [
@@ -193,6 +200,21 @@ const SCENARIOS: Scenario[] = [
       modern(10, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
     ],
     answered: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+  },
+  {
+    name: 'malformed requests',
+    lines: [
+      rpc(1, 'initialize', {}),
+      init(2, '2025-11-25'),
+      rpc(3, 'tools/call'),
+      rpc(4, 'tools/call', [1]),
+      rpc(5, 'tools/call', { name: 7 }),
+      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping', params: 'x' }),
+      JSON.stringify({ jsonrpc: '2.0', id: { nested: true }, method: 'ping' }),
+      rpc(8, 'tools/list', { cursor: 5 }),
+      rpc(9, 'ping'),
+    ],
+    answered: [1, 2, 3, 5, 8, 9],
   },
   { name: 'server/discover without _meta', lines: [rpc(1, 'server/discover', {})], answered: [1] },
 ];

@@ -10,7 +10,8 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '@vox/protocol';
-import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, wavSeconds, type InputSchema, type McpTool } from '../src/mcp-server.js';
+import { wavSeconds } from '../src/recording.js';
+import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, type InputSchema, type McpTool } from '../src/mcp-server.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -49,9 +50,11 @@ describe('JSON-RPC layer', () => {
     assert.equal(known.result.serverInfo.name, 'vox');
     assert.equal(known.result.serverInfo.version, VERSION);
     assert.match(known.result.instructions, /speak/);
-    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01' }))) as { id: string; result: { protocolVersion: string } };
+    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as { id: string; result: { protocolVersion: string } };
     assert.equal(future.id, 'a');
     assert.equal(future.result.protocolVersion, PROTOCOL_VERSIONS[0]);
+    const incomplete = (await mcp.handle(rpc('b', 'initialize', {}))) as { error: { code: number } };
+    assert.equal(incomplete.error.code, -32602, 'initialize needs protocolVersion, capabilities and clientInfo');
   });
 
   test('ping, notifications, responses, unknown methods and malformed messages', async () => {

@@ -13,7 +13,6 @@ import { EspeakEngine } from './engines/espeak.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
-import { SpeakerSink } from './sinks/speaker.js';
 import type { Sink } from './sinks/sink.js';
 import { readState, removeState, writeState } from './state-file.js';
 import { ensureToken } from './token.js';
@@ -30,7 +29,8 @@ Settings come from these flags, else the environment, else the settings file
 Options:
   --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
   --host ADDR     loopback address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
-  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default speaker)
+  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default auto:
+                  audioio, then speaker, then a player command)
   --engine NAME   default engine for requests that name none (env VOXD_ENGINE; default auto)
   --home DIR      state directory (env VOX_HOME)
   -h, --help      show this help
@@ -190,16 +190,16 @@ process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'
 const token = ensureToken(paths.token, (msg) => log.warn(msg));
 let sink: Sink;
 try {
-  sink = createSink(sinkSpec, { env });
+  sink = createSink(sinkSpec, { env, log: (obj, msg) => log.debug(obj, msg) });
 } catch (err) {
   await release();
   fail(`audio "${sinkSpec}" (from ${describeSource('audio')}): ${(err as Error).message}`, 2);
 }
-if (sink instanceof SpeakerSink) {
-  void sink.probe().then((problem) => {
-    if (problem) log.warn({ sink: sink.state() }, `speaker unavailable: ${problem}`);
-  });
-}
+// Probe the output at start, so the first request and "vox status" know whether anything can be heard.
+void sink.check().then((state) => {
+  if (!state.ok) log.warn({ sink: state }, `no audio output: ${state.lastError ?? state.detail}`);
+  else log.info({ sink: state }, 'audio output ready');
+});
 const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 let synthesis;

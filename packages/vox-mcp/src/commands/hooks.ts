@@ -21,8 +21,10 @@ each running "vox hook <Event>". Other hooks and settings are left as they are.
 
 Options:
   --user       ~/.claude/settings.json (the default)
-  --project    ./.claude/settings.json (usually committed: see --portable)
-  --local      ./.claude/settings.local.json (this machine only)
+  --project    <project>/.claude/settings.json (usually committed: see --portable)
+  --local      <project>/.claude/settings.local.json (this machine only)
+               where <project> is the directory above here that holds
+               .vox/config.md, else .git, else this directory
   --portable   run "vox hook <Event>" from PATH instead of absolute paths
   --json       machine-readable output
   -h, --help   show this help
@@ -75,11 +77,9 @@ export const command = defineCommand({
         return EXIT.OK;
       }
 
-      const res = uninstallHooks(path);
-      out(
-        { action, scope, ...res },
-        res.changed ? `Removed ${res.removed} vox hook(s) from ${path}\n` : `No vox hooks in ${path}\n`,
-      );
+      const res = uninstallHooks(path, { removeEmptyDir: scope !== 'user' });
+      const what = res.deleted ? `; it held nothing else, so the file is deleted` : '';
+      out({ action, scope, ...res }, res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`);
       return EXIT.OK;
     } catch (err) {
       if (err instanceof SettingsError) {

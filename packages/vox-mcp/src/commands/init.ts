@@ -12,7 +12,8 @@ import { EXIT } from '../context.js';
 const USAGE = `Usage: vox init [--force]
 
 Write a commented ${CONFIG_FILE} in this directory: every key with its default,
-commented out, and an example pronunciations table. Prints the file's path.
+commented out, and an empty pronunciations table (its examples are not
+applied). Prints the file's path.
 
   --force   overwrite an existing ${CONFIG_FILE}
   -h, --help

@@ -28,7 +28,8 @@ Options:
   --max-age MS       drop the request if it has not started within MS milliseconds
   --engine NAME      engine to use (default: the project's, else automatic)
   --model NAME       engine model
-  --out FILE.wav     save the audio to a WAV file instead of playing it
+  --out FILE.wav     save the audio to a WAV file (WAV only) instead of
+                     playing it; prints the file, its length and engine
   --wait             return after playback; exit 5 if it failed
   --json             print voxd's JSON response on stdout
   -q, --quiet        print nothing, not even warnings
@@ -93,6 +94,12 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     if (values.model) overrides.model = values.model;
     if (values.wait) overrides.wait = true;
 
+    if (values.out) {
+      const { outProblem } = await import('../recording.js');
+      const problem = outProblem(ctx.cwd, values.out);
+      if (problem) throw new UsageError(problem);
+    }
+
     let text = positionals.join(' ');
     if (positionals.length === 1 && positionals[0] === '-') text = '';
     const fromStdin = positionals[0] === '-' || (positionals.length === 0 && !ctx.stdin.isTTY);
@@ -109,7 +116,7 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     const session = sessionLabel(config.projectName, ctx.env);
     if (values.out) {
       const { recordTo } = await import('../recording.js');
-      return await recordTo(ctx, values.out, text, config, session, overrides);
+      return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
     }
     const delivery = buildDelivery(text, config, session, overrides);
     const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);

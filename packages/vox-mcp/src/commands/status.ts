@@ -1,11 +1,12 @@
 /**
  * `vox status [--json] [--watch]`: voxd's state, queue and recent history.
  * `--watch` follows GET /v1/events: a compact live view on a TTY, one plain
- * line per event when piped.
+ * line per event when piped. It outlives voxd: a restart, an upgrade or a
+ * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
 import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
-import { call, resolveEndpoint } from '../client.js';
+import { call, readDaemonState, resolveEndpoint } from '../client.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { compareVersions, reportThrown, reportWireError } from '../report.js';
@@ -13,7 +14,7 @@ import { compareVersions, reportThrown, reportWireError } from '../report.js';
 const USAGE = `Usage: vox status [--json] [--watch]
 
   --json        print the raw status
-  -w, --watch   follow the queue live (Ctrl-C to quit)
+  -w, --watch   follow the queue live, across voxd restarts (Ctrl-C to quit)
   -h, --help    show this help
 `;
 
@@ -58,15 +59,61 @@ export const command = defineCommand({
 });
 export const run = command.run;
 
-/** Follow the event stream until it ends. */
-export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => void, signal?: AbortSignal): Promise<void> {
-  const endpoint = resolveEndpoint(env);
+/** An HTTP answer other than 200 from /v1/events: a refusal, not a stopped voxd. */
+class EventsRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`HTTP ${status} from /v1/events`);
+  }
+}
+
+export interface FollowOptions {
+  signal?: AbortSignal;
+  /** Called once the stream is open, with voxd's version (its x-voxd-version header). */
+  onOpen?: (version: string | undefined) => void;
+  /** Give up when nothing, not even a heartbeat, arrives for this long, in ms (default 40 000). */
+  staleMs?: number;
+}
+
+/**
+ * Follow the event stream of the voxd that `env` points at (read afresh: a
+ * restarted voxd may have a new port and token) until it ends. Resolves when
+ * voxd closes the stream or the signal aborts; rejects with EventsRefused on an
+ * HTTP refusal, and with the connection's error when voxd cannot be reached or
+ * goes away mid-stream.
+ */
+export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => void, options: FollowOptions = {}): Promise<void> {
+  const { signal, onOpen, staleMs = STALE_MS } = options;
   return new Promise((resolve, reject) => {
-    if (!endpoint) return reject(new Error('voxd is not running'));
+    if (signal?.aborted) return resolve();
+    let endpoint;
+    try {
+      endpoint = resolveEndpoint(env);
+    } catch (err) {
+      return reject(err);
+    }
+    if (!endpoint) return reject(new Error('voxd is not running (no voxd.json)'));
     const req = httpRequest(
       { host: endpoint.host, port: endpoint.port, path: '/v1/events', headers: endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}, ...(signal ? { signal } : {}) },
       (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode} from /v1/events`));
+        if (res.statusCode !== 200) {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            let body: unknown = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // not JSON
+            }
+            reject(new EventsRefused(res.statusCode ?? 0, body));
+          });
+          return;
+        }
+        const v = res.headers['x-voxd-version'];
+        onOpen?.(typeof v === 'string' ? v : undefined);
         res.setEncoding('utf8');
         let buf = '';
         res.on('data', (d: string) => {
@@ -80,24 +127,99 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => v
           }
         });
         res.on('end', resolve);
-        res.on('error', reject);
+        res.on('error', (err) => (signal?.aborted ? resolve() : reject(err)));
       },
     );
-    req.on('error', (err) => ((err as Error).name === 'AbortError' ? resolve() : reject(err)));
+    // voxd sends a heartbeat every 15 s: a silent socket is a voxd that is gone (or hung).
+    req.setTimeout(staleMs, () => req.destroy(new Error(`no heartbeat from voxd for ${Math.round(staleMs / 1000)} s`)));
+    req.on('error', (err) => ((err as Error).name === 'AbortError' || signal?.aborted ? resolve() : reject(err)));
     req.end();
   });
 }
 
+/** voxd's heartbeat comes every 15 s; a stream silent for this long is dead, in ms. */
+const STALE_MS = 40_000;
+/** How often a watch looks for voxd again once it has stopped, in ms. */
+const RETRY_MS = 500;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Why the stream ended, in words: Node's "aborted" or "ECONNRESET" mean nothing to a reader. */
+function lostBecause(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ECONNREFUSED') return 'nothing listens on its port';
+  if (err.code === 'ECONNRESET' || err.message === 'aborted' || err.code === 'ECONNABORTED') return 'the connection closed';
+  return err.message;
+}
+
+/**
+ * Follow voxd across its restarts: when the stream drops (voxd stopped,
+ * restarted, upgraded or crashed) say so, retry every RETRY_MS (re-reading
+ * voxd.json and the token each time), and say when it is back. Ends, exit 0,
+ * only when `signal` aborts (Ctrl-C); an HTTP refusal (a bad token) ends it
+ * with that error's exit code.
+ */
 async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
+  const signal = ctx.signal ?? new AbortController().signal;
   const tty = ctx.stdout.isTTY === true;
+  const note = (text: string) => ctx.stdout.write(`${new Date().toISOString()} ${text}\n`);
   const render = async () => {
-    const r = await call<StatusResponse>(env, 'GET', '/v1/status');
-    if (r.status === 200) ctx.stdout.write(`\x1b[2J\x1b[H${formatStatus(r.body)}`);
+    try {
+      const r = await call<StatusResponse>(env, 'GET', '/v1/status');
+      if (r.status === 200) ctx.stdout.write(`\x1b[2J\x1b[H${formatStatus(r.body)}`);
+    } catch {
+      // voxd went away between the event and this request: the stream says so next.
+    }
   };
-  if (tty) await render();
-  await followEvents(env, (e) => {
+  const onEvent = (e: VoxEvent) => {
     if (tty) void render();
     else ctx.stdout.write(`${e.at} ${e.type} ${e.id} ${e.priority} ${e.session ?? '-'}${e.reason ? ` ${e.reason}` : ''}${e.originalId ? ` of ${e.originalId}` : ''}\n`);
-  });
+  };
+  if (tty) await render();
+  let down = false;
+  let refused = false;
+  while (!signal.aborted) {
+    let opened = false;
+    const onOpen = (version: string | undefined) => {
+      opened = true;
+      refused = false;
+      if (!down) return;
+      down = false;
+      const state = readDaemonState(env);
+      note(`voxd${version ? ` ${version}` : ''} is back${state ? ` (pid ${state.pid}, ${state.host}:${state.port})` : ''}`);
+      if (tty) void render();
+    };
+    let why: string;
+    try {
+      await followEvents(env, onEvent, { signal, onOpen });
+      why = 'it closed the event stream';
+    } catch (err) {
+      if (err instanceof EventsRefused) {
+        // While voxd restarts, its token file can be read just before the new one is written: retry.
+        if (!down) return reportWireError(ctx, 'status', err.status, err.body);
+        if (!refused) note(`voxd answers but refuses this client (HTTP ${err.status}); retrying`);
+        refused = true;
+        await sleep(RETRY_MS, signal);
+        continue;
+      }
+      why = lostBecause(err as NodeJS.ErrnoException);
+    }
+    if (signal.aborted) break;
+    if (opened || !down) {
+      down = true;
+      note(`voxd stopped (${why}); waiting for it to come back (Ctrl-C to quit)`);
+    }
+    await sleep(RETRY_MS, signal);
+  }
   return EXIT.OK;
 }

@@ -1,0 +1,69 @@
+/**
+ * The default sink (VOXD_AUDIO unset): the first output that works, in order
+ * audio-io (nothing to compile), then `speaker` (which itself falls back to
+ * the player commands paplay, pw-play, aplay, afplay). The choice is made by
+ * probing, and made again after a failed playback, so a device that comes
+ * back, or a player installed later, is used without a restart.
+ */
+import type { AudioFormat } from '../engines/engine.js';
+import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+
+export class AutoSink implements Sink {
+  readonly name = 'auto';
+  readonly #candidates: Sink[];
+  #chosen: Sink | undefined;
+  #checked = false;
+
+  constructor(candidates: Sink[]) {
+    this.#candidates = candidates;
+  }
+
+  /** The sink that plays now, if one works. */
+  get chosen(): Sink | undefined {
+    return this.#chosen;
+  }
+
+  state(): SinkState {
+    if (this.#chosen) {
+      const s = this.#chosen.state();
+      return { ...s, name: `auto:${s.name}`, detail: `${s.name}${s.detail ? ` (${s.detail})` : ''}` };
+    }
+    if (!this.#checked) return { name: this.name, ok: true, detail: 'not probed yet' };
+    const why = this.#candidates.map((c) => c.state().lastError ?? `${c.name}: failed`).join('; ');
+    const fixes = this.#candidates.map((c) => c.state().fix).filter((f): f is string => !!f && f.includes('libasound2'));
+    return { name: this.name, ok: false, detail: 'no audio output works', lastError: why, fix: fixes[0] ?? NO_OUTPUT_FIX };
+  }
+
+  #checking: Promise<SinkState> | undefined;
+
+  /** One probe at a time: the candidates own one device each. */
+  check(): Promise<SinkState> {
+    this.#checking ??= this.#check().finally(() => (this.#checking = undefined));
+    return this.#checking;
+  }
+
+  async #check(): Promise<SinkState> {
+    if (this.#chosen?.state().ok) return this.state();
+    this.#chosen = undefined;
+    for (const c of this.#candidates) {
+      if ((await c.check()).ok) {
+        this.#chosen = c;
+        break;
+      }
+    }
+    this.#checked = true;
+    return this.state();
+  }
+
+  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+    if (!this.#chosen) await this.check();
+    const sink = this.#chosen;
+    if (!sink) throw new Error(`no audio output: ${this.state().lastError}`);
+    // A failure fails this utterance (its state says why); the next check chooses again.
+    return sink.play(format, chunks, signal, meta);
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.#candidates) await c.close().catch(() => {});
+  }
+}
