@@ -509,6 +509,24 @@ function hooksCheck(env: NodeJS.ProcessEnv, cwd: string): Check {
   };
 }
 
+/** voxd's settings file: every voxd start reads it, and an invalid one stops voxd. */
+async function settingsCheck(env: NodeJS.ProcessEnv): Promise<Check> {
+  const { readSettingsFile, settingsPath, formatProblem } = await import('@vox/protocol/settings');
+  const file = readSettingsFile(settingsPath(env));
+  if (!file.exists) return { name: 'daemon settings', level: 'ok', detail: `none: voxd uses its defaults (${file.path} does not exist)` };
+  const n = file.problems.length;
+  if (n) {
+    return {
+      name: 'daemon settings',
+      level: 'fail',
+      detail: `${file.path} has ${n} problem${n === 1 ? '' : 's'}, so voxd will not start: ${file.problems.map((p) => formatProblem(p).replace(`${file.path}`, 'line')).join('; ')}`,
+      fix: 'fix them with "vox daemon config set KEY VALUE" or "vox daemon config unset KEY" (docs/operations.md lists every setting)',
+    };
+  }
+  const set = Object.entries(file.values).map(([k, v]) => `${k} ${v}`);
+  return { name: 'daemon settings', level: 'ok', detail: `${file.path} is valid${set.length ? ` (${set.join(', ')})` : ' (empty: defaults)'}` };
+}
+
 async function defaultServiceInstalled(env: NodeJS.ProcessEnv): Promise<boolean> {
   const { serviceInstalled } = await import('./service.js');
   return serviceInstalled({ env });
@@ -540,14 +558,25 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     guard('audio', () => audioChecks(probe, view)),
     guard('service', async () => {
       const installed = await (options.serviceInstalled ?? defaultServiceInstalled)(env);
+      const kind = platform === 'darwin' ? 'launchd' : 'systemd user units';
+      if (!installed) return [{ name: 'service', level: 'ok' as const, detail: 'not installed; clients start voxd on demand ("vox daemon install" keeps it warm)' }];
+      if (view.health) return [{ name: 'service', level: 'ok' as const, detail: `installed (${kind}) and voxd answers` }];
+      // The user chose a service: one that does not run is a failure, not "ok: installed".
       return [
-        installed
-          ? { name: 'service', level: 'ok' as const, detail: `installed (${platform === 'darwin' ? 'launchd' : 'systemd user units'})` }
-          : { name: 'service', level: 'ok' as const, detail: 'not installed; clients start voxd on demand ("vox daemon install" keeps it warm)' },
+        {
+          name: 'service',
+          level: 'fail' as const,
+          detail: `installed (${kind}) but not running: nothing answers${view.where ? ` at ${view.where}` : ''}`,
+          fix:
+            platform === 'darwin'
+              ? 'start it with "vox daemon start" (launchctl kickstart); if it stops again, see VOX_HOME/logs/voxd.stderr.log'
+              : 'start it with "vox daemon start" (systemctl --user start voxd.socket voxd.service); if it stops again, see "journalctl --user -u voxd"; without a working user manager, "vox daemon uninstall" and let clients start voxd',
+        },
       ];
     }),
   ]);
 
+  const settings = await guard('daemon settings', async () => [await settingsCheck(env)]);
   const selected = new Set<string>();
   const chosen = config.config?.values.engine;
   if (chosen && chosen !== 'auto') selected.add(chosen);
@@ -564,6 +593,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...audio,
     config.check,
     ...(await guard('hooks', () => [hooksCheck(env, options.cwd)])),
+    ...settings,
     ...service,
   ];
 }

@@ -11,16 +11,24 @@
  * - Absolute paths to node and voxd, because a service manager has no shell
  *   PATH, and nvm-style installs keep node outside the default one.
  * - The service manager is driven through an injected `exec`, so tests run the
- *   whole install against a temporary HOME. When systemctl is missing or there
- *   is no user bus, the files are still written and the report says how to
- *   start them: a half-working service is worse than a clear instruction.
+ *   whole install against a temporary HOME.
+ * - Install first checks that the manager really works (`systemctl --user
+ *   is-system-running` reports a running user manager; `launchctl print
+ *   gui/<uid>` answers). Without one it refuses before it writes or stops
+ *   anything: units that nothing runs, with the client-started voxd stopped,
+ *   left users with no speech at all.
+ * - A variable that is unset or points nowhere (an XDG_RUNTIME_DIR such as
+ *   /run/user/0 that does not exist, a PULSE_SERVER or bus socket that is not
+ *   there) is left out of the unit, with a warning: a wrong value is worse
+ *   than none.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PORT, homePaths, voxHome } from '@vox/protocol';
+import { homePaths, voxHome } from '@vox/protocol';
+import { readSettingsFile, resolveSettings, settingsDir, settingsPath } from '@vox/protocol/settings';
 
 /** launchd label, and the plist's file name without `.plist`. */
 export const SERVICE_LABEL = 'com.vox.voxd';
@@ -42,7 +50,9 @@ export interface ServiceValues {
   PATH: string;
   /** TCP port on 127.0.0.1 that the socket unit listens on. */
   PORT: string;
-  /** Linux: from the environment, else `/run/user/<uid>`. macOS: only when set. */
+  /** The directory of voxd's settings file, as `vox daemon config` finds it from the installing shell. */
+  VOX_CONFIG_HOME: string;
+  /** Linux: from the environment, else `/run/user/<uid>`; only when the directory exists. macOS: only when set. */
   XDG_RUNTIME_DIR: string | undefined;
   PULSE_SERVER: string | undefined;
   DBUS_SESSION_BUS_ADDRESS: string | undefined;
@@ -104,8 +114,10 @@ export interface ServiceOptions {
   node?: string;
   /** Default: `VOXD_BIN`, else voxd's entry next to this package (see `resolveVoxd`). */
   voxd?: string;
-  /** Default: `VOXD_PORT`, else `DEFAULT_PORT` (8421). */
+  /** Default: `VOXD_PORT`, else the `port` setting, else 8421. */
   port?: number;
+  /** Default existsSync: whether a path named by a session variable is there. */
+  exists?: (path: string) => boolean;
   /** Default: `defaultExec`. Tests inject a recorder. */
   exec?: Exec;
   /** Default: the repository's `config/`. */
@@ -205,9 +217,16 @@ export function serviceValues(input: {
   node: string;
   voxd: string;
   port: number;
+  /** Default existsSync: whether a path the session variables name is there. */
+  exists?: (path: string) => boolean;
 }): ServiceValues {
   const { env, platform, home, uid, node, voxd, port } = input;
-  const set = (name: string): string | undefined => (env[name] ? env[name] : undefined);
+  const exists = input.exists ?? existsSync;
+  const set = (name: string): string | undefined => {
+    const value = env[name];
+    return value && sessionTarget(name, value, exists) !== false ? value : undefined;
+  };
+  const runtime = set('XDG_RUNTIME_DIR') ?? (platform === 'darwin' || !exists(`/run/user/${uid}`) ? undefined : `/run/user/${uid}`);
   const vh = voxHome(env, platform, home);
   const nodeDir = dirname(node);
   const path = env.PATH || '/usr/local/bin:/usr/bin:/bin';
@@ -219,11 +238,35 @@ export function serviceValues(input: {
     LOG_DIR: homePaths(vh).logs,
     PATH: parts.includes(nodeDir) ? path : [nodeDir, ...parts].join(delimiter),
     PORT: String(port),
-    XDG_RUNTIME_DIR: set('XDG_RUNTIME_DIR') ?? (platform === 'darwin' ? undefined : `/run/user/${uid}`),
+    VOX_CONFIG_HOME: settingsDir(env, platform, home),
+    XDG_RUNTIME_DIR: runtime,
     PULSE_SERVER: set('PULSE_SERVER'),
     DBUS_SESSION_BUS_ADDRESS: set('DBUS_SESSION_BUS_ADDRESS'),
   };
 }
+
+/**
+ * Whether a session variable's target is there: false when it names a path
+ * that does not exist, undefined when it cannot be told (a TCP address, an
+ * abstract socket), true when it is there.
+ */
+export function sessionTarget(name: string, value: string, exists: (path: string) => boolean = existsSync): boolean | undefined {
+  let path: string | undefined;
+  if (name === 'XDG_RUNTIME_DIR') path = value;
+  else if (name === 'PULSE_SERVER') path = /^unix:(\/[^\s]*)/.exec(value)?.[1] ?? (value.startsWith('/') ? value : undefined);
+  else if (name === 'DBUS_SESSION_BUS_ADDRESS') path = /(?:^|[;,:])path=([^,;]+)/.exec(value)?.[1];
+  if (path === undefined) return undefined;
+  return exists(path);
+}
+
+/** The session variables of `env` that are set but point nowhere, as warnings. */
+export function missingSessionTargets(env: NodeJS.ProcessEnv, exists: (path: string) => boolean = existsSync): string[] {
+  return SESSION_VARIABLES.filter((n) => env[n] && sessionTarget(n, env[n]!, exists) === false).map(
+    (n) => `${n}=${env[n]} points to nothing here, so it is left out of the service file; run "vox daemon install" again from a shell of your desktop session if voxd plays nothing.`,
+  );
+}
+
+const SESSION_VARIABLES = ['XDG_RUNTIME_DIR', 'PULSE_SERVER', 'DBUS_SESSION_BUS_ADDRESS'] as const;
 
 function noNewline(name: string, value: string): string {
   if (/[\n\r\0]/.test(value)) throw new ServiceError(`${name} contains a line break or NUL; it cannot go into a service file.`);
@@ -342,6 +385,57 @@ class Runner {
   }
 }
 
+/** Whether the service manager answers, and what it said. */
+export interface ManagerCheck {
+  manager: ServiceManager;
+  ok: boolean;
+  /** What the manager said, e.g. `running`, or why it cannot be used. */
+  detail: string;
+  /** The command run. */
+  command: string[];
+}
+
+/** States of `systemctl --user is-system-running` in which the manager takes jobs. */
+const WORKING_STATES = new Set(['running', 'degraded', 'starting', 'initializing']);
+
+async function probeManager(r: Resolved, run: Runner): Promise<ManagerCheck> {
+  const command = r.manager === 'systemd' ? ['systemctl', '--user', 'is-system-running'] : ['launchctl', 'print', `gui/${r.uid}`];
+  const res = await run.run(command);
+  if (res.error) return { manager: r.manager, ok: false, command, detail: res.error.code === 'ENOENT' ? `${command[0]} is not installed` : `"${command.join(' ')}" failed: ${res.error.message}` };
+  if (r.manager === 'systemd') {
+    const state = res.stdout.trim().split('\n')[0] ?? '';
+    if (WORKING_STATES.has(state)) return { manager: r.manager, ok: true, command, detail: `the user manager is ${state}` };
+    const why = firstLine(res.stderr);
+    return { manager: r.manager, ok: false, command, detail: `"${command.join(' ')}" says ${state ? `"${state}"` : `nothing (exit ${res.code})`}${why ? `: ${why}` : ''}` };
+  }
+  if (res.code === 0) return { manager: r.manager, ok: true, command, detail: `the GUI session gui/${r.uid} answers` };
+  return { manager: r.manager, ok: false, command, detail: describeFailure(command, res) };
+}
+
+/**
+ * Whether this user's service manager really works: a reachable systemd user
+ * manager, or launchd's GUI domain. Runs one read-only command.
+ */
+export async function checkServiceManager(opts: ServiceOptions): Promise<ManagerCheck> {
+  const r = resolve(opts);
+  return probeManager(r, new Runner(r));
+}
+
+/** Why install refuses, and how to run voxd instead. */
+export function refusal(manager: ServiceManager, detail: string): string {
+  const what = manager === 'systemd' ? 'no working systemd user manager' : 'no launchd GUI session (run it from a Terminal window of your desktop login, not over ssh)';
+  return (
+    `${what}: ${detail}. Nothing was installed or stopped. Without a service manager, voxd still runs: ` +
+    'clients start it on demand (nothing to do; "vox daemon start" starts it now), or run "voxd" under your own supervisor (a container init, runit, supervisord).'
+  );
+}
+
+/** The port the socket unit holds: VOXD_PORT, else the settings file's, else 8421. */
+function settingsPort(env: NodeJS.ProcessEnv): number {
+  const resolved = resolveSettings({ env, file: readSettingsFile(settingsPath(env)) });
+  return resolved.values.port;
+}
+
 const SYSTEMD_ENABLE = 'systemctl --user daemon-reload && systemctl --user enable --now voxd.socket voxd.service';
 
 /**
@@ -350,6 +444,10 @@ const SYSTEMD_ENABLE = 'systemctl --user daemon-reload && systemctl --user enabl
  */
 export async function installService(opts: ServiceOptions): Promise<ServiceReport> {
   const r = resolve(opts);
+  const run = new Runner(r);
+  const manager = await probeManager(r, run);
+  if (!manager.ok) throw new ServiceError(refusal(r.manager, manager.detail), true);
+  const exists = opts.exists ?? existsSync;
   const values = serviceValues({
     env: r.env,
     platform: r.platform,
@@ -357,10 +455,11 @@ export async function installService(opts: ServiceOptions): Promise<ServiceRepor
     uid: r.uid,
     node: opts.node ?? process.execPath,
     voxd: opts.voxd ?? resolveVoxd(r.env),
-    port: opts.port ?? (Number(r.env.VOXD_PORT) || DEFAULT_PORT),
+    port: opts.port ?? settingsPort(r.env),
+    exists,
   });
   const files = renderServiceFiles(r.platform, values, loadTemplates(opts.templatesDir), r.paths);
-  const warnings: string[] = [];
+  const warnings: string[] = missingSessionTargets(r.env, exists);
   const dbus = values.DBUS_SESSION_BUS_ADDRESS;
   if (dbus && /(abstract=|guid=)/.test(dbus)) {
     warnings.push(
@@ -378,7 +477,6 @@ export async function installService(opts: ServiceOptions): Promise<ServiceRepor
   mkdirSync(values.LOG_DIR, { recursive: true, mode: 0o700 });
   for (const f of files) writeAtomic(f.path, f.contents);
 
-  const run = new Runner(r);
   const report = (activated: boolean): ServiceReport => ({
     manager: r.manager,
     files: files.map((f) => f.path),

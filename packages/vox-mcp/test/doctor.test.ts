@@ -70,6 +70,32 @@ const byName = (checks: Check[], name: string): Check => {
 };
 
 describe('doctor checks', () => {
+  test('service: not installed is fine; installed and answering is ok; installed but not running fails, with the fix', async () => {
+    assert.equal(byName(await runDoctor(options()), 'service').level, 'ok');
+    const installed = { serviceInstalled: async () => true };
+    const upCheck = byName(await runDoctor(options({ ...installed, view: up() })), 'service');
+    assert.equal(upCheck.level, 'ok');
+    assert.match(upCheck.detail, /installed \(systemd user units\) and voxd answers/);
+    const downCheck = byName(await runDoctor(options({ ...installed, view: down })), 'service');
+    assert.equal(downCheck.level, 'fail');
+    assert.match(downCheck.detail, /installed \(systemd user units\) but not running/);
+    assert.match(downCheck.fix!, /vox daemon start.*journalctl --user -u voxd/);
+  });
+
+  test('daemon settings: none is fine, a valid file is named, an invalid one fails with every problem', async () => {
+    const cfg = dir('cfg');
+    assert.match(byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings').detail, /none: voxd uses its defaults/);
+    writeFileSync(join(cfg, 'voxd.yaml'), 'engine: espeak\n');
+    const ok = byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings');
+    assert.equal(ok.level, 'ok');
+    assert.match(ok.detail, /voxd\.yaml is valid \(engine espeak\)/);
+    writeFileSync(join(cfg, 'voxd.yaml'), 'engnie: espeak\nport: x\n');
+    const bad = byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings');
+    assert.equal(bad.level, 'fail');
+    assert.match(bad.detail, /2 problems.*did you mean "engine".*port: "x"/);
+    assert.match(bad.fix!, /vox daemon config/);
+  });
+
   test('node: 22 or later is ok, end-of-life 20 warns, older fails', async () => {
     assert.equal(byName(await runDoctor(options()), 'node').level, 'ok');
     assert.equal(byName(await runDoctor(options({ nodeVersion: '26.1.0' })), 'node').level, 'ok');

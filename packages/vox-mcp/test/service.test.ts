@@ -11,10 +11,12 @@ import { VERSION } from '@vox/protocol';
 import {
   DEFAULT_TEMPLATES_DIR,
   ServiceError,
+  checkServiceManager,
   controlService,
   defaultExec,
   installService,
   loadTemplates,
+  missingSessionTargets,
   renderServiceFiles,
   renderTemplate,
   resolveVoxd,
@@ -51,18 +53,23 @@ function values(over: Partial<ServiceValues> = {}): ServiceValues {
     LOG_DIR: '/home/u/.local/state/vox/logs',
     PATH: '/usr/bin:/bin',
     PORT: '8421',
+    VOX_CONFIG_HOME: '/home/u/.config/vox',
     ...AUDIO,
     ...over,
   };
 }
 
-/** Records every service-manager call and answers from a script; no real systemctl or launchctl runs. */
+/**
+ * Records every service-manager call and answers from a script; no real
+ * systemctl or launchctl runs. By default the user manager is running.
+ */
 function fakeExec(answer: (argv: string[]) => Partial<ExecResult> = () => ({})): Exec & { calls: string[][] } {
   const calls: string[][] = [];
   const exec = (async (file: string, args: readonly string[]) => {
     const argv = [file, ...args];
     calls.push(argv);
-    return { code: 0, stdout: '', stderr: '', ...answer(argv) };
+    const running = argv.join(' ') === 'systemctl --user is-system-running' ? { stdout: 'running\n' } : {};
+    return { code: 0, stdout: '', stderr: '', ...running, ...answer(argv) };
   }) as Exec & { calls: string[][] };
   exec.calls = calls;
   return exec;
@@ -77,7 +84,7 @@ describe('renderTemplate', () => {
 });
 
 describe('serviceValues', () => {
-  const base = { home: '/home/u', uid: 1000, node: '/opt/node/bin/node', voxd: '/v/main.js', port: 8421 };
+  const base = { home: '/home/u', uid: 1000, node: '/opt/node/bin/node', voxd: '/v/main.js', port: 8421, exists: () => true };
 
   test('Linux: audio session copied from the environment', () => {
     const v = serviceValues({ ...base, platform: 'linux', env: { HOME: '/home/u', PATH: '/usr/bin:/bin', ...AUDIO } });
@@ -88,6 +95,24 @@ describe('serviceValues', () => {
     assert.equal(v.LOG_DIR, '/home/u/.local/state/vox/logs');
     assert.equal(v.PATH, '/opt/node/bin:/usr/bin:/bin', "node's directory goes on PATH");
     assert.equal(v.NODE, '/opt/node/bin/node');
+    assert.equal(v.VOX_CONFIG_HOME, '/home/u/.config/vox', "the settings directory vox daemon config edits");
+    assert.equal(serviceValues({ ...base, platform: 'linux', env: { VOX_CONFIG_HOME: '/cfg' } }).VOX_CONFIG_HOME, '/cfg');
+  });
+
+  test('Linux: variables that point nowhere are left out (XDG_RUNTIME_DIR=/run/user/0 that does not exist)', () => {
+    const there = new Set(['/run/user/1000/bus']);
+    const exists = (p: string) => there.has(p);
+    const env = { HOME: '/home/u', XDG_RUNTIME_DIR: '/run/user/0', PULSE_SERVER: 'unix:/run/user/0/pulse/native', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' };
+    const v = serviceValues({ ...base, platform: 'linux', env, exists });
+    assert.equal(v.XDG_RUNTIME_DIR, undefined, 'neither the given nor the /run/user/<uid> default exists');
+    assert.equal(v.PULSE_SERVER, undefined);
+    assert.equal(v.DBUS_SESSION_BUS_ADDRESS, 'unix:path=/run/user/1000/bus');
+    assert.deepEqual(missingSessionTargets(env, exists).map((w) => w.split('=')[0]), ['XDG_RUNTIME_DIR', 'PULSE_SERVER']);
+    // What cannot be checked is kept: a TCP sound server, an abstract bus socket.
+    const remote = serviceValues({ ...base, platform: 'linux', env: { PULSE_SERVER: 'tcp:host:4713', DBUS_SESSION_BUS_ADDRESS: 'unix:abstract=/tmp/dbus-x,guid=1' }, exists: () => false });
+    assert.equal(remote.PULSE_SERVER, 'tcp:host:4713');
+    assert.equal(remote.DBUS_SESSION_BUS_ADDRESS, 'unix:abstract=/tmp/dbus-x,guid=1');
+    assert.equal(remote.XDG_RUNTIME_DIR, undefined);
   });
 
   test('Linux: XDG_RUNTIME_DIR defaults to /run/user/<uid>; unset optional ones stay unset', () => {
@@ -122,6 +147,7 @@ describe('systemd templates', () => {
     const text = unit!.contents;
     assert.match(text, /^ExecStart="\/usr\/bin\/node" "\/opt\/vox\/packages\/voxd\/dist\/main\.js"$/m);
     assert.match(text, /^Environment="VOX_HOME=\/home\/u\/\.local\/state\/vox"$/m);
+    assert.match(text, /^Environment="VOX_CONFIG_HOME=\/home\/u\/\.config\/vox"$/m);
     assert.match(text, /^Environment="PATH=\/usr\/bin:\/bin"$/m);
     assert.match(text, /^Environment="XDG_RUNTIME_DIR=\/run\/user\/1000"$/m);
     assert.match(text, /^Environment="PULSE_SERVER=unix:\/mnt\/wslg\/PulseServer"$/m);
@@ -193,7 +219,7 @@ describe('launchd template', () => {
     assert.deepEqual(JSON.parse(res.stdout), {
       Label: 'com.vox.voxd',
       ProgramArguments: ['/usr/bin/node', '/opt/vox/packages/voxd/dist/main.js'],
-      EnvironmentVariables: { VOX_HOME: darwin.VOX_HOME, PATH: '/usr/bin:/bin', PULSE_SERVER: 'tcp:localhost' },
+      EnvironmentVariables: { VOX_HOME: darwin.VOX_HOME, VOX_CONFIG_HOME: '/home/u/.config/vox', PATH: '/usr/bin:/bin', PULSE_SERVER: 'tcp:localhost' },
       ProcessType: 'Interactive',
       LimitLoadToSessionType: 'Aqua',
       RunAtLoad: true,
@@ -215,6 +241,7 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
       node: '/usr/bin/node',
       voxd: '/opt/vox/packages/voxd/dist/main.js',
       exec,
+      exists: () => true,
       ...over,
     };
   }
@@ -226,6 +253,7 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
     const unitDir = join(home, '.config', 'systemd', 'user');
     assert.deepEqual(report.files, [join(unitDir, 'voxd.service'), join(unitDir, 'voxd.socket')]);
     assert.deepEqual(exec.calls, [
+      ['systemctl', '--user', 'is-system-running'],
       ['systemctl', '--user', 'daemon-reload'],
       ['systemctl', '--user', 'enable', '--now', 'voxd.socket', 'voxd.service'],
     ]);
@@ -263,28 +291,47 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
     assert.deepEqual(serviceFilePaths('darwin', {}, '/Users/u'), ['/Users/u/Library/LaunchAgents/com.vox.voxd.plist']);
   });
 
-  test('Linux without systemctl: files written, a warning says how to enable them', async () => {
+  test('Linux without systemctl: refused before anything is written, with how to run voxd instead', async () => {
     const home = dir();
     const enoent = Object.assign(new Error('spawn systemctl ENOENT'), { code: 'ENOENT' });
     const exec = fakeExec(() => ({ code: null, error: enoent }));
-    const report = await installService(opts(home, 'linux', exec));
-    assert.equal(report.activated, false);
-    assert.equal(report.warnings.length, 1);
-    assert.match(report.warnings[0]!, /systemctl is not installed/);
-    assert.match(report.warnings[0]!, /systemctl --user enable --now voxd\.socket voxd\.service/);
-    assert.ok(existsSync(report.files[0]!) && existsSync(report.files[1]!));
+    await assert.rejects(installService(opts(home, 'linux', exec)), (err: unknown) => {
+      assert.ok(err instanceof ServiceError && err.managerUnavailable);
+      assert.match(err.message, /no working systemd user manager: systemctl is not installed\. Nothing was installed or stopped\./);
+      assert.match(err.message, /clients start it on demand/);
+      assert.match(err.message, /"voxd" under your own supervisor/);
+      return true;
+    });
+    assert.deepEqual(exec.calls, [['systemctl', '--user', 'is-system-running']]);
+    assert.equal(existsSync(join(home, '.config')), false, 'no unit written');
+    assert.equal(serviceInstalled(opts(home, 'linux', exec)), false);
   });
 
-  test('Linux without a user bus: files written, the warning quotes systemctl and says what to do', async () => {
+  test('Linux without a user bus ("offline"): refused, quoting systemctl; nothing written', async () => {
     const home = dir();
-    const exec = fakeExec(() => ({ code: 1, stderr: 'Failed to connect to bus: No medium found\n' }));
-    const report = await installService(opts(home, 'linux', exec));
-    assert.equal(report.activated, false);
-    assert.deepEqual(exec.calls, [['systemctl', '--user', 'daemon-reload']]);
-    assert.match(report.warnings[0]!, /Failed to connect to bus: No medium found/);
-    assert.match(report.warnings[0]!, /enable-linger/);
-    assert.match(report.warnings[0]!, /systemctl --user enable --now voxd\.socket voxd\.service/);
-    assert.equal(serviceInstalled(opts(home, 'linux', exec)), true);
+    const exec = fakeExec(() => ({ code: 1, stdout: 'offline\n', stderr: 'Failed to connect to bus: No medium found\n' }));
+    await assert.rejects(installService(opts(home, 'linux', exec)), /"systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found/);
+    assert.deepEqual(exec.calls, [['systemctl', '--user', 'is-system-running']]);
+    assert.equal(serviceInstalled(opts(home, 'linux', exec)), false);
+    // degraded is a working manager (one failed unit somewhere else).
+    const degraded = fakeExec((argv) => (argv[2] === 'is-system-running' ? { code: 1, stdout: 'degraded\n' } : {}));
+    assert.equal((await checkServiceManager(opts(home, 'linux', degraded))).ok, true);
+  });
+
+  test('macOS without a GUI session: refused', async () => {
+    const home = dir();
+    const exec = fakeExec(() => ({ code: 112, stderr: 'Could not find domain for port identifier: gui/501' }));
+    await assert.rejects(installService(opts(home, 'darwin', exec, { uid: 501 })), /no launchd GUI session .*Could not find domain/);
+    assert.equal(existsSync(join(home, 'Library')), false);
+  });
+
+  test('Linux: a variable that points nowhere is left out of the unit with a warning', async () => {
+    const home = dir();
+    const o = opts(home, 'linux', fakeExec(), { exists: (p: string) => p !== '/run/user/1000' });
+    const report = await installService(o);
+    const unit = readFileSync(report.files[0]!, 'utf8');
+    assert.doesNotMatch(unit, /XDG_RUNTIME_DIR/);
+    assert.match(report.warnings.join('\n'), /XDG_RUNTIME_DIR=\/run\/user\/1000 points to nothing here/);
   });
 
   test('Linux: a per-login DBUS address is copied with a warning', async () => {
@@ -301,12 +348,16 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
     const report = await installService(opts(home, 'darwin', exec, { uid: 501 }));
     const plist = join(home, 'Library', 'LaunchAgents', 'com.vox.voxd.plist');
     assert.deepEqual(report.files, [plist]);
-    assert.deepEqual(exec.calls, [['launchctl', 'bootstrap', 'gui/501', plist]]);
+    assert.deepEqual(exec.calls, [
+      ['launchctl', 'print', 'gui/501'],
+      ['launchctl', 'bootstrap', 'gui/501', plist],
+    ]);
     assert.ok(existsSync(join(home, 'Library', 'Application Support', 'vox', 'logs')), 'launchd needs the log directory to exist');
 
     exec.calls.length = 0;
     await installService(opts(home, 'darwin', exec, { uid: 501 }));
     assert.deepEqual(exec.calls, [
+      ['launchctl', 'print', 'gui/501'],
       ['launchctl', 'bootout', 'gui/501/com.vox.voxd'],
       ['launchctl', 'bootstrap', 'gui/501', plist],
     ]);
@@ -319,7 +370,7 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
 
   test('macOS: a failed bootstrap leaves the plist and says how to load it', async () => {
     const home = dir();
-    const exec = fakeExec(() => ({ code: 5, stderr: 'Bootstrap failed: 5: Input/output error' }));
+    const exec = fakeExec((argv) => (argv[1] === 'bootstrap' ? { code: 5, stderr: 'Bootstrap failed: 5: Input/output error' } : {}));
     const report = await installService(opts(home, 'darwin', exec, { uid: 501 }));
     assert.equal(report.activated, false);
     assert.match(report.warnings[0]!, /Input\/output error/);
@@ -391,63 +442,93 @@ describe('vox daemon (built binary)', () => {
   const notBuilt = !existsSync(cliJs) ? `${cliJs} is not built; run "npx tsc -b"` : !existsSync(voxdMain) ? 'voxd is not built' : false;
 
   /**
-   * An environment in which no real service manager can be reached: HOME,
-   * VOX_HOME and XDG_RUNTIME_DIR are temporary and there is no session bus, so
-   * systemctl --user fails and nothing outside the temp dir changes.
+   * An environment in which no real service manager is reached: HOME,
+   * VOX_HOME, VOX_CONFIG_HOME and XDG_RUNTIME_DIR are temporary, there is no
+   * session bus, and a stand-in `systemctl` comes first on PATH. The stand-in
+   * records its arguments and answers as the mode file says: `unreachable`
+   * (no user bus, as in a container) or `reachable`, where it plays systemd:
+   * `enable --now`, `start` and `restart` run voxd, `stop` and `disable` end it.
    */
   function sandbox(port?: number) {
     const root = dir();
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    const pulse = join(root, 'pulse-native');
+    writeFileSync(pulse, '');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
       HOME: join(root, 'home'),
       VOX_HOME: join(root, 'state'),
+      VOX_CONFIG_HOME: join(root, 'config'),
       XDG_RUNTIME_DIR: join(root, 'run'),
-      PULSE_SERVER: 'unix:/run/user/1000/pulse/native',
+      PULSE_SERVER: `unix:${pulse}`,
       VOXD_AUDIO: 'null',
+      STUB_LOG: join(root, 'systemctl.log'),
+      STUB_MODE: join(root, 'systemctl.mode'),
+      STUB_PID: join(root, 'systemctl.pid'),
+      STUB_NODE: process.execPath,
+      STUB_VOXD: voxdMain,
     };
     for (const k of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'VOXD_URL', 'VOXD_HOST', 'VOXD_BIN', 'VOXD_TOKEN', 'VOX_NO_AUTOSTART']) delete env[k];
     if (port) env.VOXD_PORT = String(port);
     else delete env.VOXD_PORT;
     mkdirSync(env.HOME!, { recursive: true });
     mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(bin, 'systemctl'),
+      `#!/bin/sh
+echo "$*" >> "$STUB_LOG"
+if [ "$(cat "$STUB_MODE" 2>/dev/null)" != reachable ]; then
+  case "$*" in *is-system-running*) echo offline ;; esac
+  echo "Failed to connect to bus: No medium found" >&2
+  exit 1
+fi
+stop() { [ -f "$STUB_PID" ] && kill "$(cat "$STUB_PID")" 2>/dev/null; while [ -f "$STUB_PID" ] && kill -0 "$(cat "$STUB_PID")" 2>/dev/null; do sleep 0.1; done; rm -f "$STUB_PID"; }
+case "$*" in
+  "--user is-system-running") echo running ;;
+  "--user enable --now voxd.socket voxd.service"|"--user start voxd.socket voxd.service") "$STUB_NODE" "$STUB_VOXD" </dev/null >/dev/null 2>&1 & echo $! > "$STUB_PID" ;;
+  "--user restart voxd.service") stop; "$STUB_NODE" "$STUB_VOXD" </dev/null >/dev/null 2>&1 & echo $! > "$STUB_PID" ;;
+  "--user stop voxd.service"|"--user disable --now voxd.socket voxd.service") stop ;;
+esac
+exit 0
+`,
+      { mode: 0o755 },
+    );
+    const mode = (m: 'reachable' | 'unreachable') => writeFileSync(env.STUB_MODE!, m);
+    const calls = () => (existsSync(env.STUB_LOG!) ? readFileSync(env.STUB_LOG!, 'utf8').trim().split('\n') : []);
     const vox = (...args: string[]) => spawnSync(process.execPath, [cliJs, 'daemon', ...args], { env, cwd: root, encoding: 'utf8', timeout: 30_000 });
-    return { env, vox, unitDir: join(env.HOME!, '.config', 'systemd', 'user') };
+    const doctor = () => JSON.parse(spawnSync(process.execPath, [cliJs, 'doctor', '--json'], { env, cwd: root, encoding: 'utf8', timeout: 60_000 }).stdout);
+    return { env, vox, doctor, mode, calls, unitDir: join(env.HOME!, '.config', 'systemd', 'user') };
   }
 
-  // The warning checked here is systemctl's own failure to reach a user bus.
-  test('install writes the units with the audio session into the temp HOME, even without a user bus', { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') || needTool('systemctl') }, () => {
-    const { env, vox, unitDir } = sandbox();
-    const r = vox('install');
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`Wrote ${unitDir}/voxd\\.service`));
-    assert.match(r.stdout, new RegExp(`Wrote ${unitDir}/voxd\\.socket`));
-    assert.match(r.stderr, /warning: .*systemctl --user .*failed/);
-    assert.match(r.stderr, /systemctl --user enable --now voxd\.socket voxd\.service/);
-    const unit = readFileSync(join(unitDir, 'voxd.service'), 'utf8');
-    assert.match(unit, new RegExp(`^ExecStart="${process.execPath}" "${voxdMain}"$`, 'm'));
-    assert.ok(unit.includes(`Environment="XDG_RUNTIME_DIR=${env.XDG_RUNTIME_DIR}"`));
-    assert.ok(unit.includes('Environment="PULSE_SERVER=unix:/run/user/1000/pulse/native"'));
-    assert.ok(unit.includes(`Environment="VOX_HOME=${env.VOX_HOME}"`));
-    assert.doesNotMatch(unit, /DBUS_SESSION_BUS_ADDRESS/);
-
-    const st = vox('status', '--json');
-    assert.equal(st.status, 3, 'status exits 3 while voxd is not running');
-    const json = JSON.parse(st.stdout);
-    assert.equal(json.service.installed, true);
-    assert.equal(json.service.manager, 'systemd');
-    assert.equal(json.client.version, VERSION);
-    assert.equal(json.daemon.running, false);
-
-    const un = vox('uninstall');
-    assert.equal(un.status, 0, un.stderr);
-    assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
-    assert.equal(existsSync(join(unitDir, 'voxd.socket')), false);
-    assert.match(vox('uninstall').stdout, /not installed/);
+  test('without a working user manager, install refuses, writes nothing and leaves the running voxd alone', { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') }, async () => {
+    const port = await freePort();
+    const { vox, mode, calls, unitDir } = sandbox(port);
+    mode('unreachable');
+    try {
+      const started = vox('start', '--json');
+      assert.equal(started.status, 0, started.stderr);
+      const pid = JSON.parse(started.stdout).daemon.pid as number;
+      const r = vox('install');
+      assert.equal(r.status, 3, r.stderr);
+      assert.match(r.stderr, /^vox daemon install: no working systemd user manager: "systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found\. Nothing was installed or stopped\./m);
+      assert.match(r.stderr, /clients start it on demand .*"vox daemon start".*"voxd" under your own supervisor/);
+      assert.doesNotMatch(r.stdout, /Stopping/);
+      assert.equal(pidAlive(pid), true, 'the running voxd was not stopped');
+      assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
+      assert.deepEqual(calls(), ['--user is-system-running'], 'nothing but the check ran');
+      const json = JSON.parse(vox('install', '--json').stdout);
+      assert.equal(json.manager.ok, false);
+      assert.match(json.error, /Nothing was installed or stopped/);
+    } finally {
+      vox('stop');
+    }
   });
 
-  test('start, status, restart and stop a real voxd (no service manager)', { skip: notBuilt }, async () => {
+  test('start, status, restart and stop a real voxd; install through a working manager; doctor when installed but not running', { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') }, async () => {
     const port = await freePort();
-    const { vox, unitDir } = sandbox(port);
+    const { env, vox, doctor, mode, calls, unitDir } = sandbox(port);
     try {
       const started = vox('start');
       assert.equal(started.status, 0, started.stderr);
@@ -477,14 +558,35 @@ describe('vox daemon (built binary)', () => {
       assert.notEqual(s2.daemon.pid, s1.daemon.pid, 'restart runs a new voxd');
       assert.equal(pidAlive(s1.daemon.pid), false);
 
-      // install hands the port over: the voxd a client started is stopped first.
+      // A working manager: install checks it, hands the port over (the voxd a client started is stopped first), and the manager's voxd answers.
+      mode('reachable');
       const inst = vox('install');
       assert.equal(inst.status, 0, inst.stderr);
       assert.match(inst.stdout, new RegExp(`Stopping the voxd that is running \\(pid ${s2.daemon.pid}\\)`));
+      assert.match(inst.stdout, /is running .*under systemd/);
       assert.equal(pidAlive(s2.daemon.pid), false);
-      assert.ok(existsSync(join(unitDir, 'voxd.service')));
+      assert.deepEqual(calls(), ['--user is-system-running', '--user is-system-running', '--user daemon-reload', '--user enable --now voxd.socket voxd.service']);
+      const unit = readFileSync(join(unitDir, 'voxd.service'), 'utf8');
+      assert.match(unit, new RegExp(`^ExecStart="${process.execPath}" "${voxdMain}"$`, 'm'));
+      assert.ok(unit.includes(`Environment="XDG_RUNTIME_DIR=${env.XDG_RUNTIME_DIR}"`));
+      assert.ok(unit.includes(`Environment="PULSE_SERVER=${env.PULSE_SERVER}"`));
+      assert.ok(unit.includes(`Environment="VOX_HOME=${env.VOX_HOME}"`));
+      assert.ok(unit.includes(`Environment="VOX_CONFIG_HOME=${env.VOX_CONFIG_HOME}"`));
+      assert.doesNotMatch(unit, /DBUS_SESSION_BUS_ADDRESS/);
+      assert.match(readFileSync(join(unitDir, 'voxd.socket'), 'utf8'), new RegExp(`^ListenStream=127\\.0\\.0\\.1:${port}$`, 'm'));
+      const service = (d: { checks: Array<{ name: string; level: string; detail: string; fix?: string }> }) => d.checks.find((c) => c.name === 'service')!;
+      assert.equal(service(doctor()).level, 'ok');
+
+      // Installed, but voxd is down: doctor fails it, with the fix.
+      const down = vox('stop');
+      assert.equal(down.status, 0, down.stderr);
+      const check = service(doctor());
+      assert.equal(check.level, 'fail', JSON.stringify(check));
+      assert.match(check.detail, /installed \(systemd user units\) but not running/);
+      assert.match(check.fix!, /vox daemon start/);
 
       // Installed but no reachable manager: start and stop fall back to acting on voxd directly.
+      mode('unreachable');
       const start = vox('start');
       assert.equal(start.status, 0, start.stderr);
       assert.match(start.stderr, /manager is not reachable/);
@@ -495,7 +597,15 @@ describe('vox daemon (built binary)', () => {
       assert.equal(s3.daemon.running, false);
       assert.match(s3.warnings.join('\n'), /manager is not reachable/);
       assert.equal(vox('status').status, 3);
+
+      mode('reachable');
+      const un = vox('uninstall');
+      assert.equal(un.status, 0, un.stderr);
+      assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
+      assert.equal(existsSync(join(unitDir, 'voxd.socket')), false);
+      assert.match(vox('uninstall').stdout, /not installed/);
     } finally {
+      mode('reachable');
       vox('stop');
       vox('uninstall');
     }

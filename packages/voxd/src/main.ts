@@ -145,6 +145,18 @@ function answers(state: NonNullable<typeof running>): Promise<boolean> {
     req.on('error', () => resolve(false));
   });
 }
+/** The version of a voxd that answers at host:port, or undefined. Waits up to 1 s (a socket-activated voxd may be starting; a client's own start budget is short). */
+function voxdVersionAt(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const req = httpGet({ host, port, path: '/v1/health', timeout: 1000 }, (res) => {
+      res.resume();
+      const v = res.headers['x-voxd-version'];
+      resolve(res.statusCode === 200 && typeof v === 'string' ? v : undefined);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
+}
 if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
 let release: () => Promise<void>;
 try {
@@ -232,6 +244,9 @@ try {
   await release();
   const e = err as NodeJS.ErrnoException;
   if (e.code === 'EADDRINUSE') {
+    // A voxd may hold it: systemd's socket for the service (asking starts it), or one for another VOX_HOME.
+    const other = await voxdVersionAt(host, port);
+    if (other) fail(`port ${port} on ${host} is served by voxd ${other} already (the service's socket, or a voxd for another VOX_HOME); clients reach it there`, EXIT_ALREADY_RUNNING);
     const how = settings.sources.port === 'flag' ? 'pass another --port' : settings.sources.port === 'env' ? 'set VOXD_PORT to another port' : '"vox daemon config set port N" chooses another (or VOXD_PORT=N for one run)';
     fail(`port ${port} on ${host} is in use by another program; ${how}`);
   }

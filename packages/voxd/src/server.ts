@@ -9,6 +9,7 @@ import { Dispatcher, type Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
+import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
@@ -26,6 +27,8 @@ export interface ServerOptions {
   sink: Sink;
   /** Text cleanup and sentence splitting (text/preparer.ts); default: the text as given. */
   prepare?: PrepareFn;
+  /** Per-client buffer and replay ring of GET /v1/events (event-stream.ts defaults). */
+  events?: EventStreamOptions;
   clock?: () => number;
   logger?: FastifyBaseLogger;
   version?: string;
@@ -35,6 +38,8 @@ export interface ServerOptions {
 export interface VoxServer {
   app: FastifyInstance;
   dispatcher: Dispatcher;
+  /** The fan-out of GET /v1/events. */
+  events: EventStream;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -85,9 +90,13 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher });
   await app.register(voicesRoute, { resolve });
-  await app.register(eventsRoute, { dispatcher });
+  const events = new EventStream({
+    ...options.events,
+    onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
+  });
+  await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
-  return { app, dispatcher };
+  return { app, dispatcher, events };
 }
 
 /** A synthesizer over one engine: used until the registry picks among several. */

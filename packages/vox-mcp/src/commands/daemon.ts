@@ -19,8 +19,10 @@ import { EXIT } from '../context.js';
 import { defineCommand, pickAction, UsageError } from '../command.js';
 import {
   ServiceError,
+  checkServiceManager,
   controlService,
   installService,
+  refusal,
   serviceFilePaths,
   serviceInstalled,
   serviceManager,
@@ -224,6 +226,11 @@ async function viaManager(io: Io, action: 'start' | 'stop' | 'restart', opts: Se
 async function install(io: Io, opts: ServiceOptions): Promise<number> {
   const manager = supported();
   if (!manager) throw new Failure(`vox daemon install supports Linux (systemd) and macOS (launchd), not ${process.platform}. Use "vox daemon start".`, EXIT.USAGE);
+  // Before anything is stopped or written: without a working manager, the
+  // running voxd must keep running and nothing half-installed is left behind.
+  const check = await checkServiceManager(opts);
+  io.result.manager = { name: manager, ok: check.ok, detail: check.detail };
+  if (!check.ok) throw new Failure(refusal(manager, check.detail), EXIT.UNREACHABLE);
   if (!serviceInstalled(opts)) {
     // A voxd that a client started holds the port the service needs.
     const r = running(io.ctx.env);

@@ -18,7 +18,8 @@ as this shell sees it (the embedded espeak, espeak-ng and say on PATH, cloud
 keys in the environment or VOX_HOME/keys.env, never printed); the audio
 output (voxd's sink, the speaker module probed in a child process, player
 commands); this directory's .vox/config.md; vox's Claude Code hooks (user,
-project and local settings); the voxd service.
+project and local settings); voxd's settings file; the voxd service
+(installed but not running is a failure).
 
 Does not start voxd.
 

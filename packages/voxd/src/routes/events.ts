@@ -1,16 +1,20 @@
-/** GET /v1/events: Server-Sent Events, one per dispatcher event, with a heartbeat comment. */
+/** GET /v1/events: Server-Sent Events from the dispatcher, through EventStream (bounded per client). */
 import type { FastifyPluginAsync } from 'fastify';
-import type { VoxEvent } from '@vox/protocol';
 import type { Dispatcher } from '../dispatcher.js';
+import { EventStream } from '../event-stream.js';
 
 const HEARTBEAT_MS = 15_000;
 
-export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
-  const open = new Set<() => void>();
-  app.addHook('onClose', async () => {
-    for (const end of open) end();
+export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; stream?: EventStream }> = async (app, { dispatcher, stream = new EventStream() }) => {
+  dispatcher.on('event', (e) => stream.publish(e));
+  const heartbeat = setInterval(() => stream.heartbeat(), HEARTBEAT_MS);
+  heartbeat.unref();
+  // preClose, not onClose: the server waits for open streams before onClose runs.
+  app.addHook('preClose', async () => {
+    clearInterval(heartbeat);
+    stream.close();
   });
-  app.get('/v1/events', async (request, reply) => {
+  app.get<{ Headers: { 'last-event-id'?: string } }>('/v1/events', async (request, reply) => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -18,23 +22,7 @@ export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async
       'cache-control': 'no-cache',
       connection: 'keep-alive',
     });
-    res.write(': connected\n\n');
-    const onEvent = (e: VoxEvent) => {
-      res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    };
-    dispatcher.on('event', onEvent);
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    heartbeat.unref();
-    const cleanup = () => {
-      clearInterval(heartbeat);
-      dispatcher.off('event', onEvent);
-      open.delete(end);
-    };
-    const end = () => {
-      cleanup();
-      res.end();
-    };
-    open.add(end);
-    request.raw.on('close', cleanup);
+    stream.subscribe(res, request.headers['last-event-id']);
+    request.raw.on('close', () => stream.unsubscribe(res));
   });
 };
