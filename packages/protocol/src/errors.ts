@@ -26,6 +26,18 @@ export const WIRE_ERRORS = {
     statusCode: 403,
     message: 'Host header %s is not a loopback address. Connect to 127.0.0.1, ::1 or localhost.',
   },
+  VOX_ERR_HTTP_MALFORMED: {
+    statusCode: 400,
+    message: 'The request is not valid HTTP/1.1 (%s). Send a well-formed request; any HTTP client library does.',
+  },
+  VOX_ERR_HEADERS_TOO_LARGE: {
+    statusCode: 431,
+    message: 'The request headers are larger than voxd accepts. Send only the headers the request needs.',
+  },
+  VOX_ERR_REQUEST_TIMEOUT: {
+    statusCode: 408,
+    message: 'The request did not arrive whole within %s seconds. Send the headers and the whole body at once.',
+  },
   VOX_ERR_BODY_INVALID_JSON: {
     statusCode: 400,
     message: 'The request body is not valid JSON: %s. Send a JSON object with Content-Type: application/json.',
@@ -69,6 +81,18 @@ export const WIRE_ERRORS = {
   VOX_ERR_PLAYBACK_FAILED: {
     statusCode: 500,
     message: 'Audio playback failed: %s. Run "vox doctor" to check the audio device, or set VOXD_AUDIO.',
+  },
+  VOX_ERR_PLAYBACK_TIMEOUT: {
+    statusCode: 500,
+    message: 'Audio playback timed out: %s. Check the player with "vox doctor", or set VOXD_AUDIO.',
+  },
+  VOX_ERR_VOICE_UNKNOWN: {
+    statusCode: 400,
+    message: 'Unknown voice %s for engine %s (the field "voice"). List the voices with "vox voices" or GET /v1/voices.',
+  },
+  VOX_ERR_SYNTHESIZE_BUSY: {
+    statusCode: 429,
+    message: 'voxd is already rendering %s /v1/synthesize requests, its limit. Retry after the Retry-After seconds, or send one request at a time.',
   },
   VOX_ERR_INTERNAL: {
     statusCode: 500,

@@ -45,3 +45,23 @@ export function toWireError(err: unknown): WireError {
   if (e?.statusCode === 400) return wireError('VOX_ERR_BODY_INVALID', e.message ?? 'bad request');
   return wireError('VOX_ERR_INTERNAL', 'see the log for details');
 }
+
+/** Seconds a client has to send its whole request (headers and body); a `wait` response is not timed. */
+export const REQUEST_TIMEOUT_SECONDS = 30;
+
+/**
+ * The raw HTTP response for a connection-level error (Node rejected the bytes
+ * before any route saw them), in the same `{code, message, statusCode}` shape
+ * as every other error.
+ */
+export function clientErrorResponse(err: NodeJS.ErrnoException): string {
+  const w =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? wireError('VOX_ERR_HEADERS_TOO_LARGE')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? wireError('VOX_ERR_REQUEST_TIMEOUT', REQUEST_TIMEOUT_SECONDS)
+        : wireError('VOX_ERR_HTTP_MALFORMED', (err.code ?? 'parse error').replace(/^HPE_/, '').toLowerCase().replace(/_/g, ' '));
+  const body = JSON.stringify(w);
+  const reason = w.statusCode === 431 ? 'Request Header Fields Too Large' : w.statusCode === 408 ? 'Request Timeout' : 'Bad Request';
+  return `HTTP/1.1 ${w.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}

@@ -127,6 +127,13 @@ env.VOXD_ENGINE = settings.values.engine;
 
 const log = createLogger({ dir: paths.logs, level: settings.values.logLevel });
 log.info({ settings: settings.values, sources: settings.sources, file: settingsFile.exists ? settingsFile.path : undefined }, 'voxd starting');
+// Others who can write VOX_HOME can swap the token or voxd.json under us: say so (voxd creates it 0700).
+const homeMode = statSync(paths.home).mode & 0o777;
+if (process.platform !== 'win32' && homeMode & 0o022) {
+  const warning = `VOX_HOME=${paths.home} is writable by ${homeMode & 0o002 ? 'everyone' : 'its group'} (mode ${homeMode.toString(8)}); run "chmod 700 ${paths.home}"`;
+  log.warn(warning);
+  process.stderr.write(`voxd: warning: ${warning}\n`);
+}
 
 // One voxd per VOX_HOME. A daemon that answers makes us exit at once. A voxd.json
 // left by a killed daemon proves nothing (its pid may be reused, or a zombie), so
@@ -196,10 +203,23 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
-process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
+// Before voxd listens, anything unexpected is fatal and said on stderr (with a
+// non-zero exit); once it serves, it is logged and voxd keeps serving.
+let serving = false;
+const unexpected = (what: string) => (err: unknown) => {
+  if (!serving) fail(`${what} while starting: ${(err as Error)?.message ?? String(err)}`);
+  log.error({ err }, what);
+};
+process.on('unhandledRejection', unexpected('unhandled rejection'));
+process.on('uncaughtException', unexpected('uncaught exception'));
 
-const token = ensureToken(paths.token, (msg) => log.warn(msg));
+let token: string;
+try {
+  token = ensureToken(paths.token, (msg) => log.warn(msg));
+} catch (err) {
+  await release();
+  fail(`cannot use the token file: ${(err as Error).message}`);
+}
 let sink: Sink;
 try {
   sink = createSink(sinkSpec, { env, log: (obj, msg) => log.debug(obj, msg) });
@@ -253,6 +273,7 @@ try {
   fail(`cannot listen on ${host}:${port}: ${e.message}`);
 }
 writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources });
+serving = true;
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
 shutdownHook = async () => {

@@ -8,12 +8,23 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { wireError } from '@vox/protocol';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+/**
+ * A Host header is the whole `host[:port]` (RFC 9110): anything after the
+ * host that is not a port (`[::1].evil.com`, `127.0.0.1:80@evil.com`) makes
+ * it a different host, so the header must match this exactly.
+ */
+const HOST_HEADER = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
+const IPV4_LOOPBACK = /^127\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
 export function isLoopbackHost(hostHeader: string | undefined): boolean {
-  if (!hostHeader) return true; // HTTP/1.0 clients send none; the socket is loopback anyway.
-  const host = hostHeader.startsWith('[') ? hostHeader.slice(0, hostHeader.indexOf(']') + 1) : hostHeader.split(':')[0]!;
-  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host);
+  if (hostHeader === undefined) return true; // HTTP/1.0 clients send none; the socket is loopback anyway.
+  const m = HOST_HEADER.exec(hostHeader);
+  if (!m) return false;
+  const host = m[1]!.toLowerCase();
+  if (m[2] !== undefined && Number(m[2]) > 65535) return false;
+  return LOOPBACK_HOSTS.has(host) || IPV4_LOOPBACK.test(host);
 }
 
 export function tokenMatches(header: string | undefined, token: string): 'ok' | 'missing' | 'invalid' {

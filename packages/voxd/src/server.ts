@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
 import { Dispatcher, type Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
-import { toWireError } from './errors.js';
+import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
@@ -54,6 +54,13 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+    // A request whose body never finishes must not hold its connection for ever (fastify's default is no limit).
+    requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
+    // Errors Node finds before routing (malformed HTTP, huge headers, the timeout above) get our error body too.
+    clientErrorHandler: (err, socket) => {
+      if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
+      else socket.destroy();
+    },
   });
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
