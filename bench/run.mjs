@@ -31,6 +31,7 @@ const BENCHES = [
   { file: 'say.mjs', everyNode: true },
   { file: 'hook.mjs', everyNode: true },
   { file: 'mcp.mjs', everyNode: true },
+  { file: 'mcp-tool-hook.mjs' },
   { file: 'cache.mjs' },
   { file: 'cloud.mjs' },
   { file: 'daemon.mjs' },

@@ -36,3 +36,7 @@ await Promise.all([
 ]);
 writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");
 chmodSync(dist('vox.cjs'), 0o755);
+
+// The plugin's launcher (plugin/bin/vox.cjs) finds the vox entry through this
+// record when Claude Code has copied the plugin into its cache.
+writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: dist('vox.cjs') }, null, 2)}\n`);
