@@ -38,6 +38,7 @@ const BENCHES = [
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'mcp-result-size.mjs' },
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },
   { file: 'audio-io.mjs' },
