@@ -17,7 +17,8 @@ const TOKEN = 'd'.repeat(43);
 
 /**
  * Holds its first utterance until it is stopped, so nothing moves while the test looks; plays the rest at once.
- * (The first text is long, about 30 s of audio, so the playback watchdog leaves it alone meanwhile.)
+ * (The first text is long, about 30 s of audio, all taken before the hold, so the playback watchdog,
+ * which counts the audio handed to the sink, leaves it alone meanwhile.)
  */
 class HoldSink implements Sink {
   readonly name = 'hold';
@@ -31,13 +32,9 @@ class HoldSink implements Sink {
   async play(_f: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal): Promise<PlayResult> {
     let bytes = 0;
     const hold = this.plays.length === 0;
-    for await (const c of chunks) {
-      bytes += c.length;
-      if (hold) {
-        if (!signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-        break;
-      }
-    }
+    for await (const c of chunks) bytes += c.length;
+    // Held with all of its audio taken: the watchdog allows its whole duration plus the margin.
+    if (hold && !signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
     this.plays.push({ aborted: signal.aborted });
     return { aborted: signal.aborted, bytes };
   }
