@@ -307,6 +307,8 @@ describe('process lifecycle', () => {
       process.kill(state.pid, 'SIGTERM');
       await waitFor(() => (existsSync(join(home, 'voxd.json')) ? undefined : true), 10_000, 'voxd to exit');
     } finally {
+      // The voxd that vox started, also when an assertion above failed.
+      await stopDaemonsUnder(home);
       removeDir(home);
     }
   });
@@ -364,6 +366,9 @@ describe('hard failures', () => {
       process.kill(state.pid, 'SIGTERM');
       await waitFor(() => (existsSync(join(d.home, 'voxd.json')) ? undefined : true), 10_000, 'the new voxd to exit');
     } finally {
+      // The first voxd, and the one vox started in its place, also when an assertion above failed.
+      await d.stop();
+      await stopDaemonsUnder(d.home);
       removeDir(d.home);
     }
   });

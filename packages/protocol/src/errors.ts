@@ -82,6 +82,18 @@ export const WIRE_ERRORS = {
     statusCode: 500,
     message: 'Audio playback failed: %s. Run "vox doctor" to check the audio device, or set VOXD_AUDIO.',
   },
+  VOX_ERR_PLAYBACK_TIMEOUT: {
+    statusCode: 500,
+    message: 'Audio playback timed out: %s. Check the player with "vox doctor", or set VOXD_AUDIO.',
+  },
+  VOX_ERR_VOICE_UNKNOWN: {
+    statusCode: 400,
+    message: 'Unknown voice %s for engine %s (the field "voice"). List the voices with "vox voices" or GET /v1/voices.',
+  },
+  VOX_ERR_SYNTHESIZE_BUSY: {
+    statusCode: 429,
+    message: 'voxd is already rendering %s /v1/synthesize requests, its limit. Retry after the Retry-After seconds, or send one request at a time.',
+  },
   VOX_ERR_INTERNAL: {
     statusCode: 500,
     message: 'Internal error in voxd: %s. Please report it with the lines around it in VOX_HOME/logs.',

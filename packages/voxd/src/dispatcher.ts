@@ -38,6 +38,7 @@ import type { AudioFormat, Engine, Synthesis, SynthesisRequest } from './engines
 import { dedupKeyFor } from './normalize.js';
 import { applyGain, resample } from './pcm.js';
 import { SpeechQueue } from './queue.js';
+import { PlaybackWatchdog } from './playback-watchdog.js';
 import { splitSentences } from './sentences.js';
 import type { PrepareFn } from './text/preparer.js';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
@@ -69,13 +70,15 @@ export interface DispatcherOptions {
   historySize?: number;
   /** Fail an utterance whose engine yields no audio for this long, in ms. Default 30000. */
   synthesisTimeoutMs?: number;
+  /** A sink may take the audio's duration plus max(this, 50 %) to play it, in ms. Default 2000. */
+  playbackGraceMs?: number;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
 /** A speak request as the dispatcher takes it: the wire type, less the HTTP-only `wait`. */
 export type SpeakInput = Omit<SpeakRequest, 'wait'>;
 
-type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown';
+type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown' | 'watchdog';
 
 interface Utterance {
   id: string;
@@ -105,6 +108,8 @@ interface Utterance {
   abort?: AbortController;
   abortReason?: AbortReason;
   abortDetail?: string;
+  /** Resolves when the current pass through the sink has ended (its play() returned). */
+  ended?: Promise<void>;
   settled: boolean;
   waiters: Array<(r: SpeakResponse) => void>;
   result?: SpeakResponse;
@@ -126,6 +131,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #maxQueue: number;
   readonly #historySize: number;
   readonly #synthesisTimeoutMs: number;
+  readonly #playbackGraceMs: number;
   readonly #log: DispatcherOptions['log'];
   readonly #dedup: DuplicateFilter;
   readonly #queue = new SpeechQueue<Utterance>();
@@ -147,6 +153,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#maxQueue = options.maxQueue ?? 10_000;
     this.#historySize = options.historySize ?? 200;
     this.#synthesisTimeoutMs = options.synthesisTimeoutMs ?? 30_000;
+    this.#playbackGraceMs = options.playbackGraceMs ?? 2000;
     this.#log = options.log;
     this.#dedup = new DuplicateFilter(this.#clock);
   }
@@ -317,8 +324,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return { response: { id, status: 'queued', text: u.text, sink }, settled: this.#outcomeOf(u) };
   }
 
-  /** Stop speech in a scope. Returns the ids that were stopped. */
-  stop(scope: StopScope = 'all', target?: { session?: string; id?: string }): string[] {
+  /**
+   * Stop speech in a scope. Resolves with the ids that were stopped once the
+   * audio of the one that was playing has really ended (the sink returned).
+   */
+  async stop(scope: StopScope = 'all', target?: { session?: string; id?: string }): Promise<string[]> {
     const stopped: string[] = [];
     const match = (u: Utterance): boolean => {
       switch (scope) {
@@ -340,6 +350,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     if (p && (scope === 'current' || match(p))) {
       stopped.push(p.id);
       this.#abortPlaying('stopped', `stopped (${scope})`);
+      await p.ended;
     }
     return stopped;
   }
@@ -426,6 +437,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     const abort = new AbortController();
     u.abort = abort;
     u.abortReason = undefined;
+    let ended!: () => void;
+    u.ended = new Promise((r) => (ended = r));
     this.#playing = u;
     if (!u.started) {
       u.started = true;
@@ -445,7 +458,17 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
         this.#afterAbort(u);
         return;
       }
-      const result = await this.#sink.play(format, chunks, abort.signal, { id: u.id });
+      const watchdog = new PlaybackWatchdog(format, this.#playbackGraceMs, () => {
+        const audio = (watchdog.audioMs / 1000).toFixed(1);
+        const limit = (watchdog.limitMs / 1000).toFixed(1);
+        this.#abortPlaying('watchdog', `the player ${this.#sink.state().name} had not finished ${audio} s of audio after ${limit} s (the playback timeout), so it was killed`);
+      });
+      let result;
+      try {
+        result = await this.#sink.play(format, watchdog.watch(chunks), abort.signal, { id: u.id });
+      } finally {
+        watchdog.done();
+      }
       if (result.firstAudioAt !== undefined && u.entry.firstAudioMs === undefined) {
         u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
       }
@@ -463,6 +486,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       }
     } finally {
       this.#playing = null;
+      ended();
     }
   }
 
@@ -482,6 +506,10 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
         return;
       case 'shutdown':
         this.#settle(u, 'failed', 'voxd shut down while speaking', 'VOX_ERR_SHUTTING_DOWN');
+        return;
+      case 'watchdog':
+        this.#log?.warn({ id: u.id, session: u.session, reason: u.abortDetail }, 'playback timed out');
+        this.#settle(u, 'failed', u.abortDetail, 'VOX_ERR_PLAYBACK_TIMEOUT');
         return;
       default:
         this.#settle(u, 'stopped', u.abortDetail ?? 'stopped');

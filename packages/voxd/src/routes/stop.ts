@@ -20,7 +20,7 @@ export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (
     },
     async (request): Promise<StopResponse> => {
       const b = request.body ?? {};
-      return { stopped: dispatcher.stop(b.scope ?? 'all', b) };
+      return { stopped: await dispatcher.stop(b.scope ?? 'all', b) };
     },
   );
 };

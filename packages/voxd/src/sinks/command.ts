@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import type { AudioFormat } from '../engines/engine.js';
 import { Pacer } from '../pcm.js';
+import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../wav.js';
 import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
@@ -44,8 +45,10 @@ export class CommandSink implements Sink {
   #spawn: SpawnFn;
   #env: NodeJS.ProcessEnv;
   #lastError: string | undefined;
+  #log: ((obj: object, msg: string) => void) | undefined;
 
-  constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn } = {}) {
+  constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn; log?: (obj: object, msg: string) => void } = {}) {
+    this.#log = options.log;
     this.#env = options.env ?? process.env;
     this.#spawn = options.spawn ?? nodeSpawn;
     this.player = options.player ?? findPlayer(this.#env);
@@ -93,20 +96,25 @@ export class CommandSink implements Sink {
         tmp = mkdtempSync(join(tmpdir(), 'voxd-'));
         writeFileSync(join(tmp, 'u.wav'), toWav(format, Buffer.concat(input)));
       }
+      // Its own process group (detached), so a stop, a timeout or the end of the
+      // utterance can kill the player and everything it started (player-group.ts).
       const child = this.#spawn(player, playerArgs(player, format, tmp && join(tmp, 'u.wav')), {
         stdio: [player === 'afplay' ? 'ignore' : 'pipe', 'ignore', 'pipe'],
         env: this.#env,
+        detached: true,
       });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => {
         stderr = (stderr + d).slice(-2000);
       });
+      // 'exit', not 'close': a child of the player that holds stderr open must not keep this waiting.
       const exited = new Promise<number | null>((resolve, reject) => {
         child.once('error', reject);
-        child.once('close', (code, sig) => resolve(sig ? null : code));
+        child.once('exit', (code, sig) => resolve(sig ? null : code));
       });
       exited.catch(() => {});
-      const kill = () => child.kill('SIGKILL');
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const kill = () => killGroup(child);
       signal.addEventListener('abort', kill, { once: true });
       try {
         if (input) {
@@ -126,12 +134,21 @@ export class CommandSink implements Sink {
         }
         const code = await exited;
         if (!signal.aborted && code !== 0) {
+          // Whatever it left behind goes too, so its last words are all read.
+          killGroup(child);
+          await Promise.race([closed, new Promise((r) => setTimeout(r, 500))]);
           // The last line says what failed; ALSA prints a page of config noise before it.
           const why = stderr.trim().split('\n').pop()?.trim();
           throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${why ? `: ${why}` : ''}`);
         }
       } finally {
         signal.removeEventListener('abort', kill);
+        // Nothing the player started outlives the utterance, and the audio has
+        // ended (the group is dead) before play() returns.
+        killGroup(child);
+        if (child.pid !== undefined && !(await groupGone(child.pid))) {
+          this.#log?.({ pid: child.pid, player }, 'player process group still alive 1 s after SIGKILL');
+        }
       }
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };

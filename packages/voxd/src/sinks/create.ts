@@ -27,7 +27,7 @@ export function createSink(spec: string, options: SinkOptions = {}): Sink {
     if (player && !(PLAYERS as readonly string[]).includes(player)) {
       throw new Error(`unknown player "${player}" in audio sink "${spec}"; use one of ${PLAYERS.join(', ')}`);
     }
-    return new CommandSink({ ...rest, ...(player ? { player: player as PlayerName } : {}) });
+    return new CommandSink({ ...rest, ...(log ? { log } : {}), ...(player ? { player: player as PlayerName } : {}) });
   }
   if (spec.startsWith('file:')) {
     const [dir, query = ''] = spec.slice('file:'.length).split('?');
