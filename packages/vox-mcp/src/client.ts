@@ -324,7 +324,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
   if (exit) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
   throw new ClientError(
     'VOX_ERR_CLIENT_DAEMON_START_FAILED',
-    `voxd did not answer within ${Math.round(timeoutMs / 1000)} s after being started; run "voxd" in a terminal to see why, or check ${paths.logs}`,
+    `voxd did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s after being started (it may still be starting); run "voxd" in a terminal to see why, or check ${paths.logs}`,
   );
 }
 
