@@ -16,7 +16,7 @@ import { health, readDaemonState, startDaemon } from '../client.js';
 import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
-import { defineCommand, pickAction, UsageError } from '../command.js';
+import { defineCommand, pickAction, suggestion, UsageError } from '../command.js';
 import {
   ServiceError,
   checkServiceManager,
@@ -415,7 +415,7 @@ async function configCommand(io: Io, args: string[]): Promise<number> {
   const arity: Record<string, number> = { get: 1, set: 2, unset: 1 };
   if (verb !== undefined && (arity[verb] === undefined || key === undefined || rest.length !== arity[verb]! - 1)) {
     const known = verb !== undefined && arity[verb] !== undefined;
-    throw new UsageError(`${known ? `config ${verb} takes ${verb === 'set' ? 'KEY VALUE' : 'KEY'}` : `config: expected get, set or unset, not "${verb}"`} (keys: ${SETTING_KEYS.join(', ')}). ${CONFIG_USAGE}`);
+    throw new UsageError(`${known ? `config ${verb} takes ${verb === 'set' ? 'KEY VALUE' : 'KEY'}` : `config: expected get, set or unset, not "${verb}"${suggestion(verb!, ['get', 'set', 'unset'], true)}`} (keys: ${SETTING_KEYS.join(', ')}). ${CONFIG_USAGE}`);
   }
   const running = readDaemonState(ctx.env);
   const restartHint = running && pidAlive(running.pid) ? ' voxd reads it at start: run "vox daemon restart" to apply it now.' : ' voxd reads it at its next start.';

@@ -88,6 +88,15 @@ export interface FollowOptions {
   onOpen?: (version: string | undefined) => void;
   /** Give up when nothing, not even a heartbeat, arrives for this long, in ms (default 40 000). */
   staleMs?: number;
+  /** Sent as Last-Event-ID: the same voxd replays what came after it (or sends a `gap` event). */
+  lastEventId?: string;
+}
+
+/** voxd's notice that events were lost to this client (it fell behind, or was away too long). */
+export interface GapEvent {
+  type: 'gap';
+  missed: number;
+  reason: string;
 }
 
 /**
@@ -97,8 +106,8 @@ export interface FollowOptions {
  * HTTP refusal, and with the connection's error when voxd cannot be reached or
  * goes away mid-stream.
  */
-export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => void, options: FollowOptions = {}): Promise<void> {
-  const { signal, onOpen, staleMs = STALE_MS } = options;
+export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent | GapEvent, id: string | undefined) => void, options: FollowOptions = {}): Promise<void> {
+  const { signal, onOpen, staleMs = STALE_MS, lastEventId } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return resolve();
     let endpoint;
@@ -108,8 +117,11 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => v
       return reject(err);
     }
     if (!endpoint) return reject(new Error('voxd is not running (no voxd.json)'));
+    const headers: Record<string, string> = {};
+    if (endpoint.token) headers.authorization = `Bearer ${endpoint.token}`;
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
     const req = httpRequest(
-      { host: endpoint.host, port: endpoint.port, path: '/v1/events', headers: endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}, ...(signal ? { signal } : {}) },
+      { host: endpoint.host, port: endpoint.port, path: '/v1/events', headers, ...(signal ? { signal } : {}) },
       (res) => {
         if (res.statusCode !== 200) {
           let text = '';
@@ -135,8 +147,10 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent) => v
           while ((i = buf.indexOf('\n\n')) !== -1) {
             const block = buf.slice(0, i);
             buf = buf.slice(i + 2);
-            const data = block.split('\n').find((l) => l.startsWith('data: '));
-            if (data) onEvent(JSON.parse(data.slice(6)) as VoxEvent);
+            const lines = block.split('\n');
+            const data = lines.find((l) => l.startsWith('data: '));
+            const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+            if (data) onEvent(JSON.parse(data.slice(6)) as VoxEvent | GapEvent, id);
           }
         });
         res.on('end', resolve);
@@ -194,7 +208,20 @@ async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
       // voxd went away between the event and this request: the stream says so next.
     }
   };
-  const onEvent = (e: VoxEvent) => {
+  // Event ids count per voxd: Last-Event-ID is sent only back to the voxd that numbered them.
+  let lastId: string | undefined;
+  let idsFrom: string | undefined;
+  const daemonKey = () => {
+    const st = readDaemonState(env);
+    return st ? `${st.pid} ${st.startedAt}` : undefined;
+  };
+  const onEvent = (e: VoxEvent | GapEvent, id: string | undefined) => {
+    if (id !== undefined) lastId = id;
+    if (e.type === 'gap') {
+      note(`missed ${e.missed} event(s): ${e.reason}`);
+      if (tty) void render();
+      return;
+    }
     if (tty) void render();
     else ctx.stdout.write(`${p(e.at)} ${p(e.type)} ${p(e.id)} ${p(e.priority)} ${p(e.session ?? '-')}${e.reason ? ` ${p(e.reason)}` : ''}${e.originalId ? ` of ${p(e.originalId)}` : ''}\n`);
   };
@@ -203,18 +230,23 @@ async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
   let refused = false;
   while (!signal.aborted) {
     let opened = false;
-    const onOpen = (version: string | undefined) => {
+    const key = daemonKey();
+    const resume = lastId !== undefined && key !== undefined && key === idsFrom ? lastId : undefined;
+    const onOpen = (header: string | undefined) => {
       opened = true;
       refused = false;
+      if (key !== idsFrom) lastId = undefined;
+      idsFrom = key;
       if (!down) return;
       down = false;
       const state = readDaemonState(env);
+      const version = header ?? state?.version;
       note(`voxd${version ? ` ${version}` : ''} is back${state ? ` (pid ${state.pid}, ${state.host}:${state.port})` : ''}`);
       if (tty) void render();
     };
     let why: string;
     try {
-      await followEvents(env, onEvent, { signal, onOpen });
+      await followEvents(env, onEvent, { signal, onOpen, ...(resume !== undefined ? { lastEventId: resume } : {}) });
       why = 'it closed the event stream';
     } catch (err) {
       if (err instanceof EventsRefused) {
