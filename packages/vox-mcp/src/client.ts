@@ -156,16 +156,9 @@ export function requestBytes(
     };
     // The socket's idle timeout catches a stall; this one a trickle too.
     const total = setTimeout(() => fail(late()), timeoutMs);
-    let connected = false;
-    req.on('socket', (socket) => {
-      if (!socket.connecting) connected = true;
-      else socket.once('connect', () => (connected = true));
-    });
     req.on('timeout', () => fail(late()));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // A reset or hang-up after connecting is a server that took the request and dropped it: not "nothing listens".
-      fail(connected && err.code === 'ECONNRESET' ? Object.assign(new Error(`the connection was closed before a complete answer (${err.message})`), { code: 'EDROPPED' }) : err);
-    });
+    // A reset or hang-up (voxd killed mid-answer, or a half-close) is a connection failure: call() retries through autostart.
+    req.on('error', fail);
     req.end(payload);
   });
 }
