@@ -18,7 +18,7 @@ const payload = readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), '
 
 const d = await startVoxd({ audio: 'null' });
 try {
-  const env = { ...d.env, VOX_NO_AUTOSTART: '1' };
+  const env = { ...d.clientEnv, VOX_NO_AUTOSTART: '1' };
   // The request the hook sends, from its own --dry-run, for the floor to send too.
   const dry = spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], { env, input: payload, encoding: 'utf8' });
   const { route, body } = JSON.parse(dry.stdout);

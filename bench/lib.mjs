@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
-/** The `vox` bin as npm links it (it picks the bundle to load). */
-export const VOX = join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
+/** The `vox` bin as npm links it (it picks the bundle to load); BENCH_VOX names another entry to compare, e.g. an older build. */
+export const VOX = process.env.BENCH_VOX || join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
 /** The node:http floor: the least a Node client process can do for one request (bench/floor.cjs). */
 export const FLOOR = join(ROOT, 'bench/floor.cjs');
 
@@ -106,7 +106,7 @@ export function baselines({ env, route, body, stdin }) {
   };
 }
 
-/** Medians of each variant, and of `name` its ratios to both baselines, as report() fields. */
+/** Medians of each variant, and of `name` its ratios to both baselines, as report() fields; the budget applies to the ratio of the medians. */
 export function startupFigures(times, name, budget) {
   const m = (n) => median(times[n]);
   const floorRatio = m(name) / m('node:http floor');
@@ -118,6 +118,8 @@ export function startupFigures(times, name, budget) {
     p90Ms: round(percentile(times[name], 90)),
     ratioToNode: round(m(name) / m('node -e 0')),
     ratioToFloor: round(floorRatio),
+    // The same ratio taken within each round (runs seconds apart), then the median: steadier when the machine's load drifts.
+    pairedRatioToFloor: round(median(times[name].map((t, i) => t / times['node:http floor'][i]))),
     budgetToFloor: budget,
     withinBudget: floorRatio <= budget,
   };
@@ -156,6 +158,8 @@ export async function startVoxd({ audio = 'null', env = {} } = {}) {
   return {
     home,
     env: fullEnv,
+    /** A client's environment, as a hook or a shell has it: VOX_HOME, no voxd settings (VOXD_AUDIO, VOXD_ENGINE, VOXD_PORT=0). */
+    clientEnv: cleanEnv({ VOX_HOME: home }),
     pid: proc.pid,
     port: state.port,
     api,
@@ -178,4 +182,44 @@ export async function startVoxd({ audio = 'null', env = {} } = {}) {
 export function rssMb(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** A sink that notes when audio stopped reaching it. */
+export class TimedSink {
+  constructor(inner) {
+    this.inner = inner;
+    this.name = `timed(${inner.name})`;
+    this.ended = 0;
+    this.firstAudio = 0;
+    this.waiters = [];
+  }
+  state() {
+    return this.inner.state();
+  }
+  check() {
+    return this.inner.check();
+  }
+  async play(format, chunks, signal, meta) {
+    const self = this;
+    self.firstAudio = 0;
+    async function* tap() {
+      for await (const c of chunks) {
+        self.firstAudio ||= performance.now();
+        yield c;
+      }
+    }
+    try {
+      return await this.inner.play(format, tap(), signal, meta);
+    } finally {
+      this.ended = performance.now();
+      for (const w of this.waiters.splice(0)) w(this.ended);
+    }
+  }
+  /** Resolves with performance.now() at the end of the play() in progress. */
+  nextEnd() {
+    return new Promise((r) => this.waiters.push(r));
+  }
+  close() {
+    return this.inner.close();
+  }
 }

@@ -32,13 +32,16 @@ const BENCHES = [
   { file: 'hook.mjs', everyNode: true },
   { file: 'hook-deadline.mjs' },
   { file: 'mcp.mjs', everyNode: true },
+  { file: 'mcp-tool-hook.mjs' },
   { file: 'cache.mjs' },
   { file: 'cloud.mjs' },
   { file: 'daemon.mjs' },
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'mcp-result-size.mjs' },
   { file: 'sse.mjs' },
+  { file: 'deep-queue.mjs' },
   { file: 'audio-io.mjs' },
 ];
 

@@ -13,13 +13,14 @@ const TEXT = 'Build finished';
 
 const d = await startVoxd();
 try {
-  timeRun(process.execPath, [VOX, 'say', '--wait', 'warm up'], { env: d.env });
-  // What vox say sends for TEXT with no project config (docs/protocol.md).
+  timeRun(process.execPath, [VOX, 'say', '--wait', 'warm up'], { env: d.clientEnv });
+  // What vox say sends for TEXT with no project config (docs/protocol.md). vox and the floor get a
+  // client's environment (VOX_HOME, not voxd's VOXD_AUDIO or VOXD_ENGINE), as a hook has it.
   const body = { text: TEXT, session: 'bench#floor0', priority: 'message', once: 5, rate: 175, volume: 1 };
   const times = interleave(
     {
-      ...baselines({ env: d.env, route: '/v1/speak', body }),
-      'vox say': () => timeRun(process.execPath, [VOX, 'say', TEXT], { env: d.env, quietStderr: true }),
+      ...baselines({ env: d.clientEnv, route: '/v1/speak', body }),
+      'vox say': () => timeRun(process.execPath, [VOX, 'say', TEXT], { env: d.clientEnv, quietStderr: true }),
     },
     RUNS,
   );

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { median, percentile, report, round } from './lib.mjs';
+import { median, percentile, report, round, TimedSink } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const BUDGET_MS = 100;
@@ -24,46 +24,6 @@ const LONG =
   'This announcement is long on purpose, so that there is time to stop it while it plays. ' +
   'It goes on with a second sentence about nothing in particular. ' +
   'A third sentence follows, and then a fourth one closes it.';
-
-/** A sink that notes when audio stopped reaching it. */
-class TimedSink {
-  constructor(inner) {
-    this.inner = inner;
-    this.name = `timed(${inner.name})`;
-    this.ended = 0;
-    this.firstAudio = 0;
-    this.waiters = [];
-  }
-  state() {
-    return this.inner.state();
-  }
-  check() {
-    return this.inner.check();
-  }
-  async play(format, chunks, signal, meta) {
-    const self = this;
-    self.firstAudio = 0;
-    async function* tap() {
-      for await (const c of chunks) {
-        self.firstAudio ||= performance.now();
-        yield c;
-      }
-    }
-    try {
-      return await this.inner.play(format, tap(), signal, meta);
-    } finally {
-      this.ended = performance.now();
-      for (const w of this.waiters.splice(0)) w(this.ended);
-    }
-  }
-  /** Resolves with performance.now() at the end of the play() in progress. */
-  nextEnd() {
-    return new Promise((r) => this.waiters.push(r));
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 function post(port, path, body) {
   return new Promise((resolve, reject) => {

@@ -1,28 +1,42 @@
 #!/usr/bin/env node
-// Bundles the `vox` client into one CommonJS file, packages/vox-mcp/dist/vox.cjs.
-// Every hook runs `vox`, and Node 20 loads one CJS file markedly faster than a
-// graph of ESM modules (bench/say.mjs: about 1.2x `node -e 0` against 1.5x).
-// Commands stay lazily initialized inside the bundle; dependencies stay external.
-import { chmodSync, readFileSync } from 'node:fs';
+// Bundles the `vox` client into CommonJS files in packages/vox-mcp/dist/:
+// - vox-hot.cjs: `say`, `unmute` and `hook` alone (src/cli-hot.ts), the
+//   commands every hook and Biff wall starts;
+// - vox-cli.cjs: every command (src/cli.ts);
+// - vox.cjs: a one-line file that loads bin/vox.cjs, which picks one of the
+//   two by argv[2]. Hook settings written by older versions name dist/vox.cjs.
+// Node 20 loads one CJS file markedly faster than a graph of ESM modules, and
+// a small one faster than a big one (bench/say.mjs, docs/benchmarks.md).
+// Commands stay lazily initialized inside vox-cli.cjs; dependencies stay external.
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('packages/vox-mcp/package.json', root), 'utf8'));
-const outfile = new URL('packages/vox-mcp/dist/vox.cjs', root).pathname;
+const dist = (name) => new URL(`packages/vox-mcp/dist/${name}`, root).pathname;
+const src = (name) => new URL(`packages/vox-mcp/src/${name}`, root).pathname;
 
-await build({
-  entryPoints: [new URL('packages/vox-mcp/src/cli.ts', root).pathname],
-  outfile,
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node22',
   format: 'cjs',
   // @vox/protocol is bundled in; third-party packages load from node_modules when a command needs them.
   external: Object.keys(pkg.dependencies ?? {}).filter((d) => d !== '@vox/protocol'),
-  define: { 'import.meta.url': '__voxImportMetaUrl' },
-  banner: { js: "const __voxImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // import.meta.url of the bundle, computed only when read (few commands need it).
+  define: { 'import.meta.url': '__voxImportMeta.url' },
+  banner: { js: "const __voxImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-});
-chmodSync(outfile, 0o755);
+};
+await Promise.all([
+  build({ ...common, entryPoints: [src('cli.ts')], outfile: dist('vox-cli.cjs') }),
+  build({ ...common, entryPoints: [src('cli-hot.ts')], outfile: dist('vox-hot.cjs') }),
+]);
+writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");
+chmodSync(dist('vox.cjs'), 0o755);
+
+// The plugin's launcher (plugin/bin/vox.cjs) finds the vox entry through this
+// record when Claude Code has copied the plugin into its cache.
+writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: dist('vox.cjs') }, null, 2)}\n`);

@@ -8,44 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
 import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 
 const FIXTURES = join(FIXTURES_ROOT, 'hooks');
 /** The fixtures' cwd values all live under this directory; the test maps it to a temp one. */
 const FIXTURE_ROOT = '/home/dev';
-
-interface HistoryEntry {
-  id: string;
-  text: string;
-  kind: 'speech' | 'chime';
-  priority: string;
-  session?: string;
-  outcome: string;
-}
-
-type Expect = { kind: 'speech' | 'chime'; text: string; priority: string; session: string } | 'silence';
-
-const STOP_SUMMARY =
-  'I split the checkout module into three files, added tests for the refund path, and fixed the rounding bug. All 47 tests pass.';
-
-/**
- * What each fixture must produce, given the projects created below: `api` has
- * notify: continuous, `shop` has notify: normal.
- */
-const EXPECTED: Record<string, Expect> = {
-  'notification-auth-success.json': 'silence',
-  'notification-elicitation.json': { kind: 'speech', text: 'api: The deploy server needs your input', priority: 'important', session: 'api#5e6f7a' },
-  'permission-request.json': { kind: 'speech', text: 'api needs your permission to use Bash', priority: 'important', session: 'api#9a1b2c' },
-  'session-start-fork.json': { kind: 'speech', text: 'api session forked', priority: 'notification', session: 'api#7d8e9f' },
-  'stop-failure.json': { kind: 'speech', text: 'shop: the request failed, the API is overloaded', priority: 'message', session: 'shop#3c07f0' },
-  'notification-idle.json': { kind: 'speech', text: 'api is waiting for your input', priority: 'notification', session: 'api#9a1b2c' },
-  'notification-permission.json': { kind: 'speech', text: 'api needs your permission to use Bash', priority: 'important', session: 'api#9a1b2c' },
-  'session-end.json': { kind: 'chime', text: '(done chime)', priority: 'notification', session: 'api#5e6f7a' },
-  'session-start.json': { kind: 'speech', text: 'api session started', priority: 'notification', session: 'api#5e6f7a' },
-  'stop-active.json': 'silence',
-  'stop.json': { kind: 'speech', text: STOP_SUMMARY, priority: 'text', session: 'shop#3c07f0' },
-  'subagent-stop.json': { kind: 'chime', text: '(done chime)', priority: 'notification', session: 'api#5e6f7a' },
-};
 
 function writeConfig(dir: string, frontMatter: string): void {
   mkdirSync(join(dir, '.vox'), { recursive: true });

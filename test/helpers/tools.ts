@@ -50,6 +50,18 @@ function speakerProbe(): string | undefined {
   }
 }
 
+/** ALSA's runtime library, which audio-io loads (every desktop Linux has it; a minimal root does not). */
+function libasoundProbe(): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const ldconfig = ['/sbin/ldconfig', '/usr/sbin/ldconfig'].find((p) => existsSync(p));
+  if (ldconfig) {
+    const r = spawnSync(ldconfig, ['-p'], { encoding: 'utf8', timeout: 20_000 });
+    if (r.status === 0) return /\blibasound\.so\.2\b/.test(r.stdout) ? undefined : 'libasound.so.2 is not installed';
+  }
+  const dirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/lib'];
+  return dirs.some((d) => existsSync(join(d, 'libasound.so.2'))) ? undefined : 'libasound.so.2 is not installed';
+}
+
 function plistlibProbe(): string | undefined {
   if (!findExecutable('python3')) return 'python3 is not on PATH';
   const r = spawnSync('python3', ['-c', 'import plistlib'], { encoding: 'utf8', timeout: 20_000 });
@@ -65,6 +77,7 @@ const PROBES: Record<string, Probe> = {
   git: onPath('git', 'apt-get install git'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
+  libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },
 };
 
 const cache = new Map<string, string | false>();

@@ -125,7 +125,18 @@ export interface StatusResponse {
   engine: { name: string; ready: boolean; reason?: string };
   /** `ok` reflects the sink's last real attempt; `lastError` and `fix` say why not and what to do. */
   sink: { name: string; ok: boolean; detail?: string; lastError?: string; fix?: string };
-  queue: { length: number; items: Array<{ id: string; session?: string; priority: Priority; text: string }> };
+  /**
+   * A bounded view: `length` and `byPriority` count everything queued;
+   * `items` are the `limit` items from `offset` on, in playing order
+   * (`GET /v1/status?offset=K&limit=N`; default 0 and 20, limit at most 200).
+   */
+  queue: {
+    length: number;
+    byPriority: Record<Priority, number>;
+    offset: number;
+    limit: number;
+    items: Array<{ id: string; session?: string; priority: Priority; text: string }>;
+  };
   playing: { id: string; session?: string; priority: Priority; text: string; startedAt: string } | null;
   counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };
   history: HistoryEntry[];

@@ -6,7 +6,6 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
@@ -181,9 +180,11 @@ async function healthAt(endpoint: Endpoint, timeoutMs: number): Promise<HealthRe
   }
 }
 
-function voxdEntry(env: NodeJS.ProcessEnv): string {
+async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.VOXD_BIN) return env.VOXD_BIN;
   // createRequire works both in the ESM build and in the bundled CJS bin.
+  // Loaded only here, like node:child_process: most runs find voxd already up.
+  const { createRequire } = await import('node:module');
   return createRequire(import.meta.url).resolve('voxd/main');
 }
 
@@ -287,7 +288,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
           const { spawn } = await import('node:child_process');
           const childEnv = { ...env };
           if (!opts.passSettings) for (const k of DAEMON_SETTING_VARIABLES) delete childEnv[k];
-          const started = spawn(process.execPath, [voxdEntry(env)], { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv });
+          const started = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv });
           child = started;
           started.stderr!.setEncoding('utf8').on('data', (d: string) => {
             if (stderr.length < 16_384) stderr += d;

@@ -41,3 +41,24 @@ export const EXIT = {
   /** The project's .vox/config.md is invalid. */
   CONFIG_INVALID: 7,
 } as const;
+
+/**
+ * The context of this process for a command given `argv`. The streams are
+ * getters, so that a command that never touches stdin never opens it.
+ */
+export function processContext(argv: string[]): CliContext {
+  return {
+    argv,
+    env: process.env,
+    cwd: process.cwd(),
+    get stdin() {
+      return process.stdin;
+    },
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+  };
+}

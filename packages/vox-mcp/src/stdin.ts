@@ -13,6 +13,8 @@ export interface ReadOptions {
   maxBytes: number;
   /** Stop as soon as the bytes read so far parse as JSON (hook payloads). */
   untilJson?: boolean;
+  /** Stop after this many ms in all, for a writer that trickles without ever finishing. Default: no bound. */
+  totalMs?: number;
 }
 
 export function readStdin(stdin: Readable, options: ReadOptions): Promise<string> {
@@ -20,8 +22,10 @@ export function readStdin(stdin: Readable, options: ReadOptions): Promise<string
     const parts: Buffer[] = [];
     let size = 0;
     let timer: NodeJS.Timeout;
+    const cap = options.totalMs === undefined ? undefined : setTimeout(() => finish(), options.totalMs);
     const finish = () => {
       clearTimeout(timer);
+      clearTimeout(cap);
       stdin.off('data', onData);
       stdin.off('end', finish);
       stdin.off('error', finish);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -9,6 +9,10 @@ import { VERSION } from '@vox/protocol';
 import {
   HOOK_EVENTS,
   HOOK_TIMEOUT_SECONDS,
+  MCP_TOOL_EVENTS,
+  PLUGIN_SERVER,
+  isVoxMcpToolHook,
+  mcpToolHook,
   SettingsError,
   hookCommand,
   hooksInstalled,
@@ -43,7 +47,7 @@ const ORIGINAL = {
   },
 };
 const ORIGINAL_TEXT = `${JSON.stringify(ORIGINAL, null, 2)}\n`;
-const OPTS = { node: '/opt/node 20/bin/node', cli: '/home/u/vox/packages/vox-mcp/dist/cli.js' };
+const OPTS = { node: '/opt/node 20/bin/node', cli: '/home/u/vox/packages/vox-mcp/dist/cli.js', type: 'command' } as const;
 
 describe('hook commands', () => {
   test('absolute command runs node on the built cli, shell-quoted', () => {
@@ -70,6 +74,41 @@ describe('hook commands', () => {
     for (const e of HOOK_EVENTS) {
       assert.deepEqual(entries[e], [{ matcher: '', hooks: [{ type: 'command', command: hookCommand(e, OPTS), timeout: HOOK_TIMEOUT_SECONDS }] }]);
     }
+  });
+
+  test('mcp_tool entries call the hook tool of the named server where Claude Code allows it; SessionStart and SessionEnd stay commands', () => {
+    const entries = voxHookEntries({ node: OPTS.node, cli: OPTS.cli, server: 'speech' });
+    assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact']);
+    for (const e of HOOK_EVENTS) {
+      const [hook] = entries[e][0]!.hooks;
+      if (MCP_TOOL_EVENTS.includes(e)) assert.deepEqual(hook, mcpToolHook(e, 'speech'), e);
+      else assert.deepEqual(hook, { type: 'command', command: hookCommand(e, OPTS), timeout: HOOK_TIMEOUT_SECONDS }, e);
+    }
+    assert.deepEqual(mcpToolHook('Stop', 'vox'), {
+      type: 'mcp_tool',
+      server: 'vox',
+      tool: 'hook',
+      input: { event: 'Stop', session_id: '${session_id}', cwd: '${cwd}', stop_hook_active: '${stop_hook_active}', last_assistant_message: '${last_assistant_message}' },
+      timeout: HOOK_TIMEOUT_SECONDS,
+    });
+    assert.deepEqual(mcpToolHook('PermissionRequest', 'vox').input, { event: 'PermissionRequest', session_id: '${session_id}', cwd: '${cwd}', tool_name: '${tool_name}' });
+  });
+
+  test('recognises vox mcp_tool entries, and nothing else', () => {
+    for (const e of MCP_TOOL_EVENTS) assert.ok(isVoxMcpToolHook(mcpToolHook(e, PLUGIN_SERVER)), e);
+    for (const other of [
+      { type: 'mcp_tool', server: 'semgrep', tool: 'scan_file', input: { path: '${tool_input.file_path}' } },
+      { type: 'mcp_tool', server: 'vox', tool: 'hook', input: { event: 'Stop' } },
+      { type: 'mcp_tool', server: 'vox', tool: 'speak', input: { event: 'Stop', session_id: '${session_id}' } },
+      { type: 'command', command: 'echo hook' },
+    ]) {
+      assert.equal(isVoxMcpToolHook(other), false, JSON.stringify(other));
+    }
+  });
+
+  test("the plugin's commands start its launcher from ${CLAUDE_PLUGIN_ROOT}, and are recognised", () => {
+    assert.equal(hookCommand('SessionStart', { plugin: true }), 'node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart');
+    assert.ok(isVoxHookCommand(hookCommand('SessionEnd', { plugin: true })));
   });
 
   test('settings paths per scope', () => {
@@ -137,6 +176,23 @@ describe('settings.json round trip', () => {
       assert.deepEqual(commands.filter(isVoxHookCommand), [hookCommand(e, OPTS)], e);
     }
     uninstallHooks(path);
+    assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
+  });
+
+  test('switching between command and mcp_tool hooks replaces vox\'s entries of the other kind', () => {
+    const path = join(dir(), 'settings.json');
+    writeFileSync(path, ORIGINAL_TEXT);
+    installHooks(path, OPTS);
+    assert.equal(installHooks(path, { ...OPTS, type: 'mcp_tool' }).changed, true);
+    const s = JSON.parse(readFileSync(path, 'utf8'));
+    for (const e of HOOK_EVENTS) {
+      const hooks = s.hooks[e].flatMap((g: { hooks: unknown[] }) => g.hooks);
+      const vox = hooks.filter((h: { command?: string }) => isVoxHookCommand(h.command) || isVoxMcpToolHook(h));
+      assert.equal(vox.length, 1, e);
+      assert.equal(vox[0].type, MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command', e);
+    }
+    assert.deepEqual(inspectHooks(path).missing, []);
+    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length);
     assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
   });
 
@@ -211,20 +267,67 @@ describe('plugin', () => {
     assert.equal(typeof manifest.author?.name, 'string');
   });
 
-  test('hooks.json holds the same entries as "vox hooks install --portable"', () => {
+  test('hooks.json holds the entries of voxHookEntries({ plugin: true }): mcp_tool hooks on the plugin\'s own server', () => {
     const hooks = JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'));
-    assert.deepEqual(hooks.hooks, voxHookEntries({ portable: true }));
+    assert.deepEqual(hooks.hooks, voxHookEntries({ plugin: true }));
+    assert.equal(hooks.hooks.Stop[0].hooks[0].server, 'plugin:vox:vox');
   });
 
-  test('.mcp.json starts "vox mcp"', () => {
+  test('.mcp.json starts vox mcp through the launcher in ${CLAUDE_PLUGIN_ROOT}, never from PATH', () => {
     const mcp = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'));
-    assert.deepEqual(mcp, { mcpServers: { vox: { command: 'vox', args: ['mcp'] } } });
+    assert.deepEqual(mcp, { mcpServers: { vox: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs', 'mcp'] } } });
+  });
+
+  test('the marketplace at the repository root lists the plugin at its version', () => {
+    const market = JSON.parse(readFileSync(join(repo, '.claude-plugin', 'marketplace.json'), 'utf8'));
+    assert.equal(market.name, 'vox');
+    assert.equal(typeof market.owner?.name, 'string');
+    assert.deepEqual(market.plugins.map((p: { name: string; source: string; version: string }) => [p.name, p.source, p.version]), [['vox', './plugin', VERSION]]);
+  });
+
+  describe('the launcher', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` }, () => {
+    const launch = (root: string, args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'bin', 'vox.cjs'), ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PATH: '/nonexistent' } });
+
+    test('in the checkout: runs the built vox', () => {
+      const r = launch(plugin, ['--version']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(VERSION.replace(/\./g, '\\.')));
+    });
+
+    test('copied away (as Claude Code installs it): finds vox through vox-install.json', () => {
+      const copy = join(dir(), 'cache', 'vox', '0.1.0');
+      cpSync(plugin, copy, { recursive: true });
+      const r = launch(copy, ['--version']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(VERSION.replace(/\./g, '\\.')));
+    });
+
+    test('copied without the record: says how to fix it; a hook still exits 0', () => {
+      const copy = join(dir(), 'bare');
+      cpSync(plugin, copy, { recursive: true });
+      rmSync(join(copy, 'vox-install.json'), { force: true });
+      const mcp = launch(copy, ['mcp']);
+      assert.equal(mcp.status, 1);
+      assert.match(mcp.stderr, /cannot find the built vox\. Run "npm run build"/);
+      assert.equal(launch(copy, ['hook', 'Stop']).status, 0);
+    });
   });
 });
 
 describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` }, () => {
-  function vox(args: string[], cwd: string, home: string) {
-    const env = { ...process.env, HOME: home };
+  /** A `claude` on PATH that prints `version` for --version (or none at all, with null). */
+  function claudeOnPath(version: string | null): string {
+    const bin = dir();
+    if (version !== null) {
+      writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "${version}"\n`, { mode: 0o755 });
+    }
+    return bin;
+  }
+
+  function vox(args: string[], cwd: string, home: string, claudeVersion: string | null = '2.1.332 (Claude Code)') {
+    // The real PATH's sh (the fake claude is a script), and no real claude.
+    const env = { ...process.env, HOME: home, PATH: `${claudeOnPath(claudeVersion)}:/usr/bin:/bin` };
     delete env.CLAUDE_CONFIG_DIR;
     return spawnSync(process.execPath, [cliJs, ...args], { cwd, env, encoding: 'utf8', timeout: 20_000 });
   }
@@ -235,15 +338,16 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
     mkdirSync(join(cwd, '.claude'));
     writeFileSync(join(cwd, '.claude', 'settings.json'), ORIGINAL_TEXT);
 
-    const r = vox(['hooks', 'install', '--project'], cwd, home);
+    const r = vox(['hooks', 'install', '--project', '--type', 'command'], cwd, home);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Installed vox hooks/);
+    assert.match(r.stdout, /Wrote command hooks: --type command/);
     const path = join(cwd, '.claude', 'settings.json');
     const s = JSON.parse(readFileSync(path, 'utf8'));
     assert.deepEqual(s.hooks.Stop.at(-1).hooks[0].command, `${process.execPath} ${cliJs} hook Stop`);
     assert.equal(existsSync(join(home, '.claude')), false, '--project leaves user settings alone');
 
-    const again = vox(['hooks', 'install', '--project', '--json'], cwd, home);
+    const again = vox(['hooks', 'install', '--project', '--json', '--type', 'command'], cwd, home);
     assert.equal(again.status, 0, again.stderr);
     assert.equal(JSON.parse(again.stdout).changed, false);
 
@@ -267,6 +371,46 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /not valid JSON/);
     assert.equal(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'), '{ nope');
+  });
+
+  test('install asks claude --version: 2.1.118 and later get mcp_tool hooks, older ones, or none found, commands; it says which', () => {
+    const cwd = dir();
+    const cases: Array<[string | null, string, RegExp]> = [
+      ['2.1.332 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks: Claude Code 2\.1\.332 runs mcp_tool hooks/],
+      ['2.1.118 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks/],
+      ['2.1.117 (Claude Code)', 'command', /Wrote command hooks: Claude Code 2\.1\.117 is older than 2\.1\.118/],
+      [null, 'command', /Wrote command hooks: claude is not on PATH/],
+    ];
+    for (const [version, type, said] of cases) {
+      const home = dir();
+      const r = vox(['hooks', 'install'], cwd, home, version);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, said, String(version));
+      const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+      assert.equal(s.hooks.Stop[0].hooks[0].type, type, String(version));
+      assert.equal(s.hooks.SessionStart[0].hooks[0].type, 'command', 'SessionStart is always a command');
+      if (type === 'mcp_tool') {
+        assert.equal(s.hooks.Stop[0].hooks[0].server, 'vox');
+        assert.match(r.stdout, /claude mcp add --scope user vox -- vox mcp/);
+      }
+      const json = JSON.parse(vox(['hooks', 'install', '--json'], cwd, home, version).stdout);
+      assert.equal(json.type, type);
+      assert.equal(json.changed, false);
+    }
+  });
+
+  test('--type and --server choose without asking; --type takes mcp_tool or command only', () => {
+    const cwd = dir();
+    const home = dir();
+    const r = vox(['hooks', 'install', '--type', 'mcp_tool', '--server', 'speech'], cwd, home, null);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Wrote mcp_tool hooks: --type mcp_tool/);
+    const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+    assert.equal(s.hooks.PermissionRequest[0].hooks[0].server, 'speech');
+    const bad = vox(['hooks', 'install', '--type', 'http'], cwd, dir());
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--type must be mcp_tool or command/);
+    assert.equal(vox(['hooks', 'install', '--server', 'a b'], cwd, dir()).status, 2);
   });
 
   test('install --project from a subdirectory writes at the project root: the directory with .vox/config.md, else .git', () => {

@@ -166,12 +166,18 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return this.#playing;
   }
 
-  get queued(): ReadonlyArray<Readonly<Utterance>> {
-    return this.#queue.items();
+  /** Queued utterances `offset` to `offset + limit`, in playing order (O(offset + limit)). */
+  queuedPage(offset: number, limit: number): ReadonlyArray<Readonly<Utterance>> {
+    return this.#queue.first(offset + limit).slice(offset);
+  }
+
+  /** How many are queued in each class. */
+  queuedByPriority(): Record<Priority, number> {
+    return { important: this.#queue.count('important'), message: this.#queue.count('message'), text: this.#queue.count('text'), progress: this.#queue.count('progress'), notification: this.#queue.count('notification') };
   }
 
   history(): HistoryEntry[] {
-    return this.#history.slice().reverse();
+    return this.#history.slice(-this.#historySize).reverse();
   }
 
   /**
@@ -342,17 +348,34 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
           return u.id === target?.id;
       }
     };
-    for (const u of this.#queue.removeWhere(match)) {
-      stopped.push(u.id);
-      this.#settle(u, 'stopped', `stopped (${scope})`);
-    }
+    // The audio is cut first: settling a deep queue takes a while, and the user asked for silence.
+    // The queue is emptied before anything is awaited, so nothing of it starts meanwhile.
     const p = this.#playing;
-    if (p && (scope === 'current' || match(p))) {
-      stopped.push(p.id);
+    const cut = p && (scope === 'current' || match(p)) ? p : undefined;
+    if (cut) {
+      stopped.push(cut.id);
       this.#abortPlaying('stopped', `stopped (${scope})`);
-      await p.ended;
     }
+    const removed = scope === 'current' ? [] : this.#queue.removeWhere(match);
+    for (const u of removed) stopped.push(u.id);
+    this.#settleLater(removed, 'stopped', `stopped (${scope})`);
+    if (cut) await cut.ended;
     return stopped;
+  }
+
+  /**
+   * Settles `items` (already out of the queue) in batches, yielding between
+   * them: 10,000 stopped requests take a while to report, and the sink must
+   * get its turn to go silent first. Every one is still reported.
+   */
+  #settleLater(items: Utterance[], outcome: Outcome, reason: string): void {
+    const BATCH = 256;
+    const step = (from: number) => {
+      for (const u of items.slice(from, from + BATCH)) this.#settle(u, outcome, reason);
+      if (from + BATCH < items.length) setImmediate(step, from + BATCH);
+    };
+    if (items.length <= BATCH) step(0);
+    else setImmediate(step, 0);
   }
 
   /** Resolves when the queue is empty and nothing plays. */
@@ -402,7 +425,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   #expire(u: Utterance): void {
     if (u.started || u.settled) return;
-    if (this.#queue.removeWhere((q) => q === u).length > 0) this.#settle(u, 'expired', 'not started within maxAgeMs');
+    if (this.#queue.remove(u)) this.#settle(u, 'expired', 'not started within maxAgeMs');
   }
 
   #kick(): void {
@@ -682,7 +705,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   #record(entry: HistoryEntry): void {
     this.#history.push(entry);
-    if (this.#history.length > this.#historySize) this.#history.splice(0, this.#history.length - this.#historySize);
+    // Trimmed in bulk, so each entry costs O(1).
+    if (this.#history.length >= this.#historySize * 2) this.#history.splice(0, this.#history.length - this.#historySize);
   }
 
   #eventBase(u: Utterance): Omit<VoxEvent, 'type' | 'at'> {

@@ -7,6 +7,11 @@
  * Order: important > message > text > progress > notification; FIFO within a class.
  * An interrupted item goes back to the front of its class, except a `text`
  * whose session has queued a newer text meanwhile: that one replaces it.
+ *
+ * Every operation on one item is O(1) (a deep queue of 10,000 must not make
+ * each admission, stop or expiry scan the rest): one linked list per class,
+ * a node per item for removal, and per-session indexes of queued `text` and
+ * `progress`, the only classes whose rules look for a session's items.
  */
 import type { Priority } from '@vox/protocol';
 
@@ -35,32 +40,100 @@ export interface Admission<T> {
 }
 
 const RANK: Record<Priority, number> = { important: 0, message: 1, text: 2, progress: 3, notification: 4 };
+const CLASSES: readonly Priority[] = ['important', 'message', 'text', 'progress', 'notification'];
 
 function protectedProgress(item: QueueItem): boolean {
   return item.priority === 'progress' && item.final === true;
 }
 
-export class SpeechQueue<T extends QueueItem> {
-  #items: T[] = [];
+interface Node<T> {
+  item: T;
+  prev: Node<T> | undefined;
+  next: Node<T> | undefined;
+  list: List<T>;
+}
 
-  get length(): number {
-    return this.#items.length;
+/** A doubly linked list: push at either end, remove any node, in O(1). */
+class List<T> {
+  head: Node<T> | undefined;
+  tail: Node<T> | undefined;
+  size = 0;
+
+  push(item: T, front: boolean): Node<T> {
+    const node: Node<T> = { item, prev: undefined, next: undefined, list: this };
+    if (!this.head) this.head = this.tail = node;
+    else if (front) {
+      node.next = this.head;
+      this.head.prev = node;
+      this.head = node;
+    } else {
+      node.prev = this.tail;
+      this.tail!.next = node;
+      this.tail = node;
+    }
+    this.size++;
+    return node;
   }
 
+  unlink(node: Node<T>): void {
+    if (node.prev) node.prev.next = node.next;
+    else this.head = node.next;
+    if (node.next) node.next.prev = node.prev;
+    else this.tail = node.prev;
+    node.prev = node.next = undefined;
+    this.size--;
+  }
+
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (let n = this.head; n; ) {
+      const next = n.next; // the caller may remove n
+      yield n.item;
+      n = next;
+    }
+  }
+}
+
+export class SpeechQueue<T extends QueueItem> {
+  readonly #lists = new Map<Priority, List<T>>(CLASSES.map((p) => [p, new List<T>()]));
+  readonly #nodes = new Map<T, Node<T>>();
+  /** Queued items of one session, for the classes whose rules are per session. */
+  readonly #bySession = { text: new Map<string | undefined, Set<T>>(), progress: new Map<string | undefined, Set<T>>() };
+
+  get length(): number {
+    return this.#nodes.size;
+  }
+
+  /** Queued items of one class. */
+  count(priority: Priority): number {
+    return this.#lists.get(priority)!.size;
+  }
+
+  /** Every queued item, in playing order (O(n): for views, not for rules). */
   items(): readonly T[] {
-    return this.#items;
+    return [...this.#iterate()];
+  }
+
+  /** The first `limit` queued items, in playing order. */
+  first(limit: number): T[] {
+    const out: T[] = [];
+    for (const item of this.#iterate()) {
+      if (out.length >= limit) break;
+      out.push(item);
+    }
+    return out;
   }
 
   /** Apply the rules for a new item, given what is playing now, and queue it if admitted. */
   admit(item: T, playing: T | null): Admission<T> {
     const removed: Array<Removal<T>> = [];
-    const busy = playing !== null || this.#items.length > 0;
+    const busy = playing !== null || this.length > 0;
     const p = item.priority;
+    const speechQueued = this.count('important') + this.count('message') + this.count('text') > 0;
 
     if (p === 'notification' && busy) {
       return { admitted: false, reason: 'notification dropped: other speech is queued or playing', removed, playing: 'continue' };
     }
-    if (p === 'progress' && !item.final && this.#items.some((q) => q.priority !== 'progress' && q.priority !== 'notification')) {
+    if (p === 'progress' && !item.final && speechQueued) {
       return { admitted: false, reason: 'progress dropped: other speech is queued', removed, playing: 'continue' };
     }
     if (p === 'progress' && !item.final && playing && playing.priority !== 'progress' && playing.priority !== 'notification') {
@@ -68,21 +141,18 @@ export class SpeechQueue<T extends QueueItem> {
     }
 
     // Anything newer drops a queued notification.
-    this.#remove((q) => q.priority === 'notification', 'dropped', `dropped for newer ${p} speech`, removed);
-    if (p === 'message' || p === 'important') {
-      this.#remove(
-        (q) => (q.priority === 'text' || (q.priority === 'progress' && !protectedProgress(q))) && p === 'message',
-        'dropped',
-        'cancelled by a message',
-        removed,
-      );
+    this.#removeAll(this.#lists.get('notification')!, () => true, 'dropped', `dropped for newer ${p} speech`, removed);
+    if (p === 'message') {
+      this.#removeAll(this.#lists.get('text')!, () => true, 'dropped', 'cancelled by a message', removed);
+      this.#removeAll(this.#lists.get('progress')!, (q) => !protectedProgress(q), 'dropped', 'cancelled by a message', removed);
     }
     if (p === 'text') {
-      this.#remove((q) => q.priority === 'text' && q.session === item.session, 'replaced', 'replaced by a newer text from the same session', removed);
+      this.#removeAll(this.#bySession.text.get(item.session) ?? new Set(), () => true, 'replaced', 'replaced by a newer text from the same session', removed);
     }
     if (p === 'progress') {
-      this.#remove(
-        (q) => q.priority === 'progress' && q.session === item.session && !protectedProgress(q),
+      this.#removeAll(
+        this.#bySession.progress.get(item.session) ?? new Set(),
+        (q) => !protectedProgress(q),
         'replaced',
         'replaced by newer progress from the same session',
         removed,
@@ -112,7 +182,7 @@ export class SpeechQueue<T extends QueueItem> {
    */
   requeue(item: T): T | undefined {
     if (item.priority === 'text') {
-      const newer = this.#items.find((q) => q.priority === 'text' && q.session === item.session);
+      const newer = this.#bySession.text.get(item.session)?.values().next().value;
       if (newer) return newer;
     }
     this.#insert(item, true);
@@ -121,24 +191,71 @@ export class SpeechQueue<T extends QueueItem> {
 
   /** Take the next item to play. */
   shift(): T | undefined {
-    return this.#items.shift();
+    for (const p of CLASSES) {
+      const head = this.#lists.get(p)!.head;
+      if (head) {
+        this.remove(head.item);
+        return head.item;
+      }
+    }
+    return undefined;
   }
 
-  /** Remove and return every item that matches. */
+  /** Remove one item; false when it is not queued. O(1). */
+  remove(item: T): boolean {
+    const node = this.#nodes.get(item);
+    if (!node) return false;
+    node.list.unlink(node);
+    this.#nodes.delete(item);
+    const index = this.#index(item);
+    if (index) {
+      const set = index.get(item.session);
+      set?.delete(item);
+      if (set?.size === 0) index.delete(item.session);
+    }
+    return true;
+  }
+
+  /** Remove and return every item that matches, in playing order. */
   removeWhere(pred: (item: T) => boolean): T[] {
     const out: T[] = [];
-    this.#items = this.#items.filter((q) => (pred(q) ? (out.push(q), false) : true));
+    for (const p of CLASSES) {
+      for (let n = this.#lists.get(p)!.head; n; ) {
+        const next = n.next;
+        if (pred(n.item)) {
+          out.push(n.item);
+          this.remove(n.item);
+        }
+        n = next;
+      }
+    }
     return out;
   }
 
-  #insert(item: T, front: boolean): void {
-    const rank = RANK[item.priority];
-    const at = this.#items.findIndex((q) => (front ? RANK[q.priority] >= rank : RANK[q.priority] > rank));
-    if (at === -1) this.#items.push(item);
-    else this.#items.splice(at, 0, item);
+  *#iterate(): IterableIterator<T> {
+    for (const p of CLASSES) for (let n = this.#lists.get(p)!.head; n; n = n.next) yield n.item;
   }
 
-  #remove(pred: (q: T) => boolean, outcome: Removal<T>['outcome'], reason: string, into: Array<Removal<T>>): void {
-    for (const q of this.removeWhere(pred)) into.push({ item: q, outcome, reason });
+  #index(item: T): Map<string | undefined, Set<T>> | undefined {
+    return item.priority === 'text' ? this.#bySession.text : item.priority === 'progress' ? this.#bySession.progress : undefined;
+  }
+
+  #insert(item: T, front: boolean): void {
+    this.#nodes.set(item, this.#lists.get(item.priority)!.push(item, front));
+    const index = this.#index(item);
+    if (index) {
+      const set = index.get(item.session) ?? new Set<T>();
+      index.set(item.session, set);
+      set.add(item);
+    }
+  }
+
+  #removeAll(from: List<T> | Set<T>, pred: (q: T) => boolean, outcome: Removal<T>['outcome'], reason: string, into: Array<Removal<T>>): void {
+    if (from.size === 0) return;
+    const matched = [...from].filter(pred);
+    for (const q of matched) {
+      this.remove(q);
+      into.push({ item: q, outcome, reason });
+    }
   }
 }

@@ -237,7 +237,7 @@ describe('stop', () => {
       // chime() admits as soon as the sink check resolves, so the stop below lands before
       // the player has requeued the message paused for the important chime.
       const i = await r.d.chime('attention', { priority: 'important' });
-      const stopped = r.d.stop('all');
+      const stopped = await r.d.stop('all');
       assert.deepEqual(stopped.sort(), [i.response.id, m.id].sort());
       assert.equal((await m.settled).status, 'stopped');
       assert.equal((await i.settled).status, 'stopped');
@@ -255,7 +255,7 @@ describe('stop', () => {
       const m = await speak(r, { text: FOUR, rate: 300 });
       await audible(r, m.id);
       const i = await r.d.chime('attention', { priority: 'important' });
-      assert.deepEqual(r.d.stop('current'), [m.id]);
+      assert.deepEqual(await r.d.stop('current'), [m.id]);
       assert.equal((await m.settled).status, 'stopped');
       assert.equal((await i.settled).status, 'played', 'the important chime still plays');
       await r.d.idle();
@@ -270,7 +270,7 @@ describe('stop', () => {
     try {
       const m = await speak(r, { text: FOUR });
       // Same tick as acceptance: the player has not handed anything to the sink yet.
-      r.d.stop('id', { id: m.id });
+      await r.d.stop('id', { id: m.id });
       assert.equal((await m.settled).status, 'stopped');
       await r.d.idle();
       for (const w of r.wavs()) assert.ok(w.seconds > 0, `${w.file} is empty`);
@@ -285,10 +285,10 @@ describe('stop', () => {
       const m = await speak(r, { text: FOUR, session: 'a' });
       await audible(r, m.id);
       const q = await speak(r, { text: 'Queued behind.', session: 'b' });
-      assert.deepEqual(r.d.stop('session', { session: 'b' }), [q.id]);
+      assert.deepEqual(await r.d.stop('session', { session: 'b' }), [q.id]);
       assert.equal((await q.settled).status, 'stopped');
       assert.equal(r.d.playing?.id, m.id, 'session b stopped; session a plays on');
-      assert.deepEqual(r.d.stop('session', { session: 'a' }), [m.id]);
+      assert.deepEqual(await r.d.stop('session', { session: 'a' }), [m.id]);
       assert.equal((await m.settled).status, 'stopped');
       assert.equal(r.events.find((e) => e.id === q.id && e.type === 'interrupted')?.reason, 'stopped (session)');
     } finally {
@@ -307,7 +307,7 @@ describe('expiry', () => {
       const res = await x.settled;
       assert.equal(res.status, 'expired');
       assert.deepEqual(typesOf(r.events, x.id), ['queued', 'expired']);
-      r.d.stop('all');
+      await r.d.stop('all');
       await r.d.idle();
       assert.ok(!r.wavs().some((w) => w.id === x.id));
     } finally {

@@ -14,7 +14,6 @@
  *   VOX_NO_AUTOSTART=1), but the whole call (start, connect, answer) has a 2.5 s deadline, not the 15 s start of `vox say`.
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
-import { PassThrough } from 'node:stream';
 import type { SpeakResponse, WireError } from '@vox/protocol';
 import { call, settingsMismatch, type Reply } from '../client.js';
 import { defineCommand } from '../command.js';
@@ -66,23 +65,11 @@ const STDIN_IDLE_MS = 1000;
 const STDIN_TOTAL_MS = 2000;
 const STDIN_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Reads the payload with the bounds above and lets go of stdin afterwards. */
-async function readPayload(stdin: CliContext['stdin']): Promise<string> {
-  if (stdin.isTTY) return '';
-  // readStdin stops on a complete JSON object or on silence; this adds the
-  // overall bound, for a writer that trickles without ever finishing.
-  const bounded = new PassThrough();
-  stdin.pipe(bounded);
-  const cap = setTimeout(() => bounded.end(), STDIN_TOTAL_MS);
-  try {
-    return await readStdin(bounded, { firstByteMs: STDIN_IDLE_MS, idleMs: STDIN_IDLE_MS, maxBytes: STDIN_MAX_BYTES, untilJson: true });
-  } finally {
-    clearTimeout(cap);
-    stdin.unpipe(bounded);
-    stdin.pause();
-    // An open pipe would keep the process alive after the request.
-    (stdin as { unref?: () => void }).unref?.();
-  }
+/** Reads the payload with the bounds above; readStdin lets go of stdin afterwards. */
+function readPayload(stdin: CliContext['stdin']): Promise<string> {
+  if (stdin.isTTY) return Promise.resolve('');
+  // Read directly, not through a PassThrough: the hook reads stdin on every event (bench/hook.mjs).
+  return readStdin(stdin, { firstByteMs: STDIN_IDLE_MS, idleMs: STDIN_IDLE_MS, maxBytes: STDIN_MAX_BYTES, untilJson: true, totalMs: STDIN_TOTAL_MS });
 }
 
 /** POST to voxd with short timeouts, starting it (briefly) when nothing listens. */

@@ -3,37 +3,61 @@
  */
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction, UsageError } from '../command.js';
+import { detectHookType } from '../claude-version.js';
 import {
+  DEFAULT_SERVER,
   HOOK_EVENTS,
+  HOOK_TYPES,
+  MCP_TOOL_EVENTS,
   SettingsError,
   hookCommand,
   inspectHooks,
   installHooks,
   settingsPath,
   uninstallHooks,
+  type HookType,
   type SettingsScope,
 } from '../hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
 
-Adds or removes vox's Claude Code hooks (${HOOK_EVENTS.join(', ')}),
-each running "vox hook <Event>". Other hooks and settings are left as they are.
+Adds or removes vox's Claude Code hooks (${HOOK_EVENTS.join(', ')}).
+Other hooks and settings are left as they are.
+
+Two kinds of hook: "mcp_tool" calls the hook tool of the session's own
+"vox mcp" (no process per event; Claude Code 2.1.118 and later), "command"
+runs "vox hook <Event>" (every version). install asks the claude command for
+its version to choose, and says which it wrote. SessionStart and SessionEnd are
+always commands (no MCP server is connected when they fire).
 
 Options:
-  --user       ~/.claude/settings.json (the default)
-  --project    <project>/.claude/settings.json (usually committed: see --portable)
-  --local      <project>/.claude/settings.local.json (this machine only)
-               where <project> is the directory above here that holds
-               .vox/config.md, else .git, else this directory
-  --portable   run "vox hook <Event>" from PATH instead of absolute paths
-  --json       machine-readable output
-  -h, --help   show this help
+  --user         ~/.claude/settings.json (the default)
+  --project      <project>/.claude/settings.json (usually committed: see
+                 --portable)
+  --local        <project>/.claude/settings.local.json (this machine only)
+                 where <project> is the directory above here that holds
+                 .vox/config.md, else .git, else this directory
+  --type TYPE    mcp_tool or command, instead of asking claude its version
+  --server NAME  the MCP server that mcp_tool hooks call (default: vox,
+                 as "claude mcp add vox -- vox mcp" names it)
+  --portable     commands run "vox hook <Event>" from PATH instead of
+                 absolute paths
+  --json         machine-readable output
+  -h, --help     show this help
 `;
 
 export const command = defineCommand({
   name: 'hooks',
   usage: USAGE,
-  flags: { user: { type: 'boolean' }, project: { type: 'boolean' }, local: { type: 'boolean' }, portable: { type: 'boolean' }, json: { type: 'boolean' } },
+  flags: {
+    user: { type: 'boolean' },
+    project: { type: 'boolean' },
+    local: { type: 'boolean' },
+    type: { type: 'string' },
+    server: { type: 'string' },
+    portable: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   maxArgs: 1,
   async run({ ctx, flags: values, args }) {
     const action = pickAction(args, ['install', 'uninstall', 'status'] as const);
@@ -63,17 +87,34 @@ export const command = defineCommand({
       const path = settingsPath(scope, where);
       if (action === 'install') {
         const portable = values.portable === true;
-        const res = installHooks(path, { portable });
+        if (values.type !== undefined && !(HOOK_TYPES as readonly string[]).includes(values.type)) {
+          throw new UsageError(`--type must be mcp_tool or command, not "${values.type}"`);
+        }
+        if (values.server !== undefined && !/^[\w.:@-]{1,100}$/.test(values.server)) {
+          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, not "${values.server}"`);
+        }
+        const server = values.server ?? DEFAULT_SERVER;
+        const choice = values.type ? { type: values.type as HookType, reason: `--type ${values.type}` } : detectHookType(ctx.env);
+        const res = installHooks(path, { portable, type: choice.type, server });
         const example = hookCommand('Stop', { portable });
+        const mcpEvents = choice.type === 'mcp_tool' ? MCP_TOOL_EVENTS : [];
+        const commandEvents = HOOK_EVENTS.filter((e) => !mcpEvents.includes(e));
         const lines = [
           res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,
-          `Each runs: ${example.replace(/Stop$/, '<Event>')}`,
+          `Wrote ${choice.type === 'mcp_tool' ? 'mcp_tool' : 'command'} hooks: ${choice.reason}.`,
         ];
+        if (mcpEvents.length) {
+          lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- vox mcp).`);
+        }
+        lines.push(`${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`);
         if (scope === 'project' && !portable) {
           lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
         }
         if (res.changed) lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
-        out({ action, scope, ...res, command: example }, `${lines.join('\n')}\n`);
+        out(
+          { action, scope, ...res, type: choice.type, ...(choice.version ? { claudeVersion: choice.version } : {}), server, mcpToolEvents: mcpEvents, command: example },
+          `${lines.join('\n')}\n`,
+        );
         return EXIT.OK;
       }
 

@@ -5,6 +5,7 @@
  * closes stdin.
  */
 import { defineCommand } from '../command.js';
+import { hookTool } from '../hook-tool.js';
 import { serveStdio, type McpTool } from '../mcp-server.js';
 
 /**
@@ -12,7 +13,7 @@ import { serveStdio, type McpTool } from '../mcp-server.js';
  * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
  * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
  */
-const EXTRA_TOOLS: readonly McpTool[] = [];
+const EXTRA_TOOLS: readonly McpTool[] = [hookTool];
 
 const USAGE = `Usage: vox mcp
 

@@ -4,6 +4,10 @@ import type { Dispatcher } from '../dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
 
+/** Queue items in one status answer: a deep queue must not make it megabytes (docs/protocol.md). */
+const STATUS_DEFAULT_LIMIT = 20;
+const STATUS_MAX_LIMIT = 200;
+
 export interface StatusDeps {
   dispatcher: Dispatcher;
   sink: Sink;
@@ -15,8 +19,25 @@ export interface StatusDeps {
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
   app.get('/v1/health', async (): Promise<HealthResponse> => ({ ok: true, version: deps.version }));
 
-  app.get('/v1/status', async (): Promise<StatusResponse> => {
+  app.get<{ Querystring: { offset?: string; limit?: string } }>(
+    '/v1/status',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          // Strings of digits: voxd's ajv does not coerce types, and a query string has no numbers.
+          properties: {
+            offset: { type: 'string', pattern: '^[0-9]{1,7}$' },
+            limit: { type: 'string', pattern: '^[0-9]{1,3}$' },
+          },
+        },
+      },
+    },
+    async (request): Promise<StatusResponse> => {
     const { dispatcher } = deps;
+    const offset = Number(request.query.offset ?? 0);
+    const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
     const engine = await deps.defaultEngine();
     const readiness = await engine.ready();
     const playing = dispatcher.playing;
@@ -28,7 +49,10 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       sink: deps.sink.state(),
       queue: {
         length: dispatcher.queueLength,
-        items: dispatcher.queued.map((u) => ({ id: u.id, priority: u.priority, text: u.text, ...(u.session ? { session: u.session } : {}) })),
+        byPriority: dispatcher.queuedByPriority(),
+        offset,
+        limit,
+        items: dispatcher.queuedPage(offset, limit).map((u) => ({ id: u.id, priority: u.priority, text: u.text, ...(u.session ? { session: u.session } : {}) })),
       },
       playing: playing
         ? { id: playing.id, priority: playing.priority, text: playing.text, startedAt: playing.entry.startedAt!, ...(playing.session ? { session: playing.session } : {}) }
@@ -36,5 +60,6 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
     };
-  });
+  },
+  );
 };

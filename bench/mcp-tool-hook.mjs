@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// Budget (issue 12): a hook event to voxd's accept over the mcp_tool path, at
+// most 5 ms median. A warm `vox mcp` (started and initialized once, as Claude
+// Code keeps it for the session) gets the `tools/call` of the hook tool that
+// Claude Code sends for vox's PermissionRequest entry (the fixture's fields
+// substituted into the entry's input), one JSON line on its stdin; the time
+// runs until its answer line arrives, which vox mcp writes after voxd has
+// accepted the request (so the figure is an upper bound of "to accept").
+// Each call has its own session id, so none is a duplicate.
+// Baseline in the same run, interleaved: the same request POSTed by this
+// process straight to voxd over a kept-alive node:http connection, the least
+// any path can cost. Also for comparison: `vox hook` as a process per event
+// (what command hooks pay). Medians of BENCH_RUNS (default 200; 30 for the
+// process). Prints one JSON line. Needs `npm run build` first.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, VOX, median, percentile, report, round, startVoxd, timeRun } from './lib.mjs';
+
+const RUNS = Math.max(50, Number(process.env.BENCH_RUNS ?? 200));
+const PROCESS_RUNS = 30;
+const BUDGET_MS = 5;
+const FIXTURE = 'permission-request.json';
+const payload = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), 'utf8'));
+const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/hooks-settings.js')).href);
+
+/** Claude Code's `${field}` substitution of an mcp_tool hook's input. */
+function substitute(input, data) {
+  const out = {};
+  for (const [k, v] of Object.entries(input)) {
+    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path) => {
+      const value = path.split('.').reduce((o, key) => (o && typeof o === 'object' ? o[key] : undefined), data);
+      return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    });
+  }
+  return out;
+}
+
+const d = await startVoxd({ audio: 'null' });
+const cwd = join(d.home, 'api');
+const env = { ...d.env, VOX_NO_AUTOSTART: '1' };
+const server = spawn(process.execPath, [VOX, 'mcp'], { cwd: d.home, env, stdio: ['pipe', 'pipe', 'inherit'] });
+try {
+  const waiting = new Map();
+  let buffer = '';
+  server.stdout.setEncoding('utf8').on('data', (chunk) => {
+    buffer += chunk;
+    let i;
+    while ((i = buffer.indexOf('\n')) !== -1) {
+      const message = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      const t = process.hrtime.bigint();
+      waiting.get(message.id)?.({ message, t });
+      waiting.delete(message.id);
+    }
+  });
+  let nextId = 1;
+  const rpc = (method, params) => {
+    const id = nextId++;
+    const answered = new Promise((resolve) => waiting.set(id, resolve));
+    const t0 = process.hrtime.bigint();
+    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return answered.then(({ message, t }) => {
+      if (message.error) throw new Error(`${method}: ${message.error.message}`);
+      return { result: message.result, ms: Number(t - t0) / 1e6 };
+    });
+  };
+  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+
+  let n = 0;
+  const event = () => ({ ...payload, cwd, session_id: `bench-${process.pid}-${n++}` });
+  const entry = mcpToolHook('PermissionRequest', 'vox');
+  const viaMcp = async () => {
+    const { result, ms } = await rpc('tools/call', { name: entry.tool, arguments: substitute(entry.input, event()) });
+    if (result.isError) throw new Error(`the hook tool failed: ${JSON.stringify(result.content)}`);
+    return ms;
+  };
+
+  // The same request, straight from here, on a kept-alive connection.
+  const dry = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [VOX, 'hook', 'PermissionRequest', '--dry-run'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (s) => (out += s));
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`vox hook --dry-run exited ${code}`))));
+    child.stdin.end(JSON.stringify(event()));
+  });
+  const token = readFileSync(join(d.home, 'token'), 'utf8').trim();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const direct = () =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ ...dry.body, session: `direct#${n}`, dedupKey: `direct ${n++}` });
+      const t0 = process.hrtime.bigint();
+      const req = request(
+        { host: '127.0.0.1', port: d.port, method: 'POST', path: dry.route, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode < 300 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  for (let i = 0; i < 10; i++) {
+    await viaMcp();
+    await direct();
+  }
+  const times = { mcp: [], direct: [] };
+  for (let i = 0; i < RUNS; i++) {
+    times.mcp.push(await viaMcp());
+    times.direct.push(await direct());
+  }
+  const processTimes = [];
+  for (let i = 0; i < PROCESS_RUNS; i++) {
+    processTimes.push(timeRun(process.execPath, [VOX, 'hook', 'PermissionRequest'], { env, input: JSON.stringify(event()), quietStderr: true }));
+  }
+  agent.destroy();
+  const mcpMedian = median(times.mcp);
+  report({
+    bench: 'mcp-tool-hook',
+    event: 'PermissionRequest',
+    fixture: FIXTURE,
+    runs: RUNS,
+    medianMs: round(mcpMedian),
+    p90Ms: round(percentile(times.mcp, 90)),
+    directPostMedianMs: round(median(times.direct)),
+    ratioToDirectPost: round(mcpMedian / median(times.direct)),
+    processPerHookMedianMs: round(median(processTimes)),
+    budgetMs: BUDGET_MS,
+    withinBudget: mcpMedian <= BUDGET_MS,
+  });
+} finally {
+  server.stdin.end();
+  await new Promise((r) => server.once('exit', r));
+  await d.stop();
+}

@@ -1,0 +1,148 @@
+/**
+ * The mcp_tool path of the hooks, end to end: every payload in
+ * test/fixtures/hooks is turned into the call Claude Code makes for vox's
+ * mcp_tool entry (its `input`, with `${field}` substituted from the payload as
+ * Claude Code does), sent to the real `vox mcp` through the MCP SDK's Client,
+ * and what voxd said is read back from its history. SessionStart and
+ * SessionEnd are command hooks in real settings, but the tool speaks them
+ * alike.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/hooks-settings.js';
+import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
+import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon } from './helpers/daemon.js';
+
+const FIXTURE_ROOT = '/home/dev';
+
+/** Claude Code's substitution: `${a.b}` from the hook input; missing or null is "", objects are JSON, the rest String(). */
+export function substitute(input: Record<string, string>, payload: Record<string, unknown>): Record<string, string> {
+  const at = (path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input)) {
+    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path: string) => {
+      const value = at(path);
+      if (value === undefined || value === null) return '';
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    });
+  }
+  return out;
+}
+
+function writeConfig(dir: string, frontMatter: string): void {
+  mkdirSync(join(dir, '.vox'), { recursive: true });
+  writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
+}
+
+describe('the hook tool of vox mcp with every fixture payload', () => {
+  let d: Daemon;
+  let root: string;
+  const clients: Client[] = [];
+
+  async function connect(cwd: string, extra: NodeJS.ProcessEnv = {}): Promise<Client> {
+    const env = { ...d.env, VOX_NO_AUTOSTART: '1', ...extra } as Record<string, string>;
+    const client = new Client({ name: 'claude-code-like', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd, env, stderr: 'pipe' }));
+    clients.push(client);
+    return client;
+  }
+
+  async function history(): Promise<HistoryEntry[]> {
+    return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
+  }
+
+  /** Calls the hook tool as Claude Code would for `payload`; returns the result and what voxd added. */
+  async function hook(client: Client, payload: Record<string, unknown>) {
+    await d.idle();
+    const seen = new Set((await history()).map((h) => h.id));
+    const event = String(payload.hook_event_name) as HookEvent;
+    assert.ok(HOOK_EVENTS.includes(event), event);
+    const args = substitute(mcpToolHook(event, 'vox').input, payload);
+    const result = (await client.callTool({ name: 'hook', arguments: args })) as CallToolResult;
+    // The call is answered after voxd accepted the request.
+    return { result, added: (await history()).filter((h) => !seen.has(h.id)) };
+  }
+
+  function fixture(file: string): Record<string, unknown> {
+    const p = JSON.parse(readFileSync(join(FIXTURES, 'hooks', file), 'utf8')) as Record<string, unknown>;
+    p.cwd = String(p.cwd).replace(FIXTURE_ROOT, root);
+    mkdirSync(String(p.cwd), { recursive: true });
+    return p;
+  }
+
+  before(async () => {
+    d = await startDaemon({ realtime: false });
+    root = tempDir('vox-mcp-hooks-');
+    writeConfig(join(root, 'api'), 'notify: continuous');
+    writeConfig(join(root, 'shop'), 'notify: normal');
+  });
+  after(async () => {
+    for (const c of clients) await c.close();
+    await d.stop();
+    removeDir(d.home);
+    removeDir(root);
+  });
+
+  test('the hook tool is not offered to the model, and is callable', async () => {
+    const client = await connect(root);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'record', 'speak', 'status', 'stop', 'voices']);
+    const r = (await client.callTool({ name: 'hook', arguments: { event: 'Stop', stop_hook_active: 'true' } })) as CallToolResult;
+    assert.equal(r.isError, undefined);
+    assert.deepEqual(r.content, [], 'an empty answer: Claude Code reads a hook tool\'s text as hook output');
+  });
+
+  for (const file of Object.keys(EXPECTED).sort()) {
+    const want = EXPECTED[file]!;
+    test(`${file}: ${want === 'silence' ? 'silence' : 'heard'}`, async () => {
+      const client = clients[0] ?? (await connect(root));
+      const { result, added } = await hook(client, fixture(file));
+      assert.equal(result.isError, undefined, JSON.stringify(result.content));
+      assert.deepEqual(result.content, [], 'no decision, no context for the model');
+      if (want === 'silence') {
+        assert.deepEqual(added, []);
+        return;
+      }
+      assert.equal(added.length, 1, JSON.stringify(added));
+      const [h] = added;
+      assert.deepEqual({ kind: h!.kind, text: h!.text, priority: h!.priority, session: h!.session }, want);
+    });
+  }
+
+  test('the fixture directory holds the payloads this test knows', () => {
+    assert.deepEqual(readdirSync(join(FIXTURES, 'hooks')).filter((f) => f.endsWith('.json')).sort(), Object.keys(EXPECTED).sort());
+  });
+
+  test("a session's own hook speech has the label of its model's tools, so the model's stop stops it", async () => {
+    const sessionId = '8b3d3e00-0000-4000-8000-0000000000aa';
+    const cwd = join(root, 'shop');
+    const client = await connect(cwd, { CLAUDE_CODE_SESSION_ID: sessionId });
+    const stop = fixture('stop.json');
+    const { added } = await hook(client, { ...stop, cwd, session_id: sessionId });
+    assert.equal(added.length, 1);
+    assert.equal(added[0]!.session, 'shop#8b3d3e', 'the label of CLAUDE_CODE_SESSION_ID, which is the payload\'s session_id');
+    const stopped = (await client.callTool({ name: 'stop', arguments: {} })) as CallToolResult;
+    const s = stopped.structuredContent as { session: string; stopped: string[] };
+    // stop targets exactly the hook's label (test/claude-code.e2e stops a summary still playing).
+    assert.equal(s.session, added[0]!.session);
+  });
+
+  test('a failure is an isError result naming the cause (voxd unreachable), never a hook decision', async () => {
+    const home = tempDir('vox-mcp-hooks-nohome-');
+    try {
+      const client = await connect(root, { VOX_HOME: home, VOXD_PORT: '', VOXD_URL: '' });
+      const r = (await client.callTool({ name: 'hook', arguments: substitute(mcpToolHook('Stop', 'vox').input, fixture('stop.json')) })) as CallToolResult;
+      assert.equal(r.isError, true);
+      const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      assert.match(text, /^vox: .*voxd/);
+      assert.doesNotMatch(text, /"decision"|hookSpecificOutput/);
+    } finally {
+      removeDir(home);
+    }
+  });
+});
