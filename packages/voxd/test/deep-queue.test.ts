@@ -17,7 +17,6 @@ const TOKEN = 'd'.repeat(43);
 
 /**
  * Holds its first utterance until it is stopped, so nothing moves while the test looks; plays the rest at once.
- * (The first text is long, about 30 s of audio, so the playback watchdog leaves it alone meanwhile.)
  */
 class HoldSink implements Sink {
   readonly name = 'hold';
@@ -33,11 +32,10 @@ class HoldSink implements Sink {
     const hold = this.plays.length === 0;
     for await (const c of chunks) {
       bytes += c.length;
-      if (hold) {
-        if (!signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-        break;
-      }
+      if (signal.aborted) break;
     }
+    // All the audio was taken (about 30 s of it, so the playback watchdog allows that long); now it "plays" until stopped.
+    if (hold && !signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
     this.plays.push({ aborted: signal.aborted });
     return { aborted: signal.aborted, bytes };
   }
