@@ -30,6 +30,7 @@ import { cleanEnv } from './lib.mjs';
 const BENCHES = [
   { file: 'say.mjs', everyNode: true },
   { file: 'hook.mjs', everyNode: true },
+  { file: 'hook-deadline.mjs' },
   { file: 'mcp.mjs', everyNode: true },
   { file: 'mcp-tool-hook.mjs' },
   { file: 'cache.mjs' },

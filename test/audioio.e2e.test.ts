@@ -52,7 +52,6 @@ test('speech plays through audio-io into the ALSA file device, and it is the spe
     await waitFor(() => (size() >= (wav.length - 44) * 0.95 ? true : undefined), 10_000, 'the capture to be complete');
     const captured = readFileSync(a.capture);
     const heard = pcmStats(captured, { sampleRate: 22050, channels: 1 });
-    assert.ok(heard.rms > 0.02, `RMS ${heard.rms} looks like silence`);
     // The device may pad with silence when it outruns the engine (the null device does), never drop or repeat:
     // the non-silent samples heard are exactly the non-silent samples synthesized, in order.
     const nonZero = (pcm: Buffer) => {
@@ -66,6 +65,10 @@ test('speech plays through audio-io into the ALSA file device, and it is the spe
     const want = nonZero(wav.subarray(44));
     const got = nonZero(captured);
     assert.ok(want.length > 22050 * 0.5, 'the reference is at least half a second of speech');
+    // Speech, not near-silence: measured on what was heard, without the silence the device padded
+    // while it waited (how much padding there is depends on how busy the machine is).
+    const rms = Math.sqrt(got.reduce((s, v) => s + v * v, 0) / Math.max(1, got.length)) / 32768;
+    assert.ok(rms > 0.02, `RMS ${rms} of the heard samples looks like silence`);
     assert.equal(got.length, want.length, `heard ${got.length} non-silent samples, synthesized ${want.length}`);
     assert.deepEqual(got.slice(0, 2000), want.slice(0, 2000));
     assert.deepEqual(got.slice(-2000), want.slice(-2000));

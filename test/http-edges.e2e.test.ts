@@ -61,6 +61,7 @@ describe('voxd at the edges of HTTP', () => {
     assert.equal(r.status, 400);
     assert.deepEqual(Object.keys(r.body).sort(), ['code', 'message', 'statusCode']);
     assert.equal(r.body.code, 'VOX_ERR_HTTP_MALFORMED');
+    assert.match(r.text, /\r\nx-voxd-version: \S+\r\n/i, 'it says it is voxd, as every answer does');
     await stillServing();
   });
 

@@ -24,12 +24,25 @@ export interface Reply<T> {
   daemonVersion?: string;
 }
 
+/**
+ * VOX_HOME/voxd.json, or undefined when it is absent or corrupt (garbage,
+ * truncated, wrong types): a corrupt file is treated as absent, and the voxd
+ * that starts next rewrites it. voxd writes it small; a bigger one is not its.
+ */
 export function readDaemonState(env: NodeJS.ProcessEnv): DaemonState | undefined {
+  let state: Partial<DaemonState>;
   try {
-    return JSON.parse(readFileSync(homePaths(voxHome(env)).state, 'utf8')) as DaemonState;
+    const text = readFileSync(homePaths(voxHome(env)).state, 'utf8');
+    if (text.length > 64 * 1024) return undefined;
+    state = JSON.parse(text) as Partial<DaemonState>;
   } catch {
     return undefined;
   }
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
+  if (!Number.isInteger(state.port) || state.port! < 1 || state.port! > 65535) return undefined;
+  if (state.host !== undefined && typeof state.host !== 'string') return undefined;
+  if (state.pid !== undefined && !Number.isInteger(state.pid)) return undefined;
+  return state as DaemonState;
 }
 
 function readToken(env: NodeJS.ProcessEnv): string | undefined {
@@ -62,9 +75,27 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
   return undefined;
 }
 
-/** One HTTP request. Rejects only on connection problems; any HTTP status resolves. */
+function where(endpoint: Endpoint): string {
+  return `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
+}
+
+/** What answers is not voxd: a foreign server on its port, or a stale voxd.json naming one. */
+export function notVoxd(endpoint: Endpoint, why: string): ClientError {
+  return new ClientError(
+    'VOX_ERR_CLIENT_NOT_VOXD',
+    `what answers at ${where(endpoint)} is not voxd: ${why}. Stop what listens there, or point VOXD_PORT/VOXD_URL at voxd ("vox daemon status" shows where it is)`,
+  );
+}
+
+/**
+ * One HTTP request, within a total deadline of `timeoutMs` (a trickling or
+ * stalled answer does not extend it). Rejects on connection problems, on the
+ * deadline, and when the answer lacks voxd's `x-voxd-version` header
+ * (VOX_ERR_CLIENT_NOT_VOXD); any HTTP status of voxd's resolves.
+ */
 export function request<T>(endpoint: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<Reply<T>> {
   return requestBytes(endpoint, method, path, body, timeoutMs).then(({ status, bytes, contentType, daemonVersion }) => {
+    if (!daemonVersion) throw notVoxd(endpoint, `it answered HTTP ${status} without voxd's x-voxd-version header`);
     const text = bytes.toString('utf8');
     let parsed: unknown = text;
     if (contentType.includes('json') || !contentType) {
@@ -94,10 +125,17 @@ export function requestBytes(
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
+    let size = 0;
     const req = httpRequest({ host: endpoint.host, port: endpoint.port, method, path, headers, timeout: timeoutMs }, (res) => {
       const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('data', (d: Buffer) => {
+        size += d.length;
+        // No voxd answer is this big (a WAV of the longest text is a few MB).
+        if (size > MAX_REPLY_BYTES) return fail(notVoxd(endpoint, `its answer is larger than ${MAX_REPLY_BYTES} bytes`));
+        parts.push(d);
+      });
       res.on('end', () => {
+        clearTimeout(total);
         const v = res.headers['x-voxd-version'];
         resolve({
           status: res.statusCode ?? 0,
@@ -107,15 +145,26 @@ export function requestBytes(
           ...(typeof v === 'string' ? { daemonVersion: v } : {}),
         });
       });
-      res.on('error', reject);
+      res.on('error', fail);
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer from voxd within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
+    const late = () => Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+    const fail = (err: Error) => {
+      clearTimeout(total);
+      reject(err);
+      req.destroy();
+    };
+    // The socket's idle timeout catches a stall; this one a trickle too.
+    const total = setTimeout(() => fail(late()), timeoutMs);
+    req.on('timeout', () => fail(late()));
+    // A reset or hang-up (voxd killed mid-answer, or a half-close) is a connection failure: call() retries through autostart.
+    req.on('error', fail);
     req.end(payload);
   });
 }
 
-/** GET /v1/health; undefined when nothing answers. */
+const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+
+/** GET /v1/health; undefined when nothing answers, or something that is not voxd. */
 export async function health(env: NodeJS.ProcessEnv, timeoutMs = 1000): Promise<HealthResponse | undefined> {
   const endpoint = resolveEndpoint(env);
   if (!endpoint) return undefined;
@@ -208,7 +257,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
   let stderr = '';
   try {
     while (Date.now() < deadline) {
-      const endpoint = resolveEndpoint(env);
+      let endpoint = resolveEndpoint(env);
+      // voxd said another one holds the port (exit 3) but no voxd.json says where (absent or
+      // corrupt): that one listens on the default port. health() checks it is voxd.
+      if (!endpoint && exit?.code === 3 && !env.VOXD_URL && !env.VOXD_PORT) endpoint = { host: env.VOXD_HOST || DEFAULT_HOST, port: DEFAULT_PORT, token: undefined, source: 'default' };
       if (endpoint && validPort(endpoint.port) && (await healthAt(endpoint, 500))) return { ...endpoint, token: readToken(env) };
       if (exit) {
         // voxd said another one runs for this VOX_HOME (exit 3): wait for that one.
@@ -266,7 +318,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
   if (exit) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
   throw new ClientError(
     'VOX_ERR_CLIENT_DAEMON_START_FAILED',
-    `voxd did not answer within ${Math.round(timeoutMs / 1000)} s after being started; run "voxd" in a terminal to see why, or check ${paths.logs}`,
+    `voxd did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s after being started (it may still be starting); run "voxd" in a terminal to see why, or check ${paths.logs}`,
   );
 }
 
@@ -310,36 +362,51 @@ function connectionFailed(err: unknown): boolean {
   return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL';
 }
 
+export interface CallOptions {
+  /** How long to wait for a voxd this call starts, in ms. Default 15000. */
+  startTimeoutMs?: number;
+  /**
+   * The call's total deadline in ms: connecting, starting voxd and the answer
+   * together, whatever the other side does. Default: startTimeoutMs plus timeoutMs.
+   */
+  deadlineMs?: number;
+}
+
 /**
- * Call voxd, starting it when nothing answers (unless VOX_NO_AUTOSTART=1).
- * Throws ClientError when it cannot be reached.
+ * Call voxd, starting it when nothing answers (unless VOX_NO_AUTOSTART=1),
+ * within a total deadline. Throws ClientError when it cannot be reached in
+ * time (VOX_ERR_CLIENT_DAEMON_UNREACHABLE) or what answers is not voxd
+ * (VOX_ERR_CLIENT_NOT_VOXD).
  */
-export async function call<T>(
-  env: NodeJS.ProcessEnv,
-  method: string,
-  path: string,
-  body?: unknown,
-  timeoutMs?: number,
-  options: { /** How long to wait for a voxd this call starts, in ms. Default 15000. */ startTimeoutMs?: number } = {},
-): Promise<Reply<T>> {
+export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: string, body?: unknown, timeoutMs = 10_000, options: CallOptions = {}): Promise<Reply<T>> {
+  const startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  const deadline = Date.now() + (options.deadlineMs ?? startTimeoutMs + timeoutMs);
+  const left = (ms: number) => Math.max(1, Math.min(ms, deadline - Date.now()));
+  const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs));
   let endpoint = resolveEndpoint(env);
   // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
   const usable = endpoint !== undefined && validPort(endpoint.port);
   if (endpoint && usable) {
     try {
-      return await request<T>(endpoint, method, path, body, timeoutMs);
+      return await attempt(endpoint);
     } catch (err) {
-      if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message);
+      // A voxd.json that names another server is stale: start voxd, which rewrites it.
+      const stale = err instanceof ClientError && err.code === 'VOX_ERR_CLIENT_NOT_VOXD' && endpoint.source === 'voxd.json' && env.VOX_NO_AUTOSTART !== '1';
+      if (!stale) {
+        if (err instanceof ClientError) throw err;
+        if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message);
+      }
     }
   }
   if (env.VOX_NO_AUTOSTART === '1') {
     if (endpoint && !usable) throw new ClientError('VOX_ERR_CLIENT_USAGE', `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`);
     throw unreachable(env, endpoint, endpoint ? 'connection refused' : 'VOX_NO_AUTOSTART=1 is set');
   }
-  endpoint = await startDaemon(env, { timeoutMs: options.startTimeoutMs ?? 15_000 });
+  endpoint = await startDaemon(env, { timeoutMs: left(startTimeoutMs) });
   try {
-    return await request<T>(endpoint, method, path, body, timeoutMs);
+    return await attempt(endpoint);
   } catch (err) {
+    if (err instanceof ClientError) throw err;
     throw unreachable(env, endpoint, (err as Error).message);
   }
 }

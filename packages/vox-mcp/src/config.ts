@@ -35,7 +35,7 @@
  * pronunciation row) is collected into one ConfigError with file and line.
  * Nothing is silently replaced by its default.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   closest,
@@ -217,9 +217,17 @@ export class ConfigError extends Error {
   }
 }
 
+const MAX_PROBLEMS_SHOWN = 20;
+const MAX_PROBLEM_CHARS = 300;
+/** The largest `.vox/config.md` read; a config is a few hundred bytes (docs/config.md). */
+export const MAX_CONFIG_BYTES = 64 * 1024;
+
 function formatProblems(file: string, problems: readonly ConfigProblem[]): string {
   const n = problems.length;
-  const lines = problems.map((p) => `  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+  // Bounded: a huge or hostile file must not write megabytes to a hook's stderr.
+  const clipLine = (line: string) => (line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS - 1)}…` : line);
+  const lines = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => clipLine(`  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`));
+  if (n > MAX_PROBLEMS_SHOWN) lines.push(`  … and ${n - MAX_PROBLEMS_SHOWN} more`);
   return [
     `${file} is not a valid vox config (${n} problem${n === 1 ? '' : 's'}):`,
     ...lines,
@@ -634,10 +642,24 @@ export async function resolveConfig(cwd: string): Promise<ResolvedConfig> {
     return freezeResolved({ projectDir: start, projectName: nameOf(repositoryRoot(start) ?? start), values: DEFAULTS, sources: ALL_DEFAULT, pronunciations: [] });
   }
   let text: string;
+  let size = 0;
   try {
-    text = readFileSync(file, 'utf8');
+    // A bounded read: at most one byte past the cap, whatever the file's size.
+    const fd = openSync(file, 'r');
+    try {
+      size = fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.min(size, MAX_CONFIG_BYTES) + 1);
+      const got = readSync(fd, buf, 0, buf.length, 0);
+      if (got > MAX_CONFIG_BYTES) size = Math.max(size, got);
+      text = buf.subarray(0, got).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     throw new ConfigError(file, [{ key: '(file)', message: `cannot read the file: ${(err as Error).message}` }]);
+  }
+  if (size > MAX_CONFIG_BYTES || Buffer.byteLength(text) > MAX_CONFIG_BYTES) {
+    throw new ConfigError(file, [{ key: '(file)', message: `the file is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte (64 KiB) cap for .vox/config.md; shorten it` }]);
   }
   const parsed = await parseConfig(text, file);
   const sources: Record<string, ConfigSource> = { ...ALL_DEFAULT };

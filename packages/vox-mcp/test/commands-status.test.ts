@@ -23,7 +23,8 @@ test('the watch resumes with Last-Event-ID from the same voxd, not from a new on
   let connection = 0;
   const server = createServer((req, res) => {
     if (req.url === '/v1/status') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      // voxd's identity header: the client trusts nothing else (docs/cli.md, "Deadlines").
+      res.writeHead(200, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' }).end('{}');
       return;
     }
     assert.equal(req.headers.authorization, 'Bearer secret');

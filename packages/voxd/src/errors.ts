@@ -54,7 +54,7 @@ export const REQUEST_TIMEOUT_SECONDS = 30;
  * before any route saw them), in the same `{code, message, statusCode}` shape
  * as every other error.
  */
-export function clientErrorResponse(err: NodeJS.ErrnoException): string {
+export function clientErrorResponse(err: NodeJS.ErrnoException, version: string): string {
   const w =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? wireError('VOX_ERR_HEADERS_TOO_LARGE')
@@ -63,5 +63,5 @@ export function clientErrorResponse(err: NodeJS.ErrnoException): string {
         : wireError('VOX_ERR_HTTP_MALFORMED', (err.code ?? 'parse error').replace(/^HPE_/, '').toLowerCase().replace(/_/g, ' '));
   const body = JSON.stringify(w);
   const reason = w.statusCode === 431 ? 'Request Header Fields Too Large' : w.statusCode === 408 ? 'Request Timeout' : 'Bad Request';
-  return `HTTP/1.1 ${w.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${w.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-voxd-version: ${version}\r\nConnection: close\r\n\r\n${body}`;
 }

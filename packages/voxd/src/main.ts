@@ -146,7 +146,8 @@ function answers(state: NonNullable<typeof running>): Promise<boolean> {
   return new Promise((resolve) => {
     const req = httpGet({ host: state.host || DEFAULT_HOST, port: state.port, path: '/v1/health', timeout: 1000 }, (res) => {
       res.resume();
-      resolve(res.statusCode === 200);
+      // Only a voxd counts: a voxd.json naming another server's port must not keep us from starting.
+      resolve(res.statusCode === 200 && typeof res.headers['x-voxd-version'] === 'string');
     });
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));

@@ -58,7 +58,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
     // Errors Node finds before routing (malformed HTTP, huge headers, the timeout above) get our error body too.
     clientErrorHandler: (err, socket) => {
-      if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
+      if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException, options.version ?? VERSION));
       else socket.destroy();
     },
   });

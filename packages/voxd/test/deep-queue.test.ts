@@ -17,8 +17,6 @@ const TOKEN = 'd'.repeat(43);
 
 /**
  * Holds its first utterance until it is stopped, so nothing moves while the test looks; plays the rest at once.
- * (The first text is long, about 30 s of audio, all taken before the hold, so the playback watchdog,
- * which counts the audio handed to the sink, leaves it alone meanwhile.)
  */
 class HoldSink implements Sink {
   readonly name = 'hold';
@@ -32,8 +30,11 @@ class HoldSink implements Sink {
   async play(_f: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal): Promise<PlayResult> {
     let bytes = 0;
     const hold = this.plays.length === 0;
-    for await (const c of chunks) bytes += c.length;
-    // Held with all of its audio taken: the watchdog allows its whole duration plus the margin.
+    for await (const c of chunks) {
+      bytes += c.length;
+      if (signal.aborted) break;
+    }
+    // All the audio was taken (about 30 s of it, so the playback watchdog allows that long); now it "plays" until stopped.
     if (hold && !signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
     this.plays.push({ aborted: signal.aborted });
     return { aborted: signal.aborted, bytes };

@@ -11,7 +11,7 @@
  * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
  *   2 s in all: Claude Code does not always close it.
  * - voxd gets 2 s to answer. When nothing listens, voxd is started (unless
- *   VOX_NO_AUTOSTART=1), but the hook gives that 5 s, not the 15 s of `vox say`.
+ *   VOX_NO_AUTOSTART=1), but the whole call (start, connect, answer) has a 2.5 s deadline, not the 15 s start of `vox say`.
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
 import type { SpeakResponse, WireError } from '@vox/protocol';
@@ -56,7 +56,9 @@ Options:
 /** How long voxd has to answer a request, in ms. */
 const REQUEST_TIMEOUT_MS = 2000;
 /** How long a hook waits for a voxd it started, in ms. */
-const START_TIMEOUT_MS = 5000;
+const START_TIMEOUT_MS = 2500;
+/** The call's total deadline (start, connect, answer), whatever answers on the port: a hook never blocks Claude Code. */
+export const HOOK_DEADLINE_MS = 2500;
 /** stdin: wait this long for the first byte, and this long after the last one. */
 const STDIN_IDLE_MS = 1000;
 /** stdin: give up after this long in all. */
@@ -72,7 +74,7 @@ function readPayload(stdin: CliContext['stdin']): Promise<string> {
 
 /** POST to voxd with short timeouts, starting it (briefly) when nothing listens. */
 function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
-  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS });
+  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS, deadlineMs: HOOK_DEADLINE_MS });
 }
 
 // Lenient: a bad flag is reported and ignored, because a hook must exit 0.

@@ -11,6 +11,7 @@ import { defineCommand, UsageError, type FlagSpecs, type FlagValues } from '../c
 import { sessionLabel } from '../session.js';
 import { buildDelivery, type SpeechOverrides } from '../speech.js';
 import { readStdin } from '../stdin.js';
+import { ClientError } from '../errors.js';
 import { compareVersions, reportThrown, reportWireError } from '../report.js';
 
 export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
@@ -31,6 +32,8 @@ Options:
   --out FILE.wav     save the audio to a WAV file (WAV only) instead of
                      playing it; prints the file, its length and engine
   --wait             return after playback; exit 5 if it failed
+  --timeout S        give up after S seconds (default 10; with --wait
+                     120 plus 0.2 per character of the text)
   --json             print voxd's JSON response on stdout
   -q, --quiet        print nothing, not even warnings
   -h, --help         show this help
@@ -60,12 +63,22 @@ const FLAGS = {
     model: { type: 'string' },
     out: { type: 'string' },
     wait: { type: 'boolean' },
+    timeout: { type: 'string' },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
 } as const satisfies FlagSpecs;
 
 export const command = defineCommand({ name: 'say', usage: SAY_USAGE, flags: FLAGS, maxArgs: Infinity, run: ({ ctx, flags, args }) => speak(ctx, flags, args) });
 export const run = command.run;
+
+/**
+ * How long `--wait` waits for the outcome: 2 minutes for the queue ahead, plus
+ * 200 ms a character (speech is about 15 a second, so 3x that). Finite, so a
+ * stalled or trickling voxd cannot hold it for ever (docs/cli.md).
+ */
+export function waitDeadlineMs(text: string): number {
+  return 120_000 + 200 * text.length;
+}
 
 async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, positionals: string[]): Promise<number> {
   const say = (line: string) => ctx.stderr.write(`vox say: ${line}\n`);
@@ -93,6 +106,8 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     if (values.engine) overrides.engine = values.engine;
     if (values.model) overrides.model = values.model;
     if (values.wait) overrides.wait = true;
+    const timeout = numberFlag('timeout', values.timeout, 0.1, 86_400);
+    const timeoutMs = timeout === undefined ? undefined : Math.round(timeout * 1000);
 
     if (values.out) {
       const { outProblem } = await import('../recording.js');
@@ -119,7 +134,7 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
       return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
     }
     const delivery = buildDelivery(text, config, session, overrides);
-    const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, values.wait ? 600_000 : 10_000);
+    const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000));
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
     const mismatch = settingsMismatch(ctx.env);
     if (mismatch) report(mismatch);
@@ -128,6 +143,9 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     }
     if (reply.status >= 400) return reportWireError(ctx, 'say', reply.status, reply.body, { quiet });
     const res = reply.body as SpeakResponse;
+    if (typeof res !== 'object' || res === null || typeof res.status !== 'string' || typeof res.id !== 'string') {
+      throw new ClientError('VOX_ERR_CLIENT_NOT_VOXD', `voxd's answer to ${delivery.route} is not a speak response (${JSON.stringify(reply.body)?.slice(0, 80)}); run "vox daemon restart"`);
+    }
     if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
     switch (res.status) {
       case 'queued':

@@ -18,21 +18,34 @@ const USAGE = `Usage: vox status [--json] [--watch]
   -h, --help    show this help
 `;
 
-function clip(text: string, n = 60): string {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+/**
+ * Text from the wire made safe for a terminal: every C0/C1 control character
+ * (ESC, CSI, BEL, CR, newlines…) and DEL is shown as a visible \xNN, so a
+ * session label or text cannot move the cursor, clear the screen or retitle it.
+ */
+export function printable(text: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  return String(text ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
+
+function clip(text: string, n = 60): string {
+  const safe = printable(text);
+  return safe.length > n ? `${safe.slice(0, n - 1)}…` : safe;
+}
+
+const p = (v: unknown) => printable(v);
 
 export function formatStatus(s: StatusResponse, clientVersion = VERSION): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
-    `engine: ${s.engine.name} ${s.engine.ready ? 'ready' : `NOT READY: ${s.engine.reason}`}`,
-    `audio:  ${s.sink.name} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${s.sink.detail})` : ''}${s.sink.lastError ? ` last error: ${s.sink.lastError}` : ''}`,
+    `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
+    `audio:  ${p(s.sink.name)} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${p(s.sink.detail)})` : ''}${s.sink.lastError ? ` last error: ${p(s.sink.lastError)}` : ''}`,
     `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}`,
-    `now:    ${s.playing ? `[${s.playing.priority}] ${s.playing.session ?? '-'}: ${clip(s.playing.text)}` : 'silent'}`,
+    `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
     `queue:  ${s.queue.length}`,
-    ...s.queue.items.slice(0, 10).map((q) => `  [${q.priority}] ${q.session ?? '-'}: ${clip(q.text)}`),
+    ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     'recent:',
-    ...s.history.slice(0, 10).map((h) => `  ${h.acceptedAt.slice(11, 19)} ${h.outcome.padEnd(11)} ${(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${h.reason})` : ''}`),
+    ...s.history.slice(0, 10).map((h) => `  ${p(h.acceptedAt.slice(11, 19))} ${p(h.outcome).padEnd(11)} ${p(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${p(h.reason)})` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -210,7 +223,7 @@ async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
       return;
     }
     if (tty) void render();
-    else ctx.stdout.write(`${e.at} ${e.type} ${e.id} ${e.priority} ${e.session ?? '-'}${e.reason ? ` ${e.reason}` : ''}${e.originalId ? ` of ${e.originalId}` : ''}\n`);
+    else ctx.stdout.write(`${p(e.at)} ${p(e.type)} ${p(e.id)} ${p(e.priority)} ${p(e.session ?? '-')}${e.reason ? ` ${p(e.reason)}` : ''}${e.originalId ? ` of ${p(e.originalId)}` : ''}\n`);
   };
   if (tty) await render();
   let down = false;
