@@ -4,7 +4,7 @@
  * because every Claude Code hook starts one (see bench/say.mjs).
  */
 import { suggestion } from './command.js';
-import type { CliContext, Command } from './context.js';
+import { processContext, type CliContext, type Command } from './context.js';
 
 // Literal import() calls, so the bundler can split each command into its own chunk.
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
@@ -65,37 +65,13 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
     return 2;
   }
   const mod = await load();
-  // Copy the stream getters as getters: spreading would open stdin.
-  return mod.run(Object.defineProperties({ argv: rest }, Object.getOwnPropertyDescriptors(ctx)) as CliContext);
+  // Copy the stream getters as getters (spreading would open stdin), then give the command its own arguments.
+  const descriptors = { ...Object.getOwnPropertyDescriptors(ctx), argv: { value: rest, enumerable: true } };
+  return mod.run(Object.defineProperties({}, descriptors) as CliContext);
 }
 
-let interrupt: AbortController | undefined;
-
 // No top-level await: this file is also bundled as CommonJS (scripts/bundle.mjs).
-// The streams are getters so that a command that never touches stdin never opens it;
-// `signal` is one so that only a command that asks for it takes over Ctrl-C.
-void main(process.argv.slice(2), {
-  env: process.env,
-  cwd: process.cwd(),
-  get stdin() {
-    return process.stdin;
-  },
-  get stdout() {
-    return process.stdout;
-  },
-  get stderr() {
-    return process.stderr;
-  },
-  get signal() {
-    if (!interrupt) {
-      const ac = (interrupt = new AbortController());
-      const stop = () => ac.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    }
-    return interrupt.signal;
-  },
-}).then((code) => {
+void main(process.argv.slice(2), processContext([])).then((code) => {
   // Commands that hold handles (mcp, status --watch, logs -f) resolve when they end.
   process.exitCode = code;
 });

@@ -42,9 +42,12 @@ export const EXIT = {
   CONFIG_INVALID: 7,
 } as const;
 
+let interrupt: AbortController | undefined;
+
 /**
  * The context of this process for a command given `argv`. The streams are
- * getters, so that a command that never touches stdin never opens it.
+ * getters, so that a command that never touches stdin never opens it;
+ * `signal` is one so that only a command that asks for it takes over Ctrl-C.
  */
 export function processContext(argv: string[]): CliContext {
   return {
@@ -59,6 +62,15 @@ export function processContext(argv: string[]): CliContext {
     },
     get stderr() {
       return process.stderr;
+    },
+    get signal() {
+      if (!interrupt) {
+        const ac = (interrupt = new AbortController());
+        const stop = () => ac.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }
+      return interrupt.signal;
     },
   };
 }
