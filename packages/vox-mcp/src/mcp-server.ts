@@ -367,6 +367,14 @@ const SPEAK_OUTPUT: InputSchema = {
   required: ['id', 'status'],
 };
 
+/** The voice and rate a tool call asks for, over the project's. */
+function speechOverrides(args: Record<string, unknown>): SpeechOverrides {
+  const overrides: SpeechOverrides = {};
+  if (args.voice !== undefined) overrides.voice = args.voice as string;
+  if (args.rate !== undefined) overrides.rate = args.rate as number;
+  return overrides;
+}
+
 const speak: McpTool = {
   name: 'speak',
   description:
@@ -376,9 +384,7 @@ const speak: McpTool = {
   async run(args, ctx) {
     const { config, session } = await ctx.context();
     const { buildDelivery } = await import('./speech.js');
-    const overrides: SpeechOverrides = {};
-    if (args.voice !== undefined) overrides.voice = args.voice as string;
-    if (args.rate !== undefined) overrides.rate = args.rate as number;
+    const overrides = speechOverrides(args);
     if (args.once !== undefined) overrides.once = args.once as number;
     if (args.priority !== undefined) overrides.priority = args.priority as SpeechOverrides['priority'];
     const delivery = buildDelivery(args.text as string, config, session, overrides);
@@ -684,9 +690,7 @@ const record: McpTool = {
   async run(args, ctx) {
     const { config, session } = await ctx.context();
     const { synthesizeWav, wavSeconds } = await import('./recording.js');
-    const overrides: SpeechOverrides = {};
-    if (args.voice !== undefined) overrides.voice = args.voice as string;
-    if (args.rate !== undefined) overrides.rate = args.rate as number;
+    const overrides = speechOverrides(args);
     const result = await synthesizeWav(ctx.env, args.text as string, config, session, overrides);
     if ('error' in result) return wireErrorResult(result.error.statusCode, result.error);
     const { renameSync, writeFileSync, rmSync } = await import('node:fs');
