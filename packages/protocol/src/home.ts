@@ -29,6 +29,8 @@ export interface HomePaths {
   logs: string;
   cache: string;
   keys: string;
+  /** Installed voice models, one directory each (`vox voices install`). */
+  models: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -41,6 +43,7 @@ export function homePaths(home: string): HomePaths {
     logs: join(home, 'logs'),
     cache: join(home, 'cache'),
     keys: join(home, 'keys.env'),
+    models: join(home, 'models'),
   };
 }
 
