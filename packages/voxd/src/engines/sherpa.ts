@@ -237,6 +237,13 @@ export class SherpaEngine implements Engine {
   #models(): { usable: Installed[]; broken: Array<Extract<ModelCheck, { ok: false }>> } {
     const all = listModels(this.#home);
     const usable = all.filter((m): m is Installed => m.ok).sort((a, b) => b.manifest.installedAt.localeCompare(a.manifest.installedAt) || a.manifest.name.localeCompare(b.manifest.name));
+    // A removed or replaced model's host lets its memory go.
+    for (const [name, host] of this.#hosts) {
+      if (!usable.some((m) => m.manifest.name === name && m.manifest.installedAt === host.model.manifest.installedAt)) {
+        this.#hosts.delete(name);
+        void host.close();
+      }
+    }
     return { usable, broken: all.filter((m): m is Extract<ModelCheck, { ok: false }> => !m.ok) };
   }
 
