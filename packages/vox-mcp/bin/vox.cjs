@@ -34,8 +34,9 @@ function notBuilt() {
 /** The per-user cache directory for `kind`, or undefined when there is no home to put it in. */
 function cacheDir(path, kind) {
   const { XDG_CACHE_HOME, HOME } = process.env;
-  // os.homedir() reads HOME first too; loading node:os costs a hot run more than that.
-  const caches = XDG_CACHE_HOME || path.join(HOME || require('node:os').homedir(), process.platform === 'darwin' ? 'Library/Caches' : '.cache');
+  // os.homedir() is HOME when set, except on Windows; loading node:os costs a hot run more than reading it.
+  const home = HOME !== undefined && process.platform !== 'win32' ? HOME : require('node:os').homedir();
+  const caches = XDG_CACHE_HOME || path.join(home, process.platform === 'darwin' ? 'Library/Caches' : '.cache');
   // A relative XDG_CACHE_HOME (or an empty HOME) would put it under the cwd: no cache then.
   return path.isAbsolute(caches) ? path.join(caches, 'vox', kind) : undefined;
 }
