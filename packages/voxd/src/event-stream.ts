@@ -15,7 +15,7 @@ import type { VoxEvent } from '@vox/protocol';
 
 /** What a subscriber writes to: an HTTP response, in voxd. */
 export interface EventSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   readonly writableLength: number;
   end(): void;
   destroy(): void;
@@ -30,9 +30,12 @@ export interface EventStreamOptions {
   onDrop?: () => void;
 }
 
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
 interface Numbered {
   seq: number;
-  frame: string;
+  /** Encoded once, shared by every subscriber: no per-client copy of each event. */
+  frame: Buffer;
 }
 
 export class EventStream {
@@ -60,7 +63,7 @@ export class EventStream {
   /** Numbers `event`, keeps it for replay and sends it to every subscriber. */
   publish(event: VoxEvent): void {
     const seq = ++this.#seq;
-    const frame = `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    const frame = Buffer.from(`id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     this.#ring.push({ seq, frame });
     if (this.#ring.length > this.#ringSize) this.#ring.shift();
     for (const sink of this.#subscribers) this.#send(sink, frame);
@@ -72,13 +75,13 @@ export class EventStream {
    */
   subscribe(sink: EventSink, lastEventId?: string): void {
     this.#subscribers.add(sink);
-    this.#send(sink, ': connected\n\n');
+    this.#send(sink, Buffer.from(': connected\n\n'));
     const last = lastEventId === undefined ? NaN : Number(lastEventId);
     if (!Number.isInteger(last) || last < 0 || last >= this.#seq) return;
     const oldest = this.#ring[0]?.seq ?? this.#seq + 1;
     if (last + 1 < oldest) {
       const missed = oldest - last - 1;
-      this.#send(sink, `event: gap\ndata: ${JSON.stringify({ type: 'gap', missed, after: last, resumedAt: oldest, reason: `${missed} events were not kept; this client fell behind or was away` })}\n\n`);
+      this.#send(sink, Buffer.from(`event: gap\ndata: ${JSON.stringify({ type: 'gap', missed, after: last, resumedAt: oldest, reason: `${missed} events were not kept; this client fell behind or was away` })}\n\n`));
     }
     const missed = this.#ring.filter((e) => e.seq > last);
     // The replay is bounded by the ring; it may sit on top of the usual buffer until it drains.
@@ -93,7 +96,7 @@ export class EventStream {
 
   /** A comment line to every subscriber (keeps proxies and idle timers from closing the stream). */
   heartbeat(): void {
-    for (const sink of this.#subscribers) this.#send(sink, ': heartbeat\n\n');
+    for (const sink of this.#subscribers) this.#send(sink, HEARTBEAT);
   }
 
   /** Ends every stream. */
@@ -103,7 +106,7 @@ export class EventStream {
     this.#replayAllowance.clear();
   }
 
-  #send(sink: EventSink, frame: string): void {
+  #send(sink: EventSink, frame: Buffer): void {
     if (!this.#subscribers.has(sink)) return;
     let limit = this.#maxBuffer;
     const allowance = this.#replayAllowance.get(sink);

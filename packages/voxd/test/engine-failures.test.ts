@@ -40,9 +40,9 @@ test('a hung engine can still be stopped at once', async () => {
   const d = rig(new HangingEngine(), 60_000);
   const { settled } = await d.speak({ text: 'Hangs until stopped.' });
   await new Promise((r) => setTimeout(r, 50));
-  d.stop('all');
-  const r = await settled;
+  const [stopped, r] = await Promise.all([d.stop('all'), settled]);
   assert.equal(r.status, 'stopped');
+  assert.equal(stopped.length, 1, 'the stop names the request it cut');
 });
 
 test('an engine that exits early with no audio is a failure, not a silent "played"', async () => {

@@ -27,8 +27,8 @@ class FakeSink implements EventSink {
   get writableLength(): number {
     return this.stalled ? this.frames.reduce((n, f) => n + f.length, 0) : 0;
   }
-  write(chunk: string): boolean {
-    this.frames.push(chunk);
+  write(chunk: string | Uint8Array): boolean {
+    this.frames.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     return !this.stalled;
   }
   end(): void {

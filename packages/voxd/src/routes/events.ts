@@ -17,10 +17,13 @@ export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; stream?: 
   app.get<{ Headers: { 'last-event-id'?: string } }>('/v1/events', async (request, reply) => {
     reply.hijack();
     const res = reply.raw;
+    // No chunked framing: each event is then one write of its shared buffer, with nothing
+    // allocated per subscriber. The stream ends only when the connection does.
+    res.useChunkedEncodingByDefault = false;
+    res.shouldKeepAlive = false;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
     });
     stream.subscribe(res, request.headers['last-event-id']);
     request.raw.on('close', () => stream.unsubscribe(res));
