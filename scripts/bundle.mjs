@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Bundles the `vox` client into CommonJS files in packages/vox-mcp/dist/:
-// - vox-hot.cjs: `say`, `unmute` and `hook` alone (src/cli-hot.ts), the
-//   commands every hook and Biff wall starts;
+// - vox-say.cjs: `say` and `unmute` alone (src/cli-say.ts), and vox-hook.cjs:
+//   `hook` alone (src/cli-hook.ts), the commands every shell script, Biff wall
+//   and command hook starts. bin/vox.cjs compiles them itself, with a V8 code
+//   cache, so they hold no import(): esbuild turns it into require();
 // - vox-cli.cjs: every command (src/cli.ts);
 // - vox.cjs: a one-line file that loads bin/vox.cjs, which picks one of the
 //   two by argv[2]. Hook settings written by older versions name dist/vox.cjs.
 // Node 20 loads one CJS file markedly faster than a graph of ESM modules, and
 // a small one faster than a big one (bench/say.mjs, docs/benchmarks.md).
 // Commands stay lazily initialized inside vox-cli.cjs; dependencies stay external.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -30,10 +32,15 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
 };
+// bin/vox.cjs runs the hot bundles through vm.Script, which has no loader for import().
+const hot = { ...common, supported: { 'dynamic-import': false } };
 await Promise.all([
   build({ ...common, entryPoints: [src('cli.ts')], outfile: dist('vox-cli.cjs') }),
-  build({ ...common, entryPoints: [src('cli-hot.ts')], outfile: dist('vox-hot.cjs') }),
+  build({ ...hot, entryPoints: [src('cli-say.ts')], outfile: dist('vox-say.cjs') }),
+  build({ ...hot, entryPoints: [src('cli-hook.ts')], outfile: dist('vox-hook.cjs') }),
 ]);
+// The single hot bundle of earlier builds.
+for (const old of ['vox-hot.cjs', 'vox-hot.cjs.map']) rmSync(dist(old), { force: true });
 writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");
 chmodSync(dist('vox.cjs'), 0o755);
 

@@ -1,40 +1,150 @@
 #!/usr/bin/env node
 'use strict';
 // The file npm links as `vox` (dist/vox.cjs, which older hook settings name,
-// loads it too). Every Claude Code hook and Biff wall starts one, so it loads
-// as little as it can (docs/benchmarks.md):
-// - `say`, `unmute` and `hook` get a bundle of their own, dist/vox-hot.cjs;
-//   every other command gets the whole CLI, dist/vox-cli.cjs (scripts/bundle.mjs);
-// - on Node 22.1 and later, Node's module compile cache keeps their compiled
-//   code between runs, per user, in $XDG_CACHE_HOME/vox/compile-cache
-//   (~/.cache/vox/compile-cache; ~/Library/Caches/vox/compile-cache on macOS).
-//   NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE, when set, decide instead.
-//   Node 20 has no such cache: there this is skipped.
+// loads it too). Every shell script, Biff wall and Claude Code command hook
+// starts one, so it loads as little as it can (docs/benchmarks.md):
+// - `say` and `unmute` get a bundle of their own, dist/vox-say.cjs, and `hook`
+//   another, dist/vox-hook.cjs; every other command gets the whole CLI,
+//   dist/vox-cli.cjs (scripts/bundle.mjs).
+// - The two hot bundles are compiled here with a V8 code cache, on every Node
+//   line (Node 20 has no module compile cache): the cache is written at the
+//   end of a run, so it holds the functions that the run compiled, not only
+//   the top level that Node's own cache keeps. One file per bundle and Node
+//   version, in $XDG_CACHE_HOME/vox/code-cache (~/.cache/vox/code-cache;
+//   ~/Library/Caches/vox/code-cache on macOS), used only when it names the
+//   bundle's size, times and inode, belongs to this user and is writable by
+//   no one else. A missing, stale or unwritable cache only costs the compile.
+// - The whole CLI uses Node's module compile cache (Node 22.1 and later) in
+//   $XDG_CACHE_HOME/vox/compile-cache.
+// NODE_DISABLE_COMPILE_CACHE turns both off (NODE_COMPILE_CACHE, when set,
+// decides for the whole CLI).
 // This file exists before the build (npm links bins before `prepare` runs);
 // the bundles are built by `npm run build`.
-const { enableCompileCache } = require('node:module');
+const command = process.argv[2];
+const hot = command === 'say' || command === 'unmute' ? 'vox-say.cjs' : command === 'hook' ? 'vox-hook.cjs' : undefined;
 
-if (enableCompileCache) {
+if (hot) runHot(hot);
+else runCli();
+
+function notBuilt() {
+  process.stderr.write('vox: not built yet; run "npm run build" in the vox repository\n');
+  process.exit(1);
+}
+
+/** The per-user cache directory for `kind`, or undefined when there is no home to put it in. */
+function cacheDir(path, kind) {
+  const { XDG_CACHE_HOME, HOME } = process.env;
+  // os.homedir() is HOME when set, except on Windows; loading node:os costs a hot run more than reading it.
+  const home = HOME !== undefined && process.platform !== 'win32' ? HOME : require('node:os').homedir();
+  const caches = XDG_CACHE_HOME || path.join(home, process.platform === 'darwin' ? 'Library/Caches' : '.cache');
+  // A relative XDG_CACHE_HOME (or an empty HOME) would put it under the cwd: no cache then.
+  return path.isAbsolute(caches) ? path.join(caches, 'vox', kind) : undefined;
+}
+
+function runCli() {
+  const { enableCompileCache } = require('node:module');
+  if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+    try {
+      const dir = cacheDir(require('node:path'), 'compile-cache');
+      // Reports a failure (an unwritable directory) as a status; it never stops vox.
+      if (dir) enableCompileCache(dir);
+    } catch {
+      // no home directory: run without the cache
+    }
+  }
   try {
-    const { join } = require('node:path');
-    const { XDG_CACHE_HOME } = process.env;
-    const caches = XDG_CACHE_HOME || join(require('node:os').homedir(), process.platform === 'darwin' ? 'Library/Caches' : '.cache');
-    // Reports a failure (an unwritable directory) as a status; it never stops vox.
-    enableCompileCache(join(caches, 'vox', 'compile-cache'));
-  } catch {
-    // no home directory: run without the cache
+    require('../dist/vox-cli.cjs');
+  } catch (err) {
+    // Only a missing bundle is "not built"; anything else is a real error.
+    if (err && err.code === 'MODULE_NOT_FOUND' && !require('node:fs').existsSync(require('node:path').join(__dirname, '../dist/vox-cli.cjs'))) notBuilt();
+    throw err;
   }
 }
 
-const command = process.argv[2];
-const bundle = command === 'say' || command === 'unmute' || command === 'hook' ? '../dist/vox-hot.cjs' : '../dist/vox-cli.cjs';
-try {
-  require(bundle);
-} catch (err) {
-  // Only a missing bundle is "not built"; anything else is a real error.
-  if (err && err.code === 'MODULE_NOT_FOUND' && !require('node:fs').existsSync(require('node:path').join(__dirname, bundle))) {
-    process.stderr.write('vox: not built yet; run "npm run build" in the vox repository\n');
-    process.exit(1);
+/** FNV-1a of a string, as 8 hex digits: tells the cache files of two installs apart. */
+function hash(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The cache file's V8 data when its first line is `identity` and only this user can have written it; else undefined. */
+function readCache(fs, file, identity) {
+  let fd;
+  try {
+    fd = fs.openSync(file, 'r');
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.mode & 0o022 || (process.getuid && st.uid !== process.getuid()) || st.size > 64 * 1024 * 1024) return undefined;
+    const data = fs.readFileSync(fd);
+    const nl = data.indexOf(10);
+    return nl > 0 && data.toString('latin1', 0, nl) === identity ? data.subarray(nl + 1) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
-  throw err;
+}
+
+/** Write the cache file whole or not at all (a temp file renamed over it); never throws. */
+function writeCache(fs, dir, file, identity, data) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${identity}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
+    fs.renameSync(tmp, file);
+  } catch {
+    // unwritable or full: the next run compiles again
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // never created
+    }
+  }
+}
+
+/** Run dist/<name> as the CommonJS module it is, compiled with the code cache. */
+function runHot(name) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const file = path.join(__dirname, '..', 'dist', name);
+  let fd;
+  let source;
+  let st;
+  try {
+    fd = fs.openSync(file, 'r');
+    st = fs.fstatSync(fd);
+    source = fs.readFileSync(fd, 'utf8');
+  } catch (err) {
+    if (err && err.code === 'ENOENT') notBuilt();
+    throw err;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  const dir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheDir(path, 'code-cache');
+  // The bundle as it is on disk: any rebuild or reinstall changes its ctime or inode.
+  const identity = `vox-code-cache 1 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
+  const cacheFile = dir && path.join(dir, `${name}-${process.version}-${process.arch}-${hash(file)}.bin`);
+  const cachedData = cacheFile && readCache(fs, cacheFile, identity);
+
+  // What require() would do: a Module in require.cache, with its own require, wrapped as Node wraps CommonJS.
+  const Module = module.constructor;
+  const m = new Module(file, module);
+  m.filename = file;
+  m.paths = Module._nodeModulePaths(path.dirname(file));
+  require.cache[file] = m;
+  const req = (id) => m.require(id);
+  req.resolve = (request, options) => Module._resolveFilename(request, m, false, options);
+  req.main = require.main;
+  req.cache = require.cache;
+  const { Script } = require('node:vm');
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
+    filename: file,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  if (cacheFile && (!cachedData || script.cachedDataRejected) && !process.argv.includes('--help') && !process.argv.includes('-h')) {
+    // At the end, so that the cache holds what this run compiled (a --help run compiles next to nothing).
+    process.once('exit', () => writeCache(fs, dir, cacheFile, identity, script.createCachedData()));
+  }
+  script.runInThisContext().call(m.exports, m.exports, req, m, file, path.dirname(file));
+  m.loaded = true;
 }

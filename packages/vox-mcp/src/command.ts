@@ -5,19 +5,20 @@
  * other command (an unknown flag names the closest known one).
  *
  * Design notes:
- * - The parser is node:util parseArgs in non-strict mode, read through its
- *   tokens: vox checks unknown flags, missing values and stray arguments
- *   itself, so the messages are vox's own and alike everywhere (parseArgs'
- *   strict errors are long and worded per case). No dependency and no
- *   allocation worth measuring: `vox say` and `vox hook` run this on every
- *   Claude Code hook.
+ * - The parser reads the tokens of node:util parseArgs in non-strict mode
+ *   (`tokenize` below makes the same tokens): vox checks unknown flags,
+ *   missing values and stray arguments itself, so the messages are vox's own
+ *   and alike everywhere (parseArgs' strict errors are long and worded per
+ *   case). `tokenize` is parseArgs' tokenizer rewritten, because loading
+ *   parseArgs costs `vox say` and `vox hook`, which run this on every Claude
+ *   Code hook, about 0.7 ms of their start (docs/benchmarks.md);
+ *   test/command.test.ts checks it against parseArgs token for token.
  * - Help texts are written by hand (docs/cli.md shows them);
  *   test/command.test.ts checks that each names exactly the declared flags.
  * - A usage error is one line on stderr and exit 2, except in a `lenient`
  *   command (vox hook), where it is reported and ignored: Claude Code reads a
  *   hook's exit 2 as "block this action".
  */
-import { parseArgs } from 'node:util';
 import { closest } from '@vox/protocol';
 import { EXIT, type CliContext, type Command } from './context.js';
 import { ClientError } from './errors.js';
@@ -84,6 +85,81 @@ export function pickAction<T extends string>(args: readonly string[], actions: r
 
 const HELP: FlagSpec = { type: 'boolean', short: 'h' };
 
+/** A token of parseArgs' `tokens` output, without its `index`. */
+export type Token =
+  | { kind: 'positional'; value: string }
+  | { kind: 'option-terminator' }
+  | { kind: 'option'; name: string; rawName: string; value: string | undefined; inlineValue: boolean | undefined };
+
+/**
+ * The tokens that node:util `parseArgs({ args, options, strict: false,
+ * allowPositionals: true, tokens: true })` gives (Node 20 to 26 alike), in its
+ * order and with its rules: `--` ends the options; `-abc` is a group of short
+ * flags, split where a string flag takes the rest as its value; a string flag
+ * takes the next argument as its value whatever it looks like; an unknown
+ * flag is a boolean.
+ */
+export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
+  const tokens: Token[] = [];
+  const has = (name: string) => Object.hasOwn(options, name);
+  const isString = (name: string) => has(name) && options[name]!.type === 'string';
+  const longOf = (short: string) => {
+    for (const name of Object.keys(options)) if (Object.hasOwn(options[name]!, 'short') && options[name]!.short === short) return name;
+    return short;
+  };
+  const rest = [...args];
+  while (rest.length > 0) {
+    const arg = rest.shift()!;
+    const next = rest[0];
+    if (arg === '--') {
+      tokens.push({ kind: 'option-terminator' });
+      for (const value of rest) tokens.push({ kind: 'positional', value });
+      break;
+    }
+    if (arg.length === 2 && arg[0] === '-' && arg[1] !== '-') {
+      // -f, or -f VALUE
+      const name = longOf(arg[1]!);
+      const takes = isString(name) && next !== undefined;
+      tokens.push({ kind: 'option', name, rawName: arg, value: takes ? rest.shift() : undefined, inlineValue: takes ? false : undefined });
+      continue;
+    }
+    if (arg.length > 2 && arg[0] === '-' && arg[1] !== '-') {
+      if (!isString(longOf(arg[1]!))) {
+        // -fXz: -f -X -z, with a string flag inside taking the rest (-abfFILE: -a -b -fFILE)
+        const expanded: string[] = [];
+        for (let i = 1; i < arg.length; i++) {
+          if (!isString(longOf(arg[i]!)) || i === arg.length - 1) expanded.push(`-${arg[i]}`);
+          else {
+            expanded.push(`-${arg.slice(i)}`);
+            break;
+          }
+        }
+        rest.unshift(...expanded);
+      } else {
+        // -fVALUE
+        tokens.push({ kind: 'option', name: longOf(arg[1]!), rawName: `-${arg[1]}`, value: arg.slice(2), inlineValue: true });
+      }
+      continue;
+    }
+    if (arg.length > 2 && arg.startsWith('--')) {
+      if (!arg.includes('=', 3)) {
+        // --foo, or --foo VALUE
+        const name = arg.slice(2);
+        const takes = isString(name) && next !== undefined;
+        tokens.push({ kind: 'option', name, rawName: arg, value: takes ? rest.shift() : undefined, inlineValue: takes ? false : undefined });
+      } else {
+        // --foo=bar (split at the first "=", as parseArgs does)
+        const eq = arg.indexOf('=');
+        const name = arg.slice(2, eq);
+        tokens.push({ kind: 'option', name, rawName: `--${name}`, value: arg.slice(eq + 1), inlineValue: true });
+      }
+      continue;
+    }
+    tokens.push({ kind: 'positional', value: arg });
+  }
+  return tokens;
+}
+
 export interface Parsed<F extends FlagSpecs> {
   flags: FlagValues<F>;
   args: string[];
@@ -95,7 +171,7 @@ export interface Parsed<F extends FlagSpecs> {
 /** Parse `argv` against `flags` (plus --help); never throws. */
 export function parseCommandLine<F extends FlagSpecs>(argv: string[], flags: F, maxArgs = 0): Parsed<F> {
   const options = { ...flags, help: HELP };
-  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  const tokens = tokenize(argv, options);
   const values: Record<string, string | boolean> = {};
   const args: string[] = [];
   const problems: string[] = [];

@@ -1,13 +1,14 @@
 /**
  * The `vox` bin (bin/vox.cjs) and the bundles it picks (scripts/bundle.mjs):
- * `say`, `unmute` and `hook` load the small dist/vox-hot.cjs, every other
- * command dist/vox-cli.cjs, and both behave exactly as the unbundled CLI
- * (dist/cli.js, tsc's output of src/cli.ts). Node's compile cache is used
- * where Node has it, in a per-user cache directory.
+ * `say` and `unmute` load dist/vox-say.cjs, `hook` dist/vox-hook.cjs, every
+ * other command dist/vox-cli.cjs, and all behave exactly as the unbundled CLI
+ * (dist/cli.js, tsc's output of src/cli.ts). The hot bundles are compiled with
+ * a V8 code cache on every Node line, the whole CLI with Node's compile cache
+ * where Node has it, both in a per-user cache directory.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -16,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(pkg, 'bin', 'vox.cjs');
 const DIST_ENTRY = join(pkg, 'dist', 'vox.cjs');
-const HOT = join(pkg, 'dist', 'vox-hot.cjs');
+const SAY = join(pkg, 'dist', 'vox-say.cjs');
+const HOOK = join(pkg, 'dist', 'vox-hook.cjs');
 const FULL = join(pkg, 'dist', 'vox-cli.cjs');
 const CLI_JS = join(pkg, 'dist', 'cli.js');
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/hooks/notification-permission.json', import.meta.url));
@@ -55,13 +57,17 @@ function run(entry: string, args: string[], options: { env?: NodeJS.ProcessEnv; 
   return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^LOADED .*\n/m, ''), loaded: loaded ? (JSON.parse(loaded[1]!) as string[]) : [] };
 }
 
-const built = existsSync(HOT) && existsSync(FULL) && existsSync(CLI_JS) ? false : 'the bundles are not built; run "npm run build"';
+const built = existsSync(SAY) && existsSync(HOOK) && existsSync(FULL) && existsSync(CLI_JS) ? false : 'the bundles are not built; run "npm run build"';
 
 describe('bin/vox.cjs', { skip: built }, () => {
-  test('say, unmute and hook load only the small bundle; other commands only the whole CLI', () => {
-    for (const args of [['say', '--help'], ['unmute', '--help'], ['hook', '--help'], ['say', 'hello']]) {
+  test('say and unmute load only their bundle, hook only its own; other commands only the whole CLI', () => {
+    for (const args of [['say', '--help'], ['unmute', '--help'], ['say', 'hello']]) {
       const r = run(BIN, args, { preload: true });
-      assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-hot.cjs'], `vox ${args.join(' ')}`);
+      assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-say.cjs'], `vox ${args.join(' ')}`);
+    }
+    for (const args of [['hook', '--help'], ['hook', 'Stop']]) {
+      const r = run(BIN, args, { preload: true });
+      assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-hook.cjs'], `vox ${args.join(' ')}`);
     }
     for (const args of [['--version'], [], ['status', '--help'], ['mcp', '--help'], ['sya']]) {
       const r = run(BIN, args, { preload: true });
@@ -72,7 +78,7 @@ describe('bin/vox.cjs', { skip: built }, () => {
   test('dist/vox.cjs, which hook settings name, goes through the same choice', () => {
     const r = run(DIST_ENTRY, ['hook', '--help'], { preload: true });
     assert.equal(r.code, 0);
-    assert.deepEqual(r.loaded, ['dist/vox.cjs', 'bin/vox.cjs', 'dist/vox-hot.cjs']);
+    assert.deepEqual(r.loaded, ['dist/vox.cjs', 'bin/vox.cjs', 'dist/vox-hook.cjs']);
   });
 
   test('the hot commands answer exactly as the unbundled CLI: help, usage errors, exit codes, requests', () => {
@@ -106,9 +112,67 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.match(run(BIN, ['hook', 'Notification', '--dry-run'], { env: e, input: payload }).stdout, /needs your permission to use Bash/);
   });
 
-  test('on Node 22.1 and later the compile cache is kept under XDG_CACHE_HOME/vox; on older lines nothing is written', () => {
+  test('a hot run keeps its compiled code under XDG_CACHE_HOME/vox/code-cache, and the next run takes it', () => {
     const cacheHome = dir();
-    const r = run(BIN, ['say', '--help'], { env: env({ XDG_CACHE_HOME: cacheHome }) });
+    const e = env({ XDG_CACHE_HOME: cacheHome, VOX_SESSION_ID: 'bin-test' });
+    const cache = join(cacheHome, 'vox', 'code-cache');
+    // A --help run compiles next to nothing: it writes no cache.
+    assert.equal(run(BIN, ['say', '--help'], { env: e }).code, 0);
+    assert.equal(existsSync(cache), false);
+    const first = run(BIN, ['say', 'hello'], { env: e });
+    assert.equal(first.code, 3);
+    const files = readdirSync(cache);
+    assert.equal(files.length, 1, `one file per bundle and Node version in ${cache}`);
+    assert.match(files[0]!, new RegExp(`^vox-say\\.cjs-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.bin$`));
+    const file = join(cache, files[0]!);
+    assert.equal(statSync(cache).mode & 0o777, 0o700);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const written = statSync(file).mtimeMs;
+    // Taken as it is: not rewritten, and the run answers as the first did.
+    const second = run(BIN, ['say', 'hello'], { env: e });
+    assert.deepEqual(second, first);
+    assert.equal(statSync(file).mtimeMs, written);
+    assert.deepEqual(readdirSync(cache), files);
+    // The hook's bundle has a file of its own.
+    assert.equal(run(BIN, ['hook', 'Stop'], { env: e, input: '{}' }).code, 0);
+    assert.equal(readdirSync(cache).length, 2);
+  });
+
+  test('a cache file that does not match the bundle, or that others could have written, is not used but replaced', () => {
+    const cacheHome = dir();
+    const e = env({ XDG_CACHE_HOME: cacheHome });
+    assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
+    const cache = join(cacheHome, 'vox', 'code-cache');
+    const file = join(cache, readdirSync(cache)[0]!);
+    const good = readFileSync(file);
+    const header = good.subarray(0, good.indexOf(10)).toString('latin1');
+    assert.match(header, /^vox-code-cache 1 \d+ /);
+    // Rewritten: this bundle's header and V8 data of the size a run writes (the bytes vary from run to run).
+    const rewritten = () => {
+      const now = readFileSync(file);
+      assert.equal(now.subarray(0, now.indexOf(10)).toString('latin1'), header);
+      assert.ok(now.length > good.length / 2, `${now.length} bytes of V8 data`);
+    };
+    // Garbage after a matching header: V8 rejects it, vox runs as usual and writes a good one.
+    writeFileSync(file, Buffer.concat([Buffer.from(`${header}\n`), Buffer.from('not V8 code')]), { mode: 0o600 });
+    let r = run(BIN, ['say', 'hello'], { env: e });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+    rewritten();
+    // A header naming another build of the bundle: replaced.
+    writeFileSync(file, Buffer.concat([Buffer.from('vox-code-cache 1 1 2 3 4 5\n'), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
+    assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
+    rewritten();
+    // Writable by others: not trusted, and replaced by one that is not.
+    chmodSync(file, 0o666);
+    assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    rewritten();
+  });
+
+  test('on Node 22.1 and later the whole CLI keeps a compile cache under XDG_CACHE_HOME/vox; on older lines nothing is written', () => {
+    const cacheHome = dir();
+    const r = run(BIN, ['status', '--help'], { env: env({ XDG_CACHE_HOME: cacheHome }) });
     assert.equal(r.code, 0);
     const cache = join(cacheHome, 'vox', 'compile-cache');
     const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
@@ -121,26 +185,41 @@ describe('bin/vox.cjs', { skip: built }, () => {
     }
   });
 
-  test('NODE_DISABLE_COMPILE_CACHE turns the cache off', () => {
+  test('NODE_DISABLE_COMPILE_CACHE turns both caches off', () => {
     const cacheHome = dir();
-    assert.equal(run(BIN, ['say', '--help'], { env: env({ XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1' }) }).code, 0);
+    const e = env({ XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: '1' });
+    assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
+    assert.equal(run(BIN, ['hook', 'Stop'], { env: e, input: '{}' }).code, 0);
+    assert.equal(run(BIN, ['status', '--help'], { env: e }).code, 0);
     assert.equal(existsSync(join(cacheHome, 'vox')), false);
   });
 
   test('an unwritable cache directory does not stop vox', () => {
     const file = join(dir(), 'a-file');
     writeFileSync(file, '');
-    const r = run(BIN, ['say', '--help'], { env: env({ XDG_CACHE_HOME: file }) });
+    for (const args of [['say', '--help'], ['say', 'hello'], ['status', '--help']]) {
+      const r = run(BIN, args, { env: env({ XDG_CACHE_HOME: file }) });
+      assert.equal(r.code, args[1] === 'hello' ? 3 : 0, `vox ${args.join(' ')}`);
+      if (args[1] === '--help') assert.match(r.stdout, /^Usage: vox /);
+      if (args[1] === 'hello') assert.match(r.stderr, /^vox say: VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+      else assert.equal(r.stderr, '');
+    }
+    const r = run(BIN, ['hook', 'Stop'], { env: env({ XDG_CACHE_HOME: file }), input: '{}' });
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /^Usage: vox say/);
-    assert.equal(r.stderr, '');
+  });
+
+  test('a relative XDG_CACHE_HOME is not used: nothing is written under the working directory', () => {
+    const cwd = dir();
+    const r = spawnSync(process.execPath, [BIN, 'say', 'hello'], { cwd, env: env({ XDG_CACHE_HOME: 'rel-cache' }), encoding: 'utf8' });
+    assert.equal(r.status, 3);
+    assert.deepEqual(readdirSync(cwd), []);
   });
 
   test('before the build, the bin says so', () => {
     const root = dir();
     mkdirSync(join(root, 'bin'));
     copyFileSync(BIN, join(root, 'bin', 'vox.cjs'));
-    for (const args of [['say', 'hi'], ['status']]) {
+    for (const args of [['say', 'hi'], ['hook', 'Stop'], ['status']]) {
       const r = run(join(root, 'bin', 'vox.cjs'), args);
       assert.equal(r.code, 1);
       assert.equal(r.stderr, 'vox: not built yet; run "npm run build" in the vox repository\n');

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { defineCommand, parseCommandLine, pickAction, suggestion, UsageError, type DefinedCommand } from '../src/command.js';
+import { parseArgs } from 'node:util';
+import { defineCommand, parseCommandLine, pickAction, suggestion, tokenize, UsageError, type DefinedCommand, type FlagSpecs } from '../src/command.js';
 import type { CliContext } from '../src/context.js';
 import * as chime from '../src/commands/chime.js';
 import * as config from '../src/commands/config.js';
@@ -39,6 +40,34 @@ test('parseCommandLine: values, short aliases, inline values and arguments', () 
   assert.deepEqual(p.flags, { voice: 'alba', quiet: true, wait: true });
   assert.deepEqual(p.args, ['hello', 'world']);
   assert.deepEqual(parseCommandLine(['--', '--wait'], FLAGS, 1).args, ['--wait'], 'after -- a flag is text');
+});
+
+test('tokenize gives the tokens of parseArgs (non-strict, positionals allowed), for every command and shape of argument', () => {
+  const reference = (args: string[], options: FlagSpecs) =>
+    parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true }).tokens.map(({ index: _index, ...t }) => t);
+  // Every shape parseArgs tells apart: lone and grouped shorts, a string short inside a group, inline values,
+  // "=" in odd places, "--" and "-" alone, empty strings, values that look like flags, unknown flags, non-ASCII.
+  const words = ['x', '-', '--', '', '-q', '-h', '-x', '-qh', '-qx', '-xq', '-qv', '-vq', '-qvalba', '-valba', '-v=a', '-5', '--wait', '--voice', '--voice=alba',
+    '--voice=', '--voice=a=b', '--=x', '--=', '---', '---x', '--no-wait', '--wait=yes', '--bogus', '--bogus=1', '--help', '--toString', '--__proto__', '--constructor', 'é', '-é', '--voix'];
+  const flagSets: FlagSpecs[] = [
+    { voice: { type: 'string', short: 'v' }, wait: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, help: { type: 'boolean', short: 'h' } },
+    { x: { type: 'string' }, q: { type: 'boolean', short: 'x' }, help: { type: 'boolean', short: 'h' } },
+    ...ALL.map((c) => ({ ...c.spec.flags, help: { type: 'boolean', short: 'h' } }) as FlagSpecs),
+  ];
+  let n = 0;
+  for (const options of flagSets) {
+    for (const a of words) {
+      for (const b of words) {
+        for (const c of ['x', '-q', '--voice', '']) {
+          const args = [a, b, c];
+          assert.deepEqual(tokenize(args, options), reference(args, options), JSON.stringify(args));
+          n++;
+        }
+      }
+    }
+    assert.deepEqual(tokenize([], options), reference([], options));
+  }
+  assert.ok(n > 10_000, `${n} argument lists compared`);
 });
 
 test('parseCommandLine: each kind of mistake is one sentence', () => {
