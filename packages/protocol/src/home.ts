@@ -31,6 +31,8 @@ export interface HomePaths {
   keys: string;
   /** Installed voice models, one directory each (`vox voices install`). */
   models: string;
+  /** Accepted requests not yet settled (voxd's journal), replayed by the next voxd; mode 0600. */
+  journal: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -44,6 +46,7 @@ export function homePaths(home: string): HomePaths {
     cache: join(home, 'cache'),
     keys: join(home, 'keys.env'),
     models: join(home, 'models'),
+    journal: join(home, 'journal.jsonl'),
   };
 }
 
