@@ -94,6 +94,42 @@ export const WIRE_ERRORS = {
     statusCode: 429,
     message: 'voxd is already rendering %s /v1/synthesize requests with %s more waiting, its limit. Retry after the Retry-After seconds, or send fewer at a time.',
   },
+  VOX_ERR_LISTEN_BUSY: {
+    statusCode: 409,
+    message: 'The microphone is in use by %s (one listener at a time). Wait for that listen to end, or end it with "vox stop" (POST /v1/stop).',
+  },
+  VOX_ERR_RECORDER_MISSING: {
+    statusCode: 503,
+    message: 'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder ("vox daemon config set listen.recorder PATH") or VOXD_RECORDER.',
+  },
+  VOX_ERR_MIC_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'The microphone cannot be opened: %s. Check that a capture device exists ("arecord -l") and is not muted, or choose another recorder with listen.recorder.',
+  },
+  VOX_ERR_RECORDER_FAILED: {
+    statusCode: 500,
+    message: 'The recorder stopped during the listen: %s. The audio captured so far is kept (audioPath); check the microphone and the logs in VOX_HOME/logs.',
+  },
+  VOX_ERR_TRANSCRIBER_UNREACHABLE: {
+    statusCode: 502,
+    message: 'The transcriber at %s cannot be reached (%s). Start it, or fix transcriber.url ("vox daemon config set transcriber.url URL"); the recording is kept (audioPath).',
+  },
+  VOX_ERR_TRANSCRIBER_AUTH: {
+    statusCode: 502,
+    message: 'The transcriber refused the key (HTTP %s). Set TRANSCRIBER_API_KEY (environment or VOX_HOME/keys.env) to a valid key; the recording is kept (audioPath).',
+  },
+  VOX_ERR_TRANSCRIBER_TOO_LARGE: {
+    statusCode: 502,
+    message: 'The transcriber refused the recording as too large (HTTP 413, %s bytes). Listen for less time (maxSeconds), or raise the server\'s upload limit; the recording is kept (audioPath).',
+  },
+  VOX_ERR_TRANSCRIBER_TIMEOUT: {
+    statusCode: 504,
+    message: 'The transcriber did not answer within %s ms. Check that it runs and is not overloaded, or raise transcriber.timeoutMs; the recording is kept (audioPath).',
+  },
+  VOX_ERR_TRANSCRIBER_FAILED: {
+    statusCode: 502,
+    message: 'The transcriber failed: %s. Check transcriber.url and transcriber.model, and the server\'s own log; the recording is kept (audioPath).',
+  },
   VOX_ERR_INTERNAL: {
     statusCode: 500,
     message: 'Internal error in voxd: %s. Please report it with the lines around it in VOX_HOME/logs.',

@@ -67,6 +67,14 @@ export interface DaemonSettings {
   host: string;
   /** pino level of voxd.log. Default `info`. */
   logLevel: string;
+  /** The microphone's recorder: `auto` (arecord, then rec, then sox, on PATH), one of those names, or a path to one. Default `auto`. */
+  'listen.recorder': string;
+  /** Root of an OpenAI-compatible transcription API (`.../v1`); '' means none (listen records only). Default ''. */
+  'transcriber.url': string;
+  /** The `model` field sent to the transcriber. Default `whisper-1`. */
+  'transcriber.model': string;
+  /** Longest wait for a transcript, in ms. Default 30000. */
+  'transcriber.timeoutMs': number;
 }
 
 export type SettingKey = keyof DaemonSettings;
@@ -77,7 +85,14 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   port: DEFAULT_PORT,
   host: DEFAULT_HOST,
   logLevel: 'info',
+  'listen.recorder': 'auto',
+  'transcriber.url': '',
+  'transcriber.model': 'whisper-1',
+  'transcriber.timeoutMs': 30_000,
 });
+
+/** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
+export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
 
 export interface SettingRule {
   /** The YAML type, for docs and messages. */
@@ -147,7 +162,57 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     check: (v) => (typeof v === 'string' && LOOPBACK.test(v) ? undefined : 'voxd serves the local user only, and refuses requests for any other host name'),
   },
   logLevel: { type: 'string', env: 'VOXD_LOG_LEVEL', allowed: `one of ${LOG_LEVELS.join(', ')}`, check: oneOf(LOG_LEVELS) },
+  'listen.recorder': {
+    type: 'string',
+    env: 'VOXD_RECORDER',
+    allowed: `auto, ${RECORDERS.join(', ')}, or an absolute path to one of them (its file name says which)`,
+    check: (v) => (typeof v === 'string' ? recorderProblem(v) : 'not a recorder'),
+  },
+  'transcriber.url': {
+    type: 'string',
+    env: 'VOXD_TRANSCRIBER_URL',
+    allowed: 'the http:// or https:// root of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1 ("" for none)',
+    check: (v) => (typeof v === 'string' ? transcriberUrlProblem(v) : 'not a URL'),
+  },
+  'transcriber.model': {
+    type: 'string',
+    env: 'VOXD_TRANSCRIBER_MODEL',
+    allowed: 'a model name the transcriber knows, e.g. whisper-1 (OpenAI) or Systran/faster-whisper-small (speaches)',
+    check: (v) => (typeof v === 'string' && v.trim() && v.length <= 200 ? undefined : 'not a model name'),
+  },
+  'transcriber.timeoutMs': {
+    type: 'integer',
+    env: 'VOXD_TRANSCRIBER_TIMEOUT_MS',
+    allowed: 'an integer from 100 to 600000 (ms)',
+    check: (v) => (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 600_000 ? undefined : 'out of range'),
+  },
 });
+
+/** Why a `listen.recorder` value is not one voxd can use, or undefined. */
+export function recorderProblem(v: string): string | undefined {
+  if (v === 'auto' || (RECORDERS as readonly string[]).includes(v)) return undefined;
+  if (!isAbsolute(v)) {
+    const near = closestName(v, ['auto', ...RECORDERS]);
+    return near ? `did you mean "${near}"?` : 'a name must be one of the known recorders; anything else needs an absolute path';
+  }
+  const base = v.split(/[\\/]/).pop() ?? '';
+  return (RECORDERS as readonly string[]).includes(base.replace(/\.exe$/i, '')) ? undefined : `the file name "${base}" is none of ${RECORDERS.join(', ')}, so voxd cannot tell which arguments it takes`;
+}
+
+/** Why a `transcriber.url` value is not usable, or undefined ('' is: no transcriber). */
+export function transcriberUrlProblem(v: string): string | undefined {
+  if (v === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return 'not a URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `"${u.protocol}" is not http: or https:`;
+  if (u.username || u.password) return 'put the key in TRANSCRIBER_API_KEY (VOX_HOME/keys.env), not in the URL';
+  if (/\/audio\/transcriptions\/?$/.test(u.pathname)) return 'give the API root, without /audio/transcriptions';
+  return undefined;
+}
 
 export const SETTING_KEYS = Object.freeze(Object.keys(SETTINGS_SCHEMA) as SettingKey[]);
 

@@ -274,3 +274,64 @@ export const synthesizeRequestSchema = {
     session,
   },
 } as const;
+
+/** How a listen ended: trailing silence after speech, the hard maximum, no speech before the start timeout, or POST /v1/stop. */
+export type ListenEnd = 'silence' | 'max' | 'timeout' | 'stopped';
+
+/** POST /v1/listen: record the microphone until the speaker stops, then transcribe. */
+export interface ListenRequest {
+  /** Hard maximum of the recording, in seconds (1–300). Default 30. */
+  maxSeconds?: number;
+  /** Trailing silence that ends the utterance, in ms (200–10000). Default 1200. */
+  silenceMs?: number;
+  /** Give up when no speech starts within this many ms (500–60000). Default 8000. */
+  startTimeoutMs?: number;
+  /** ISO-639-1 hint for the transcriber, e.g. `en`. */
+  language?: string;
+  /** Play the `prompt` chime when listening starts. Default true. */
+  prompt?: boolean;
+  session?: string;
+  /** Keep the recording as a WAV under VOX_HOME/listen and return its path. Always kept when nothing transcribes it. */
+  keepAudio?: boolean;
+  /** Cut the utterance playing now instead of waiting for it to end. */
+  interrupt?: boolean;
+}
+
+export interface ListenResponse {
+  /** The transcript; '' when nothing was said or no transcriber is set. */
+  text: string;
+  /** Length of the recording, in ms. */
+  durationMs: number;
+  /** Voice activity within it, from the first voiced frame to the last, in ms. */
+  speechMs: number;
+  endedBy: ListenEnd;
+  /** The WAV (16 kHz mono s16le) when kept. */
+  audioPath?: string;
+  /** False when nothing was transcribed; `reason` then says why (no transcriber set, and how to set one; no speech). */
+  transcribed: boolean;
+  reason?: string;
+  /** The transcriber's own time, in ms. */
+  transcribeMs?: number;
+}
+
+/** An error of a listen, with the audio captured so far when there was any. */
+export interface ListenErrorBody extends WireError {
+  audioPath?: string;
+}
+
+export const LISTEN_DEFAULTS = Object.freeze({ maxSeconds: 30, silenceMs: 1200, startTimeoutMs: 8000, prompt: true });
+
+export const listenRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    maxSeconds: { type: 'number', minimum: 1, maximum: 300 },
+    silenceMs: { type: 'integer', minimum: 200, maximum: 10_000 },
+    startTimeoutMs: { type: 'integer', minimum: 500, maximum: 60_000 },
+    language: { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$' },
+    prompt: { type: 'boolean' },
+    session,
+    keepAudio: { type: 'boolean' },
+    interrupt: { type: 'boolean' },
+  },
+} as const;

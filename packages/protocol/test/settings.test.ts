@@ -46,7 +46,7 @@ describe('parseSettings', () => {
     const r = parseSettings('audoi: speaker\nport: "8421"\nengine: espek\nhost: 0.0.0.0\naudio: file:out\n', '/c/voxd.yaml');
     assert.equal(r.problems.length, 5);
     const [a, b, c, d, e] = r.problems;
-    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel', message: undefined });
+    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, transcriber.url, transcriber.model, transcriber.timeoutMs', message: undefined });
     assert.match(a!.message, /unknown key "audoi"; did you mean "audio"\?/);
     assert.equal(b!.line, 2);
     assert.equal(b!.value, '8421');
@@ -72,8 +72,19 @@ describe('parseSettings', () => {
   });
 
   test('an unknown section is named like an unknown key', () => {
-    const r = parseSettings('transcriber:\n  model: x\n', 'f');
-    assert.match(r.problems[0]!.message, /unknown key "transcriber"/);
+    const r = parseSettings('transcribr:\n  model: x\n', 'f');
+    assert.match(r.problems[0]!.message, /unknown key "transcribr"/);
+  });
+
+  test('the transcriber and listen sections are read as dotted keys, each checked', () => {
+    const r = parseSettings('transcriber:\n  url: http://127.0.0.1:8080/v1\n  model: whisper-1\n  timeoutMs: 5000\nlisten:\n  recorder: arecord\n', 'f');
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.values, { 'transcriber.url': 'http://127.0.0.1:8080/v1', 'transcriber.model': 'whisper-1', 'transcriber.timeoutMs': 5000, 'listen.recorder': 'arecord' });
+    const bad = parseSettings('transcriber:\n  url: http://k:secret@host/v1/audio/transcriptions\n  modle: x\nlisten:\n  recorder: arecrd\n', 'f');
+    assert.match(bad.problems[0]!.message, /TRANSCRIBER_API_KEY/);
+    assert.match(bad.problems[1]!.message, /unknown key "transcriber.modle"; did you mean "transcriber.model"/);
+    assert.match(bad.problems[2]!.message, /did you mean "arecord"/);
+    assert.match(parseSettings('listen:\n  recorder: /opt/bin/parecord\n', 'f').problems[0]!.message, /none of arecord, rec, sox/);
   });
 });
 
@@ -103,7 +114,7 @@ describe('resolveSettings', () => {
     const r = resolveSettings({ env: { VOXD_ENGINE: 'say', VOXD_PORT: '0' }, file, flags: { port: '9100' } });
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.values, { ...SETTINGS_DEFAULTS, audio: 'file:/f', engine: 'say', port: 9100 });
-    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default' });
+    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default' });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });
 

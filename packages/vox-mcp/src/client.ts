@@ -197,7 +197,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * happens to start it: its settings file decides (docs/operations.md). VOXD_PORT
  * and VOXD_HOST stay: they say where this client looks for the voxd it starts.
  */
-export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL'] as const;
+export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS'] as const;
 
 function validPort(port: number): boolean {
   return Number.isInteger(port) && port >= 0 && port <= 65535;
@@ -207,7 +207,7 @@ export interface StartOptions {
   /** How long to wait for voxd to answer, in ms. Default 15000. */
   timeoutMs?: number;
   /**
-   * Pass this environment's VOXD_AUDIO, VOXD_ENGINE and VOXD_LOG_LEVEL on (an
+   * Pass this environment's DAEMON_SETTING_VARIABLES on (an
    * explicit "vox daemon start|restart" from a shell). Default false: an
    * auto-started voxd takes them from its settings file.
    */

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { SettingsError } from '@vox/protocol/settings';
+import { SETTINGS_SCHEMA, SETTING_KEYS, SettingsError } from '@vox/protocol/settings';
+import { DAEMON_SETTING_VARIABLES } from '../src/client.js';
 import { getSetting, listSettings, setSetting, unsetSetting } from '../src/daemon-settings.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-daemon-settings-'));
@@ -28,7 +29,7 @@ describe('vox daemon config: the settings file', () => {
     assert.equal(readFileSync(file, 'utf8'), 'port: 9123\n');
     assert.deepEqual(getSetting(e, 'port'), { key: 'port', value: 9123, source: 'file' });
     const listing = listSettings(e);
-    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default']);
+    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default', 'listen.recorder=auto:default', 'transcriber.url=:default', 'transcriber.model=whisper-1:default', 'transcriber.timeoutMs=30000:default']);
   });
 
   test('the environment shows as the source, with the file value it hides', () => {
@@ -73,4 +74,21 @@ describe('vox daemon config: the settings file', () => {
     assert.match(r.problems[0]!.message, /engine: "nope"/);
     assert.equal(readFileSync(wrong.file, 'utf8'), 'port: 9000\nengine: nope\n');
   });
+});
+
+test('an auto-started voxd takes every setting but port and host from its file, not from the client that starts it', () => {
+  const want = SETTING_KEYS.filter((k) => k !== 'port' && k !== 'host').map((k) => SETTINGS_SCHEMA[k].env).sort();
+  assert.deepEqual([...DAEMON_SETTING_VARIABLES].sort(), want);
+});
+
+test('transcriber and listen settings are written as YAML sections and read back', () => {
+  const { env: e, file } = env();
+  setSetting(e, 'transcriber.url', 'http://127.0.0.1:8080/v1', tmp);
+  setSetting(e, 'transcriber.model', 'Systran/faster-whisper-small', tmp);
+  setSetting(e, 'listen.recorder', 'arecord', tmp);
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, /^transcriber:\n {2}url: http:\/\/127\.0\.0\.1:8080\/v1\n {2}model: Systran\/faster-whisper-small\n/m);
+  assert.match(text, /^listen:\n {2}recorder: arecord\n/m);
+  assert.equal(getSetting(e, 'transcriber.url').value, 'http://127.0.0.1:8080/v1');
+  assert.throws(() => setSetting(e, 'transcriber.url', 'ftp://x', tmp), SettingsError);
 });

@@ -142,6 +142,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   #closing = false;
   #idle: Promise<void> = Promise.resolve();
   #checking: Promise<SinkState> | undefined;
+  /** A listen's hold on the player (hold()): nothing new starts while it lasts. */
+  #hold: { gate: Promise<void>; open(): void } | undefined;
   readonly counters: Counters = { accepted: 0, played: 0, deduped: 0, failed: 0, expired: 0, interrupted: 0, dropped: 0 };
 
   constructor(options: DispatcherOptions) {
@@ -384,6 +386,37 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     else setImmediate(step, 0);
   }
 
+  /**
+   * Hold the player for a listen (listener.ts): nothing queued starts until
+   * `release()`, or until `limitMs` after the hold took effect, whichever is
+   * first, so no request (an `important` one included) waits longer than the
+   * listen's maximum. `ready` resolves once nothing plays: at the end of the
+   * current utterance, or at once when `interrupt` cuts it (it settles
+   * `interrupted`). Speech that arrives meanwhile queues by the usual rules.
+   */
+  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
+    if (this.#hold) throw new Error('the player is held already');
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let timer: NodeJS.Timeout | undefined;
+    const hold = {
+      gate,
+      open: () => {
+        clearTimeout(timer);
+        if (this.#hold === hold) this.#hold = undefined;
+        open();
+      },
+    };
+    this.#hold = hold;
+    const p = this.#playing;
+    if (p && options.interrupt) this.#abortPlaying('interrupt-drop', `cut by ${options.reason}`);
+    const ready = (p?.ended ?? Promise.resolve()).then(() => {
+      timer = setTimeout(hold.open, options.limitMs);
+      timer.unref();
+    });
+    return { ready, release: hold.open };
+  }
+
   /** Resolves when the queue is empty and nothing plays. */
   idle(): Promise<void> {
     return this.#idle;
@@ -396,6 +429,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   async close(graceMs = 1500): Promise<void> {
     if (this.#closing) return this.#idle;
     this.#closing = true;
+    this.#hold?.open();
     for (const u of this.#queue.removeWhere(() => true)) this.#settle(u, 'failed', 'voxd shut down before it was spoken', 'VOX_ERR_SHUTTING_DOWN');
     if (this.#playing) {
       const timer = setTimeout(() => this.#abortPlaying('shutdown', 'voxd shut down'), graceMs);
@@ -441,7 +475,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#idle = new Promise((r) => (done = r));
     void (async () => {
       try {
-        for (let u = this.#queue.shift(); u; u = this.#queue.shift()) {
+        for (;;) {
+          // A listen holds the player (hold()): queued speech waits for it.
+          if (this.#hold) await this.#hold.gate;
+          const u = this.#queue.shift();
+          if (!u) break;
           if (u.expiresAt !== undefined && !u.started && this.#clock() > u.expiresAt) {
             this.#settle(u, 'expired', 'not started within maxAgeMs');
             continue;

@@ -247,7 +247,13 @@ try {
   fail((err as Error).message, 2);
 }
 const text = new TextPreparer();
-const { app, dispatcher } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION });
+const listen = {
+  home: paths.home,
+  recorder: settings.values['listen.recorder'],
+  transcriber: { url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
+  env,
+};
+const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -282,7 +288,9 @@ serving = true;
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
 shutdownHook = async () => {
-  // Settle speech first, so callers that wait hear how their request ended.
+  // The microphone first (its recorder is a child process), then settle speech,
+  // so callers that wait hear how their request ended.
+  await listener.loaded()?.close();
   await dispatcher.close();
   await app.close();
   await text.close();

@@ -11,6 +11,8 @@ import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './err
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
+import { listenerSlot, listenRoute, type ListenerSlot } from './routes/listen.js';
+import type { TranscriberConfig } from './transcriber.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
@@ -33,6 +35,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   version?: string;
   maxQueue?: number;
+  /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
+  listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };
 }
 
 export interface VoxServer {
@@ -40,6 +44,8 @@ export interface VoxServer {
   dispatcher: Dispatcher;
   /** The fan-out of GET /v1/events. */
   events: EventStream;
+  /** The microphone's owner, loaded on the first listen. */
+  listener: ListenerSlot;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -89,13 +95,22 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     const e = wireError('VOX_ERR_NOT_FOUND', `${request.method} ${request.url.split('?')[0]}`);
     reply.code(e.statusCode).send(e);
   });
-  // Drain speech before the sink and engines go away.
-  app.addHook('onClose', async () => dispatcher.close());
+  const listener = listenerSlot(async () => {
+    const { Listener } = await import('./listener.js');
+    const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
+    return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
+  });
+  // The microphone first (a listen holds the player), then drain speech before the sink and engines go away.
+  app.addHook('onClose', async () => {
+    await listener.loaded()?.close();
+    await dispatcher.close();
+  });
 
   await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt });
   await app.register(speakRoute, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
-  await app.register(stopRoute, { dispatcher });
+  await app.register(stopRoute, { dispatcher, listener });
+  await app.register(listenRoute, { listener });
   await app.register(voicesRoute, { resolve });
   const events = new EventStream({
     ...options.events,
@@ -103,7 +118,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
-  return { app, dispatcher, events };
+  return { app, dispatcher, events, listener };
 }
 
 /** A synthesizer over one engine: used until the registry picks among several. */

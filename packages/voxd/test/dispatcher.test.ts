@@ -379,3 +379,53 @@ describe('first audio', () => {
     }
   });
 });
+
+describe('hold (a listen holds the player)', () => {
+  test('queued speech waits for the release, in priority order; an important one waits no longer than the limit', async () => {
+    const r = rig({ sink: new NullSink() });
+    try {
+      const hold = r.d.hold({ limitMs: 60_000, reason: 'a test listen' });
+      await hold.ready;
+      const a = await speak(r, { text: 'Held message.', priority: 'message' });
+      const b = await speak(r, { text: 'Held important.', priority: 'important' });
+      // Nothing starts while held.
+      await new Promise((res) => setTimeout(res, 200));
+      assert.equal(r.events.filter((e) => e.type === 'started').length, 0);
+      assert.equal(r.d.queueLength, 2);
+      hold.release();
+      assert.equal((await b.settled).status, 'played');
+      assert.equal((await a.settled).status, 'played');
+      assert.deepEqual(r.events.filter((e) => e.type === 'started').map((e) => e.id), [b.id, a.id]);
+
+      const limited = r.d.hold({ limitMs: 300, reason: 'a test listen' });
+      await limited.ready;
+      const c = await speak(r, { text: 'Important, not held past the limit.', priority: 'important' });
+      assert.equal((await c.settled).status, 'played', 'played although the hold was never released');
+      limited.release(); // late and harmless
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a hold waits for the utterance playing, or cuts it with interrupt', async () => {
+    const r = rig();
+    try {
+      const a = await speak(r, { text: FOUR });
+      await waitFor(() => r.events.some((e) => e.type === 'started' && e.id === a.id), 'a to start');
+      const hold = r.d.hold({ limitMs: 60_000, reason: 'a test listen' });
+      await hold.ready;
+      assert.equal((await a.settled).status, 'played', 'waited for, not cut');
+      hold.release();
+      const b = await speak(r, { text: `${FOUR} Again.` });
+      await waitFor(() => r.events.some((e) => e.type === 'started' && e.id === b.id), 'b to start');
+      const cut = r.d.hold({ interrupt: true, limitMs: 60_000, reason: 'a listen (session s)' });
+      await cut.ready;
+      const settled = await b.settled;
+      assert.equal(settled.status, 'interrupted');
+      assert.match(settled.reason!, /cut by a listen \(session s\)/);
+      cut.release();
+    } finally {
+      await r.close();
+    }
+  });
+});

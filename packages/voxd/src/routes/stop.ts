@@ -2,8 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { stopRequestSchema, type StopRequest, type StopResponse } from '@vox/protocol';
 import type { Dispatcher } from '../dispatcher.js';
 import { VoxError } from '../errors.js';
+import type { ListenerSlot } from './listen.js';
 
-export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
+export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; listener?: ListenerSlot }> = async (app, { dispatcher, listener }) => {
   app.post<{ Body: StopRequest | undefined }>(
     '/v1/stop',
     {
@@ -20,7 +21,9 @@ export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (
     },
     async (request): Promise<StopResponse> => {
       const b = request.body ?? {};
-      return { stopped: await dispatcher.stop(b.scope ?? 'all', b) };
+      // A listen in scope ends too (endedBy "stopped"); its id is listed first.
+      const listens = listener?.loaded()?.stop(b.scope ?? 'all', b) ?? [];
+      return { stopped: [...listens, ...(await dispatcher.stop(b.scope ?? 'all', b))] };
     },
   );
 };

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { listenRequestSchema, type ListenRequest } from '@vox/protocol';
+import { toWireError } from '../errors.js';
+import type { Listener } from '../listener.js';
+
+/**
+ * The listener, loaded on the first listen: capture, end-pointing and the
+ * transcriber cost an idle voxd nothing (bench/listen.mjs measures its RSS).
+ */
+export interface ListenerSlot {
+  /** The listener if a listen has loaded it, else undefined (nothing to stop or close). */
+  loaded(): Listener | undefined;
+  load(): Promise<Listener>;
+}
+
+export function listenerSlot(make: () => Promise<Listener>): ListenerSlot {
+  let listener: Listener | undefined;
+  let loading: Promise<Listener> | undefined;
+  return {
+    loaded: () => listener,
+    load: () => (loading ??= make().then((l) => (listener = l))),
+  };
+}
+
+export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async (app, { listener }) => {
+  app.post<{ Body: ListenRequest | undefined }>(
+    '/v1/listen',
+    {
+      schema: { body: listenRequestSchema },
+      // No body means every default.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const l = await listener.load();
+      // A client that goes away ends its listen: the microphone is released at once.
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const result = await l.listen(request.body ?? {}, gone.signal);
+        request.log.info({ session: request.body?.session, endedBy: result.endedBy, transcribed: result.transcribed }, 'listen');
+        return result;
+      } catch (err) {
+        const audioPath = (err as { audioPath?: string }).audioPath;
+        if (audioPath === undefined) throw err;
+        // The audio captured before the failure is part of the answer.
+        const wire = toWireError(err);
+        return reply.code(wire.statusCode).send({ ...wire, audioPath });
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+};
