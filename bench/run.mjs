@@ -47,6 +47,7 @@ const BENCHES = [
   { file: 'mcp-result-size.mjs' },
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },
+  { file: 'journal.mjs' },
   { file: 'audio-io.mjs' },
 ];
 

@@ -34,6 +34,8 @@ export interface HomePaths {
   logs: string;
   cache: string;
   keys: string;
+  /** Accepted requests not yet settled (voxd's journal), replayed by the next voxd; mode 0600. */
+  journal: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -46,6 +48,7 @@ export function homePaths(home: string): HomePaths {
     logs: join(home, 'logs'),
     cache: join(home, 'cache'),
     keys: join(home, 'keys.env'),
+    journal: join(home, 'journal.jsonl'),
   };
 }
 
