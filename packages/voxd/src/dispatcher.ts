@@ -54,7 +54,7 @@ import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
 
 /** What the dispatcher needs of the engines (engines/registry.ts provides it). */
 export interface Synthesizer {
-  resolve(requested?: string): Promise<Engine>;
+  resolve(requested?: string, voice?: string): Promise<Engine>;
   synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<{
     engine: string;
     fallbackReason?: string;
@@ -235,7 +235,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#assertOpen();
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
-      const engine = await this.#synth.resolve(input.engine);
+      const engine = await this.#synth.resolve(input.engine, input.voice);
       const prepared = await this.#prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
       return { engine, prepared };
     });
