@@ -44,6 +44,7 @@ const BENCHES = [
   { file: 'deep-queue.mjs' },
   { file: 'journal.mjs' },
   { file: 'audio-io.mjs' },
+  { file: 'sherpa.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

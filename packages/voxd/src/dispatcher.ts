@@ -55,7 +55,7 @@ import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
 
 /** What the dispatcher needs of the engines (engines/registry.ts provides it). */
 export interface Synthesizer {
-  resolve(requested?: string): Promise<Engine>;
+  resolve(requested?: string, voice?: string): Promise<Engine>;
   synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<{
     engine: string;
     fallbackReason?: string;
@@ -236,7 +236,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#assertOpen();
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
-      const engine = await this.#synth.resolve(input.engine);
+      const engine = await this.#synth.resolve(input.engine, input.voice);
       // An unknown voice is the caller's mistake: refused now (400, as /v1/synthesize does), not failed at play time.
       // The engine's own lookup, asked once per voice; an engine that cannot tell (or fails to answer) lets it through.
       if (input.voice && engine.knowsVoice && !(await engine.knowsVoice(input.voice).catch(() => true))) {

@@ -10,6 +10,7 @@ import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
+import type { SherpaEngine } from './engines/sherpa.js';
 import { Journal } from './journal.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
@@ -249,6 +250,15 @@ try {
 } catch (err) {
   await release();
   fail((err as Error).message, 2);
+}
+// A neural voice model loads in the background at start (in its own process), so the first request does not wait for it.
+// Not when another engine is pinned: the model's memory would serve nothing.
+const sherpa = synthesis.registry.get('sherpa') as SherpaEngine | undefined;
+if (sherpa && [undefined, 'auto', 'sherpa'].includes(env.VOXD_ENGINE || undefined)) {
+  void sherpa.warm().then((r) => {
+    if (r.error) log.warn({ model: r.model, reason: r.error }, 'voice model failed to load');
+    else if (r.model) log.info({ model: r.model, loadMs: r.loadMs, threads: sherpa.threads }, 'voice model loaded');
+  });
 }
 const text = new TextPreparer();
 // Only the lock holder reads the journal: what it holds is replayed before voxd listens.
