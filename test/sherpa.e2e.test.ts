@@ -72,11 +72,10 @@ test('a voice names a speaker of a model; auto takes sherpa for it and eSpeak fo
     assert.equal(e.body.status, 'played');
     assert.match(e.body.engine, /^espeak/);
     assert.equal(e.body.fallbackReason, undefined);
-    // Named explicitly with an unknown speaker: spoken by the fallback, and told why.
+    // Named explicitly with a speaker no model has: refused at once, as every engine's unknown voice is.
     const u = await d.api('POST', '/v1/speak', { text: 'No such speaker.', engine: 'sherpa', voice: 'tones:nobody', wait: true });
-    assert.equal(u.body.status, 'played');
-    assert.equal(u.body.engine, 'espeak');
-    assert.match(u.body.fallbackReason, /unknown voice "tones:nobody"/);
+    assert.equal(u.status, 400, JSON.stringify(u.body));
+    assert.equal(u.body.code, 'VOX_ERR_VOICE_UNKNOWN');
   } finally {
     await d.stop();
     removeDir(home);
