@@ -123,7 +123,7 @@ export class Listener {
     const hold = this.#o.dispatcher.hold({
       ...(request.interrupt ? { interrupt: true } : {}),
       // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
-      limitMs: chimeMs + maxSeconds * 1000 + 1000,
+      limitMs: chimeMs + maxSeconds * 1000 + 2000,
       reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
     });
     const pcm: Buffer[] = [];
@@ -143,6 +143,7 @@ export class Listener {
         const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
         endpointer = ep;
         let decided!: (end: ListenEnd) => void;
+        let firstAudio: NodeJS.Timeout | undefined;
         const decision = new Promise<ListenEnd>((r) => (decided = r));
         capture = await Capture.start({
           recorder,
@@ -151,6 +152,8 @@ export class Listener {
           ...(log ? { log } : {}),
           onData: (chunk) => {
             if (endedBy) return;
+            // The audio's own clock starts with its first block (a recorder takes a while to open the device).
+            firstAudio ??= setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
             pcm.push(chunk);
             const hadEnd = ep.speechEndMs;
             const end = ep.push(chunk);
@@ -159,8 +162,9 @@ export class Listener {
           },
         });
         log?.info({ id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs }, 'listening');
-        // Wall clock too: a recorder that delivers slowly must not hold the player past the maximum.
-        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
+        // Wall clock too: a recorder that delivers slowly must not hold the player past the
+        // maximum (the hold itself lapses 2 s after it).
+        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
         try {
           const outcome = await Promise.race([decision, abortion(gone).then(() => 'stopped' as const), capture.ended]);
           if (typeof outcome === 'string') endedBy = outcome;
@@ -170,6 +174,7 @@ export class Listener {
           }
         } finally {
           clearTimeout(wall);
+          clearTimeout(firstAudio);
         }
       }
     } finally {
