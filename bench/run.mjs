@@ -43,6 +43,7 @@ const BENCHES = [
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },
   { file: 'audio-io.mjs' },
+  { file: 'listen.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

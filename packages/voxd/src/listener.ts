@@ -87,7 +87,10 @@ export class Listener {
     const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
     const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
     this.#active = active;
-    const run = this.#listen(request, active, recorder, signal).finally(() => {
+    const releases: Array<Promise<void>> = [];
+    // The microphone is released before the listen answers, on every path.
+    const run = this.#listen(request, active, recorder, releases, signal).finally(async () => {
+      await Promise.all(releases);
       if (this.#active === active) this.#active = undefined;
     });
     this.#running = run.catch(() => undefined);
@@ -111,7 +114,7 @@ export class Listener {
     await this.#running;
   }
 
-  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, clientSignal?: AbortSignal): Promise<ListenResponse> {
+  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, clientSignal?: AbortSignal): Promise<ListenResponse> {
     const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
     const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
     const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
@@ -179,8 +182,10 @@ export class Listener {
       }
     } finally {
       endedBy ??= 'stopped';
-      await capture?.stop();
-      hold.release();
+      // The recorder is killed here (stop() signals at once); the transcriber need not wait
+      // for its group to be reaped, and queued speech plays once it has been.
+      const c = capture;
+      releases.push((c ? c.stop() : Promise.resolve()).finally(() => hold.release()));
     }
     const audio = Buffer.concat(pcm);
     const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);
