@@ -42,8 +42,10 @@ const BENCHES = [
   { file: 'mcp-result-size.mjs' },
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },
+  { file: 'journal.mjs' },
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
+  { file: 'sherpa.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

@@ -20,4 +20,4 @@ export const PRIORITIES = ['important', 'message', 'text', 'notification', 'prog
 /** Default `maxAgeMs` for `notification`: stale idle pings are noise. */
 export const NOTIFICATION_MAX_AGE_MS = 30_000;
 /** Engines a request, a project or voxd's settings may name; `auto` lets voxd choose. */
-export const ENGINE_NAMES = ['espeak', 'espeak-ng', 'say', 'openai', 'elevenlabs', 'auto'] as const;
+export const ENGINE_NAMES = ['espeak', 'espeak-ng', 'say', 'sherpa', 'openai', 'elevenlabs', 'auto'] as const;

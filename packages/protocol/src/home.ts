@@ -29,6 +29,10 @@ export interface HomePaths {
   logs: string;
   cache: string;
   keys: string;
+  /** Installed voice models, one directory each (`vox voices install`). */
+  models: string;
+  /** Accepted requests not yet settled (voxd's journal), replayed by the next voxd; mode 0600. */
+  journal: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -41,6 +45,8 @@ export function homePaths(home: string): HomePaths {
     logs: join(home, 'logs'),
     cache: join(home, 'cache'),
     keys: join(home, 'keys.env'),
+    models: join(home, 'models'),
+    journal: join(home, 'journal.jsonl'),
   };
 }
 

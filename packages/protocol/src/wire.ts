@@ -42,6 +42,13 @@ export interface SpeakRequest {
   apiKey?: string;
   /** Longest text spoken, in characters: cleanup truncates at a sentence boundary. */
   maxChars?: number;
+  /**
+   * The caller's own id for this request (1–64 of A-Z a-z 0-9 _ - . :). A
+   * re-send with the same id and text (after a lost connection or a voxd
+   * restart) is joined to the first: it answers with that request's id and
+   * outcome, and nothing is spoken twice. `vox` sets one on every request.
+   */
+  requestId?: string;
 }
 
 /** Where a request ended up, or is now. */
@@ -219,6 +226,7 @@ export const speakRequestSchema = {
     final: { type: 'boolean' },
     apiKey: { type: 'string', minLength: 1, maxLength: 500 },
     maxChars: { type: 'integer', minimum: 1, maximum: MAX_TEXT_CHARS },
+    requestId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' },
   },
 } as const;
 

@@ -51,7 +51,7 @@ describe('parseSettings', () => {
     assert.equal(b!.line, 2);
     assert.equal(b!.value, '8421');
     assert.match(b!.message, /^port: "8421" is not allowed \(not a port\); use an integer from 0 to 65535/);
-    assert.match(c!.message, /engine: "espek" is not allowed \(did you mean "espeak"\?\); use one of espeak, espeak-ng, say, openai, elevenlabs, auto/);
+    assert.match(c!.message, /engine: "espek" is not allowed \(did you mean "espeak"\?\); use one of espeak, espeak-ng, say, sherpa, openai, elevenlabs, auto/);
     assert.match(d!.message, /host: "0\.0\.0\.0" is not allowed .*loopback/);
     assert.match(e!.message, /audio: "file:out" is not allowed \(the directory "out" is not an absolute path\)/);
     assert.deepEqual(r.values, {}, 'nothing invalid is kept, nothing is replaced by its default');

@@ -365,6 +365,10 @@ function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cau
   return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `cannot reach voxd ${where}: ${cause}. ${fix}`);
 }
 
+function shuttingDown(reply: Reply<unknown>): boolean {
+  return reply.status === 503 && (reply.body as { code?: unknown } | undefined)?.code === 'VOX_ERR_SHUTTING_DOWN';
+}
+
 function connectionFailed(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL';
@@ -392,13 +396,18 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
   const deadline = Date.now() + (options.deadlineMs ?? startTimeoutMs + timeoutMs);
   const left = (ms: number) => Math.max(1, Math.min(ms, deadline - Date.now()));
+  // Every speak request gets an id here, where re-sends happen: the retry below
+  // (voxd killed or restarted mid-answer) is then joined to the first, never spoken twice.
+  if (method === 'POST' && path === '/v1/speak' && body && typeof body === 'object' && !('requestId' in body)) body = { ...body, requestId: newRequestId() };
   const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs), options.signal);
   let endpoint = resolveEndpoint(env);
   // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
   const usable = endpoint !== undefined && validPort(endpoint.port);
   if (endpoint && usable) {
     try {
-      return await attempt(endpoint);
+      const reply = await attempt(endpoint);
+      // voxd is stopping (a restart, say): like a refused connection, wait for the next one and send there.
+      if (!shuttingDown(reply) || env.VOX_NO_AUTOSTART === '1') return reply;
     } catch (err) {
       // A voxd.json that names another server is stale: start voxd, which rewrites it.
       const stale = err instanceof ClientError && err.code === 'VOX_ERR_CLIENT_NOT_VOXD' && endpoint.source === 'voxd.json' && env.VOX_NO_AUTOSTART !== '1';
@@ -419,6 +428,14 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
     if (err instanceof ClientError) throw err;
     throw unreachable(env, endpoint, (err as Error).message);
   }
+}
+
+/**
+ * Unique enough within one VOX_HOME (time, pid and 48 random bits), and free:
+ * no crypto on the hook path for an id that guards against nothing hostile.
+ */
+function newRequestId(): string {
+  return `${Date.now().toString(36)}-${process.pid.toString(36)}-${Math.floor(Math.random() * 2 ** 48).toString(36)}`;
 }
 
 export { DEFAULT_PORT };

@@ -222,7 +222,7 @@ describe('resolveConfig', () => {
       ],
     );
     assert.match(err.message, /11 problems/);
-    assert.match(err.message, /engine: "festival" is not allowed; use one of espeak, espeak-ng, say, openai, elevenlabs, auto/);
+    assert.match(err.message, /engine: "festival" is not allowed; use one of espeak, espeak-ng, say, sherpa, openai, elevenlabs, auto/);
     assert.match(err.message, /YAML 1\.2 reads no as text: write true or false/);
     assert.match(err.message, /known keys: voice, rate/);
     assert.match(err.message, /model has no value/);

@@ -64,6 +64,18 @@ export class DuplicateFilter {
     this.#prune();
   }
 
+  /**
+   * An original that played (or was stopped) before voxd restarted, from the
+   * journal: its window runs from `playedAt` as before. Call in the order
+   * they finished, before anything else plays.
+   */
+  restore(key: string, id: string, windowMs: number, playedAt: number, outcome: 'played' | 'stopped'): void {
+    if (playedAt + Math.max(windowMs, MAX_ONCE_SECONDS * 1000) <= this.#clock()) return;
+    const entry: DedupEntry = { id, windowMs, state: 'played', outcome, playedAt };
+    this.#entries.set(key, entry);
+    this.#finished.push({ key, entry });
+  }
+
   /** The original did not play: forget it, so a retry is not suppressed. */
   forget(key: string, id: string): void {
     if (this.#entries.get(key)?.id === id) this.#entries.delete(key);

@@ -11,6 +11,14 @@
  * resumes later from the sentence that was cut, announced by a second
  * `started` event. A stop that lands between the cut and the requeue wins
  * over the resume. The rules in full: docs/priorities.md.
+ *
+ * With a journal (journal.ts), every accepted request is on disk before the
+ * caller hears "queued", sentence starts and outcomes are recorded, and a
+ * restarted voxd replays what had not settled (restore()): same ids, order,
+ * priorities and sessions, resuming a cut utterance at its sentence. A
+ * re-send with the same `requestId` is joined to the request it repeats.
+ * On shutdown, queued speech is handed over to the next voxd instead of
+ * failing, and callers that wait are cut off so that they re-send there.
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
@@ -35,7 +43,8 @@ import {
 import { chimePcm, CHIME_FORMAT } from './chimes.js';
 import { DuplicateFilter } from './dedup.js';
 import type { AudioFormat, Engine, Synthesis, SynthesisRequest } from './engines/engine.js';
-import { dedupKeyFor } from './normalize.js';
+import type { Journal, JournalEntry, Replay } from './journal.js';
+import { dedupKeyFor, storedKey } from './normalize.js';
 import { applyGain, resample } from './pcm.js';
 import { SpeechQueue } from './queue.js';
 import { PlaybackWatchdog } from './playback-watchdog.js';
@@ -45,7 +54,7 @@ import { NO_OUTPUT_FIX, type Sink, type SinkState } from './sinks/sink.js';
 
 /** What the dispatcher needs of the engines (engines/registry.ts provides it). */
 export interface Synthesizer {
-  resolve(requested?: string): Promise<Engine>;
+  resolve(requested?: string, voice?: string): Promise<Engine>;
   synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<{
     engine: string;
     fallbackReason?: string;
@@ -73,6 +82,25 @@ export interface DispatcherOptions {
   /** A sink may take the audio's duration plus max(this, 50 %) to play it, in ms. Default 2000. */
   playbackGraceMs?: number;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** Where accepted requests are kept across restarts; none by default (nothing survives a restart). */
+  journal?: Journal;
+}
+
+/** Journal entries older than this at a restart are reported expired, not spoken late. In ms. */
+export const REPLAY_MAX_AGE_MS = 10 * 60_000;
+
+/** Re-sends joined by request id: outcomes kept for this many recent requests. */
+const RECENT_REQUESTS = 256;
+
+/**
+ * Marks the answer a waiting caller gets when voxd shuts down with its
+ * request handed over to the next voxd (the journal): the route drops the
+ * connection, so the caller re-sends and is joined to the replayed request.
+ */
+export const HANDED_OVER: unique symbol = Symbol('handed over');
+
+export function handedOver(r: SpeakResponse): boolean {
+  return (r as SpeakResponse & { [HANDED_OVER]?: true })[HANDED_OVER] === true;
 }
 
 /** A speak request as the dispatcher takes it: the wire type, less the HTTP-only `wait`. */
@@ -82,6 +110,12 @@ type AbortReason = 'stopped' | 'interrupt-resume' | 'interrupt-drop' | 'shutdown
 
 interface Utterance {
   id: string;
+  /** The caller's id for the request, if it sent one. */
+  requestId?: string;
+  /** Replayed from the journal and not yet started again here. */
+  restored?: boolean;
+  /** In the journal (its settle is recorded there). */
+  journaled?: boolean;
   kind: 'speech' | 'chime';
   priority: Priority;
   session?: string;
@@ -136,6 +170,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #dedup: DuplicateFilter;
   readonly #queue = new SpeechQueue<Utterance>();
   readonly #byId = new Map<string, Utterance>();
+  readonly #journal: Journal | undefined;
+  /** In-flight requests by the caller's request id. */
+  readonly #byRequest = new Map<string, Utterance>();
+  /** Outcomes of recent requests by the caller's request id (oldest first), for re-sends. */
+  readonly #recent = new Map<string, { dedupKey: string; result: SpeakResponse }>();
   #history: HistoryEntry[] = [];
   #playing: Utterance | null = null;
   #running = false;
@@ -158,6 +197,12 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#playbackGraceMs = options.playbackGraceMs ?? 2000;
     this.#log = options.log;
     this.#dedup = new DuplicateFilter(this.#clock);
+    this.#journal = options.journal;
+  }
+
+  /** True once close() began: nothing more is accepted. */
+  get closing(): boolean {
+    return this.#closing;
   }
 
   get queueLength(): number {
@@ -190,7 +235,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#assertOpen();
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
-      const engine = await this.#synth.resolve(input.engine);
+      const engine = await this.#synth.resolve(input.engine, input.voice);
       const prepared = await this.#prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
       return { engine, prepared };
     });
@@ -204,23 +249,26 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     // shared by every such text.
     const sentences = prepared.sentences.filter((t) => !UNSPEAKABLE.test(t));
     const key = dedupKeyFor(input.text, input.dedupKey);
-    return this.#admit({
+    const admitted = this.#admit({
       kind: 'speech',
       text: prepared.text,
       sentences,
       priority: input.priority ?? 'message',
-      dedupKey: sentences.length > 0 && key !== '' ? key : `unspeakable:${randomUUID()}`,
+      dedupKey: sentences.length > 0 && key !== '' ? storedKey(key) : `unspeakable:${randomUUID()}`,
       windowMs,
       engine: engine.name,
-      ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs']),
+      ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs', 'requestId']),
     }, sink);
+    // "queued" is said only once the request is on disk: a crash after this replays it.
+    await admitted.durable;
+    return admitted;
   }
 
   /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
   async chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): Promise<{ response: SpeakResponse; settled: Promise<SpeakResponse> }> {
     this.#assertOpen();
     const sink = await this.#audible();
-    return this.#admit({
+    const admitted = this.#admit({
       kind: 'chime',
       signal,
       text: `(${signal} chime)`,
@@ -231,6 +279,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       ...(options.session ? { session: options.session } : {}),
       ...(options.volume !== undefined ? { volume: options.volume } : {}),
     }, sink);
+    await admitted.durable;
+    return admitted;
   }
 
   /**
@@ -253,9 +303,13 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   #admit(
     spec: Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
-      Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'signal'>> & { maxAgeMs?: number },
+      Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'signal' | 'requestId'>> & { maxAgeMs?: number },
     sink: SinkHealth,
-  ): { response: SpeakResponse; settled: Promise<SpeakResponse> } {
+  ): { response: SpeakResponse; settled: Promise<SpeakResponse>; durable?: Promise<void> } {
+    if (spec.requestId) {
+      const joined = this.#join(spec.requestId, spec.dedupKey, spec.apiKey, sink);
+      if (joined) return joined;
+    }
     const now = this.#clock();
     const id = randomUUID().slice(0, 8);
     const entry: HistoryEntry = {
@@ -291,8 +345,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       this.#record(entry);
       this.counters.deduped += 1;
       this.#emit('deduped', { id, priority: spec.priority, ...(spec.session ? { session: spec.session } : {}), originalId: hit.original.id });
-      // A waiting duplicate learns how the original ended.
-      const settled = original && !original.settled ? this.#outcomeOf(original).then((r) => ({ ...response, status: r.status === 'played' ? 'deduped' : r.status, ...(r.reason ? { reason: r.reason } : {}) } as SpeakResponse)) : Promise.resolve(response);
+      // A waiting duplicate learns how the original ended (or, at a shutdown, that it was handed over).
+      const settled = original && !original.settled ? this.#outcomeOf(original).then((r) => (handedOver(r) ? r : ({ ...response, status: r.status === 'played' ? 'deduped' : r.status, ...(r.reason ? { reason: r.reason } : {}) } as SpeakResponse))) : Promise.resolve(response);
       return { response, settled };
     }
 
@@ -325,6 +379,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       return { response: { id, status: 'dropped', text: u.text, reason: admission.reason!, sink }, settled: this.#outcomeOf(u) };
     }
     this.#dedup.begin(u.dedupKey, id, u.windowMs);
+    if (u.requestId) this.#byRequest.set(u.requestId, u);
+    const durable = this.#journal ? this.#journalAccept(u) : undefined;
     this.#emit('queued', this.#eventBase(u));
     for (const r of admission.removed) this.#settle(r.item, r.outcome, r.reason);
     if (admission.playing !== 'continue' && this.#playing) {
@@ -335,7 +391,115 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       u.expiryTimer.unref();
     }
     this.#kick();
-    return { response: { id, status: 'queued', text: u.text, sink }, settled: this.#outcomeOf(u) };
+    return { response: { id, status: 'queued', text: u.text, sink }, settled: this.#outcomeOf(u), ...(durable ? { durable } : {}) };
+  }
+
+  /**
+   * A re-send of a request voxd has (by the caller's request id, with the
+   * same duplicate key): the answer is that request's, in flight or final.
+   * A replayed request gets back the API key the journal did not keep.
+   */
+  #join(requestId: string, dedupKey: string, apiKey: string | undefined, sink: SinkHealth): { response: SpeakResponse; settled: Promise<SpeakResponse> } | undefined {
+    const live = this.#byRequest.get(requestId);
+    if (live && !live.settled && live.dedupKey === dedupKey) {
+      if (apiKey && !live.apiKey) live.apiKey = apiKey;
+      this.#log?.info({ id: live.id, session: live.session, requestId }, 'a re-sent request joined the one in flight');
+      return { response: { id: live.id, status: 'queued', text: live.text, sink }, settled: this.#outcomeOf(live) };
+    }
+    const done = this.#recent.get(requestId);
+    if (done && done.dedupKey === dedupKey) {
+      this.#log?.info({ id: done.result.id, requestId, outcome: done.result.status }, 'a re-sent request got the outcome of the one it repeats');
+      return { response: done.result, settled: Promise.resolve(done.result) };
+    }
+    return undefined;
+  }
+
+  #journalAccept(u: Utterance): Promise<void> {
+    u.journaled = true;
+    return this.#journal!.accept(journalEntry(u));
+  }
+
+  /**
+   * Replay what the journal held when voxd started: settled requests seed the
+   * request-id joins and the duplicate windows; unsettled ones are queued again
+   * in their order, with their priorities and sessions (one that had started
+   * goes first in its class and resumes at its sentence), unless they expired
+   * meanwhile (maxAgeMs from the original accept, or REPLAY_MAX_AGE_MS): those
+   * are settled as `expired`. Call once, before serving.
+   */
+  restore(replay: Replay): { replayed: number; resumed: number; expired: number } {
+    const now = this.#clock();
+    for (const s of replay.settled) {
+      if (s.requestId) this.#remember(s.requestId, s.dedupKey, { id: s.id, status: s.outcome, ...(s.reason ? { reason: s.reason } : {}), ...(s.code ? { error: wireError(s.code, s.reason ?? s.outcome) } : {}) });
+      if (s.outcome === 'played' || s.outcome === 'stopped') this.#dedup.restore(s.dedupKey, s.id, s.windowMs, s.at, s.outcome);
+    }
+    const counts = { replayed: 0, resumed: 0, expired: 0 };
+    const fronts: Utterance[] = [];
+    for (const p of replay.pending) {
+      const entry: HistoryEntry = {
+        id: p.id,
+        text: p.text,
+        priority: p.priority,
+        kind: p.kind,
+        outcome: 'queued',
+        acceptedAt: new Date(p.acceptedAt).toISOString(),
+        ...pick(p, ['voice', 'rate', 'session', 'engine']),
+      };
+      const u: Utterance = {
+        ...pick(p, ['requestId', 'session', 'final', 'voice', 'rate', 'volume', 'engine', 'model', 'signal', 'expiresAt']),
+        id: p.id,
+        kind: p.kind,
+        priority: p.priority,
+        text: p.text,
+        sentences: p.sentences,
+        current: p.sentence ?? 0,
+        dedupKey: p.dedupKey,
+        windowMs: p.windowMs,
+        acceptedAt: p.acceptedAt,
+        acceptedPerf: performance.now(),
+        entry,
+        started: p.sentence !== undefined,
+        restored: true,
+        journaled: true,
+        settled: false,
+        waiters: [],
+      };
+      this.counters.accepted += 1;
+      this.#record(entry);
+      this.#byId.set(u.id, u);
+      if (!u.started && u.expiresAt !== undefined && now > u.expiresAt) {
+        this.#settle(u, 'expired', 'not started within maxAgeMs (voxd restarted meanwhile)');
+        counts.expired += 1;
+        continue;
+      }
+      if (now - p.acceptedAt > REPLAY_MAX_AGE_MS) {
+        this.#settle(u, 'expired', `accepted ${Math.round((now - p.acceptedAt) / 60_000)} min before voxd restarted: too old to speak now`);
+        counts.expired += 1;
+        continue;
+      }
+      this.#dedup.begin(u.dedupKey, u.id, u.windowMs);
+      if (u.requestId) this.#byRequest.set(u.requestId, u);
+      if (u.started) fronts.push(u);
+      else this.#queue.restore(u, false);
+      if (u.expiresAt !== undefined && !u.started) {
+        u.expiryTimer = setTimeout(() => this.#expire(u), Math.max(0, u.expiresAt - now) + 1);
+        u.expiryTimer.unref();
+      }
+      counts.replayed += 1;
+      if (u.started) counts.resumed += 1;
+      this.#emit('queued', { ...this.#eventBase(u), reason: u.started ? `replayed after voxd restarted; resumes at sentence ${u.current + 1} of ${Math.max(1, u.sentences.length)}` : 'replayed after voxd restarted' });
+    }
+    // Started ones go to the front of their class, in their accept order.
+    for (const u of fronts.reverse()) this.#queue.restore(u, true);
+    if (counts.replayed || counts.expired) this.#log?.info(counts, 'replayed the journal');
+    this.#kick();
+    return counts;
+  }
+
+  #remember(requestId: string, dedupKey: string, result: SpeakResponse): void {
+    this.#recent.delete(requestId);
+    this.#recent.set(requestId, { dedupKey, result });
+    if (this.#recent.size > RECENT_REQUESTS) this.#recent.delete(this.#recent.keys().next().value!);
   }
 
   /**
@@ -424,13 +588,17 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   /**
    * Stop accepting; let the current utterance finish for up to `graceMs`, then
-   * cut it; report everything still queued as failed.
+   * cut it. With a journal, what was cut or still queued is handed over to the
+   * next voxd; without one, it is reported failed.
    */
   async close(graceMs = 1500): Promise<void> {
     if (this.#closing) return this.#idle;
     this.#closing = true;
     this.#hold?.open();
-    for (const u of this.#queue.removeWhere(() => true)) this.#settle(u, 'failed', 'voxd shut down before it was spoken', 'VOX_ERR_SHUTTING_DOWN');
+    for (const u of this.#queue.removeWhere(() => true)) {
+      if (this.#journal) this.#handOver(u);
+      else this.#settle(u, 'failed', 'voxd shut down before it was spoken', 'VOX_ERR_SHUTTING_DOWN');
+    }
     if (this.#playing) {
       const timer = setTimeout(() => this.#abortPlaying('shutdown', 'voxd shut down'), graceMs);
       await this.#idle;
@@ -514,9 +682,21 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       u.entry.startedAt = new Date(this.#clock()).toISOString();
       this.#emit('started', this.#eventBase(u));
     } else {
-      // Resuming after an interruption: watchers see it start again, and where.
+      // Resuming after an interruption (or a restart): watchers see it start again, and where.
       const where = u.kind === 'chime' ? 'resumed' : `resumed from sentence ${u.current + 1} of ${u.sentences.length}`;
-      this.#emit('started', { ...this.#eventBase(u), reason: where });
+      if (u.restored) {
+        u.entry.outcome = 'playing';
+        u.entry.startedAt ??= new Date(this.#clock()).toISOString();
+      }
+      this.#emit('started', { ...this.#eventBase(u), reason: u.restored ? `${where} after voxd restarted` : where });
+    }
+    if (u.restored) {
+      u.restored = false;
+      if (u.expiryTimer) clearTimeout(u.expiryTimer);
+      if (u.entry.outcome !== 'playing') {
+        u.entry.outcome = 'playing';
+        u.entry.startedAt = new Date(this.#clock()).toISOString();
+      }
     }
     try {
       const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await this.#speechAudio(u, abort.signal);
@@ -572,7 +752,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
         this.#settle(u, 'interrupted', u.abortDetail);
         return;
       case 'shutdown':
-        this.#settle(u, 'failed', 'voxd shut down while speaking', 'VOX_ERR_SHUTTING_DOWN');
+        if (this.#journal) this.#handOver(u);
+        else this.#settle(u, 'failed', 'voxd shut down while speaking', 'VOX_ERR_SHUTTING_DOWN');
         return;
       case 'watchdog':
         this.#log?.warn({ id: u.id, session: u.session, reason: u.abortDetail }, 'playback timed out');
@@ -644,6 +825,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       try {
         for (let i = first; i < u.sentences.length; i++) {
           u.current = i;
+          // One small write per sentence, no sync: where a restart resumes.
+          if (u.journaled) self.#journal!.progress(u.id, i);
           if (i > first) {
             const r = await Promise.race([pending, stopped]);
             if (r === STOPPED) return;
@@ -683,9 +866,26 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     if (r.fallbackReason) u.entry.fallbackReason = r.fallbackReason;
   }
 
+  /**
+   * Shutting down with a journal: the request stays in it unsettled (with
+   * its sentence) for the next voxd, and callers that wait are told to
+   * re-send (the route drops their connection).
+   */
+  #handOver(u: Utterance): void {
+    if (u.settled) return;
+    u.settled = true;
+    if (u.expiryTimer) clearTimeout(u.expiryTimer);
+    const result = { id: u.id, status: 'queued', text: u.text, [HANDED_OVER]: true } as SpeakResponse;
+    for (const w of u.waiters.splice(0)) w(result);
+    this.#byId.delete(u.id);
+    if (u.requestId) this.#byRequest.delete(u.requestId);
+    this.#log?.info({ id: u.id, session: u.session, priority: u.priority, sentence: u.current }, 'utterance handed over to the next voxd (journal)');
+  }
+
   #settle(u: Utterance, outcome: Outcome, reason?: string, code?: WireErrorCode): void {
     if (u.settled) return;
     u.settled = true;
+    if (u.journaled) this.#journal!.settle({ id: u.id, ...(u.requestId ? { requestId: u.requestId } : {}), dedupKey: u.dedupKey, windowMs: u.windowMs, outcome, ...(reason ? { reason } : {}), ...(code ? { code } : {}) });
     if (u.expiryTimer) clearTimeout(u.expiryTimer);
     u.entry.outcome = outcome;
     u.entry.finishedAt = new Date(this.#clock()).toISOString();
@@ -739,6 +939,10 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     u.result = result;
     for (const w of u.waiters.splice(0)) w(result);
     this.#byId.delete(u.id);
+    if (u.requestId) {
+      if (this.#byRequest.get(u.requestId) === u) this.#byRequest.delete(u.requestId);
+      this.#remember(u.requestId, u.dedupKey, result);
+    }
     this.#log?.info({ id: u.id, session: u.session, priority: u.priority, outcome, reason, engine: u.entry.engine }, 'utterance settled');
   }
 
@@ -778,6 +982,22 @@ function chimeAudio(u: Utterance): { format: AudioFormat; chunks: AsyncIterable<
     chunks: (async function* () {
       yield pcm;
     })(),
+  };
+}
+
+/** What the journal keeps of an utterance (never its API key). */
+function journalEntry(u: Utterance): JournalEntry {
+  return {
+    id: u.id,
+    ...pick(u, ['requestId', 'session', 'final', 'voice', 'rate', 'volume', 'engine', 'model', 'signal', 'expiresAt']),
+    kind: u.kind,
+    priority: u.priority,
+    text: u.text,
+    sentences: u.sentences,
+    dedupKey: u.dedupKey,
+    windowMs: u.windowMs,
+    acceptedAt: u.acceptedAt,
+    ...(u.apiKey ? { hadApiKey: true } : {}),
   };
 }
 

@@ -10,6 +10,8 @@ import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
+import type { SherpaEngine } from './engines/sherpa.js';
+import { Journal } from './journal.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
@@ -187,6 +189,9 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
+  // First: a client whose waiting request is handed over (the journal) re-sends
+  // at once, and must look for the next voxd, not at this one.
+  removeState(paths.state);
   // Hard deadline: the issue allows 2 s to finish or cut the current utterance.
   setTimeout(() => {
     removeState(paths.state);
@@ -246,14 +251,25 @@ try {
   await release();
   fail((err as Error).message, 2);
 }
+// A neural voice model loads in the background at start (in its own process), so the first request does not wait for it.
+// Not when another engine is pinned: the model's memory would serve nothing.
+const sherpa = synthesis.registry.get('sherpa') as SherpaEngine | undefined;
+if (sherpa && [undefined, 'auto', 'sherpa'].includes(env.VOXD_ENGINE || undefined)) {
+  void sherpa.warm().then((r) => {
+    if (r.error) log.warn({ model: r.model, reason: r.error }, 'voice model failed to load');
+    else if (r.model) log.info({ model: r.model, loadMs: r.loadMs, threads: sherpa.threads }, 'voice model loaded');
+  });
+}
 const text = new TextPreparer();
+// Only the lock holder reads the journal: what it holds is replayed before voxd listens.
+const journal = Journal.open(paths.journal, { log });
 const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],
   transcriber: { url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };
-const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen });
+const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -283,6 +299,10 @@ try {
   }
   fail(`cannot listen on ${host}:${port}: ${e.message}`);
 }
+// Replay before the first request is read (this runs before the event loop
+// turns): a client that re-sends must find its request back in the queue.
+for (const problem of journal.replay.problems) log.warn({ journal: paths.journal }, problem);
+dispatcher.restore(journal.replay);
 writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources });
 serving = true;
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
@@ -293,6 +313,8 @@ shutdownHook = async () => {
   await listener.loaded()?.close();
   await dispatcher.close();
   await app.close();
+  // After the dispatcher: what it handed over stays in the journal for the next voxd.
+  await journal.close();
   await text.close();
   await synthesis.close();
   await espeak.close();

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The duplicate key of a text. Two requests are the same announcement when
  * they differ only in case, whitespace, trailing punctuation or bracketed
@@ -26,4 +28,13 @@ const TRAILING = ' \t\n\r.!?…,;:';
  */
 export function dedupKeyFor(text: string, dedupKey?: string): string {
   return normalizeText(dedupKey ?? text);
+}
+
+/**
+ * A duplicate key as the filter and the journal keep it: short keys as they
+ * are, long ones (a text can be 20,000 characters) as a digest, so that
+ * neither grows with the texts.
+ */
+export function storedKey(key: string): string {
+  return key.length <= 64 ? key : `#${createHash('sha256').update(key).digest('base64url')}`;
 }

@@ -189,6 +189,15 @@ export class SpeechQueue<T extends QueueItem> {
     return undefined;
   }
 
+  /**
+   * Put back an item that was queued before voxd restarted (the journal's
+   * replay), without the rules: they were applied when it was first
+   * accepted. `front` for one that had started (it resumes first in its class).
+   */
+  restore(item: T, front: boolean): void {
+    this.#insert(item, front);
+  }
+
   /** Take the next item to play. */
   shift(): T | undefined {
     for (const p of CLASSES) {

@@ -18,6 +18,7 @@ import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
+import type { Journal } from './journal.js';
 import { guard } from './security.js';
 import { splitSentences } from './sentences.js';
 import type { Sink } from './sinks/sink.js';
@@ -35,6 +36,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   version?: string;
   maxQueue?: number;
+  /** Accepted requests kept across restarts (journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
+  journal?: Journal;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
   listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };
 }
@@ -75,7 +78,9 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     ...(options.logger ? { log: options.logger } : {}),
+    ...(options.journal ? { journal: options.journal } : {}),
   });
+
   const version = options.version ?? VERSION;
   const startedAt = performance.now();
   const resolve = (engine?: string): Promise<Engine> => options.synthesizer.resolve(engine);

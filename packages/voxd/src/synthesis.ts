@@ -32,7 +32,7 @@ export async function createSynthesis(options: {
   if (fallbackDefault && !registry.names().includes(fallbackDefault)) {
     throw new Error(`VOXD_ENGINE=${fallbackDefault} is not an engine; use one of ${registry.names().join(', ')} or auto`);
   }
-  const resolve = (requested?: string) => registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault);
+  const resolve = (requested?: string, voice?: string) => registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault, voice);
   return {
     registry,
     synthesizer: {

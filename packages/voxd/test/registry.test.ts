@@ -62,7 +62,7 @@ describe('engine registry', () => {
 
   test('knows every engine by name', () => {
     const { registry, embedded } = make();
-    assert.deepEqual(registry.names(), ['elevenlabs', 'openai', 'espeak-ng', 'say', 'espeak']);
+    assert.deepEqual(registry.names(), ['elevenlabs', 'openai', 'espeak-ng', 'say', 'sherpa', 'espeak']);
     assert.equal(registry.get('espeak'), embedded);
     assert.equal(registry.get('openai')?.name, 'openai');
     assert.equal(registry.get('nope'), undefined);
@@ -72,7 +72,7 @@ describe('engine registry', () => {
     const { registry } = make();
     await assert.rejects(registry.resolve('festival'), (err: { code?: string; message: string }) => {
       assert.equal(err.code, 'VOX_ERR_ENGINE_UNKNOWN');
-      assert.match(err.message, /"festival".*elevenlabs, openai, espeak-ng, say, espeak, auto/);
+      assert.match(err.message, /"festival".*elevenlabs, openai, espeak-ng, say, sherpa, espeak, auto/);
       return true;
     });
     await assert.rejects(registry.synthesize({ engine: 'festival', text: 'x' }), { code: 'VOX_ERR_ENGINE_UNKNOWN' });

@@ -43,6 +43,12 @@ export interface Engine {
   synthesize(request: SynthesisRequest): Promise<Synthesis>;
   /** Whether bracketed expressive tags such as `[excited]` are performed rather than read aloud. */
   understandsTags(model?: string): boolean;
+  /**
+   * Whether `voice` is one of this engine's own (an installed model's speaker,
+   * say). The automatic choice takes an engine that claims the request's voice
+   * before the usual order, and passes over one that does not.
+   */
+  claims?(voice: string): boolean;
   /** Parameters besides text/voice/rate/volume that change the audio (for the cache key). */
   cacheParams?(request: SynthesisRequest): Record<string, string | number | undefined>;
   close(): Promise<void>;

@@ -3,9 +3,12 @@
  * the fallback behind them.
  *
  * Design notes:
- * - `auto` picks the first ready of elevenlabs, openai, the system engine
- *   (espeak-ng; `say` on macOS) and the embedded engine. Cloud engines are
- *   "ready" when their key is set; no network call is made to find out.
+ * - `auto` picks the first ready of elevenlabs, openai, sherpa (an installed
+ *   neural voice model), the system engine (espeak-ng; `say` on macOS) and the
+ *   embedded engine. Cloud engines are "ready" when their key is set; no
+ *   network call is made to find out. A request whose voice an engine claims
+ *   (a model's speaker) goes to that engine, and an engine that claims voices
+ *   is passed over for a voice it does not know (`en-us` stays with eSpeak).
  * - A named engine is used even when it is not ready: it then falls back, so
  *   the caller hears speech and is told why (`fallbackReason`), instead of
  *   getting an error that a hook would ignore anyway.
@@ -29,6 +32,7 @@ import { EspeakNgEngine } from './espeak-ng.js';
 import type { HttpClientOptions } from './http.js';
 import { OpenAIEngine } from './openai.js';
 import { SayEngine } from './say.js';
+import { SherpaEngine } from './sherpa.js';
 
 export interface RegistryLog {
   warn(obj: object, msg?: string): void;
@@ -49,6 +53,8 @@ export interface EngineRegistryOptions {
   platform?: NodeJS.Platform;
   /** Timeouts and retries of the cloud engines' HTTP clients. */
   http?: HttpClientOptions;
+  /** The sherpa engine; default one on `VOX_HOME/models`. */
+  sherpa?: SherpaEngine;
 }
 
 export interface RegistrySynthesis {
@@ -66,11 +72,12 @@ export interface EngineRegistry {
   names(): string[];
   get(name: string): Engine | undefined;
   /**
-   * The engine for a request: `auto`/undefined picks the first ready one; a
-   * known name gives that engine, ready or not. Unknown names throw an error
-   * with `code: 'VOX_ERR_ENGINE_UNKNOWN'`.
+   * The engine for a request: `auto`/undefined picks the first ready one (for
+   * `voice`, when given: see the design notes); a known name gives that
+   * engine, ready or not. Unknown names throw an error with
+   * `code: 'VOX_ERR_ENGINE_UNKNOWN'`.
    */
-  resolve(requested?: string): Promise<Engine>;
+  resolve(requested?: string, voice?: string): Promise<Engine>;
   synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<RegistrySynthesis>;
   /** Voices of the named engine, or of the automatic one. */
   voices(engine?: string): Promise<Voice[]>;
@@ -97,11 +104,12 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     new OpenAIEngine({ keys, env, ...(options.http ? { http: options.http } : {}) }),
     new EspeakNgEngine({ env, platform }),
     new SayEngine({ env, platform }),
+    options.sherpa ?? new SherpaEngine({ home: options.home, env }),
     embedded,
   ]) {
     engines.set(e.name, e);
   }
-  const automatic = ['elevenlabs', 'openai', platform === 'darwin' ? 'say' : 'espeak-ng', embedded.name];
+  const automatic = ['elevenlabs', 'openai', 'sherpa', platform === 'darwin' ? 'say' : 'espeak-ng', embedded.name];
 
   const cache: Cache | undefined =
     options.cache === false ? undefined : (options.cache ?? createCache({ dir: homePaths(options.home).cache, ...(log ? { log } : {}) }));
@@ -114,11 +122,20 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     return engine;
   }
 
-  async function resolve(requested?: string): Promise<Engine> {
+  const isReady = async (engine: Engine) => (await engine.ready().catch(() => ({ ready: false }))).ready;
+
+  async function resolve(requested?: string, voice?: string): Promise<Engine> {
     if (requested && requested !== 'auto') return known(requested);
+    if (voice) {
+      for (const name of automatic) {
+        const engine = engines.get(name)!;
+        if (engine.claims?.(voice) && (await isReady(engine))) return engine;
+      }
+    }
     for (const name of automatic) {
       const engine = engines.get(name)!;
-      if ((await engine.ready().catch(() => ({ ready: false }))).ready) return engine;
+      if (voice && engine.claims && !engine.claims(voice)) continue;
+      if (await isReady(engine)) return engine;
     }
     return embedded;
   }
@@ -157,7 +174,7 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
   }
 
   async function synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<RegistrySynthesis> {
-    const engine = await resolve(request.engine);
+    const engine = await resolve(request.engine, request.voice);
     // A caller's key goes only to the cloud engine it named, never to whichever `auto` found.
     const named = request.engine !== undefined && request.engine !== 'auto';
     const ownKey = request.apiKey && named && CLOUD.has(engine.name) ? request.apiKey : undefined;

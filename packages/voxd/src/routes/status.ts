@@ -17,7 +17,11 @@ export interface StatusDeps {
 }
 
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
-  app.get('/v1/health', async (): Promise<HealthResponse> => ({ ok: true, version: deps.version }));
+  // While it shuts down voxd is not healthy: a client that re-sends waits for the next voxd instead.
+  app.get('/v1/health', async (_request, reply): Promise<HealthResponse> => {
+    if (deps.dispatcher.closing) reply.code(503);
+    return { ok: !deps.dispatcher.closing, version: deps.version };
+  });
 
   app.get<{ Querystring: { offset?: string; limit?: string } }>(
     '/v1/status',

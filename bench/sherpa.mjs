@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// The sherpa engine (issue 14), with the synthetic voice of scripts/synthetic-voice.mjs
+// (no real model can be downloaded here). Prints one JSON line per figure:
+//   - sherpa-first-audio-200: through the real voxd (file sink), the first PCM of a
+//     200-character, 3-sentence text (the history's firstAudioMs) against the
+//     time the engine takes for the whole text, measured in this run. Budget: <= 0.3.
+//   - sherpa-rtf-200: real-time factor (synthesis time / audio duration) of that text.
+//   - sherpa-idle-rss: voxd's RSS idle with the model loaded, against voxd with
+//     no model in the same run, and the model host's own RSS.
+//   - sherpa-host-worker-vs-child: the host (engines/sherpa-host.js) as a worker
+//     thread and as a child process: added RSS, load time, first chunk of a sentence.
+// Never fails on a duration. Needs `npm run build` first.
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { SherpaEngine, sherpaConfig } from '../packages/voxd/dist/engines/sherpa.js';
+import { listModels } from '../packages/protocol/dist/models.js';
+import { writeSyntheticVoice } from '../scripts/synthetic-voice.mjs';
+import { median, report, round, rssMb, startVoxd, ROOT } from './lib.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const SHORT =
+  'The build finished and all the tests passed on the main branch today. Three services went out to staging, and the smoke tests run right now. A reviewer asked for smaller functions in the parser codes.';
+const SENTENCES = SHORT.match(/[^.]+\./g).map((s) => s.trim());
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const home = mkdtempSync(join(tmpdir(), 'vox-bench-sherpa-'));
+writeSyntheticVoice(join(home, 'models'), { installed: true });
+
+function children(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function drain(engine, text) {
+  const t0 = performance.now();
+  const s = await engine.synthesize({ text });
+  let first;
+  let bytes = 0;
+  for await (const c of s.chunks) {
+    first ??= performance.now() - t0;
+    bytes += c.length;
+  }
+  return { ms: performance.now() - t0, first, audioMs: (bytes / 2 / s.format.sampleRate) * 1000 };
+}
+
+try {
+  // The engine alone, in this process (its host is a child): the baseline of the whole text.
+  const engine = new SherpaEngine({ home });
+  await engine.warm();
+  await drain(engine, SHORT);
+  const wholeOneCall = [];
+  const wholeBySentence = [];
+  const audio = [];
+  for (let i = 0; i < RUNS; i++) {
+    const w = await drain(engine, SHORT);
+    wholeOneCall.push(w.ms);
+    audio.push(w.audioMs);
+    let t = 0;
+    for (const s of SENTENCES) t += (await drain(engine, s)).ms;
+    wholeBySentence.push(t);
+  }
+  await engine.close();
+
+  // Through voxd: accepted -> first PCM at the file sink.
+  const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto' } });
+  // Installed after voxd started: its first request (a warm-up, not counted) loads it.
+  writeSyntheticVoice(join(d.home, 'models'), { installed: true });
+  const firsts = [];
+  let modelRss;
+  let voxdRss;
+  let hostPids = [];
+  try {
+    for (let i = 0; i < RUNS + 1; i++) {
+      const r = await d.api('POST', '/v1/speak', { text: SHORT.replace('today.', `today ${i}.`), wait: true });
+      if (r.body.engine !== 'sherpa') throw new Error(`spoken by ${r.body.engine}: ${JSON.stringify(r.body)}`);
+      const h = (await d.api('GET', '/v1/status')).body.history.find((e) => e.id === r.body.id);
+      if (i > 0) firsts.push(h.firstAudioMs);
+    }
+    await sleep(2000);
+    voxdRss = rssMb(d.pid);
+    hostPids = children(d.pid).filter((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sherpa-host'));
+    modelRss = hostPids.reduce((a, p) => a + rssMb(p), 0);
+  } finally {
+    await d.stop();
+  }
+  // The same voxd with no model installed (eSpeak only).
+  const b = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto' } });
+  let bareRss;
+  try {
+    await b.api('POST', '/v1/speak', { text: SHORT, wait: true });
+    await sleep(2000);
+    bareRss = rssMb(b.pid);
+  } finally {
+    await b.stop();
+  }
+
+  const baseline = Math.min(median(wholeOneCall), median(wholeBySentence));
+  const ratio = median(firsts) / baseline;
+  report({
+    bench: 'sherpa-first-audio-200',
+    model: 'synthetic (scripts/synthetic-voice.mjs)',
+    chars: SHORT.length,
+    sentences: SENTENCES.length,
+    runs: firsts.length,
+    firstAudioMedianMs: round(median(firsts)),
+    firstAudioMaxMs: round(Math.max(...firsts)),
+    wholeSynthesisOneCallMs: round(median(wholeOneCall)),
+    wholeSynthesisBySentenceMs: round(median(wholeBySentence)),
+    ratio: round(ratio, 4),
+    budgetRatio: 0.3,
+    withinBudget: ratio <= 0.3,
+  });
+  report({
+    bench: 'sherpa-rtf-200',
+    model: 'synthetic',
+    threads: new SherpaEngine({ home }).threads,
+    audioMs: round(median(audio)),
+    synthesisMs: round(median(wholeOneCall)),
+    rtf: round(median(wholeOneCall) / median(audio), 4),
+  });
+  report({
+    bench: 'sherpa-idle-rss',
+    model: 'synthetic',
+    voxdWithModelMb: round(voxdRss, 1),
+    voxdWithoutModelMb: round(bareRss, 1),
+    voxdRatio: round(voxdRss / bareRss, 3),
+    modelHostMb: round(modelRss, 1),
+    hosts: hostPids.length,
+    totalWithModelMb: round(voxdRss + modelRss, 1),
+    totalRatio: round((voxdRss + modelRss) / bareRss, 3),
+  });
+
+  // Worker thread vs child process for the host, measured the same way.
+  const model = listModels(home).find((m) => m.ok);
+  const load = { type: 'load', module: 'sherpa-onnx-node', config: sherpaConfig(model, 1) };
+  const hostUrl = new URL('packages/voxd/dist/engines/sherpa-host.js', `file://${ROOT}/`);
+  async function measure(kind) {
+    const before = rssMb(process.pid);
+    const t0 = performance.now();
+    let port;
+    let pid;
+    if (kind === 'worker') {
+      const w = new Worker(hostUrl);
+      port = { send: (m) => w.postMessage(m), on: (f) => w.on('message', f), end: () => w.terminate() };
+    } else {
+      const c = fork(hostUrl, [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      pid = c.pid;
+      port = { send: (m) => c.send(m), on: (f) => c.on('message', f), end: () => c.kill() };
+    }
+    let waiter;
+    port.on((m) => waiter?.(m));
+    const next = (type) => new Promise((r) => (waiter = (m) => m.type === type && r(m)));
+    let p = next('loaded');
+    port.send(load);
+    await p;
+    const loadMs = performance.now() - t0;
+    const firsts = [];
+    for (let i = 0; i < RUNS + 1; i++) {
+      const t = performance.now();
+      p = next('chunk');
+      port.send({ type: 'synthesize', job: i + 1, text: SENTENCES[0], sid: 0, speed: 1 });
+      await p;
+      if (i > 0) firsts.push(performance.now() - t);
+      await sleep(50);
+    }
+    await sleep(500);
+    const added = kind === 'worker' ? rssMb(process.pid) - before : rssMb(pid);
+    await port.end();
+    return { loadMs: round(loadMs), firstChunkMedianMs: round(median(firsts), 3), addedRssMb: round(added, 1) };
+  }
+  const child = await measure('child');
+  const worker = await measure('worker');
+  report({ bench: 'sherpa-host-worker-vs-child', model: 'synthetic', child, worker, note: 'child: its own RSS; worker: growth of this process' });
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

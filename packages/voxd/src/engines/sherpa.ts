@@ -1,0 +1,391 @@
+/**
+ * The neural offline engine: sherpa-onnx (an optional dependency) running the
+ * voice models that `vox voices install` put in `VOX_HOME/models`.
+ *
+ * Design notes:
+ * - Each model is loaded once, in a child process of voxd (sherpa-host.ts says
+ *   why not a worker thread; docs/engines.md has the measurements). Clients
+ *   never load a model.
+ * - `ready()` is false, with the reason, when the module did not install, when
+ *   no whole model is installed (a damaged one is named), or when the model
+ *   failed to load. The registry then uses the next engine.
+ * - Voices: `MODEL` (its first speaker), `MODEL:SPEAKER`, or a bare `SPEAKER`
+ *   of any installed model. With no voice, the model installed last speaks.
+ * - voxd asks for one sentence at a time; sherpa-onnx also splits a longer text
+ *   into sentences itself (`maxNumSentences: 1`), and each is sent on as soon as
+ *   it is rendered.
+ * - A host that dies while loading marks its model failed until the model is
+ *   reinstalled (its manifest changes); one that dies while speaking is started
+ *   again at the next request, up to MAX_CRASHES times.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { join, sep } from 'node:path';
+import { listModels, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
+import type { Voice } from '@vox/protocol';
+import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { HostReply, HostRequest } from './sherpa-host.js';
+
+export interface SherpaEngineOptions {
+  /** VOX_HOME; models are in its `models/`. */
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  /** The module to load. Default `VOXD_SHERPA_MODULE`, else `sherpa-onnx-node`. */
+  module?: string;
+  /** onnxruntime threads per model. Default `VOXD_SHERPA_THREADS`, else one less than the cores (1 to 4). */
+  threads?: number;
+}
+
+/** Words per minute that sherpa's speed 1 is taken to be (eSpeak's default rate). */
+const NORMAL_WPM = 175;
+const MAX_CRASHES = 3;
+
+interface Job {
+  push(chunk: Buffer | null, error?: Error): void;
+}
+
+type Installed = Extract<ModelCheck, { ok: true }>;
+
+/** One child process with one model loaded. */
+class Host {
+  readonly loaded: Promise<AudioFormat>;
+  #child: ChildProcess;
+  #jobs = new Map<number, Job>();
+  #nextJob = 1;
+  #stderr = '';
+  #exited = false;
+  /** Set when the child dies; the reason. */
+  failure: string | undefined;
+  loadedOk = false;
+
+  constructor(readonly model: Installed, module: string, threads: number, onExit: (host: Host, whileLoading: boolean) => void) {
+    this.#child = fork(new URL('./sherpa-host.js', import.meta.url), [], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      execArgv: [],
+    });
+    this.#child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.#stderr = (this.#stderr + d).slice(-4000);
+    });
+    this.loaded = new Promise<AudioFormat>((resolve, reject) => {
+      this.#child.on('message', (msg: HostReply) => {
+        if (msg.type === 'loaded') {
+          this.loadedOk = true;
+          resolve({ sampleRate: msg.sampleRate, channels: 1, bitDepth: 16 });
+          return;
+        }
+        if (msg.type === 'error' && msg.job === undefined) {
+          this.failure = msg.message.replaceAll(`${model.dir}${sep}`, '');
+          reject(new Error(this.failure));
+          this.kill();
+          return;
+        }
+        const job = msg.type === 'error' || msg.type === 'chunk' || msg.type === 'done' ? this.#jobs.get(msg.job!) : undefined;
+        if (!job) return;
+        if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm.buffer, msg.pcm.byteOffset, msg.pcm.byteLength));
+        else {
+          job.push(null, msg.type === 'error' ? new Error(msg.message) : undefined);
+          this.#jobs.delete(msg.job!);
+        }
+      });
+      this.#child.on('error', (err) => reject(err));
+      this.#child.on('exit', (code, signal) => {
+        this.#exited = true;
+        const last = this.#stderr.trim().split('\n').filter(Boolean).pop()?.replace(/^\S+:\S+:\d+ /, '').replaceAll(`${model.dir}${sep}`, '').trim();
+        this.failure ??= `${signal ? `crashed (${signal})` : `exited with code ${code}`}${last ? `: ${last}` : ''}`;
+        const whileLoading = !this.loadedOk;
+        reject(new Error(this.failure));
+        for (const job of this.#jobs.values()) job.push(null, new Error(`sherpa model ${model.manifest.name} ${this.failure}`));
+        this.#jobs.clear();
+        onExit(this, whileLoading);
+      });
+    });
+    this.loaded.catch(() => {});
+    this.#send({ type: 'load', module, config: sherpaConfig(model, threads) });
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.#exited;
+  }
+
+  #send(msg: HostRequest): void {
+    if (!this.#exited && this.#child.connected) this.#child.send(msg);
+  }
+
+  synthesize(text: string, sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
+    const job = this.#nextJob++;
+    const queue: Array<Buffer | null | Error> = [];
+    let wake: (() => void) | undefined;
+    this.#jobs.set(job, {
+      push: (chunk, error) => {
+        queue.push(error ?? chunk);
+        wake?.();
+      },
+    });
+    const onAbort = () => {
+      this.#send({ type: 'abort', job });
+      this.#jobs.delete(job);
+      queue.push(null);
+      wake?.();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.#send({ type: 'synthesize', job, text, sid, speed });
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for (;;) {
+          const next = queue.shift();
+          if (next === undefined) {
+            await new Promise<void>((r) => (wake = r));
+            wake = undefined;
+            continue;
+          }
+          if (next === null) return;
+          if (next instanceof Error) throw next;
+          yield next;
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    }
+    return { format, chunks: chunks() };
+  }
+
+  kill(): void {
+    if (!this.#exited) this.#child.kill('SIGKILL');
+  }
+
+  async close(): Promise<void> {
+    if (this.#exited) return;
+    const gone = new Promise<void>((r) => this.#child.once('exit', () => r()));
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.kill(), 2000);
+    await gone;
+    clearTimeout(timer);
+  }
+}
+
+/** sherpa-onnx's OfflineTtsConfig for an installed model. */
+export function sherpaConfig(model: Installed, threads: number): Record<string, unknown> {
+  const { files, type } = model.manifest;
+  const at = (rel: string | undefined) => (rel ? join(model.dir, rel) : '');
+  const common = { tokens: at(files.tokens), dataDir: at(files.dataDir), lexicon: at(files.lexicon) };
+  const models: Record<string, Record<string, unknown>> = {
+    vits: { vits: { model: at(files.model), ...common } },
+    kokoro: { kokoro: { model: at(files.model), voices: at(files.voices), ...common } },
+    kitten: { kitten: { model: at(files.model), voices: at(files.voices), tokens: common.tokens, dataDir: common.dataDir } },
+    matcha: { matcha: { acousticModel: at(files.model), vocoder: at(files.vocoder), ...common } },
+  };
+  return { model: { ...models[type], numThreads: threads, debug: 0, provider: 'cpu' }, maxNumSentences: 1 };
+}
+
+export function defaultThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.VOXD_SHERPA_THREADS);
+  if (Number.isInteger(n) && n >= 1) return Math.min(n, 64);
+  // One core stays free for voxd's event loop and the audio worker.
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+export class SherpaEngine implements Engine {
+  readonly name = 'sherpa';
+  #home: string;
+  #module: string;
+  #threads: number;
+  #moduleProblem: string | undefined | null = null;
+  #hosts = new Map<string, Host>();
+  /** Models that failed to load, by name, with the manifest's installedAt they failed with. */
+  #failed = new Map<string, { installedAt: string; reason: string }>();
+  #crashes = new Map<string, number>();
+  #closed = false;
+
+  constructor(options: SherpaEngineOptions) {
+    const env = options.env ?? process.env;
+    this.#home = options.home;
+    this.#module = options.module ?? env.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node';
+    this.#threads = options.threads ?? defaultThreads(env);
+  }
+
+  get threads(): number {
+    return this.#threads;
+  }
+
+  /** Why the module cannot be used, or undefined. Resolution only: the addon loads in the host. */
+  #moduleCheck(): string | undefined {
+    if (this.#moduleProblem !== null) return this.#moduleProblem;
+    const require = createRequire(import.meta.url);
+    try {
+      const main = require.resolve(this.#module);
+      if (this.#module === 'sherpa-onnx-node') {
+        const platform = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+        try {
+          createRequire(main).resolve(`sherpa-onnx-${platform}/package.json`);
+        } catch {
+          return (this.#moduleProblem = `sherpa-onnx has no prebuilt package for ${platform} here (sherpa-onnx-${platform} did not install)`);
+        }
+      }
+      return (this.#moduleProblem = undefined);
+    } catch {
+      return (this.#moduleProblem = `${this.#module} is not installed (an optional dependency that did not install; "npm install sherpa-onnx-node" in vox's directory adds it)`);
+    }
+  }
+
+  /** Whole installed models, the one installed last first; damaged ones in `broken`. */
+  #models(): { usable: Installed[]; broken: Array<Extract<ModelCheck, { ok: false }>> } {
+    const all = listModels(this.#home);
+    const usable = all.filter((m): m is Installed => m.ok).sort((a, b) => b.manifest.installedAt.localeCompare(a.manifest.installedAt) || a.manifest.name.localeCompare(b.manifest.name));
+    // A removed or replaced model's host lets its memory go.
+    for (const [name, host] of this.#hosts) {
+      if (!usable.some((m) => m.manifest.name === name && m.manifest.installedAt === host.model.manifest.installedAt)) {
+        this.#hosts.delete(name);
+        void host.close();
+      }
+    }
+    return { usable, broken: all.filter((m): m is Extract<ModelCheck, { ok: false }> => !m.ok) };
+  }
+
+  #failure(m: Installed): string | undefined {
+    const f = this.#failed.get(m.manifest.name);
+    if (!f) return undefined;
+    if (f.installedAt !== m.manifest.installedAt) {
+      // Reinstalled since: try again.
+      this.#failed.delete(m.manifest.name);
+      this.#crashes.delete(m.manifest.name);
+      return undefined;
+    }
+    return f.reason;
+  }
+
+  async ready(): Promise<Readiness> {
+    const problem = this.#moduleCheck();
+    if (problem) return { ready: false, reason: problem };
+    const { usable, broken } = this.#models();
+    if (usable.some((m) => !this.#failure(m))) return { ready: true };
+    const reasons = [
+      ...usable.map((m) => `model ${m.manifest.name} failed to load: ${this.#failure(m)}`),
+      ...broken.map((m) => `model ${m.name} is not usable: ${m.reason}; reinstall it with "vox voices install ${m.name} --force"`),
+    ];
+    return { ready: false, reason: reasons.length ? reasons.join('; ') : 'no voice model is installed ("vox voices install NAME" installs one; "vox voices list" shows them)' };
+  }
+
+  understandsTags(): boolean {
+    return false;
+  }
+
+  async voices(): Promise<Voice[]> {
+    if (this.#moduleCheck()) return [];
+    return this.#models().usable.filter((m) => !this.#failure(m)).flatMap((m) => voicesOf(m.manifest));
+  }
+
+  /** Whether `voice` names a speaker of an installed model (the registry's automatic choice honours it). */
+  claims(voice: string): boolean {
+    return this.#moduleCheck() === undefined && this.#pick(voice) !== undefined;
+  }
+
+  /** The model and speaker for a voice; undefined when none matches. */
+  #pick(voice: string | undefined): { model: Installed; sid: number; speaker: string } | undefined {
+    const usable = this.#models().usable.filter((m) => !this.#failure(m));
+    const first = (m: Installed) => ({ model: m, sid: m.manifest.speakers[0]!.sid, speaker: m.manifest.speakers[0]!.id });
+    if (!voice) return usable[0] && first(usable[0]);
+    const v = voice.toLowerCase();
+    const [modelName, speakerName] = v.includes(':') ? [v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1)] : [v, undefined];
+    const byName = usable.find((m) => m.manifest.name.toLowerCase() === modelName);
+    if (byName) {
+      if (speakerName === undefined) return first(byName);
+      const s = byName.manifest.speakers.find((x) => x.id.toLowerCase() === speakerName || String(x.sid) === speakerName);
+      return s && { model: byName, sid: s.sid, speaker: s.id };
+    }
+    if (speakerName !== undefined) return undefined;
+    for (const m of usable) {
+      const s = m.manifest.speakers.find((x) => x.id.toLowerCase() === v);
+      if (s) return { model: m, sid: s.sid, speaker: s.id };
+    }
+    return undefined;
+  }
+
+  cacheParams(request: SynthesisRequest): Record<string, string | number | undefined> {
+    const p = this.#pick(request.voice);
+    // The model's install time: a reinstalled or different default model never replays old audio.
+    return p ? { model: `${p.model.manifest.name}@${p.model.manifest.installedAt}`, sid: p.sid } : {};
+  }
+
+  #host(model: Installed): Host {
+    const name = model.manifest.name;
+    const existing = this.#hosts.get(name);
+    if (existing?.alive && existing.model.manifest.installedAt === model.manifest.installedAt) return existing;
+    existing?.kill();
+    const host = new Host(model, this.#module, this.#threads, (h, whileLoading) => {
+      if (this.#hosts.get(name) === h) this.#hosts.delete(name);
+      if (this.#closed) return;
+      const crashes = (this.#crashes.get(name) ?? 0) + 1;
+      this.#crashes.set(name, crashes);
+      if (whileLoading || crashes >= MAX_CRASHES) {
+        this.#failed.set(name, { installedAt: model.manifest.installedAt, reason: h.failure ?? 'stopped' });
+      }
+    });
+    this.#hosts.set(name, host);
+    return host;
+  }
+
+  /** Load the default model now (voxd calls this at start), so the first request does not wait for it. Resolves either way. */
+  async warm(): Promise<{ model?: string; loadMs?: number; error?: string }> {
+    if (this.#moduleCheck()) return {};
+    const p = this.#pick(undefined);
+    if (!p) return {};
+    const started = performance.now();
+    try {
+      await this.#host(p.model).loaded;
+      return { model: p.model.manifest.name, loadMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return { model: p.model.manifest.name, error: (err as Error).message };
+    }
+  }
+
+  /** Pids of the running model hosts (for status and benchmarks). */
+  hostPids(): number[] {
+    return [...this.#hosts.values()].filter((h) => h.alive && h.pid).map((h) => h.pid!);
+  }
+
+  async synthesize(request: SynthesisRequest): Promise<Synthesis> {
+    const problem = this.#moduleCheck();
+    if (problem) throw new Error(problem);
+    request.signal?.throwIfAborted();
+    const p = this.#pick(request.voice);
+    if (!p) {
+      if (request.voice) {
+        throw Object.assign(new Error(`unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)`), { code: 'VOX_ERR_VOICE_UNKNOWN' });
+      }
+      const r = await this.ready();
+      throw new Error(r.ready ? 'no voice model is installed' : r.reason);
+    }
+    const host = this.#host(p.model);
+    let format: AudioFormat;
+    try {
+      format = await host.loaded;
+    } catch (err) {
+      throw new Error(`model ${p.model.manifest.name} failed to load: ${(err as Error).message}`);
+    }
+    const speed = request.rate === undefined ? 1 : Math.max(0.5, Math.min(3, request.rate / NORMAL_WPM));
+    return host.synthesize(request.text, p.sid, speed, request.signal, format);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const hosts = [...this.#hosts.values()];
+    this.#hosts.clear();
+    await Promise.all(hosts.map((h) => h.close()));
+  }
+}
+
+/** The voices of a model: `MODEL` for a one-speaker model, `MODEL:SPEAKER` for each speaker otherwise. */
+export function voicesOf(m: ModelManifest): Voice[] {
+  return m.speakers.map((s) => ({
+    id: m.speakers.length === 1 ? m.name : `${m.name}:${s.id}`,
+    name: s.name ?? s.id,
+    languages: s.languages ?? m.languages,
+    engine: 'sherpa',
+  }));
+}

@@ -1,0 +1,150 @@
+/**
+ * The sherpa engine end to end: the real voxd loads a voice model that the test
+ * generates (scripts/synthetic-voice.mjs: a VITS-format ONNX graph with the
+ * metadata and tokens sherpa-onnx expects) through the real sherpa-onnx-node,
+ * and speaks into the file sink. Also: selection (auto order, a project voice
+ * naming a speaker), a damaged model, and sherpa-onnx missing.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cleanEnv, removeDir, startDaemon, tempDir, VOX } from './helpers/daemon.js';
+import { wavStats } from './helpers/wav.js';
+import { expectedSamples, HOP, SAMPLE_RATE, writeSyntheticVoice } from '../scripts/synthetic-voice.mjs';
+
+function homeWithModel(options: { speakers?: number; name?: string } = {}): { home: string; dir: string } {
+  const home = tempDir('vox-sherpa-');
+  const dir = writeSyntheticVoice(join(home, 'models'), { installed: true, ...options }) as string;
+  return { home, dir };
+}
+
+test('an installed model speaks through sherpa-onnx into the file sink: non-silent, as long as its tokens', async () => {
+  const { home } = homeWithModel();
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });
+  try {
+    const voices = await d.api('GET', '/v1/voices');
+    assert.equal(voices.body.engine, 'sherpa', 'auto puts an installed model before eSpeak');
+    assert.deepEqual(voices.body.voices.map((v: { id: string }) => v.id), ['synthetic']);
+    const text = 'Hello world. This is the synthetic voice!';
+    const r = await d.api('POST', '/v1/speak', { text, wait: true });
+    assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+    assert.equal(r.body.engine, 'sherpa');
+    assert.equal(r.body.fallbackReason, undefined);
+    const [wav] = d.wavs();
+    const stats = wavStats(wav!);
+    assert.equal(stats.sampleRate, SAMPLE_RATE, 'the model metadata sets the rate');
+    // voxd speaks sentence by sentence: the space between them is not rendered.
+    const expected = expectedSamples('Hello world.') + expectedSamples('This is the synthetic voice!');
+    assert.equal(stats.frames, expected, `${HOP} samples per character`);
+    assert.ok(stats.rms > 0.2, `not silence (rms ${stats.rms})`);
+    // A faster rate renders fewer samples (speed = rate / 175 wpm).
+    const fast = await d.api('POST', '/v1/speak', { text: 'Quickly now.', rate: 350, wait: true });
+    assert.equal(fast.body.status, 'played');
+    assert.equal(wavStats(d.wavs()[1]!).frames, expectedSamples('Quickly now.', 2));
+    const status = await d.api('GET', '/v1/status');
+    assert.deepEqual(status.body.engine, { name: 'sherpa', ready: true });
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
+
+test('a voice names a speaker of a model; auto takes sherpa for it and eSpeak for its own voices; vox voices lists the speakers', async () => {
+  const { home } = homeWithModel({ speakers: 2, name: 'tones' });
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });
+  try {
+    const out = spawnSync(process.execPath, [VOX, 'voices'], { env: cleanEnv(home, { VOXD_PORT: String(d.port) }), encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    assert.match(out.stdout, /^tones:tone1\s+Synthetic tone 1/m);
+    assert.match(out.stdout, /^tones:tone2\s+Synthetic tone 2/m);
+    const a = await d.api('POST', '/v1/speak', { text: 'Speaker one.', voice: 'tones:tone1', wait: true });
+    const b = await d.api('POST', '/v1/speak', { text: 'Speaker two.', voice: 'tone2', wait: true });
+    assert.equal(a.body.engine, 'sherpa');
+    assert.equal(b.body.engine, 'sherpa', 'a bare speaker name is found in any model');
+    const [wa, wb] = d.wavs().map((f) => readFileSync(f));
+    assert.equal(wavStats(wa!).frames, wavStats(wb!).frames);
+    assert.notDeepEqual(wa!.subarray(44), wb!.subarray(44), 'two speakers, two voices');
+    // A voice the model does not have stays with eSpeak, with no fallback to explain.
+    const e = await d.api('POST', '/v1/speak', { text: 'An eSpeak voice.', voice: 'en-gb', wait: true });
+    assert.equal(e.body.status, 'played');
+    assert.match(e.body.engine, /^espeak/);
+    assert.equal(e.body.fallbackReason, undefined);
+    // Named explicitly with an unknown speaker: spoken by the fallback, and told why.
+    const u = await d.api('POST', '/v1/speak', { text: 'No such speaker.', engine: 'sherpa', voice: 'tones:nobody', wait: true });
+    assert.equal(u.body.status, 'played');
+    assert.equal(u.body.engine, 'espeak');
+    assert.match(u.body.fallbackReason, /unknown voice "tones:nobody"/);
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
+
+test('with no model installed, eSpeak stays the automatic engine and sherpa says why it is not ready', async () => {
+  const home = tempDir('vox-sherpa-none-');
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });
+  try {
+    const r = await d.api('POST', '/v1/speak', { text: 'Plain eSpeak.', wait: true });
+    assert.equal(r.body.status, 'played');
+    assert.match(r.body.engine, /^espeak/);
+    const s = await d.api('POST', '/v1/speak', { text: 'Asked for sherpa.', engine: 'sherpa', wait: true });
+    assert.equal(s.body.engine, 'espeak');
+    assert.match(s.body.fallbackReason, /sherpa: not ready \(no voice model is installed \("vox voices install NAME"/);
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
+
+test('sherpa-onnx absent (an optional dependency that failed to install): ready() false with the reason, eSpeak speaks', async () => {
+  const { home } = homeWithModel();
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'sherpa', VOXD_SHERPA_MODULE: 'sherpa-onnx-node-not-installed' } });
+  try {
+    const status = await d.api('GET', '/v1/status');
+    assert.equal(status.body.engine.ready, false);
+    assert.match(status.body.engine.reason, /sherpa-onnx-node-not-installed is not installed \(an optional dependency/);
+    const r = await d.api('POST', '/v1/speak', { text: 'Still spoken.', wait: true });
+    assert.equal(r.body.status, 'played');
+    assert.equal(r.body.engine, 'espeak');
+    assert.match(r.body.fallbackReason, /not installed/);
+    assert.ok(wavStats(d.wavs()[0]!).rms > 0.01);
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
+
+test('a damaged model is never loaded half-way: a short file is refused by name, a corrupt one costs only its host process', async () => {
+  const { home, dir } = homeWithModel();
+  const model = join(dir, 'model.onnx');
+  const size = statSync(model).size;
+  truncateSync(model, size - 100);
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'sherpa' } });
+  try {
+    let status = await d.api('GET', '/v1/status');
+    assert.equal(status.body.engine.ready, false);
+    assert.match(status.body.engine.reason, new RegExp(`model synthetic is not usable: file model.onnx is ${size - 100} bytes, ${size} expected`));
+    assert.match(status.body.engine.reason, /vox voices install synthetic --force/);
+    // Same size, garbage bytes: passes the size check, and sherpa-onnx aborts loading it. voxd does not.
+    writeFileSync(model, Buffer.alloc(size, 7));
+    const r = await d.api('POST', '/v1/speak', { text: 'Corrupt model.', wait: true });
+    assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+    assert.equal(r.body.engine, 'espeak');
+    assert.match(r.body.fallbackReason, /model synthetic failed to load: (Load model from model\.onnx failed:Protobuf parsing failed|crashed \(SIGABRT\))/);
+    assert.doesNotMatch(r.body.fallbackReason, /\/models\//, 'paths are given inside the model');
+    status = await d.api('GET', '/v1/status');
+    assert.match(status.body.engine.reason, /model synthetic failed to load/);
+    assert.equal(d.proc.exitCode, null, 'voxd still runs');
+    // Reinstalled (a new manifest): loaded again, and spoken by sherpa.
+    rmSync(dir, { recursive: true });
+    writeSyntheticVoice(join(home, 'models'), { installed: true });
+    const again = await d.api('POST', '/v1/speak', { text: 'Whole again.', wait: true });
+    assert.equal(again.body.status, 'played', JSON.stringify(again.body));
+    assert.equal(again.body.engine, 'sherpa', JSON.stringify(again.body));
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
