@@ -4,14 +4,14 @@
 // the node:http floor (bench/floor.cjs reading the same stdin and POSTing the
 // request the hook sends to the same voxd), with a clean environment; also
 // reported against `node -e 0`. All three are interleaved; medians of
-// BENCH_RUNS (default 30) each. `npm run bench` runs it on every Node line.
+// BENCH_RUNS (default 60) each. `npm run bench` runs it on every Node line.
 // Prints one JSON line. Needs `npm run build` first.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, VOX, baselines, interleave, report, startVoxd, startupFigures, timeRun } from './lib.mjs';
 
-const RUNS = Math.max(20, Number(process.env.BENCH_RUNS ?? 30));
+const RUNS = Math.max(20, Number(process.env.BENCH_RUNS ?? 60));
 const BUDGET = 1.15;
 const FIXTURE = 'notification-permission.json';
 const payload = readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), 'utf8');

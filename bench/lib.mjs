@@ -110,6 +110,7 @@ export function baselines({ env, route, body, stdin }) {
 export function startupFigures(times, name, budget) {
   const m = (n) => median(times[n]);
   const floorRatio = m(name) / m('node:http floor');
+  const paired = times[name].map((t, i) => t / times['node:http floor'][i]);
   return {
     runs: times[name].length,
     nodeMedianMs: round(m('node -e 0')),
@@ -119,7 +120,9 @@ export function startupFigures(times, name, budget) {
     ratioToNode: round(m(name) / m('node -e 0')),
     ratioToFloor: round(floorRatio),
     // The same ratio taken within each round (runs seconds apart), then the median: steadier when the machine's load drifts.
-    pairedRatioToFloor: round(median(times[name].map((t, i) => t / times['node:http floor'][i]))),
+    pairedRatioToFloor: round(median(paired)),
+    // Its spread: the 25th and 75th percentiles of the per-round ratios.
+    pairedRatioToFloorIqr: [round(percentile(paired, 25)), round(percentile(paired, 75))],
     budgetToFloor: budget,
     withinBudget: floorRatio <= budget,
   };

@@ -1,6 +1,6 @@
 // `npm run bench`: runs the benches and collects their JSON lines (one per figure).
 //
-//   node bench/run.mjs [--node PATH]... [--lines 20,24] [NAME...]
+//   node bench/run.mjs [--node PATH]... [--lines 20,24] [--repeat N] [NAME...]
 //
 // NAME...      only the benches whose file name contains one of them.
 // --lines L    the Node lines for the start-up benches (default 20,24, or
@@ -10,6 +10,11 @@
 //              $XDG_CACHE_HOME/vox-bench (default ~/.cache/vox-bench), outside
 //              the repository, and reused afterwards.
 // --node PATH  a Node binary to use instead of --lines (repeatable).
+// --repeat N   run the selection N times over (every Node line each time, so
+//              the lines see the same drift of a shared machine's load), then
+//              print, per start-up figure and Node version, one "summary"
+//              line: the median of the N ratios to the floor, their minimum
+//              and maximum (default 1: no summary).
 //
 // Every bench runs with the clean environment of bench/lib.mjs (no NODE_*,
 // NODE_OPTIONS or NODE_EXTRA_CA_CERTS among them, on either side of any
@@ -51,7 +56,7 @@ const BENCHES = [
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const { values, positionals: only } = parseArgs({
   allowPositionals: true,
-  options: { node: { type: 'string', multiple: true }, lines: { type: 'string' } },
+  options: { node: { type: 'string', multiple: true }, lines: { type: 'string' }, repeat: { type: 'string' } },
 });
 
 const listed = new Set(BENCHES.map((b) => b.file));
@@ -95,18 +100,49 @@ else {
 let failed = nodes.filter((n) => n === undefined).length;
 nodes = nodes.filter(Boolean);
 
-for (const [i, node] of nodes.entries()) {
-  const here = node === process.execPath || (i === 0 && values.node?.length);
-  const todo = benches.filter((b) => b.everyNode || here);
-  if (todo.length === 0) continue;
-  process.stderr.write(`# Node ${version(node)} (${node})\n`);
-  for (const { file } of todo) {
-    process.stderr.write(`# ${file}\n`);
-    const r = spawnSync(node, [join(dir, file)], { stdio: ['ignore', 'inherit', 'inherit'], env });
-    if (r.status !== 0) {
-      failed += 1;
-      process.stderr.write(`# ${file} exited with ${r.status} on Node ${version(node)}\n`);
+const repeat = Math.max(1, Number(values.repeat ?? 1) || 1);
+/** The JSON lines with a ratio to the floor, by bench and Node version, for --repeat's summary. */
+const ratios = new Map();
+for (let rep = 0; rep < repeat; rep++) {
+  for (const [i, node] of nodes.entries()) {
+    const here = node === process.execPath || (i === 0 && values.node?.length);
+    const todo = benches.filter((b) => b.everyNode || here);
+    if (todo.length === 0) continue;
+    process.stderr.write(`# Node ${version(node)} (${node})${repeat > 1 ? `, round ${rep + 1} of ${repeat}` : ''}\n`);
+    for (const { file } of todo) {
+      process.stderr.write(`# ${file}\n`);
+      const r = spawnSync(node, [join(dir, file)], { stdio: ['ignore', 'pipe', 'inherit'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      process.stdout.write(r.stdout ?? '');
+      for (const line of (r.stdout ?? '').split('\n')) {
+        let j;
+        try {
+          j = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (typeof j.ratioToFloor !== 'number') continue;
+        const key = `${j.bench}\0${j.node}`;
+        if (!ratios.has(key)) ratios.set(key, { bench: j.bench, node: j.node, ratios: [], paired: [] });
+        ratios.get(key).ratios.push(j.ratioToFloor);
+        ratios.get(key).paired.push(j.pairedRatioToFloor);
+      }
+      if (r.status !== 0) {
+        failed += 1;
+        process.stderr.write(`# ${file} exited with ${r.status} on Node ${version(node)}\n`);
+      }
     }
+  }
+}
+if (repeat > 1) {
+  const med = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const r2 = (x) => Math.round(x * 100) / 100;
+  for (const { bench, node, ratios: rs, paired } of ratios.values()) {
+    process.stdout.write(
+      `${JSON.stringify({ summary: bench, node, repeats: rs.length, ratioToFloor: { median: r2(med(rs)), min: Math.min(...rs), max: Math.max(...rs) }, pairedRatioToFloor: { median: r2(med(paired)), min: Math.min(...paired), max: Math.max(...paired) } })}\n`,
+    );
   }
 }
 process.exit(failed ? 1 : 0);

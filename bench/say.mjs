@@ -3,11 +3,11 @@
 // wall time, at most 1.15x the node:http floor (bench/floor.cjs POSTing the
 // same /v1/speak request to the same voxd), with a clean environment; also
 // reported against `node -e 0`. All three are interleaved so they see the same
-// noise; medians of BENCH_RUNS (default 30) each. `npm run bench` runs it on
+// noise; medians of BENCH_RUNS (default 60) each. `npm run bench` runs it on
 // every Node line (bench/run.mjs). Prints one JSON line. Needs `npm run build`.
 import { VOX, baselines, interleave, report, startVoxd, startupFigures, timeRun } from './lib.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const BUDGET = 1.15;
 const TEXT = 'Build finished';
 

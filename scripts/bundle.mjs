@@ -11,6 +11,7 @@
 // a small one faster than a big one (bench/say.mjs, docs/benchmarks.md).
 // Commands stay lazily initialized inside vox-cli.cjs; dependencies stay external.
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -32,8 +33,16 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
 };
+// In the hot bundles node:os is scripts/lazy-os.mjs, which loads it only when needed.
+const lazyOs = fileURLToPath(new URL('scripts/lazy-os.mjs', root));
+const lazyOsPlugin = {
+  name: 'lazy-os',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?os$/ }, (args) => (args.importer === lazyOs ? undefined : { path: lazyOs }));
+  },
+};
 // bin/vox.cjs runs the hot bundles through vm.Script, which has no loader for import().
-const hot = { ...common, supported: { 'dynamic-import': false } };
+const hot = { ...common, supported: { 'dynamic-import': false }, plugins: [lazyOsPlugin] };
 await Promise.all([
   build({ ...common, entryPoints: [src('cli.ts')], outfile: dist('vox-cli.cjs') }),
   build({ ...hot, entryPoints: [src('cli-say.ts')], outfile: dist('vox-say.cjs') }),
@@ -44,6 +53,6 @@ for (const old of ['vox-hot.cjs', 'vox-hot.cjs.map']) rmSync(dist(old), { force:
 writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");
 chmodSync(dist('vox.cjs'), 0o755);
 
-// The plugin's launcher (plugin/bin/vox.cjs) finds the vox entry through this
-// record when Claude Code has copied the plugin into its cache.
-writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: dist('vox.cjs') }, null, 2)}\n`);
+// The plugin's launcher (plugin/bin/vox.cjs) finds vox's bin/vox.cjs through
+// this record when Claude Code has copied the plugin into its cache.
+writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: new URL('packages/vox-mcp/bin/vox.cjs', root).pathname }, null, 2)}\n`);

@@ -4,19 +4,28 @@
 // as `node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" ...`, never from PATH.
 // An installed plugin is a copy of plugin/ in Claude Code's cache, away from
 // the checkout, so this finds the built vox in one of two places:
-//   1. ../../packages/vox-mcp/dist/vox.cjs: the plugin inside its checkout
+//   1. ../../packages/vox-mcp/bin/vox.cjs: the plugin inside its checkout
 //      (claude --plugin-dir /path/to/vox/plugin);
 //   2. the path in ../vox-install.json, which `npm run build` writes into
-//      plugin/ and which the copy carries along.
+//      plugin/ and which the copy carries along (older builds recorded
+//      dist/vox.cjs, which loads bin/vox.cjs: one file more per hook).
+// It loads bin/vox.cjs itself, which loads the command's bundle: the fewest
+// files a command hook can start with.
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
+/** `bin` when it is vox's bin/vox.cjs and its bundles are built (dist/vox-cli.cjs beside it), or an older record's dist/vox.cjs. */
+function built(bin) {
+  if (/[\\/]dist[\\/]vox\.cjs$/.test(bin)) return existsSync(bin) ? bin : undefined;
+  return existsSync(bin) && existsSync(join(bin, '..', '..', 'dist', 'vox-cli.cjs')) ? bin : undefined;
+}
+
 function findVox() {
-  const inCheckout = join(__dirname, '..', '..', 'packages', 'vox-mcp', 'dist', 'vox.cjs');
-  if (existsSync(inCheckout)) return inCheckout;
+  const inCheckout = built(join(__dirname, '..', '..', 'packages', 'vox-mcp', 'bin', 'vox.cjs'));
+  if (inCheckout) return inCheckout;
   try {
     const recorded = JSON.parse(readFileSync(join(__dirname, '..', 'vox-install.json'), 'utf8')).vox;
-    if (typeof recorded === 'string' && existsSync(recorded)) return recorded;
+    if (typeof recorded === 'string') return built(recorded);
   } catch {
     // no record: reported below
   }

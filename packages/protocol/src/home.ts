@@ -8,13 +8,18 @@ import { join } from 'node:path';
 export function voxHome(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
+  home?: string,
 ): string {
   if (env.VOX_HOME) return env.VOX_HOME;
+  home ??= homedir();
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'vox');
   if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'vox');
   return join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'vox');
 }
+
+/** The names of two files in VOX_HOME that every client call reads (homePaths() joins them). */
+export const TOKEN_FILE = 'token';
+export const STATE_FILE = 'voxd.json';
 
 export interface HomePaths {
   home: string;
@@ -38,8 +43,8 @@ export interface HomePaths {
 export function homePaths(home: string): HomePaths {
   return {
     home,
-    token: join(home, 'token'),
-    state: join(home, 'voxd.json'),
+    token: join(home, TOKEN_FILE),
+    state: join(home, STATE_FILE),
     lock: join(home, 'voxd.lock'),
     spawnLock: join(home, 'spawn.lock'),
     logs: join(home, 'logs'),

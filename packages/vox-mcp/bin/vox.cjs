@@ -9,11 +9,13 @@
 // - The two hot bundles are compiled here with a V8 code cache, on every Node
 //   line (Node 20 has no module compile cache): the cache is written at the
 //   end of a run, so it holds the functions that the run compiled, not only
-//   the top level that Node's own cache keeps. One file per bundle and Node
-//   version, in $XDG_CACHE_HOME/vox/code-cache (~/.cache/vox/code-cache;
-//   ~/Library/Caches/vox/code-cache on macOS), used only when it names the
-//   bundle's size, times and inode, belongs to this user and is writable by
-//   no one else. A missing, stale or unwritable cache only costs the compile.
+//   the top level that Node's own cache keeps (and once more by the first run
+//   that reaches voxd, if the first was one that did not). One file per
+//   bundle and Node version, in $XDG_CACHE_HOME/vox/code-cache
+//   (~/.cache/vox/code-cache; ~/Library/Caches/vox/code-cache on macOS), used
+//   only when it names the bundle's size, times and inode, belongs to this
+//   user and is writable by no one else. A missing, stale or unwritable cache
+//   only costs the compile.
 // - The whole CLI uses Node's module compile cache (Node 22.1 and later) in
 //   $XDG_CACHE_HOME/vox/compile-cache.
 // NODE_DISABLE_COMPILE_CACHE turns both off (NODE_COMPILE_CACHE, when set,
@@ -68,7 +70,11 @@ function hash(s) {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-/** The cache file's V8 data when its first line is `identity` and only this user can have written it; else undefined. */
+/**
+ * The cache file's V8 data and whether a run that reached voxd wrote it, when
+ * its first line names this bundle (`identity`) and only this user can have
+ * written it; else undefined.
+ */
 function readCache(fs, file, identity) {
   let fd;
   try {
@@ -77,7 +83,9 @@ function readCache(fs, file, identity) {
     if (!st.isFile() || st.mode & 0o022 || (process.getuid && st.uid !== process.getuid()) || st.size > 64 * 1024 * 1024) return undefined;
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
-    return nl > 0 && data.toString('latin1', 0, nl) === identity ? data.subarray(nl + 1) : undefined;
+    const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
+    if (header !== `${identity} full` && header !== `${identity} partial`) return undefined;
+    return { data: data.subarray(nl + 1), full: header.endsWith(' full') };
   } catch {
     return undefined;
   } finally {
@@ -86,11 +94,11 @@ function readCache(fs, file, identity) {
 }
 
 /** Write the cache file whole or not at all (a temp file renamed over it); never throws. */
-function writeCache(fs, dir, file, identity, data) {
+function writeCache(fs, dir, file, header, data) {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${identity}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${header}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
     fs.renameSync(tmp, file);
   } catch {
     // unwritable or full: the next run compiles again
@@ -107,24 +115,21 @@ function runHot(name) {
   const fs = require('node:fs');
   const path = require('node:path');
   const file = path.join(__dirname, '..', 'dist', name);
-  let fd;
   let source;
   let st;
   try {
-    fd = fs.openSync(file, 'r');
-    st = fs.fstatSync(fd);
-    source = fs.readFileSync(fd, 'utf8');
+    // The stat first: if the file changes in between, the next run sees another identity and replaces the cache.
+    st = fs.statSync(file);
+    source = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if (err && err.code === 'ENOENT') notBuilt();
     throw err;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
   const dir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheDir(path, 'code-cache');
   // The bundle as it is on disk: any rebuild or reinstall changes its ctime or inode.
-  const identity = `vox-code-cache 1 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
+  const identity = `vox-code-cache 2 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
   const cacheFile = dir && path.join(dir, `${name}-${process.version}-${process.arch}-${hash(file)}.bin`);
-  const cachedData = cacheFile && readCache(fs, cacheFile, identity);
+  const cached = cacheFile ? readCache(fs, cacheFile, identity) : undefined;
 
   // What require() would do: a Module in require.cache, with its own require, wrapped as Node wraps CommonJS.
   const Module = module.constructor;
@@ -139,11 +144,21 @@ function runHot(name) {
   const { Script } = require('node:vm');
   const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
     filename: file,
-    ...(cachedData ? { cachedData } : {}),
+    ...(cached ? { cachedData: cached.data } : {}),
   });
-  if (cacheFile && (!cachedData || script.cachedDataRejected) && !process.argv.includes('--help') && !process.argv.includes('-h')) {
-    // At the end, so that the cache holds what this run compiled (a --help run compiles next to nothing).
-    process.once('exit', () => writeCache(fs, dir, cacheFile, identity, script.createCachedData()));
+  const usable = cached && !script.cachedDataRejected;
+  if (cacheFile && !(usable && cached.full)) {
+    // Written at the end, so that it holds what this run compiled. A run that sent voxd nothing (--help, a
+    // usage error, an event that says nothing) compiled only part of the code: its cache is "partial",
+    // and the first run that sends a request replaces it. Known only here, so only here is it watched.
+    let sent = false;
+    const started = () => (sent = true);
+    const channel = 'http.client.request.start';
+    require('node:diagnostics_channel').subscribe(channel, started);
+    process.once('exit', () => {
+      require('node:diagnostics_channel').unsubscribe(channel, started);
+      if (!usable || sent) writeCache(fs, dir, cacheFile, `${identity} ${sent ? 'full' : 'partial'}`, script.createCachedData());
+    });
   }
   script.runInThisContext().call(m.exports, m.exports, req, m, file, path.dirname(file));
   m.loaded = true;

@@ -6,7 +6,8 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { DEFAULT_HOST, DEFAULT_PORT, homePaths, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
+import { join } from 'node:path';
+import { DEFAULT_HOST, DEFAULT_PORT, homePaths, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
 export interface Endpoint {
@@ -32,7 +33,8 @@ export interface Reply<T> {
 export function readDaemonState(env: NodeJS.ProcessEnv): DaemonState | undefined {
   let state: Partial<DaemonState>;
   try {
-    const text = readFileSync(homePaths(voxHome(env)).state, 'utf8');
+    // join() of the one path needed, not all of homePaths(): this runs on every hook.
+    const text = readFileSync(join(voxHome(env), STATE_FILE), 'utf8');
     if (text.length > 64 * 1024) return undefined;
     state = JSON.parse(text) as Partial<DaemonState>;
   } catch {
@@ -48,7 +50,7 @@ export function readDaemonState(env: NodeJS.ProcessEnv): DaemonState | undefined
 function readToken(env: NodeJS.ProcessEnv): string | undefined {
   if (env.VOXD_TOKEN) return env.VOXD_TOKEN;
   try {
-    return readFileSync(homePaths(voxHome(env)).token, 'utf8').trim() || undefined;
+    return readFileSync(join(voxHome(env), TOKEN_FILE), 'utf8').trim() || undefined;
   } catch {
     return undefined;
   }

@@ -13,7 +13,7 @@
  * - An mcp_tool entry passes the payload's fields that the policy reads as
  *   `${field}` strings (Claude Code substitutes them; a missing one becomes
  *   "", a boolean "true"/"false"); `event` is written in.
- * - A command runs `node /abs/path/vox.cjs hook <Event>` by default: absolute
+ * - A command runs `node /abs/path/bin/vox.cjs hook <Event>` by default: absolute
  *   paths work without a PATH (Claude Code may run hooks from a GUI launcher)
  *   and cost no `npx` resolution on every hook. `portable` gives `vox hook
  *   <Event>` instead, for files shared between machines (a committed
@@ -127,16 +127,17 @@ export function settingsPath(scope: SettingsScope, where: { env: NodeJS.ProcessE
 }
 
 /**
- * The `vox` entry of this installation: the bundled bin `dist/vox.cjs` (the
- * fast one), else `dist/cli.js`. From `src/` (tests run through tsx) it is the
- * built file in `dist/`.
+ * The `vox` entry of this installation: the bin `bin/vox.cjs` once the
+ * bundles it loads are built (it loads the command's bundle directly: one
+ * file fewer per hook than `dist/vox.cjs`, which loads it), else
+ * `dist/cli.js`. From `src/` (tests run through tsx) it is the same files.
  */
 export function defaultCliPath(): string {
-  for (const rel of ['./vox.cjs', './cli.js', '../dist/vox.cjs', '../dist/cli.js']) {
-    const path = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(path)) return realpathSync(path);
-  }
-  return fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+  // From dist/ (the bundle, tsc's output) and from src/ alike, the package is one level up.
+  const pkg = (rel: string) => fileURLToPath(new URL(`../${rel}`, import.meta.url));
+  if (existsSync(pkg('dist/vox-cli.cjs')) && existsSync(pkg('bin/vox.cjs'))) return realpathSync(pkg('bin/vox.cjs'));
+  if (existsSync(pkg('dist/cli.js'))) return realpathSync(pkg('dist/cli.js'));
+  return pkg('dist/cli.js');
 }
 
 function shellQuote(s: string): string {

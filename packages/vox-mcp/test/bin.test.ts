@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startDaemon } from '../../../test/helpers/daemon.js';
 
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(pkg, 'bin', 'vox.cjs');
@@ -112,30 +113,43 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.match(run(BIN, ['hook', 'Notification', '--dry-run'], { env: e, input: payload }).stdout, /needs your permission to use Bash/);
   });
 
-  test('a hot run keeps its compiled code under XDG_CACHE_HOME/vox/code-cache, and the next run takes it', () => {
+  test('a hot run keeps its compiled code under XDG_CACHE_HOME/vox/code-cache, and the next run takes it', async (t) => {
+    const d = await startDaemon();
+    t.after(() => d.stop());
     const cacheHome = dir();
-    const e = env({ XDG_CACHE_HOME: cacheHome, VOX_SESSION_ID: 'bin-test' });
+    const e = env({ XDG_CACHE_HOME: cacheHome, VOX_HOME: d.home, VOX_SESSION_ID: 'bin-test' });
     const cache = join(cacheHome, 'vox', 'code-cache');
-    // A --help run compiles next to nothing: it writes no cache.
+    const header = (file: string) => {
+      const b = readFileSync(file);
+      return b.subarray(0, b.indexOf(10)).toString('latin1');
+    };
+    // A run that sends voxd nothing compiles only part of the code: its cache says "partial".
     assert.equal(run(BIN, ['say', '--help'], { env: e }).code, 0);
-    assert.equal(existsSync(cache), false);
-    const first = run(BIN, ['say', 'hello'], { env: e });
-    assert.equal(first.code, 3);
     const files = readdirSync(cache);
     assert.equal(files.length, 1, `one file per bundle and Node version in ${cache}`);
     assert.match(files[0]!, new RegExp(`^vox-say\\.cjs-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.bin$`));
     const file = join(cache, files[0]!);
+    assert.match(header(file), /^vox-code-cache 2 \d+ .* partial$/);
     assert.equal(statSync(cache).mode & 0o777, 0o700);
     assert.equal(statSync(file).mode & 0o777, 0o600);
+    // The first run that reaches voxd replaces it with everything it compiled.
+    const partialSize = statSync(file).size;
+    const first = run(BIN, ['say', 'hello'], { env: e });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(header(file), /^vox-code-cache 2 \d+ .* full$/);
+    assert.ok(statSync(file).size > partialSize, 'the full cache holds more than the partial one');
     const written = statSync(file).mtimeMs;
-    // Taken as it is: not rewritten, and the run answers as the first did.
+    // Taken as it is afterwards, by any run: not rewritten, and the run answers as the first did.
     const second = run(BIN, ['say', 'hello'], { env: e });
     assert.deepEqual(second, first);
+    assert.equal(run(BIN, ['say', '--help'], { env: e }).code, 0);
     assert.equal(statSync(file).mtimeMs, written);
     assert.deepEqual(readdirSync(cache), files);
     // The hook's bundle has a file of its own.
     assert.equal(run(BIN, ['hook', 'Stop'], { env: e, input: '{}' }).code, 0);
     assert.equal(readdirSync(cache).length, 2);
+    const { counters } = (await d.api('GET', '/v1/status')).body;
+    assert.ok(counters.accepted + counters.deduped >= 2, 'the runs reached voxd');
   });
 
   test('a cache file that does not match the bundle, or that others could have written, is not used but replaced', () => {
@@ -146,7 +160,7 @@ describe('bin/vox.cjs', { skip: built }, () => {
     const file = join(cache, readdirSync(cache)[0]!);
     const good = readFileSync(file);
     const header = good.subarray(0, good.indexOf(10)).toString('latin1');
-    assert.match(header, /^vox-code-cache 1 \d+ /);
+    assert.match(header, /^vox-code-cache 2 \d+ .* partial$/);
     // Rewritten: this bundle's header and V8 data of the size a run writes (the bytes vary from run to run).
     const rewritten = () => {
       const now = readFileSync(file);
@@ -160,7 +174,7 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
     rewritten();
     // A header naming another build of the bundle: replaced.
-    writeFileSync(file, Buffer.concat([Buffer.from('vox-code-cache 1 1 2 3 4 5\n'), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
+    writeFileSync(file, Buffer.concat([Buffer.from('vox-code-cache 2 1 2 3 4 5 partial\n'), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
     assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
     rewritten();
     // Writable by others: not trusted, and replaced by one that is not.

@@ -344,7 +344,8 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
     assert.match(r.stdout, /Wrote command hooks: --type command/);
     const path = join(cwd, '.claude', 'settings.json');
     const s = JSON.parse(readFileSync(path, 'utf8'));
-    assert.deepEqual(s.hooks.Stop.at(-1).hooks[0].command, `${process.execPath} ${cliJs} hook Stop`);
+    // bin/vox.cjs, not dist/vox.cjs: it loads the hook's bundle itself, one file fewer per hook.
+    assert.deepEqual(s.hooks.Stop.at(-1).hooks[0].command, `${process.execPath} ${join(repo, 'packages', 'vox-mcp', 'bin', 'vox.cjs')} hook Stop`);
     assert.equal(existsSync(join(home, '.claude')), false, '--project leaves user settings alone');
 
     const again = vox(['hooks', 'install', '--project', '--json', '--type', 'command'], cwd, home);
