@@ -13,7 +13,10 @@
 //   FileHandle.appendFile + sync() of the same bytes (the baseline);
 // - the journal's size after all of it was stopped (it compacts), and a stop
 //   of everything queued with the journal: from POST /v1/stop to the end of
-//   the audio at the sink.
+//   the audio at the sink;
+// - the same with 10,000 queued (issue 11's budget for a deep queue, which
+//   bench/deep-queue.mjs measures without a journal: <= 100 ms), and the
+//   journal's size with 10,000 queued and after they were all stopped.
 // In-process: buildServer() with the real embedded espeak engine and a
 // real-time FileSink, on 127.0.0.1:0. Needs `npm run build` first.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -29,6 +32,7 @@ import { median, percentile, report, round, TimedSink } from './lib.mjs';
 
 const ROUNDS = 10;
 const PER_ROUND = 50;
+const DEEP = 10_000;
 const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 
 function api(port, method, path, body) {
@@ -122,6 +126,23 @@ try {
   await new Promise((r) => setTimeout(r, 200));
   const journalBytes = statSync(journaled.journal.path).size;
 
+  // A deep queue with the journal: 10,000 accepted in-process, then stop all.
+  const deepSink = new TimedSink(new FileSink(join(shm ?? dir, 'out-deep'), { realtime: true }));
+  const deepJournal = Journal.open(join(dir, 'journal-deep.jsonl'));
+  const deep = await buildServer({ token: TOKEN, synthesizer: singleEngine(engine), sink: deepSink, journal: deepJournal, maxQueue: DEEP });
+  deep.dispatcher.restore(deepJournal.replay);
+  await deep.app.listen({ port: 0, host: '127.0.0.1' });
+  started.push({ app: deep.app, port: deep.app.server.address().port, journal: deepJournal });
+  const deepSettled = [(await deep.dispatcher.speak({ text: 'This long announcement plays while ten thousand others wait behind it. '.repeat(30) })).settled];
+  for (let i = 1; i < DEEP; i++) deepSettled.push((await deep.dispatcher.speak({ text: `Deep queued announcement number ${i}`, session: `s${i % 8}` })).settled);
+  const deepBytesQueued = statSync(deepJournal.path).size;
+  const deepEnded = deepSink.nextEnd();
+  const d0 = performance.now();
+  await api(deep.app.server.address().port, 'POST', '/v1/stop', { scope: 'all' });
+  const deepEnd = await deepEnded;
+  const deepOutcomes = await Promise.all(deepSettled);
+  const deepBytesAfter = statSync(deepJournal.path).size;
+
   const withMs = median(journaled.times);
   const withoutMs = median(bare.times);
   report({
@@ -143,6 +164,10 @@ try {
     stopStatus: stop.status,
     stopToEndOfAudioMsWithJournal: round(end - t0),
     journalBytesAfterStop: journalBytes,
+    deepStopToEndOfAudioMsWithJournal: round(deepEnd - d0),
+    deepStopped: deepOutcomes.filter((o) => o.status === 'stopped').length,
+    deepJournalBytesQueued: deepBytesQueued,
+    deepJournalBytesAfterStop: deepBytesAfter,
     budgetMs: 1,
     withinBudget: withMs - withoutMs <= 1,
   });

@@ -4,9 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeDir, startDaemon, tempDir } from './helpers/daemon.js';
+import { removeDir, startDaemon, tempDir, waitFor } from './helpers/daemon.js';
 import { needTool } from './helpers/tools.js';
 import { pcmStats } from './helpers/wav.js';
 
@@ -55,6 +55,43 @@ test('with no usable device, speaker falls back to a player or reports why, and 
     assert.equal(s.body.sink.ok, false);
     assert.match(s.body.sink.detail, /speaker unavailable/);
     assert.equal((await d.api('GET', '/v1/health')).status, 200);
+  } finally {
+    await d.stop();
+    removeDir(d.home);
+    removeDir(dir);
+  }
+});
+
+/** Processes whose parent is `ppid`, with their process group and command line (Linux /proc). */
+function children(ppid: number): Array<{ pid: number; pgrp: number; cmdline: string }> {
+  const out = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== ppid) continue;
+      out.push({ pid: Number(name), pgrp: Number(fields[2]), cmdline: readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+test('the speaker child runs in its own process group, and a stop leaves none of it', { skip: needTool('speaker') || (process.platform !== 'linux' ? 'reads /proc' : false) }, async () => {
+  const dir = tempDir('vox-alsa-');
+  const conf = join(dir, 'asound.conf');
+  writeFileSync(conf, ALSA_CONF);
+  const d = await startDaemon({ audio: 'speaker', env: { ALSA_CONFIG_PATH: conf, VOX_TEST_ALSA_FILE: join(dir, 'capture.raw') } });
+  try {
+    const long = d.api('POST', '/v1/speak', { text: 'A long sentence that keeps the speaker child busy for a while. '.repeat(6), wait: true });
+    const child = await waitFor(() => children(d.pid).find((c) => c.cmdline.includes('speaker-child') && !c.cmdline.includes('--probe')), 30_000, 'the speaker child to play');
+    // The leader of its own group: a stop kills the group, not only the child.
+    assert.equal(child.pgrp, child.pid, `speaker child ${child.pid} is in group ${child.pgrp}, voxd's is ${d.pid}`);
+    await d.api('POST', '/v1/stop', { scope: 'all' });
+    assert.equal((await long).body.status, 'stopped');
+    await waitFor(() => !children(d.pid).some((c) => c.pid === child.pid) || undefined, 10_000, 'the speaker child to be gone');
   } finally {
     await d.stop();
     removeDir(d.home);

@@ -1,6 +1,7 @@
 /**
  * POST /v1/synthesize against the real voxd (issue 11): `volume` is applied,
- * an unknown voice is the caller's error (400, naming the field), and the
+ * an unknown voice is the caller's error (400, naming the field; for
+ * /v1/speak too, at accept), a recording's size is capped, and the
  * number of recordings rendered and waiting at once is bounded (429 beyond).
  */
 import { after, before, test } from 'node:test';
@@ -52,6 +53,24 @@ test('an unknown voice is refused with 400 naming the field; voxd keeps serving'
   assert.match(r.body.message, /field "voice"/);
   assert.match(r.body.message, /vox voices/);
   assert.equal((await d.api('POST', '/v1/synthesize', { text: 'Hello.' })).status, 200);
+});
+
+test('POST /v1/speak refuses an unknown voice at accept, with the same 400 as /v1/synthesize; nothing is queued', async () => {
+  const before = (await d.api('GET', '/v1/status')).body.counters.accepted;
+  const r = await d.api('POST', '/v1/speak', { text: 'Hello in a voice that does not exist.', voice: 'no-such-voice', wait: true });
+  assert.equal(r.status, 400, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'VOX_ERR_VOICE_UNKNOWN');
+  assert.match(r.body.message, /"no-such-voice"/);
+  assert.match(r.body.message, /field "voice"/);
+  const status = (await d.api('GET', '/v1/status')).body;
+  assert.equal(status.counters.accepted, before, 'nothing was accepted');
+  assert.ok(!status.history.some((h: any) => h.text.includes('does not exist')));
+  // Voices eSpeak knows by language code and variant are accepted (and asked once each).
+  for (const [i, voice] of ['en-gb+f3', 'de', 'en-gb+f3'].entries()) {
+    const ok = await d.api('POST', '/v1/speak', { text: `Known voice number ${i + 1}.`, voice, wait: true });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.status, 'played');
+  }
 });
 
 test('recordings beyond the concurrency limit wait their turn, and beyond the waiting line get 429 with Retry-After', async () => {

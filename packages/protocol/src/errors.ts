@@ -90,6 +90,10 @@ export const WIRE_ERRORS = {
     statusCode: 400,
     message: 'Unknown voice %s for engine %s (the field "voice"). List the voices with "vox voices" or GET /v1/voices.',
   },
+  VOX_ERR_SYNTHESIZE_TOO_LARGE: {
+    statusCode: 413,
+    message: 'The audio of this text is longer than /v1/synthesize returns (%s MB, about %s minutes). Record a shorter text, or split it into several requests.',
+  },
   VOX_ERR_SYNTHESIZE_BUSY: {
     statusCode: 429,
     message: 'voxd is already rendering %s /v1/synthesize requests with %s more waiting, its limit. Retry after the Retry-After seconds, or send fewer at a time.',

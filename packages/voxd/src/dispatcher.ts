@@ -44,6 +44,7 @@ import { chimePcm, CHIME_FORMAT } from './chimes.js';
 import { DuplicateFilter } from './dedup.js';
 import type { AudioFormat, Engine, Synthesis, SynthesisRequest } from './engines/engine.js';
 import type { Journal, JournalEntry, Replay } from './journal.js';
+import { VoxError } from './errors.js';
 import { dedupKeyFor, storedKey } from './normalize.js';
 import { applyGain, resample } from './pcm.js';
 import { SpeechQueue } from './queue.js';
@@ -236,6 +237,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
       const engine = await this.#synth.resolve(input.engine, input.voice);
+      // An unknown voice is the caller's mistake: refused now (400, as /v1/synthesize does), not failed at play time.
+      // The engine's own lookup, asked once per voice; an engine that cannot tell (or fails to answer) lets it through.
+      if (input.voice && engine.knowsVoice && !(await engine.knowsVoice(input.voice).catch(() => true))) {
+        throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
+      }
       const prepared = await this.#prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
       return { engine, prepared };
     });

@@ -5,6 +5,7 @@
 import type { SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { AudioFormat } from './engines/engine.js';
+import { VoxError } from './errors.js';
 import { applyGain, resample } from './pcm.js';
 import type { PrepareFn } from './text/preparer.js';
 import { toWav } from './wav.js';
@@ -19,12 +20,24 @@ export interface Recording {
   text: string;
 }
 
+/**
+ * The most PCM one recording may hold, in bytes: 32 MiB, some 12 minutes of
+ * 22,050 Hz speech. Two recordings render at once, each with a copy or two of
+ * its audio on the way to a WAV, so this bounds /v1/synthesize's memory.
+ */
+export const MAX_RECORDING_BYTES = 32 * 1024 * 1024;
+
 export async function record(
   synthesizer: Synthesizer,
   prepare: PrepareFn,
   req: RecordingRequest,
   signal?: AbortSignal,
+  maxBytes = MAX_RECORDING_BYTES,
 ): Promise<Recording> {
+  // Past maxBytes the engine is stopped at once: no more audio is made, none kept.
+  const cap = new AbortController();
+  const synthSignal = signal ? AbortSignal.any([signal, cap.signal]) : cap.signal;
+  let total = 0;
   const engine = await synthesizer.resolve(req.engine);
   const { text, sentences } = await prepare(req.text, { keepTags: engine.understandsTags(req.model), ...(req.maxChars ? { maxChars: req.maxChars } : {}) });
   let format: AudioFormat | undefined;
@@ -39,13 +52,21 @@ export async function record(
       ...(req.rate ? { rate: req.rate } : {}),
       ...(req.model ? { model: req.model } : {}),
       ...(req.apiKey ? { apiKey: req.apiKey } : {}),
-      ...(signal ? { signal } : {}),
+      signal: synthSignal,
     });
     used = r.engine;
     fallbackReason ??= r.fallbackReason;
     format ??= r.synthesis.format;
     for await (const chunk of r.synthesis.chunks) {
-      parts.push(r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate));
+      const c = r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate);
+      total += c.length;
+      if (total > maxBytes) {
+        cap.abort();
+        parts.length = 0;
+        const minutes = maxBytes / 2 / format.sampleRate / 60;
+        throw new VoxError('VOX_ERR_SYNTHESIZE_TOO_LARGE', Math.round(maxBytes / (1024 * 1024)), minutes >= 1 ? Math.round(minutes) : minutes.toFixed(2));
+      }
+      parts.push(c);
     }
   }
   format ??= { sampleRate: 22050, channels: 1, bitDepth: 16 };

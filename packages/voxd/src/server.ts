@@ -36,6 +36,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   version?: string;
   maxQueue?: number;
+  /** Most PCM bytes one /v1/synthesize answer holds; default 32 MiB (recording.ts). */
+  synthesizeMaxBytes?: number;
   /** Accepted requests kept across restarts (journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
   journal?: Journal;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
@@ -122,7 +124,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })) });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })), ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
   return { app, dispatcher, events, listener };
 }
 

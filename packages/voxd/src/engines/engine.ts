@@ -41,6 +41,12 @@ export interface Engine {
   ready(): Promise<Readiness>;
   voices(): Promise<Voice[]>;
   synthesize(request: SynthesisRequest): Promise<Synthesis>;
+  /**
+   * Whether the engine has `voice`: false only when it is sure it has not (an
+   * engine that cannot tell leaves this out). voxd asks it before it accepts a
+   * request, so an unknown voice is refused at once (400), not failed later.
+   */
+  knowsVoice?(voice: string): Promise<boolean>;
   /** Whether bracketed expressive tags such as `[excited]` are performed rather than read aloud. */
   understandsTags(model?: string): boolean;
   /**

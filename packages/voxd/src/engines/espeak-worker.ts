@@ -9,13 +9,15 @@ import createModule from '@echogarden/espeak-ng-emscripten';
 
 export type WorkerRequest =
   | { type: 'synthesize'; job: number; text: string; voice: string; rate: number }
-  | { type: 'voices'; job: number };
+  | { type: 'voices'; job: number }
+  | { type: 'voice'; job: number; voice: string };
 
 export type WorkerReply =
   | { type: 'ready'; sampleRate: number }
   | { type: 'chunk'; job: number; pcm: ArrayBuffer }
   | { type: 'done'; job: number }
   | { type: 'error'; job: number; message: string; unknownVoice?: true }
+  | { type: 'voice'; job: number; known: boolean }
   | { type: 'voices'; job: number; voices: Array<{ identifier: string; name: string; languages: string[] }> };
 
 const port = parentPort!;
@@ -51,6 +53,11 @@ function setVoice(voice: string): boolean {
 }
 
 port.on('message', (msg: WorkerRequest) => {
+  // The very check synthesis makes (setVoice), without synthesizing: each synthesis sets its own voice again.
+  if (msg.type === 'voice') {
+    port.postMessage({ type: 'voice', job: msg.job, known: setVoice(msg.voice) } satisfies WorkerReply);
+    return;
+  }
   if (msg.type === 'voices') {
     const voices = espeak.list_voices().map((v) => ({
       identifier: v.identifier,

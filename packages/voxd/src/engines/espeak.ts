@@ -14,6 +14,7 @@ export const ESPEAK_DEFAULT_RATE = 175;
 interface Job {
   push(chunk: Buffer | null, error?: Error): void;
   voices?: (v: Voice[]) => void;
+  known?: (known: boolean) => void;
 }
 
 export class EspeakEngine implements Engine {
@@ -26,6 +27,8 @@ export class EspeakEngine implements Engine {
   #nextJob = 1;
   #failure: string | undefined;
   #voiceCache: Voice[] | undefined;
+  /** Voices asked about (knowsVoice), and the answers. */
+  readonly #knownVoices = new Map<string, boolean>();
   /** Synthesis jobs the worker has not finished yet. */
   #inWorker = new Set<number>();
   /** An aborted job the worker must give up within this long, or it is restarted (ms). */
@@ -52,6 +55,7 @@ export class EspeakEngine implements Engine {
         else if (msg.type === 'done') job.push(null);
         // An unknown voice is the caller's mistake, not a failure of the engine: it carries its own code.
         else if (msg.type === 'error') job.push(null, Object.assign(new Error(msg.message), msg.unknownVoice ? { code: 'VOX_ERR_VOICE_UNKNOWN' } : {}));
+        else if (msg.type === 'voice') job.known?.(msg.known);
         else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
         if (msg.type !== 'chunk') this.#jobs.delete(msg.job);
       });
@@ -95,6 +99,21 @@ export class EspeakEngine implements Engine {
     });
     this.#voiceCache = voices;
     return voices;
+  }
+
+  /** Asked of the worker (the lookup synthesis makes), once per voice. */
+  async knowsVoice(voice: string): Promise<boolean> {
+    const cached = this.#knownVoices.get(voice);
+    if (cached !== undefined) return cached;
+    await this.start();
+    const job = this.#nextJob++;
+    const known = await new Promise<boolean>((resolve, reject) => {
+      this.#jobs.set(job, { push: (_c, err) => err && reject(err), known: resolve });
+      this.#post({ type: 'voice', job, voice });
+    });
+    if (this.#knownVoices.size >= 256) this.#knownVoices.clear();
+    this.#knownVoices.set(voice, known);
+    return known;
   }
 
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {

@@ -8,7 +8,9 @@ import type { PrepareFn } from '../text/preparer.js';
 export const synthesizeRoute: FastifyPluginAsync<{
   synthesizer: Synthesizer;
   prepare: PrepareFn;
-}> = async (app, { synthesizer, prepare }) => {
+  /** Most PCM bytes one answer holds (recording.ts's MAX_RECORDING_BYTES by default). */
+  maxBytes?: number;
+}> = async (app, { synthesizer, prepare, maxBytes }) => {
   const slots = new RecordingSlots();
   app.post<{ Body: SynthesizeRequest }>(
     '/v1/synthesize',
@@ -22,7 +24,7 @@ export const synthesizeRoute: FastifyPluginAsync<{
         throw new VoxError('VOX_ERR_SYNTHESIZE_BUSY', slots.max, slots.maxWaiting);
       }
       const req = request.body;
-      const rec = await record(synthesizer, prepare, req)
+      const rec = await record(synthesizer, prepare, req, undefined, maxBytes)
         .catch(async (err: Error & { code?: string }) => {
           if (err.code === 'VOX_ERR_VOICE_UNKNOWN') {
             const engine = await synthesizer.resolve(req.engine).then((e) => e.name, () => req.engine ?? 'auto');

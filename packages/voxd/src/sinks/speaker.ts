@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { AudioFormat } from '../engines/engine.js';
 import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../pcm.js';
+import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
@@ -39,10 +40,11 @@ export class SpeakerSink implements Sink {
   /** Probe the device in a child process. Resolves to the problem, or undefined when speaker works. */
   probe(): Promise<string | undefined> {
     this.#probe ??= new Promise((resolve) => {
-      const child = this.#spawn(process.execPath, [CHILD, '--probe'], { stdio: ['ignore', 'ignore', 'pipe'], env: this.#env });
+      // Its own process group, like every player (player-group.ts): a timeout kills all of it.
+      const child = this.#spawn(process.execPath, [CHILD, '--probe'], { stdio: ['ignore', 'ignore', 'pipe'], env: this.#env, detached: true });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const timer = setTimeout(() => killGroup(child), 5000);
       child.once('error', (err) => {
         clearTimeout(timer);
         this.#speakerProblem = err.message;
@@ -94,7 +96,9 @@ export class SpeakerSink implements Sink {
       }
       return this.#fallback.play(format, chunks, signal, meta);
     }
-    const child = this.#spawn(process.execPath, [CHILD, String(format.sampleRate)], { stdio: ['pipe', 'ignore', 'pipe'], env: this.#env });
+    // Its own process group (detached), like the player commands: a stop, the
+    // watchdog or the end of the utterance kills it and anything it started.
+    const child = this.#spawn(process.execPath, [CHILD, String(format.sampleRate)], { stdio: ['pipe', 'ignore', 'pipe'], env: this.#env, detached: true });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
@@ -102,7 +106,7 @@ export class SpeakerSink implements Sink {
       child.once('close', (code, sig) => resolve({ code, signal: sig }));
     });
     exited.catch(() => {});
-    const kill = () => child.kill('SIGKILL');
+    const kill = () => killGroup(child);
     signal.addEventListener('abort', kill, { once: true });
     let bytes = 0;
     let firstAudioAt: number | undefined;
@@ -126,6 +130,9 @@ export class SpeakerSink implements Sink {
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
     } finally {
       signal.removeEventListener('abort', kill);
+      // Nothing of it outlives the utterance (it has exited by now unless cut or failed).
+      killGroup(child);
+      if (child.pid !== undefined) await groupGone(child.pid);
     }
   }
 
