@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The sherpa engine (issue 14), with the synthetic voice of scripts/synthetic-voice.mjs
-// (no real model can be downloaded here). Prints one JSON line per figure:
+// (no real model can be downloaded here), with BENCH_SHERPA_WORK dense layers (default 600)
+// so that synthesis costs time in proportion to the text. Prints one JSON line per figure:
 //   - sherpa-first-audio-200: through the real voxd (file sink), the first PCM of a
 //     200-character, 3-sentence text (the history's firstAudioMs) against the
 //     time the engine takes for the whole text, measured in this run. Budget: <= 0.3.
@@ -21,13 +22,16 @@ import { writeSyntheticVoice } from '../scripts/synthetic-voice.mjs';
 import { median, report, round, rssMb, startVoxd, ROOT } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+// Dense layers in the synthetic model (scripts/synthetic-voice.mjs --work): its cost grows with the text,
+// as a real model's does; 600 gives a real-time factor of the order of a small neural voice on this machine.
+const WORK = Number(process.env.BENCH_SHERPA_WORK ?? 600);
 const SHORT =
   'The build finished and all the tests passed on the main branch today. Three services went out to staging, and the smoke tests run right now. A reviewer asked for smaller functions in the parser codes.';
 const SENTENCES = SHORT.match(/[^.]+\./g).map((s) => s.trim());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const home = mkdtempSync(join(tmpdir(), 'vox-bench-sherpa-'));
-writeSyntheticVoice(join(home, 'models'), { installed: true });
+writeSyntheticVoice(join(home, 'models'), { installed: true, work: WORK });
 
 function children(pid) {
   try {
@@ -70,7 +74,7 @@ try {
   // Through voxd: accepted -> first PCM at the file sink.
   const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto' } });
   // Installed after voxd started: its first request (a warm-up, not counted) loads it.
-  writeSyntheticVoice(join(d.home, 'models'), { installed: true });
+  writeSyntheticVoice(join(d.home, 'models'), { installed: true, work: WORK });
   const firsts = [];
   let modelRss;
   let voxdRss;
@@ -104,7 +108,7 @@ try {
   const ratio = median(firsts) / baseline;
   report({
     bench: 'sherpa-first-audio-200',
-    model: 'synthetic (scripts/synthetic-voice.mjs)',
+    model: `synthetic, --work ${WORK} (scripts/synthetic-voice.mjs)`,
     chars: SHORT.length,
     sentences: SENTENCES.length,
     runs: firsts.length,
@@ -118,7 +122,7 @@ try {
   });
   report({
     bench: 'sherpa-rtf-200',
-    model: 'synthetic',
+    model: `synthetic, --work ${WORK}`,
     threads: new SherpaEngine({ home }).threads,
     audioMs: round(median(audio)),
     synthesisMs: round(median(wholeOneCall)),
@@ -126,7 +130,7 @@ try {
   });
   report({
     bench: 'sherpa-idle-rss',
-    model: 'synthetic',
+    model: `synthetic, --work ${WORK}`,
     voxdWithModelMb: round(voxdRss, 1),
     voxdWithoutModelMb: round(bareRss, 1),
     voxdRatio: round(voxdRss / bareRss, 3),
@@ -140,7 +144,8 @@ try {
   const model = listModels(home).find((m) => m.ok);
   const load = { type: 'load', module: 'sherpa-onnx-node', config: sherpaConfig(model, 1) };
   const hostUrl = new URL('packages/voxd/dist/engines/sherpa-host.js', `file://${ROOT}/`);
-  async function measure(kind) {
+  // Both hosts loaded (RSS read after each load), then their first chunks timed in alternation, so both see the same machine.
+  async function startHost(kind) {
     const before = rssMb(process.pid);
     const t0 = performance.now();
     let port;
@@ -156,27 +161,47 @@ try {
     let waiter;
     port.on((m) => waiter?.(m));
     const next = (type) => new Promise((r) => (waiter = (m) => m.type === type && r(m)));
-    let p = next('loaded');
+    const loaded = next('loaded');
     port.send(load);
-    await p;
+    await loaded;
     const loadMs = performance.now() - t0;
-    const firsts = [];
-    for (let i = 0; i < RUNS + 1; i++) {
-      const t = performance.now();
-      p = next('chunk');
-      port.send({ type: 'synthesize', job: i + 1, text: SENTENCES[0], sid: 0, speed: 1 });
-      await p;
-      if (i > 0) firsts.push(performance.now() - t);
-      await sleep(50);
-    }
     await sleep(500);
-    const added = kind === 'worker' ? rssMb(process.pid) - before : rssMb(pid);
-    await port.end();
-    return { loadMs: round(loadMs), firstChunkMedianMs: round(median(firsts), 3), addedRssMb: round(added, 1) };
+    const addedRssMb = kind === 'worker' ? rssMb(process.pid) - before : rssMb(pid);
+    let job = 0;
+    return {
+      loadMs,
+      addedRssMb,
+      end: () => port.end(),
+      async first(text) {
+        const t = performance.now();
+        const p = next('chunk');
+        port.send({ type: 'synthesize', job: ++job, text, sid: 0, speed: 1 });
+        await p;
+        return performance.now() - t;
+      },
+    };
   }
-  const child = await measure('child');
-  const worker = await measure('worker');
-  report({ bench: 'sherpa-host-worker-vs-child', model: 'synthetic', child, worker, note: 'child: its own RSS; worker: growth of this process' });
+  const child = await startHost('child');
+  const worker = await startHost('worker');
+  const times = { child: [], worker: [] };
+  for (let i = 0; i < RUNS + 1; i++) {
+    for (const kind of i % 2 ? ['worker', 'child'] : ['child', 'worker']) {
+      const ms = await (kind === 'child' ? child : worker).first(SENTENCES[0]);
+      await sleep(20);
+      if (i > 0) times[kind].push(ms);
+    }
+  }
+  const figures = (h, kind) => ({ loadMs: round(h.loadMs), firstChunkMedianMs: round(median(times[kind]), 2), addedRssMb: round(h.addedRssMb, 1) });
+  report({
+    bench: 'sherpa-host-worker-vs-child',
+    model: `synthetic, --work ${WORK}`,
+    child: figures(child, 'child'),
+    worker: figures(worker, 'worker'),
+    firstChunkRatioChildToWorker: round(median(times.child) / median(times.worker), 3),
+    note: 'child: its own RSS; worker: growth of this process. First chunk of the first sentence, alternating',
+  });
+  await child.end();
+  await worker.end();
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

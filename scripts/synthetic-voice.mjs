@@ -3,7 +3,7 @@
  * A tiny voice model that sherpa-onnx loads like a real VITS voice, for tests
  * and benchmarks (no real model can be downloaded here, and none ships on npm).
  *
- *   node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--archive FILE.tar.bz2] [--installed]
+ *   node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--work N] [--archive FILE.tar.bz2] [--installed]
  *
  * It writes DIR/NAME/ with model.onnx (an ONNX graph with the metadata that
  * sherpa-onnx's VITS loader reads) and tokens.txt; with --installed also the
@@ -39,8 +39,16 @@ export function expectedSamples(text, speed = 1) {
   return known * Math.floor(HOP / speed);
 }
 
-/** The ONNX model bytes. */
-export function buildModel({ speakers = 1 } = {}) {
+/** Width of the layers `work` adds. */
+const WIDTH = 512;
+
+/**
+ * The ONNX model bytes. `work` adds that many dense layers (WIDTH x WIDTH,
+ * MatMul + Tanh) over the tokens, whose result is multiplied by 0 and added to
+ * the audio: the sound stays the same, and the synthesis costs time in
+ * proportion to the text, as a real model's does (bench/sherpa.mjs uses it).
+ */
+export function buildModel({ speakers = 1, work = 0 } = {}) {
   const { onnx } = require('onnx-proto');
   const T = onnx.TensorProto.DataType;
   const INT = onnx.AttributeProto.AttributeType.INT;
@@ -66,6 +74,22 @@ export function buildModel({ speakers = 1 } = {}) {
     nodes.push(node('Mul', ['sid', 'n_tokens'], ['offset']), node('Add', ['x', 'offset'], ['x_spk']));
     ids = 'x_spk';
   }
+  const extra = [];
+  let out = 'y';
+  if (work > 0) {
+    out = 'y_pure';
+    let seed = 1;
+    // Gain near 1 per layer (no shrinking into denormals, which would make the cost anything but linear).
+    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.18;
+    extra.push(tensor('embed', T.FLOAT, [TOKENS.length * speakers, WIDTH], Array.from({ length: TOKENS.length * speakers * WIDTH }, rand)));
+    extra.push(tensor('layer', T.FLOAT, [WIDTH, WIDTH], Array.from({ length: WIDTH * WIDTH }, rand)));
+    extra.push(tensor('nothing', T.FLOAT, [], [0]));
+    nodes.push(node('Gather', ['embed', ids], ['h0']));
+    for (let i = 0; i < work; i++) {
+      nodes.push(node('MatMul', [`h${i}`, 'layer'], [`m${i}`]), node('Tanh', [`m${i}`], [`h${i + 1}`]));
+    }
+    nodes.push(node('ReduceSum', [`h${work}`], ['h_sum'], [{ name: 'keepdims', type: INT, i: 0 }]), node('Mul', ['h_sum', 'nothing'], ['zero_work']));
+  }
   nodes.push(
     node('Gather', ['freq_table', ids], ['f_1T']),
     node('Reshape', ['f_1T', 'column'], ['f_T1']),
@@ -84,8 +108,9 @@ export function buildModel({ speakers = 1 } = {}) {
     node('Mul', ['cycles', 'omega'], ['phase']),
     node('Sin', ['phase'], ['wave']),
     node('Mul', ['wave', 'amplitude'], ['scaled']),
-    node('Reshape', ['scaled', 'audio_shape'], ['y']),
+    node('Reshape', ['scaled', 'audio_shape'], [out]),
   );
+  if (work > 0) nodes.push(node('Add', [out, 'zero_work'], ['y']));
   const graph = {
     name: 'vox-synthetic-vits',
     input: inputs,
@@ -102,6 +127,7 @@ export function buildModel({ speakers = 1 } = {}) {
       tensor('i1', T.INT64, [1], [1]),
       tensor('column', T.INT64, [2], [-1, 1]),
       tensor('audio_shape', T.INT64, [3], [1, 1, -1]),
+      ...extra,
     ],
     node: nodes,
   };
@@ -143,10 +169,10 @@ export function syntheticSpeakers(speakers = 1) {
 }
 
 /** Write DIR/NAME/{model.onnx,tokens.txt} (and, `installed`, vox-model.json). Returns the model directory. */
-export function writeSyntheticVoice(dir, { name = 'synthetic', speakers = 1, installed = false, installedAt = new Date().toISOString() } = {}) {
+export function writeSyntheticVoice(dir, { name = 'synthetic', speakers = 1, work = 0, installed = false, installedAt = new Date().toISOString() } = {}) {
   const out = join(dir, name);
   mkdirSync(out, { recursive: true });
-  const model = buildModel({ speakers });
+  const model = buildModel({ speakers, work });
   writeFileSync(join(out, 'model.onnx'), model);
   writeFileSync(join(out, 'tokens.txt'), tokensFile());
   if (installed) {
@@ -193,14 +219,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { parseArgs } = await import('node:util');
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, speakers: { type: 'string' }, archive: { type: 'string' }, installed: { type: 'boolean' } },
+    options: { name: { type: 'string' }, speakers: { type: 'string' }, work: { type: 'string' }, archive: { type: 'string' }, installed: { type: 'boolean' } },
   });
   const [dir] = positionals;
   if (!dir && !values.archive) {
-    process.stderr.write('usage: node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--installed] [--archive FILE.tar.bz2]\n');
+    process.stderr.write('usage: node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--work N] [--installed] [--archive FILE.tar.bz2]\n');
     process.exit(2);
   }
-  const opts = { name: values.name ?? 'synthetic', speakers: Number(values.speakers ?? 1), installed: values.installed ?? false };
+  const opts = { name: values.name ?? 'synthetic', speakers: Number(values.speakers ?? 1), work: Number(values.work ?? 0), installed: values.installed ?? false };
   if (dir) process.stdout.write(`${writeSyntheticVoice(dir, opts)}\n`);
   if (values.archive) {
     mkdirSync(dirname(values.archive), { recursive: true });

@@ -132,7 +132,7 @@ function modelsTree(home: string): string[] {
   return readdirSync(root).flatMap((n) => (n === '.downloads' ? readdirSync(join(root, n)).map((f) => `.downloads/${f}`) : [n]));
 }
 
-test('install downloads, resumes a cut download with a Range request, verifies, unpacks whole; voxd speaks it; list and remove', async () => {
+test('install downloads, resumes a cut download with a Range request, verifies, unpacks whole; voxd speaks it; list and remove', async (t) => {
   const { home, env } = setup();
   try {
     seen.length = 0;
@@ -163,13 +163,18 @@ test('install downloads, resumes a cut download with a Range request, verifies, 
     assert.equal(again.status, 0);
     assert.match(again.stderr, /installed already \(--force installs it again\)/);
 
+    const missing = needTool('sherpa-onnx');
+    if (missing) t.diagnostic(`voxd speaking the installed model is not checked: ${missing}`);
     const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });
     try {
       const s = await d.api('POST', '/v1/speak', { text: 'Installed by vox.', wait: true });
-      assert.equal(s.body.engine, 'sherpa', JSON.stringify(s.body));
-      const stats = wavStats(d.wavs()[0]!);
-      assert.equal(stats.frames, expectedSamples('Installed by vox.'));
-      assert.ok(stats.rms > 0.2);
+      if (missing) assert.match(s.body.fallbackReason ?? s.body.engine, /espeak|not installed/);
+      else {
+        assert.equal(s.body.engine, 'sherpa', JSON.stringify(s.body));
+        const stats = wavStats(d.wavs()[0]!);
+        assert.equal(stats.frames, expectedSamples('Installed by vox.'));
+        assert.ok(stats.rms > 0.2);
+      }
       const rm = await vox(['voices', 'remove', 'synthetic'], env);
       assert.equal(rm.status, 0, rm.stderr);
       assert.equal(rm.stdout, 'Removed synthetic.\n');

@@ -62,6 +62,19 @@ function libasoundProbe(): string | undefined {
   return dirs.some((d) => existsSync(join(d, 'libasound.so.2'))) ? undefined : 'libasound.so.2 is not installed';
 }
 
+/** sherpa-onnx-node, voxd's optional dependency, and its per-platform addon: resolvable from voxd and loadable. */
+function sherpaProbe(): string | undefined {
+  let main: string;
+  try {
+    main = createRequire(join(ROOT, 'packages/voxd/package.json')).resolve('sherpa-onnx-node');
+  } catch {
+    return 'sherpa-onnx-node is not installed';
+  }
+  // In a child: a broken addon must not take this process down.
+  const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', main], { encoding: 'utf8', timeout: 20_000 });
+  return r.status === 0 ? undefined : `sherpa-onnx-node does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
+}
+
 function plistlibProbe(): string | undefined {
   if (!findExecutable('python3')) return 'python3 is not on PATH';
   const r = spawnSync('python3', ['-c', 'import plistlib'], { encoding: 'utf8', timeout: 20_000 });
@@ -78,6 +91,7 @@ const PROBES: Record<string, Probe> = {
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },
+  'sherpa-onnx': { check: sherpaProbe, install: 'npm ci: an optional dependency of voxd, prebuilt for Linux x64/arm64, macOS and Windows' },
 };
 
 const cache = new Map<string, string | false>();

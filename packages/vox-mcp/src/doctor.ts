@@ -28,6 +28,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { VERSION, findExecutable, homePaths, parseKeysFile, pidAlive, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
+import { listModels } from '@vox/protocol/models';
 import { health, request, resolveEndpoint } from './client.js';
 import { ConfigError, resolveConfig, type ResolvedConfig } from './config.js';
 import { inspectHooks, settingsPath, type SettingsScope } from './hooks-settings.js';
@@ -81,6 +82,8 @@ export interface DoctorOptions {
   which?: (name: string, env: NodeJS.ProcessEnv) => string | undefined;
   /** Default: the espeak-ng-emscripten package beside voxd. */
   embeddedEngine?: () => ProbeResult;
+  /** Default: sherpa-onnx-node beside voxd. */
+  sherpaModule?: () => ProbeResult;
   /** Default: service.ts's serviceInstalled. */
   serviceInstalled?: (env: NodeJS.ProcessEnv) => Promise<boolean>;
 }
@@ -204,6 +207,38 @@ export function embeddedEngine(env: NodeJS.ProcessEnv = process.env): ProbeResul
   } catch {
     return { ok: false, detail: 'the package @echogarden/espeak-ng-emscripten is missing beside voxd' };
   }
+}
+
+/** Whether voxd's optional sherpa-onnx-node resolves beside voxd (file lookup only: the addon loads in voxd, never here). */
+export function sherpaModule(env: NodeJS.ProcessEnv = process.env): ProbeResult {
+  try {
+    const main = createRequire(voxdEntry(env)).resolve('sherpa-onnx-node');
+    const platform = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+    createRequire(main).resolve(`sherpa-onnx-${platform}/package.json`);
+    return { ok: true, detail: 'sherpa-onnx-node is installed beside voxd' };
+  } catch {
+    return { ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed, or has no prebuilt package for this platform' };
+  }
+}
+
+/** The engine sherpa: its module, and the voice models installed in VOX_HOME/models. */
+function sherpaCheck(env: NodeJS.ProcessEnv, selected: Set<string>, module: () => ProbeResult): Check {
+  const models = listModels(voxHome(env));
+  const usable = models.filter((m) => m.ok).map((m) => (m.ok ? m.manifest.name : ''));
+  const damaged = models.filter((m): m is Extract<typeof m, { ok: false }> => !m.ok);
+  const mod = module();
+  if (damaged.length) {
+    const m = damaged[0]!;
+    return { name: 'engine sherpa', level: 'warn', detail: `model ${m.name} is not usable: ${m.reason}`, fix: `vox voices install ${m.name} --force` };
+  }
+  if (usable.length && !mod.ok) {
+    return { name: 'engine sherpa', level: 'warn', detail: `${usable.join(', ')} installed, but ${mod.detail}; speech uses eSpeak`, fix: 'run "npm install" in the vox checkout (sherpa-onnx-node installs with it where a prebuilt package exists)' };
+  }
+  if (usable.length) return { name: 'engine sherpa', level: 'ok', detail: `voice models: ${usable.join(', ')}` };
+  const why = `no voice model is installed${mod.ok ? '' : `, and ${mod.detail}`}`;
+  return selected.has('sherpa')
+    ? { name: 'engine sherpa', level: 'warn', detail: `chosen but not ready: ${why}; speech falls back to the embedded engine`, fix: '"vox voices list" shows the models; "vox voices install NAME" installs one' }
+    : { name: 'engine sherpa', level: 'ok', detail: `not set up (optional): ${why} ("vox voices install NAME")` };
 }
 
 /** What the client can learn from voxd: health (public), then status (with the token). */
@@ -335,7 +370,7 @@ function tokenCheck(env: NodeJS.ProcessEnv, view: DaemonView, platform: NodeJS.P
   return { name: 'token', level: 'ok', detail: `${path}, mode ${octal(mode)}${view.status ? ', accepted by voxd' : ''}${fromEnv}` };
 }
 
-function engineChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which' | 'embeddedEngine'>>, selected: Set<string>): Check[] {
+function engineChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which' | 'embeddedEngine' | 'sherpaModule'>>, selected: Set<string>): Check[] {
   const { env, platform } = opts;
   const checks: Check[] = [];
   const note = ' (as this shell sees it; voxd reads its own environment)';
@@ -367,6 +402,8 @@ function engineChecks(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'w
         : { name: 'engine say', level: 'ok', detail: `macOS only; not used on ${platform}` },
     );
   }
+
+  checks.push(sherpaCheck(env, selected, opts.sherpaModule));
 
   const keysPath = homePaths(voxHome(env)).keys;
   let fileKeys = new Set<string>();
@@ -543,6 +580,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     probeSpeaker: options.probeSpeaker ?? probeSpeaker,
     probePlayer: options.probePlayer ?? probePlayer,
     embeddedEngine: options.embeddedEngine ?? (() => embeddedEngine(env)),
+    sherpaModule: options.sherpaModule ?? (() => sherpaModule(env)),
   };
   const guard = async (name: string, f: () => Promise<Check[]> | Check[]): Promise<Check[]> => {
     try {

@@ -148,6 +148,33 @@ describe('doctor checks', () => {
     assert.equal(byName(await runDoctor(options({ home: empty })), 'token').level, 'ok', 'no token before voxd first runs is fine');
   });
 
+  test('engine sherpa: no model is ok when unused and warns when chosen; installed models are named; a damaged one warns with the fix', async () => {
+    const { writeSyntheticVoice } = await import('../../../scripts/synthetic-voice.mjs');
+    const home = dir('home');
+    const cwd = dir('proj');
+    const present = { sherpaModule: () => ({ ok: true, detail: 'sherpa-onnx-node is installed beside voxd' }) };
+    const absent = { sherpaModule: () => ({ ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed' }) };
+    let c = byName(await runDoctor(options({ home, cwd, ...absent })), 'engine sherpa');
+    assert.equal(c.level, 'ok');
+    assert.match(c.detail, /not set up \(optional\): no voice model is installed, and sherpa-onnx-node .* is not installed/);
+    mkdirSync(join(cwd, '.vox'));
+    writeFileSync(join(cwd, '.vox', 'config.md'), '---\nengine: sherpa\n---\n');
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.fix!, /vox voices install NAME/);
+    const model = writeSyntheticVoice(join(home, 'models'), { installed: true, name: 'tones' });
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.deepEqual([c.level, c.detail], ['ok', 'voice models: tones']);
+    c = byName(await runDoctor(options({ home, cwd, ...absent })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.detail, /tones installed, but sherpa-onnx-node .* speech uses eSpeak/);
+    writeFileSync(join(model, 'tokens.txt'), 'a 1\n');
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.detail, /model tones is not usable: file tokens\.txt is 4 bytes/);
+    assert.equal(c.fix, 'vox voices install tones --force');
+  });
+
   test('engines: optional ones are ok when unused, a chosen one that is not ready warns; keys are never printed', async () => {
     const home = dir('home');
     const cwd = dir('proj');

@@ -285,6 +285,12 @@ export class SherpaEngine implements Engine {
     return this.#moduleCheck() === undefined && this.#pick(voice) !== undefined;
   }
 
+  /** False only when a model is usable and no installed model has `voice`: without one, the fallback decides. */
+  async knowsVoice(voice: string): Promise<boolean> {
+    if (!(await this.ready()).ready) return true;
+    return this.#pick(voice) !== undefined;
+  }
+
   /** The model and speaker for a voice; undefined when none matches. */
   #pick(voice: string | undefined): { model: Installed; sid: number; speaker: string } | undefined {
     const usable = this.#models().usable.filter((m) => !this.#failure(m));
