@@ -145,11 +145,11 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     assert.equal(run1.code, 0, `${run1.stderr}\n${run1.stdout}`);
     assert.match(run1.stdout, /refactored the checkout module/);
 
-    // The model was offered vox's six tools (Claude Code 2.1.332 defers MCP tools behind ToolSearch and
+    // The model was offered vox's eight tools (Claude Code 2.1.332 defers MCP tools behind ToolSearch and
     // names them in the system prompt), never the hidden hook tool.
     const offered = new Set<string>();
     for (const r of api.requests) for (const m of JSON.stringify(r.body ?? {}).matchAll(/mcp__plugin_vox_vox__\w+/g)) offered.add(m[0]);
-    assert.deepEqual([...offered].sort(), ['configure', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL));
+    assert.deepEqual([...offered].sort(), ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL));
 
     // What the model got back from speak: compact JSON with every fact.
     const speakResult = api.requests.map((r) => r.body && toolResults(r.body).get('toolu_speak')).find(Boolean);

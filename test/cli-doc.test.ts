@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ROOT, VOX, VOXD } from './helpers/daemon.js';
 
 const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
-const COMMANDS = ['say', 'unmute', 'stop', 'status', 'voices', 'chime', 'mcp', 'hook', 'hooks', 'config', 'init', 'daemon', 'doctor', 'logs'];
+const COMMANDS = ['say', 'unmute', 'stop', 'status', 'voices', 'chime', 'listen', 'mcp', 'hook', 'hooks', 'config', 'init', 'daemon', 'doctor', 'logs'];
 
 function flags(help: string): string[] {
   return [...new Set(help.match(/--[a-z][a-z-]*/g) ?? [])];

@@ -11,7 +11,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { FIXTURES, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FIXTURES, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { wavStats } from './helpers/wav.js';
 
@@ -260,6 +263,79 @@ describe('POST /v1/listen', () => {
       assert.equal(r.body.code, code);
       assert.ok(existsSync(r.body.audioPath), `${code} keeps the recording`);
       if (code === 'VOX_ERR_TRANSCRIBER_FAILED') assert.match(r.body.message, /HTTP 500 .*model not loaded/);
+    }
+  });
+});
+
+describe('clients: vox listen, and the MCP tools listen and converse', () => {
+  test('vox listen prints the transcript; --json gives voxd\'s answer and --out saves the WAV', async () => {
+    mic();
+    api.mode = { kind: 'ok', text: TRANSCRIPT };
+    const plain = await vox(['listen', '--silence', '700', '--no-prompt'], { env: d.env });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout, `${TRANSCRIPT}\n`);
+    mic();
+    const out = join(dir, 'answer.wav');
+    const json = await vox(['listen', '--silence', '700', '--max', '20', '--no-prompt', '--out', out, '--json'], { env: d.env });
+    assert.equal(json.code, 0, json.stderr);
+    const body = JSON.parse(json.stdout);
+    assert.equal(body.endedBy, 'silence');
+    assert.equal(body.text, TRANSCRIPT);
+    const s = wavStats(out);
+    assert.equal(s.sampleRate, 16000);
+    assert.ok(Math.abs(s.durationMs - body.durationMs) <= 1);
+    const bad = await vox(['listen', '--silence', '50'], { env: d.env });
+    assert.equal(bad.code, 4);
+    assert.match(bad.stderr, /--silence \(field "silenceMs"\)/);
+    const nan = await vox(['listen', '--max', 'ten'], { env: d.env });
+    assert.equal(nan.code, 2);
+    assert.match(nan.stderr, /--max takes a number/);
+  });
+
+  test('converse through the SDK\'s real Client: speaks the question, then returns the spoken answer', async () => {
+    const project = tempDir('vox-listen-project-');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env: d.env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'vox-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const converse = tools.find((t) => t.name === 'converse')!;
+      assert.ok(converse.outputSchema, 'converse declares its output');
+      assert.deepEqual(converse.inputSchema.required, ['text']);
+      mic();
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+      api.received.length = 0;
+      const wavsBefore = d.wavs().length;
+      const r = (await client.callTool({ name: 'converse', arguments: { text: 'Which room should I light?', silenceMs: 700 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      assert.equal(r.isError, undefined, JSON.stringify(r.content));
+      const sc = r.structuredContent as any;
+      assert.equal(sc.text, TRANSCRIPT);
+      assert.equal(sc.endedBy, 'silence');
+      assert.equal(sc.said.status, 'played');
+      assert.ok(Math.abs(sc.speechMs - SPEECH_MS) <= 200);
+      assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), sc, 'the text block is the same compact JSON');
+      // The question was spoken (a WAV with speech), then the prompt chime; the transcriber heard the fixture only.
+      const wavs = d.wavs().slice(wavsBefore);
+      assert.equal(wavs.length, 2, 'the question and the prompt chime');
+      assert.ok(wavStats(wavs[0]!).durationMs > 800);
+      assert.equal(api.received.length, 1);
+      const { startedAt } = await micStarted();
+      const entry = (await d.api('GET', '/v1/status')).body.history.find((h: any) => h.id === sc.said.id);
+      assert.ok(startedAt >= Date.parse(entry.finishedAt), 'the recording began after the question was spoken');
+
+      mic({ leadMs: 10_000 });
+      const silent = (await client.callTool({ name: 'listen', arguments: { startTimeoutMs: 1000 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      assert.equal(silent.isError, undefined);
+      assert.deepEqual(Object.keys(silent.structuredContent as object).sort(), ['durationMs', 'endedBy', 'speechMs', 'text', 'why']);
+      assert.equal((silent.structuredContent as any).endedBy, 'timeout');
+
+      mic({ fail: 'open' });
+      const failed = (await client.callTool({ name: 'listen', arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+      assert.equal(failed.isError, true);
+      assert.match((failed.content[0] as { text: string }).text, /^VOX_ERR_MIC_UNAVAILABLE: .*audio open error/);
+    } finally {
+      await client.close();
+      removeDir(project);
     }
   });
 });

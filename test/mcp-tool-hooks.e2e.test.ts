@@ -91,7 +91,7 @@ describe('the hook tool of vox mcp with every fixture payload', () => {
   test('the hook tool is not offered to the model, and is callable', async () => {
     const client = await connect(root);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'record', 'speak', 'status', 'stop', 'voices']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices']);
     const r = (await client.callTool({ name: 'hook', arguments: { event: 'Stop', stop_hook_active: 'true' } })) as CallToolResult;
     assert.equal(r.isError, undefined);
     assert.deepEqual(r.content, [], 'an empty answer: Claude Code reads a hook tool\'s text as hook output');

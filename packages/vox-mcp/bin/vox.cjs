@@ -131,7 +131,7 @@ function runHot(name) {
   const cacheFile = dir && path.join(dir, `${name}-${process.version}-${process.arch}-${hash(file)}.bin`);
   const cached = cacheFile ? readCache(fs, cacheFile, identity) : undefined;
 
-  // What require() would do: a Module in require.cache, with its own require, wrapped as Node wraps CommonJS.
+  // What require() would do: a Module in require.cache, with its own require.
   const Module = module.constructor;
   const m = new Module(file, module);
   m.filename = file;
@@ -142,7 +142,8 @@ function runHot(name) {
   req.main = require.main;
   req.cache = require.cache;
   const { Script } = require('node:vm');
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
+  // The file is wrapped already (scripts/bundle.mjs): compiled as read, not copied into a wrapper.
+  const script = new Script(source, {
     filename: file,
     ...(cached ? { cachedData: cached.data } : {}),
   });

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   daemon: () => import('./commands/daemon.js'),
   doctor: () => import('./commands/doctor.js'),
   logs: () => import('./commands/logs.js'),
+  listen: () => import('./commands/listen.js'),
 };
 
 const USAGE = `vox — one voice for many coding sessions
@@ -34,6 +35,7 @@ Commands:
   status [--watch]    show voxd's state, queue and history
   voices              list voices
   chime SIGNAL        play a chime (done, prompt, error, attention)
+  listen              hear what the user says (voxd's microphone), print it
   mcp                 run the stdio MCP server for one Claude Code session
   hook EVENT          handle a Claude Code hook (payload on stdin)
   hooks install|uninstall   add or remove vox's Claude Code hooks

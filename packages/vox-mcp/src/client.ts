@@ -95,8 +95,8 @@ export function notVoxd(endpoint: Endpoint, why: string): ClientError {
  * deadline, and when the answer lacks voxd's `x-voxd-version` header
  * (VOX_ERR_CLIENT_NOT_VOXD); any HTTP status of voxd's resolves.
  */
-export function request<T>(endpoint: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<Reply<T>> {
-  return requestBytes(endpoint, method, path, body, timeoutMs).then(({ status, bytes, contentType, daemonVersion }) => {
+export function request<T>(endpoint: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 10_000, signal?: AbortSignal): Promise<Reply<T>> {
+  return requestBytes(endpoint, method, path, body, timeoutMs, signal).then(({ status, bytes, contentType, daemonVersion }) => {
     if (!daemonVersion) throw notVoxd(endpoint, `it answered HTTP ${status} without voxd's x-voxd-version header`);
     const text = bytes.toString('utf8');
     let parsed: unknown = text;
@@ -118,6 +118,8 @@ export function requestBytes(
   path: string,
   body?: unknown,
   timeoutMs = 10_000,
+  /** Aborting hangs up: voxd ends what the request started (a listen releases the microphone). */
+  signal?: AbortSignal,
 ): Promise<{ status: number; bytes: Buffer; contentType: string; daemonVersion?: string; headers: NodeJS.Dict<string | string[]> }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -160,6 +162,12 @@ export function requestBytes(
     req.on('timeout', () => fail(late()));
     // A reset or hang-up (voxd killed mid-answer, or a half-close) is a connection failure: call() retries through autostart.
     req.on('error', fail);
+    if (signal) {
+      const abort = () => fail(Object.assign(new Error('the request was cancelled'), { name: 'AbortError' }));
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
+      req.once('close', () => signal.removeEventListener('abort', abort));
+    }
     req.end(payload);
   });
 }
@@ -376,6 +384,8 @@ export interface CallOptions {
    * together, whatever the other side does. Default: startTimeoutMs plus timeoutMs.
    */
   deadlineMs?: number;
+  /** Hangs up the request when aborted (it rejects with an AbortError). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -391,7 +401,7 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
   // Every speak request gets an id here, where re-sends happen: the retry below
   // (voxd killed or restarted mid-answer) is then joined to the first, never spoken twice.
   if (method === 'POST' && path === '/v1/speak' && body && typeof body === 'object' && !('requestId' in body)) body = { ...body, requestId: newRequestId() };
-  const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs));
+  const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs), options.signal);
   let endpoint = resolveEndpoint(env);
   // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
   const usable = endpoint !== undefined && validPort(endpoint.port);
@@ -404,7 +414,7 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
       // A voxd.json that names another server is stale: start voxd, which rewrites it.
       const stale = err instanceof ClientError && err.code === 'VOX_ERR_CLIENT_NOT_VOXD' && endpoint.source === 'voxd.json' && env.VOX_NO_AUTOSTART !== '1';
       if (!stale) {
-        if (err instanceof ClientError) throw err;
+        if (err instanceof ClientError || (err as Error).name === 'AbortError') throw err;
         if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message);
       }
     }

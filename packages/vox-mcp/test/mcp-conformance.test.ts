@@ -91,7 +91,7 @@ const init = (id: number, protocolVersion: string) => rpc(id, 'initialize', { pr
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'conformance', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 const modern = (id: number | string, method: string, params: Record<string, unknown> = {}) => rpc(id, method, { ...params, _meta: META });
 
-const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record'].map((n) => `${n} (output schema)`);
+const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'listen', 'converse'].map((n) => `${n} (output schema)`);
 
 /**
  * The differences that are allowed, by scenario and request id ("(no id)" for

@@ -158,10 +158,10 @@ after(async () => {
 });
 
 describe('vox mcp', () => {
-  test('tools/list returns the six tools with their input schemas', async () => {
+  test('tools/list returns the eight tools with their input schemas', async () => {
     const client = await session(project('list'));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'record', 'speak', 'status', 'stop', 'voices']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices']);
     const speak = tools.find((t) => t.name === 'speak')!;
     assert.ok(speak.description && speak.description.length > 80);
     assert.deepEqual(speak.inputSchema.required, ['text']);

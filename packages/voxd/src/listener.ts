@@ -87,7 +87,10 @@ export class Listener {
     const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
     const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
     this.#active = active;
-    const run = this.#listen(request, active, recorder, signal).finally(() => {
+    const releases: Array<Promise<void>> = [];
+    // The microphone is released before the listen answers, on every path.
+    const run = this.#listen(request, active, recorder, releases, signal).finally(async () => {
+      await Promise.all(releases);
       if (this.#active === active) this.#active = undefined;
     });
     this.#running = run.catch(() => undefined);
@@ -111,7 +114,7 @@ export class Listener {
     await this.#running;
   }
 
-  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, clientSignal?: AbortSignal): Promise<ListenResponse> {
+  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, clientSignal?: AbortSignal): Promise<ListenResponse> {
     const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
     const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
     const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
@@ -123,7 +126,7 @@ export class Listener {
     const hold = this.#o.dispatcher.hold({
       ...(request.interrupt ? { interrupt: true } : {}),
       // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
-      limitMs: chimeMs + maxSeconds * 1000 + 1000,
+      limitMs: chimeMs + maxSeconds * 1000 + 2000,
       reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
     });
     const pcm: Buffer[] = [];
@@ -143,6 +146,7 @@ export class Listener {
         const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
         endpointer = ep;
         let decided!: (end: ListenEnd) => void;
+        let firstAudio: NodeJS.Timeout | undefined;
         const decision = new Promise<ListenEnd>((r) => (decided = r));
         capture = await Capture.start({
           recorder,
@@ -151,6 +155,8 @@ export class Listener {
           ...(log ? { log } : {}),
           onData: (chunk) => {
             if (endedBy) return;
+            // The audio's own clock starts with its first block (a recorder takes a while to open the device).
+            firstAudio ??= setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
             pcm.push(chunk);
             const hadEnd = ep.speechEndMs;
             const end = ep.push(chunk);
@@ -159,8 +165,9 @@ export class Listener {
           },
         });
         log?.info({ id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs }, 'listening');
-        // Wall clock too: a recorder that delivers slowly must not hold the player past the maximum.
-        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
+        // Wall clock too: a recorder that delivers slowly must not hold the player past the
+        // maximum (the hold itself lapses 2 s after it).
+        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
         try {
           const outcome = await Promise.race([decision, abortion(gone).then(() => 'stopped' as const), capture.ended]);
           if (typeof outcome === 'string') endedBy = outcome;
@@ -170,12 +177,15 @@ export class Listener {
           }
         } finally {
           clearTimeout(wall);
+          clearTimeout(firstAudio);
         }
       }
     } finally {
       endedBy ??= 'stopped';
-      await capture?.stop();
-      hold.release();
+      // The recorder is killed here (stop() signals at once); the transcriber need not wait
+      // for its group to be reaped, and queued speech plays once it has been.
+      const c = capture;
+      releases.push((c ? c.stop() : Promise.resolve()).finally(() => hold.release()));
     }
     const audio = Buffer.concat(pcm);
     const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);

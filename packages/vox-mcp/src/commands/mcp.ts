@@ -6,6 +6,7 @@
  */
 import { defineCommand } from '../command.js';
 import { hookTool } from '../hook-tool.js';
+import { converseTool, listenTool } from '../listen-tools.js';
 import { serveStdio, type McpTool } from '../mcp-server.js';
 
 /**
@@ -13,12 +14,12 @@ import { serveStdio, type McpTool } from '../mcp-server.js';
  * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
  * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
  */
-const EXTRA_TOOLS: readonly McpTool[] = [hookTool];
+const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
 
 const USAGE = `Usage: vox mcp
 
 Runs the MCP server for one Claude Code session on stdin/stdout (tools: speak,
-stop, voices, status, configure, record). Register it once:
+stop, voices, status, configure, record, listen, converse). Register it once:
 
   claude mcp add vox -- vox mcp
 

@@ -5,8 +5,10 @@
 import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createVoxMcp, INSTRUCTIONS } from '../../dist/mcp-server.js';
+import { converseTool, listenTool } from '../../dist/listen-tools.js';
 
-const vox = createVoxMcp({ env: process.env, cwd: process.cwd(), log: (l) => process.stderr.write(`${l}\n`) });
+// The tools `vox mcp` adds to the built-in ones (commands/mcp.ts), less the hidden hook tool.
+const vox = createVoxMcp({ env: process.env, cwd: process.cwd(), log: (l) => process.stderr.write(`${l}\n`), tools: [listenTool, converseTool] });
 const tools = await vox.listTools();
 
 serveStdio(() => {
