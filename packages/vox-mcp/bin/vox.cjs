@@ -80,7 +80,8 @@ function readCache(fs, file, identity) {
   try {
     fd = fs.openSync(file, 'r');
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.mode & 0o022 || (process.getuid && st.uid !== process.getuid()) || st.size > 64 * 1024 * 1024) return undefined;
+    // Owner and mode mean something only on POSIX (Windows reports every file 0o666, and has no getuid).
+    if (!st.isFile() || (process.getuid && (st.mode & 0o022 || st.uid !== process.getuid())) || st.size > 64 * 1024 * 1024) return undefined;
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
     const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
