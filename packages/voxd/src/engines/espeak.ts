@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Voice } from '@vox/protocol';
+import { ChunkChannel } from './chunk-channel.js';
 import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import type { WorkerReply, WorkerRequest } from './espeak-worker.js';
 
@@ -119,19 +120,12 @@ export class EspeakEngine implements Engine {
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {
     await this.start();
     const job = this.#nextJob++;
-    const queue: Array<Buffer | null | Error> = [];
-    let wake: (() => void) | undefined;
-    this.#jobs.set(job, {
-      push: (chunk, error) => {
-        queue.push(error ?? chunk);
-        wake?.();
-      },
-    });
+    const channel = new ChunkChannel();
+    this.#jobs.set(job, { push: (chunk, error) => channel.push(error ?? chunk) });
     const onAbort = () => {
       Atomics.store(this.#abort, 0, job);
-      queue.push(null);
+      channel.push(null);
       this.#jobs.delete(job);
-      wake?.();
       // eSpeak checks the flag between chunks; a worker stuck inside one chunk
       // would block every later job, so it is replaced.
       const worker = this.#worker;
@@ -148,24 +142,7 @@ export class EspeakEngine implements Engine {
       voice: request.voice ?? ESPEAK_DEFAULT_VOICE,
       rate: Math.round(request.rate ?? ESPEAK_DEFAULT_RATE),
     });
-    async function* chunks(): AsyncGenerator<Buffer> {
-      try {
-        for (;;) {
-          const next = queue.shift();
-          if (next === undefined) {
-            await new Promise<void>((r) => (wake = r));
-            wake = undefined;
-            continue;
-          }
-          if (next === null) return;
-          if (next instanceof Error) throw next;
-          yield next;
-        }
-      } finally {
-        request.signal?.removeEventListener('abort', onAbort);
-      }
-    }
-    return { format: this.#format, chunks: chunks() };
+    return { format: this.#format, chunks: channel.read(() => request.signal?.removeEventListener('abort', onAbort)) };
   }
 
   #post(msg: WorkerRequest): void {

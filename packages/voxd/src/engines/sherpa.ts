@@ -25,6 +25,7 @@ import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
 import type { Voice } from '@vox/protocol';
+import { ChunkChannel } from './chunk-channel.js';
 import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import type { HostReply, HostRequest } from './sherpa-host.js';
 
@@ -121,40 +122,16 @@ class Host {
 
   synthesize(text: string, sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
     const job = this.#nextJob++;
-    const queue: Array<Buffer | null | Error> = [];
-    let wake: (() => void) | undefined;
-    this.#jobs.set(job, {
-      push: (chunk, error) => {
-        queue.push(error ?? chunk);
-        wake?.();
-      },
-    });
+    const channel = new ChunkChannel();
+    this.#jobs.set(job, { push: (chunk, error) => channel.push(error ?? chunk) });
     const onAbort = () => {
       this.#send({ type: 'abort', job });
       this.#jobs.delete(job);
-      queue.push(null);
-      wake?.();
+      channel.push(null);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     this.#send({ type: 'synthesize', job, text, sid, speed });
-    async function* chunks(): AsyncGenerator<Buffer> {
-      try {
-        for (;;) {
-          const next = queue.shift();
-          if (next === undefined) {
-            await new Promise<void>((r) => (wake = r));
-            wake = undefined;
-            continue;
-          }
-          if (next === null) return;
-          if (next instanceof Error) throw next;
-          yield next;
-        }
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-      }
-    }
-    return { format, chunks: chunks() };
+    return { format, chunks: channel.read(() => signal?.removeEventListener('abort', onAbort)) };
   }
 
   kill(): void {
