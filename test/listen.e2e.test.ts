@@ -200,6 +200,27 @@ describe('POST /v1/listen', () => {
     assert.match(c.body.reason, /cut by a listen/);
   });
 
+  test('the transcriber key comes from VOX_HOME/keys.env, as the speech keys do, and is never echoed', async () => {
+    const keys = join(d.home, 'keys.env');
+    writeFileSync(keys, 'TRANSCRIBER_API_KEY=sk-local-transcriber-0123456789\n', { mode: 0o600 });
+    try {
+      mic();
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+      api.received.length = 0;
+      const ok = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+      assert.equal(ok.status, 200);
+      assert.equal(api.received[0]!.authorization, 'Bearer sk-local-transcriber-0123456789');
+      mic();
+      api.mode = { kind: 'status', status: 500, body: { error: { message: 'bad key sk-local-transcriber-0123456789 for this model' } } };
+      const failed = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+      assert.equal(failed.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
+      assert.ok(!JSON.stringify(failed.body).includes('sk-local-transcriber'), failed.body.message);
+    } finally {
+      rmSync(keys, { force: true });
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+    }
+  });
+
   test('out-of-range options are a 400 naming the field', async () => {
     for (const [body, field] of [[{ silenceMs: 50 }, 'silenceMs'], [{ maxSeconds: 0 }, 'maxSeconds'], [{ startTimeoutMs: 'soon' }, 'startTimeoutMs'], [{ language: 'english please' }, 'language'], [{ seconds: 3 }, 'seconds']] as const) {
       const r = await d.api('POST', '/v1/listen', body);
