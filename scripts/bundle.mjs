@@ -41,13 +41,37 @@ const lazyOsPlugin = {
     b.onResolve({ filter: /^(node:)?os$/ }, (args) => (args.importer === lazyOs ? undefined : { path: lazyOs }));
   },
 };
-// bin/vox.cjs runs the hot bundles through vm.Script, which has no loader for import().
-const hot = { ...common, supported: { 'dynamic-import': false }, plugins: [lazyOsPlugin] };
+// bin/vox.cjs runs the hot bundles through vm.Script (with a V8 code cache), so:
+// - they hold no import(): vm.Script has no loader for it;
+// - each file is already wrapped as Node wraps a CommonJS module, so that the
+//   source is compiled as read, not copied into a wrapper: every byte of the
+//   source is young-generation heap, and the hot path allocates little enough
+//   that a run usually ends before V8's first scavenge (about 1 MB; one costs
+//   1 to 10 ms on a loaded machine, docs/benchmarks.md). So too the
+//   whitespace and syntax minification (names stay, for stack traces; the
+//   linked source map gives lines) and the check that the source is ASCII (a
+//   single other character makes V8 store all of it two bytes a character).
+// `node dist/vox-say.cjs` on its own does nothing: bin/vox.cjs runs them.
+const hot = {
+  ...common,
+  supported: { 'dynamic-import': false },
+  plugins: [lazyOsPlugin],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: 'ascii',
+  banner: { js: `(function (exports, require, module, __filename, __dirname) { ${common.banner.js}` },
+  footer: { js: '\n});' },
+};
 await Promise.all([
   build({ ...common, entryPoints: [src('cli.ts')], outfile: dist('vox-cli.cjs') }),
   build({ ...hot, entryPoints: [src('cli-say.ts')], outfile: dist('vox-say.cjs') }),
   build({ ...hot, entryPoints: [src('cli-hook.ts')], outfile: dist('vox-hook.cjs') }),
 ]);
+for (const name of ['vox-say.cjs', 'vox-hook.cjs']) {
+  const text = readFileSync(dist(name), 'latin1');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`dist/${name} holds a non-ASCII character at offset ${at}; write it as a \\u escape in the source (see the note on the hot bundles)`);
+}
 // The single hot bundle of earlier builds.
 for (const old of ['vox-hot.cjs', 'vox-hot.cjs.map']) rmSync(dist(old), { force: true });
 writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");

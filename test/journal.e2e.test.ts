@@ -26,6 +26,18 @@ const SENTENCES = [
   'And the fifth and last sentence closes the whole thing.',
 ];
 const LONG = SENTENCES.join(' ');
+/**
+ * For 20 callers: long enough that 19 `vox` processes, started together on a
+ * loaded machine, are all queued while it still plays.
+ */
+const LONGER_SENTENCES = [
+  ...SENTENCES.slice(0, 4),
+  'Here a sixth sentence gives the waiting callers more time to arrive.',
+  'The seventh one is short.',
+  'An eighth sentence of a fair length comes before the end, which is near.',
+  SENTENCES[4]!,
+];
+const LONGER = LONGER_SENTENCES.join(' ');
 
 function ids(d: { wavs(): string[] }): string[] {
   return d.wavs().map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
@@ -47,9 +59,9 @@ async function synthesizedMs(port: number, token: string, text: string): Promise
 }
 
 /** Each sentence's length alone, in ms. */
-async function sentenceMs(d: Daemon): Promise<number[]> {
+async function sentenceMs(d: Daemon, sentences = SENTENCES): Promise<number[]> {
   const out: number[] = [];
-  for (const s of SENTENCES) out.push(await synthesizedMs(d.port, d.token, s));
+  for (const s of sentences) out.push(await synthesizedMs(d.port, d.token, s));
   return out;
 }
 
@@ -99,20 +111,21 @@ test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, th
   const d = await startDaemon();
   const home = d.home;
   try {
-    const lengths = await sentenceMs(d);
+    const lengths = await sentenceMs(d, LONGER_SENTENCES);
     const env = { ...d.env };
     const say = (text: string) => vox(['say', '--wait', '--json', '--timeout', '300', text], { env, cwd: home, timeoutMs: 400_000 });
     // The long one first, then 19 short ones; voxd's accept order is the order to keep.
-    const calls = [say(LONG)];
+    const calls = [say(LONGER)];
     const firstId = await waitFor(async () => (await d.api('GET', '/v1/status')).body.playing?.id, 30_000, 'the long one to play');
     const shorts = Array.from({ length: 19 }, (_, i) => `Waiting caller number ${i + 2} is here.`);
     for (const t of shorts) calls.push(say(t));
     const accepted = await waitFor(async () => {
       const s = (await d.api('GET', '/v1/status?limit=50')).body;
+      if (s.playing?.id !== firstId) throw new Error(`the long one ended before the 19 others were queued (${s.queue.length} were); the machine is too slow for this test's long text`);
       return s.queue.length === 19 ? s.queue.items.map((q: any) => ({ id: q.id, text: q.text })) : undefined;
-    }, 60_000, '19 requests to be queued');
+    }, 120_000, '19 requests to be queued');
     const order = [firstId, ...accepted.map((q: any) => q.id)];
-    const idOf = new Map<string, string>([[LONG, firstId], ...accepted.map((q: any) => [q.text, q.id] as [string, string])]);
+    const idOf = new Map<string, string>([[LONGER, firstId], ...accepted.map((q: any) => [q.text, q.id] as [string, string])]);
 
     const cut = await killMidSentence(d, firstId, lengths);
     const before = ids(d);
@@ -122,7 +135,7 @@ test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, th
     const outcomes = results.map((r) => JSON.parse(r.stdout.trim().split('\n').at(-1)!));
     assert.deepEqual(outcomes.map((o) => o.status), Array(20).fill('played'), JSON.stringify(outcomes.map((o) => [o.status, o.reason])));
     // Each caller got the outcome of its own original request (joined by request id, not played again).
-    assert.deepEqual(outcomes.map((o) => o.id), [LONG, ...shorts].map((t) => idOf.get(t)));
+    assert.deepEqual(outcomes.map((o) => o.id), [LONGER, ...shorts].map((t) => idOf.get(t)));
 
     const after = await current(home, d.pid);
     await idle(after.api);
@@ -139,7 +152,7 @@ test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, th
     const history = (await after.api('GET', '/v1/status?limit=0')).body.history;
     const long = history.find((h: any) => h.id === firstId);
     assert.equal(long.outcome, 'played');
-    assert.equal(long.text, LONG);
+    assert.equal(long.text, LONGER);
   } finally {
     await d.stop();
     await stopDaemonsUnder(home);

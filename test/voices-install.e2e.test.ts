@@ -301,3 +301,41 @@ test('a full disk (a file-size limit) is reported as such, and nothing is instal
     removeDir(home);
   }
 });
+
+test('on a terminal: a progress bar, and a licence that is not free is asked about', { skip: needTool('script') }, async () => {
+  const { home, env } = setup();
+  try {
+    // script(1) gives vox a pseudo-terminal; what is typed on its stdin reaches vox's.
+    const inPty = (args: string[], input: string) =>
+      new Promise<{ status: number | null; out: string }>((resolve, reject) => {
+        const cmd = [process.execPath, VOX, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+        const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          if (input && /\[y\/N\]/.test(out)) {
+            child.stdin.write(input);
+            input = '';
+          }
+        });
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        child.on('error', reject);
+        child.on('close', (status) => {
+          clearTimeout(timer);
+          resolve({ status, out });
+        });
+      });
+    const r = await inPty(['voices', 'install', 'synthetic'], '');
+    assert.equal(r.status, 0, r.out);
+    assert.match(r.out, /\r\[#{30}\] [\d.]+ \/ [\d.]+ MB/, 'a bar redrawn in place, full at the end');
+    const no = await inPty(['voices', 'install', 'nonfree'], 'n\n');
+    assert.notEqual(no.status, 0);
+    assert.match(no.out, /licence CC BY-NC-SA 4\.0[\s\S]*Install it under this licence\? \[y\/N\]/);
+    assert.ok(!existsSync(join(home, 'models', 'nonfree')));
+    const yes = await inPty(['voices', 'install', 'nonfree'], 'y\n');
+    assert.equal(yes.status, 0, yes.out);
+    assert.ok(existsSync(join(home, 'models', 'nonfree', 'vox-model.json')));
+  } finally {
+    removeDir(home);
+  }
+});

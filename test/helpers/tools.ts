@@ -89,6 +89,7 @@ const PROBES: Record<string, Probe> = {
   'systemd-socket-activate': onPath('systemd-socket-activate', 'apt-get install systemd'),
   systemctl: onPath('systemctl', 'apt-get install systemd'),
   git: onPath('git', 'apt-get install git'),
+  script: onPath('script', 'apt-get install bsdutils'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },

@@ -80,7 +80,8 @@ function readCache(fs, file, identity) {
   try {
     fd = fs.openSync(file, 'r');
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.mode & 0o022 || (process.getuid && st.uid !== process.getuid()) || st.size > 64 * 1024 * 1024) return undefined;
+    // Owner and mode mean something only on POSIX (Windows reports every file 0o666, and has no getuid).
+    if (!st.isFile() || (process.getuid && (st.mode & 0o022 || st.uid !== process.getuid())) || st.size > 64 * 1024 * 1024) return undefined;
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
     const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
@@ -131,7 +132,7 @@ function runHot(name) {
   const cacheFile = dir && path.join(dir, `${name}-${process.version}-${process.arch}-${hash(file)}.bin`);
   const cached = cacheFile ? readCache(fs, cacheFile, identity) : undefined;
 
-  // What require() would do: a Module in require.cache, with its own require, wrapped as Node wraps CommonJS.
+  // What require() would do: a Module in require.cache, with its own require.
   const Module = module.constructor;
   const m = new Module(file, module);
   m.filename = file;
@@ -142,7 +143,8 @@ function runHot(name) {
   req.main = require.main;
   req.cache = require.cache;
   const { Script } = require('node:vm');
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`, {
+  // The file is wrapped already (scripts/bundle.mjs): compiled as read, not copied into a wrapper.
+  const script = new Script(source, {
     filename: file,
     ...(cached ? { cachedData: cached.data } : {}),
   });

@@ -189,7 +189,7 @@ function proseBlocks(text: string): string[] {
 
 /** A sentence that ends without punctuation (a list item, a line) gets a period. */
 function closed(sentence: string): string {
-  return /[.!?…:;]$/.test(sentence) ? sentence : `${sentence}.`;
+  return /[.!?\u2026:;]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 /** Cuts at a word boundary within `max` characters and adds an ellipsis. */

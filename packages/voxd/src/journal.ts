@@ -333,9 +333,11 @@ export class Journal {
     let text = '';
     try {
       const st = lstatSync(this.path);
-      if (!st.isFile()) {
-        problems.push(`the journal ${this.path} was not a regular file (${st.isSymbolicLink() ? 'a symbolic link' : 'a directory or device'}); it was replaced, not followed`);
-        rmSync(this.path, { recursive: false, force: true });
+      if (st.isSymbolicLink()) {
+        problems.push(`the journal ${this.path} was a symbolic link; it was replaced, not followed`);
+        rmSync(this.path, { force: true });
+      } else if (!st.isFile()) {
+        problems.push(`the journal ${this.path} is not a regular file; voxd runs without a journal (a restart loses what is queued) until it is removed`);
       } else if (st.size > MAX_READ_BYTES) {
         const aside = `${this.path}.too-big`;
         renameSync(this.path, aside);

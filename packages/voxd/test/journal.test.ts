@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Journal, type JournalEntry } from '../src/journal.js';
@@ -144,4 +144,19 @@ test('a link where the journal should be is replaced, never followed', { skip: p
   assert.equal(readFileSync(target, 'utf8'), 'not yours\n');
   assert.equal(statSync(target).mode & 0o777, 0o644);
   assert.ok(lstatSync(path).isFile());
+});
+
+test('a directory where the journal should be: reported, and accepts still resolve (speech goes on without a journal)', async () => {
+  const d = dir();
+  const path = join(d, 'journal.jsonl');
+  mkdirSync(path);
+  const errors: string[] = [];
+  const j = Journal.open(path, { log: { warn: () => {}, error: (_o, msg) => errors.push(msg ?? '') } });
+  assert.match(j.replay.problems.join('\n'), /not a regular file/);
+  await j.accept(entry('a'));
+  j.progress('a', 0);
+  j.settle({ id: 'a', dedupKey: 'say a', windowMs: 5000, outcome: 'played' });
+  await j.close();
+  assert.equal(errors.length, 1, 'said once');
+  assert.ok(lstatSync(path).isDirectory(), 'left as it was');
 });

@@ -22,7 +22,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join, sep } from 'node:path';
-import { listModels, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
+import { statSync } from 'node:fs';
+import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
 import type { Voice } from '@vox/protocol';
 import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import type { HostReply, HostRequest } from './sherpa-host.js';
@@ -46,6 +47,7 @@ interface Job {
 }
 
 type Installed = Extract<ModelCheck, { ok: true }>;
+type Scan = { usable: Installed[]; broken: Array<Extract<ModelCheck, { ok: false }>> };
 
 /** One child process with one model loaded. */
 class Host {
@@ -201,6 +203,9 @@ export class SherpaEngine implements Engine {
   #failed = new Map<string, { installedAt: string; reason: string }>();
   #crashes = new Map<string, number>();
   #closed = false;
+  #checked: { at: number; mtime: number; result: Scan } | undefined;
+  /** How long a check of the installed models' files is reused while `models/` is unchanged (ms). */
+  static readonly CHECK_MS = 5000;
 
   constructor(options: SherpaEngineOptions) {
     const env = options.env ?? process.env;
@@ -233,8 +238,29 @@ export class SherpaEngine implements Engine {
     }
   }
 
-  /** Whole installed models, the one installed last first; damaged ones in `broken`. */
-  #models(): { usable: Installed[]; broken: Array<Extract<ModelCheck, { ok: false }>> } {
+  /**
+   * Whole installed models, the one installed last first; damaged ones in `broken`.
+   * A healthy answer is reused while `models/` is unchanged (an install or a
+   * removal renames into or out of it), for at most CHECK_MS: a model's files are
+   * a stat each, and a request asks several times. Any other answer is checked
+   * afresh each time, and a model is checked again right before it loads.
+   */
+  #models(): Scan {
+    let mtime = -1;
+    try {
+      mtime = statSync(modelsDir(this.#home)).mtimeMs;
+    } catch {
+      // No models directory: nothing installed.
+    }
+    const now = performance.now();
+    const c = this.#checked;
+    if (c && c.mtime === mtime && now - c.at < SherpaEngine.CHECK_MS && c.result.broken.length === 0 && c.result.usable.length > 0) return c.result;
+    const result = this.#scan();
+    this.#checked = { at: now, mtime, result };
+    return result;
+  }
+
+  #scan(): Scan {
     const all = listModels(this.#home);
     const usable = all.filter((m): m is Installed => m.ok).sort((a, b) => b.manifest.installedAt.localeCompare(a.manifest.installedAt) || a.manifest.name.localeCompare(b.manifest.name));
     // A removed or replaced model's host lets its memory go.
@@ -323,6 +349,11 @@ export class SherpaEngine implements Engine {
     const existing = this.#hosts.get(name);
     if (existing?.alive && existing.model.manifest.installedAt === model.manifest.installedAt) return existing;
     existing?.kill();
+    const fresh = checkModel(model.dir, name);
+    if (!fresh.ok) {
+      this.#checked = undefined;
+      throw new Error(`model ${name} is not usable: ${fresh.reason}`);
+    }
     const host = new Host(model, this.#module, this.#threads, (h, whileLoading) => {
       if (this.#hosts.get(name) === h) this.#hosts.delete(name);
       if (this.#closed) return;
