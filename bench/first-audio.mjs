@@ -17,8 +17,8 @@ import { Dispatcher } from '../packages/voxd/dist/dispatcher.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { singleEngine } from '../packages/voxd/dist/server.js';
 import { splitSentences } from '../packages/voxd/dist/sentences.js';
-import { clean } from '../packages/voxd/dist/synthesis.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
+import { prepareInline, prepareText } from '../packages/voxd/dist/text/preparer.js';
 import { median, report, round } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -89,7 +89,7 @@ const out = mkdtempSync(join(tmpdir(), 'vox-bench-first-audio-'));
 const engine = new EspeakEngine();
 await engine.start();
 const sink = new TappedSink(new FileSink(out));
-const dispatcher = new Dispatcher({ synthesizer: singleEngine(engine), sink, clean });
+const dispatcher = new Dispatcher({ synthesizer: singleEngine(engine), sink, prepare: prepareInline });
 try {
   const cases = [
     { bench: 'first-audio-2000', text: longText(2000), budgetRatio: 0.1 },
@@ -108,7 +108,7 @@ try {
       const { response, settled } = await dispatcher.speak({ text: c.text, once: 1 });
       if (response.status !== 'queued') throw new Error(`speak answered ${response.status}`);
       await heard;
-      dispatcher.stop('current');
+      await dispatcher.stop('current');
       if ((await settled).status !== 'stopped') throw new Error('expected the trial to be stopped');
       await dispatcher.idle();
       // The stopped original would dedup a repeat for `once` seconds.
@@ -124,7 +124,7 @@ try {
     const cleanups = [];
     for (let i = 0; i < 50; i++) {
       const t0 = performance.now();
-      clean(c.text, { keepTags: false });
+      prepareText(c.text, { keepTags: false });
       cleanups.push(performance.now() - t0);
     }
     const cleanupMs = median(cleanups.slice(10));

@@ -60,8 +60,9 @@ const child = spawn(
   {
     stdio: 'inherit',
     cwd: root,
-    // tsx keeps its transform cache in TMPDIR; it is ours to clean, not a leak.
-    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp },
+    // tsx keeps its transform cache in TMPDIR, and vox its code caches in XDG_CACHE_HOME (here, not in
+    // the user's ~/.cache); both are ours to clean, not leaks.
+    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache') },
   },
 );
 // Ctrl-C reaches the test runner through the terminal; the check below still runs.
@@ -86,7 +87,7 @@ async function checkLeaks() {
       // Already gone.
     }
   }
-  const left = readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name));
+  const left = readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'cache');
   rmSync(runTmp, { recursive: true, force: true });
   if (procs.length) {
     console.error(`\nleak check: ${procs.length} process(es) started by this run were still alive (killed now):`);

@@ -67,6 +67,8 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
     // A request whose body never finishes must not hold its connection for ever (fastify's default is no limit).
     requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
+    // Node looks for timed-out requests every 30 s by default, which let a stalled one stay up to 90 s.
+    http: { connectionsCheckingInterval: 1000 },
     // Errors Node finds before routing (malformed HTTP, huge headers, the timeout above) get our error body too.
     clientErrorHandler: (err, socket) => {
       if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException, options.version ?? VERSION));

@@ -11,7 +11,7 @@ import { defineCommand, pickAction, UsageError } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../errors.js';
 import { catalogue, type CatalogueEntry } from '../models/catalogue.js';
-import { installModel, removeModel } from '../models/install.js';
+import { assertVerifiable, installModel, removeModel } from '../models/install.js';
 import { reportThrown, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox voices [--engine NAME] [--language CODE] [--json]
@@ -165,6 +165,7 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
     ctx.stderr.write(`vox voices: ${entry.name} is installed already (--force installs it again)\n`);
     return EXIT.OK;
   }
+  assertVerifiable(entry, flags.unverified);
   if (!entry.free) {
     ctx.stderr.write(`${entry.name}: licence ${entry.licence}\n${entry.licenceNote ? `${entry.licenceNote}\n` : ''}`);
     if (!flags.yes && !(await confirm(ctx, 'Install it under this licence? [y/N] '))) {

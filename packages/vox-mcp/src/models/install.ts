@@ -241,18 +241,23 @@ function staging(root: string, kind: string, name: string): string {
   return join(root, `.${kind}-${name}-${randomBytes(4).toString('hex')}`);
 }
 
-/** Install one catalogue entry: fetch or take the archive, verify, unpack, and move it into place whole. */
-export async function installModel(o: InstallOptions): Promise<InstallResult> {
-  const { entry } = o;
-  const root = modelsDir(o.home);
-  const downloads = join(root, '.downloads');
-  mkdirSync(downloads, { recursive: true });
-  if (entry.sha256 === null && !o.unverified) {
+/** Refuses an entry with no pinned checksum unless `unverified`. */
+export function assertVerifiable(entry: CatalogueEntry, unverified = false): void {
+  if (entry.sha256 === null && !unverified) {
     throw new ModelError(
       'VOX_ERR_CLIENT_MODEL_UNVERIFIED',
       `vox has no verified SHA-256 for ${entry.name} (its catalogue was written without access to the archive); add --unverified to install it anyway (the SHA-256 it gets is printed, to pin it in VOX_VOICES_CATALOGUE)`,
     );
   }
+}
+
+/** Install one catalogue entry: fetch or take the archive, verify, unpack, and move it into place whole. */
+export async function installModel(o: InstallOptions): Promise<InstallResult> {
+  const { entry } = o;
+  const root = modelsDir(o.home);
+  const downloads = join(root, '.downloads');
+  assertVerifiable(entry, o.unverified);
+  mkdirSync(downloads, { recursive: true });
   let archive: string;
   let downloaded = false;
   if (o.from) {
