@@ -128,10 +128,11 @@ export function startupFigures(times, name, budget) {
   };
 }
 
-export async function startVoxd({ audio = 'null', env = {} } = {}) {
+/** `voxd`: another build's packages/voxd/dist/main.js, to compare with (default this tree's). */
+export async function startVoxd({ audio = 'null', env = {}, voxd = VOXD } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'vox-bench-'));
   const fullEnv = cleanEnv({ VOX_HOME: home, VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak', ...env });
-  const proc = spawn(process.execPath, [VOXD], { env: fullEnv, stdio: 'ignore' });
+  const proc = spawn(process.execPath, [voxd], { env: fullEnv, stdio: 'ignore' });
   let state;
   for (let i = 0; i < 400 && !state; i++) {
     await new Promise((r) => setTimeout(r, 50));

@@ -4,7 +4,8 @@
  * (a sentence spoken by vox's own eSpeak-NG, then silence; made by
  * scripts/make-listen-fixture.mjs) at real time — end-points it, and posts it
  * to a real OpenAI-style transcription server on 127.0.0.1 that parses the
- * multipart body and checks the WAV.
+ * multipart body and checks the WAV. One test runs the real arecord instead,
+ * capturing the fixture through ALSA's file plugin (`infile`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURES, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { needTool } from './helpers/tools.js';
 import { wavStats } from './helpers/wav.js';
 
 const SHIM = join(FIXTURES, 'listen', 'arecord');
@@ -198,6 +200,27 @@ describe('POST /v1/listen', () => {
     assert.match(c.body.reason, /cut by a listen/);
   });
 
+  test('the transcriber key comes from VOX_HOME/keys.env, as the speech keys do, and is never echoed', async () => {
+    const keys = join(d.home, 'keys.env');
+    writeFileSync(keys, 'TRANSCRIBER_API_KEY=sk-local-transcriber-0123456789\n', { mode: 0o600 });
+    try {
+      mic();
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+      api.received.length = 0;
+      const ok = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+      assert.equal(ok.status, 200);
+      assert.equal(api.received[0]!.authorization, 'Bearer sk-local-transcriber-0123456789');
+      mic();
+      api.mode = { kind: 'status', status: 500, body: { error: { message: 'bad key sk-local-transcriber-0123456789 for this model' } } };
+      const failed = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+      assert.equal(failed.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
+      assert.ok(!JSON.stringify(failed.body).includes('sk-local-transcriber'), failed.body.message);
+    } finally {
+      rmSync(keys, { force: true });
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+    }
+  });
+
   test('out-of-range options are a 400 naming the field', async () => {
     for (const [body, field] of [[{ silenceMs: 50 }, 'silenceMs'], [{ maxSeconds: 0 }, 'maxSeconds'], [{ startTimeoutMs: 'soon' }, 'startTimeoutMs'], [{ language: 'english please' }, 'language'], [{ seconds: 3 }, 'seconds']] as const) {
       const r = await d.api('POST', '/v1/listen', body);
@@ -375,6 +398,32 @@ describe('without a transcriber, a recorder, or a transcriber that answers', () 
       assert.equal(r.body.code, 'VOX_ERR_TRANSCRIBER_UNREACHABLE');
       assert.match(r.body.message, /ECONNREFUSED/);
       assert.ok(existsSync(r.body.audioPath));
+    } finally {
+      await e.stop();
+      removeDir(home);
+    }
+  });
+
+  test('the real arecord, capturing from ALSA\'s file plugin (infile = the fixture)', { skip: needTool('arecord') }, async () => {
+    const home = tempDir('vox-listen-alsa-');
+    // The file plugin hands arecord the fixture's samples; its null slave does not pace, so the
+    // audio arrives faster than real time (end-pointing counts audio, not the clock).
+    const raw = join(home, 'sentence.raw');
+    writeFileSync(raw, readFileSync(join(FIXTURES, 'listen', 'sentence.wav')).subarray(44));
+    const conf = join(home, 'alsa.conf');
+    writeFileSync(conf, `pcm.!default {\n  type file\n  slave { pcm { type null } }\n  file "/dev/null"\n  infile "${raw}"\n  format "raw"\n}\n`);
+    const e = await startDaemon({ home, env: { VOXD_RECORDER: 'arecord', ALSA_CONFIG_PATH: conf, VOXD_TRANSCRIBER_URL: api.url } });
+    try {
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+      api.received.length = 0;
+      const r = await e.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.endedBy, 'silence');
+      assert.ok(Math.abs(r.body.speechMs - SPEECH_MS) <= 200, `speechMs ${r.body.speechMs}`);
+      assert.equal(r.body.text, TRANSCRIPT);
+      const got = api.received.at(-1)!;
+      assert.deepEqual([got.wav!.sampleRate, got.wav!.channels, got.wav!.bitsPerSample], [16000, 1, 16]);
+      assert.ok(got.wav!.rms > 0.02);
     } finally {
       await e.stop();
       removeDir(home);

@@ -83,6 +83,7 @@ function plistlibProbe(): string | undefined {
 
 const PROBES: Record<string, Probe> = {
   aplay: onPath('aplay', 'apt-get install alsa-utils'),
+  arecord: onPath('arecord', 'apt-get install alsa-utils'),
   'espeak-ng': onPath('espeak-ng', 'apt-get install espeak-ng'),
   'systemd-analyze': onPath('systemd-analyze', 'apt-get install systemd'),
   'systemd-socket-activate': onPath('systemd-socket-activate', 'apt-get install systemd'),
