@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listenRequestSchema, MAX_RATE_WPM, MAX_TEXT_CHARS, MIN_RATE_WPM, type ListenRequest, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
-import { toolError, toolResult, wireErrorResult, type InputSchema, type McpTool, type ToolContext } from './mcp-server.js';
+import { speechOverrides, toolError, toolResult, wireErrorResult, type InputSchema, type McpTool, type ToolContext } from './mcp-server.js';
 import type { SpeechOverrides } from './speech.js';
 
 const p = listenRequestSchema.properties;
@@ -109,9 +109,7 @@ export const converseTool: McpTool = {
   async run(args, ctx) {
     const { config, session } = await ctx.context();
     const { buildDelivery } = await import('./speech.js');
-    const overrides: SpeechOverrides = { once: 1 }; // a repeated question is asked again
-    if (args.voice !== undefined) overrides.voice = args.voice as string;
-    if (args.rate !== undefined) overrides.rate = args.rate as number;
+    const overrides: SpeechOverrides = { ...speechOverrides(args), once: 1 }; // a repeated question is asked again
     const delivery = buildDelivery(args.text as string, config, session, overrides);
     const { call } = await import('./client.js');
     // Spoken to the end before listening: the answer must not hear the question.

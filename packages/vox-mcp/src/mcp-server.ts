@@ -368,7 +368,7 @@ const SPEAK_OUTPUT: InputSchema = {
 };
 
 /** The voice and rate a tool call asks for, over the project's. */
-function speechOverrides(args: Record<string, unknown>): SpeechOverrides {
+export function speechOverrides(args: Record<string, unknown>): SpeechOverrides {
   const overrides: SpeechOverrides = {};
   if (args.voice !== undefined) overrides.voice = args.voice as string;
   if (args.rate !== undefined) overrides.rate = args.rate as number;
