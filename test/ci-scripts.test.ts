@@ -160,3 +160,63 @@ describe('pcm-check.mjs: speech in the fresh root\'s ALSA capture, not silence',
     });
   });
 });
+
+describe('scripts/ci/lib.sh: steps are bounded, timed, and stopped with the run', () => {
+  const lib = join(ROOT, 'scripts/ci/lib.sh');
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  test('each step prints and records its time and verdict: ok, FAILED with its exit code, TIMED OUT at its limit', () => {
+    withDir((dir) => {
+      const times = join(dir, 'times');
+      const r = spawnSync('bash', ['-c', `. "${lib}"; trap times_table EXIT; step 1m "fine" true; step 1m "broken" bash -c 'exit 3' || echo "broken: $?"; step 1s "slow" sleep 30 || echo "slow: $?"`], {
+        encoding: 'utf8',
+        env: { ...process.env, VOX_CI_TIMES: times },
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^broken: 3\nslow: 124\n::: time per step\n/);
+      // Seconds vary with the machine's load; the names, order and verdicts do not.
+      assert.match(r.stdout, /\s+\d+s {2}fine\s+ok\n\s+\d+s {2}broken\s+FAILED \(exit 3\)\n\s+\d+s {2}slow\s+TIMED OUT after 1s\n$/);
+      assert.match(r.stderr, /::: fine\n::: fine: \d+s ok\n::: broken\n::: broken: \d+s FAILED \(exit 3\)\n::: slow\n::: slow: \d+s TIMED OUT after 1s\n/);
+      assert.equal(readFileSync(times, 'utf8').split('\n').filter(Boolean).length, 3);
+    });
+  });
+
+  test('a run killed mid-step ends that step too (its timeout has a process group of its own), through stop_steps in the EXIT trap', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const dir = tempDir('vox-ci-scripts-');
+    let pid = 0;
+    try {
+      const pidFile = join(dir, 'pid');
+      const { spawn } = await import('node:child_process');
+      const run = spawn('bash', ['-c', `. "${lib}"; trap 'stop_steps; times_table' EXIT; step 5m "long" bash -c 'sleep 300 & echo $! > "${pidFile}"; wait'`], {
+        env: { ...process.env, VOX_CI_TIMES: join(dir, 'times') },
+        stdio: 'ignore',
+      });
+      const closed = new Promise((r) => run.once('close', r));
+      const deadline = Date.now() + 20_000;
+      while (!pid && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        try {
+          pid = Number(readFileSync(pidFile, 'utf8'));
+        } catch {
+          // not yet
+        }
+      }
+      assert.ok(pid > 0 && alive(pid), 'the step started its sleep');
+      run.kill('SIGTERM');
+      await closed;
+      const gone = Date.now() + 10_000;
+      while (alive(pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(pid), false, `the step's sleep (pid ${pid}) ended with the run`);
+    } finally {
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      removeDir(dir);
+    }
+  });
+});
