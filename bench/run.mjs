@@ -13,8 +13,9 @@
 // --repeat N   run the selection N times over (every Node line each time, so
 //              the lines see the same drift of a shared machine's load), then
 //              print, per start-up figure and Node version, one "summary"
-//              line: the median of the N ratios to the floor, their minimum
-//              and maximum (default 1: no summary).
+//              line: the median of the N ratios to each baseline (the
+//              node:http floor and `node -e 0`), their minimum and maximum
+//              (default 1: no summary).
 //
 // Every bench runs with the clean environment of bench/lib.mjs (no NODE_*,
 // NODE_OPTIONS or NODE_EXTRA_CA_CERTS among them, on either side of any
@@ -122,9 +123,10 @@ for (let rep = 0; rep < repeat; rep++) {
         }
         if (typeof j.ratioToFloor !== 'number') continue;
         const key = `${j.bench}\0${j.node}`;
-        if (!ratios.has(key)) ratios.set(key, { bench: j.bench, node: j.node, ratios: [], paired: [] });
+        if (!ratios.has(key)) ratios.set(key, { bench: j.bench, node: j.node, ratios: [], paired: [], toNode: [] });
         ratios.get(key).ratios.push(j.ratioToFloor);
         ratios.get(key).paired.push(j.pairedRatioToFloor);
+        if (typeof j.ratioToNode === 'number') ratios.get(key).toNode.push(j.ratioToNode);
       }
       if (r.status !== 0) {
         failed += 1;
@@ -139,9 +141,10 @@ if (repeat > 1) {
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const r2 = (x) => Math.round(x * 100) / 100;
-  for (const { bench, node, ratios: rs, paired } of ratios.values()) {
+  const spread = (xs) => ({ median: r2(med(xs)), min: Math.min(...xs), max: Math.max(...xs) });
+  for (const { bench, node, ratios: rs, paired, toNode } of ratios.values()) {
     process.stdout.write(
-      `${JSON.stringify({ summary: bench, node, repeats: rs.length, ratioToFloor: { median: r2(med(rs)), min: Math.min(...rs), max: Math.max(...rs) }, pairedRatioToFloor: { median: r2(med(paired)), min: Math.min(...paired), max: Math.max(...paired) } })}\n`,
+      `${JSON.stringify({ summary: bench, node, repeats: rs.length, ratioToFloor: spread(rs), pairedRatioToFloor: spread(paired), ...(toNode.length ? { ratioToNode: spread(toNode) } : {}) })}\n`,
     );
   }
 }

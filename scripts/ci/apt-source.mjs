@@ -2,13 +2,15 @@
 // apt-source.mjs: print "MIRROR SUITE" of the Debian archive this machine's apt
 // already uses (the first deb source that is not a -security/-updates/-backports
 // suite), from /etc/apt/sources.list and /etc/apt/sources.list.d/*.{list,sources}.
-// The fresh-machine root is built from the same place.
+// The fresh-machine root is built from the same place. `apt-source.mjs [DIR]`
+// reads DIR instead of /etc/apt (test/ci-scripts.test.ts).
 import { readFileSync, readdirSync } from 'node:fs';
 
-const files = ['/etc/apt/sources.list'];
+const apt = process.argv[2] ?? '/etc/apt';
+const files = [`${apt}/sources.list`];
 try {
-  for (const f of readdirSync('/etc/apt/sources.list.d').sort())
-    if (f.endsWith('.list') || f.endsWith('.sources')) files.push(`/etc/apt/sources.list.d/${f}`);
+  for (const f of readdirSync(`${apt}/sources.list.d`).sort())
+    if (f.endsWith('.list') || f.endsWith('.sources')) files.push(`${apt}/sources.list.d/${f}`);
 } catch {}
 const extra = /-(security|updates|backports|proposed-updates)$/;
 const found = [];

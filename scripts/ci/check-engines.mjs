@@ -2,12 +2,13 @@
 // The Node lines CI tests (scripts/ci/node-lines) and the `engines.node` every
 // package.json claims must agree: each package says ">=LOWEST", and LOWEST is
 // the lowest line CI runs. Otherwise CI could pass on lines nobody claims, or a
-// claimed line could go untested.
+// claimed line could go untested. `check-engines.mjs [ROOT]` checks another
+// tree (test/ci-scripts.test.ts gives it one that disagrees).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = process.argv[2] ?? fileURLToPath(new URL('../..', import.meta.url));
 const lines = readFileSync(join(root, 'scripts/ci/node-lines'), 'utf8')
   .split('\n')
   .map((l) => l.replace(/#.*/, '').trim())

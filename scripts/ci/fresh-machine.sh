@@ -57,6 +57,8 @@ kill_root_procs() {
 }
 cleanup() {
   local rc=$?
+  # Killed mid-step: end that step first, or it goes on starting processes in the root.
+  stop_steps
   # voxd from a `vox say` whose run failed before stopping it, stray test children.
   kill_root_procs "stopping processes left in the root"
   for m in dev/pts dev sys proc; do

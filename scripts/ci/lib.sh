@@ -26,6 +26,22 @@ step() {
   return "$rc"
 }
 
+# stop_steps: end the step this shell is running, for an EXIT trap. A signal
+# that ends this shell (a step limit above it, a CI runner's) does not reach
+# the step below it: that step's `timeout` has a process group of its own. TERM
+# to that timeout ends the step's whole group, so it starts nothing more while
+# the trap cleans up. Builtins only: any child of this shell would be signalled.
+stop_steps() {
+  local p stat fields
+  for p in /proc/[0-9]*; do
+    read -r stat 2>/dev/null <"$p/stat" || continue
+    # shellcheck disable=SC2206
+    fields=(${stat##*) })
+    [ "${fields[1]:-}" = "$$" ] && kill -TERM "${p#/proc/}" 2>/dev/null
+  done
+  return 0
+}
+
 # times_table: the recorded steps with their seconds and the total.
 times_table() {
   [ -s "$VOX_CI_TIMES" ] || return 0

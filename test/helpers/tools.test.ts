@@ -52,3 +52,25 @@ test('CI counts as set unless empty, 0 or false', () => {
   assert.equal(inCI({ CI: '0' }), false);
   assert.equal(inCI({}), false);
 });
+
+test('every optional tool a test asks for is named in the README\'s paragraph on what npm test needs', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { ROOT } = await import('./daemon.js');
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name === 'dist') continue;
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name.endsWith('.test.ts')) files.push(join(dir, e.name));
+    }
+  };
+  walk(join(ROOT, 'test'));
+  for (const p of readdirSync(join(ROOT, 'packages'))) walk(join(ROOT, 'packages', p, 'test'));
+  const names = new Set<string>();
+  for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/needTool\('([^']+)'\)/g)) if (!m[1]!.startsWith('vox-test-')) names.add(m[1]!);
+  assert.ok(names.has('aplay') && names.has('speaker'), [...names].join(', '));
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const para = readme.slice(readme.indexOf('`npm test` needs nothing beyond Node'), readme.indexOf('Run one test file'));
+  const shown = (n: string) => ({ libasound2: 'libasound.so.2', 'sherpa-onnx': 'sherpa-onnx-node' })[n] ?? n;
+  for (const n of names) assert.ok(para.includes(`\`${shown(n)}\``), `README.md's paragraph on what npm test needs names \`${shown(n)}\``);
+});

@@ -90,6 +90,7 @@ const PROBES: Record<string, Probe> = {
   systemctl: onPath('systemctl', 'apt-get install systemd'),
   git: onPath('git', 'apt-get install git'),
   script: onPath('script', 'apt-get install bsdutils'),
+  prlimit: onPath('prlimit', 'apt-get install util-linux'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },

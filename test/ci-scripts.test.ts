@@ -1,0 +1,222 @@
+/**
+ * The small Node scripts .ci/run relies on (scripts/ci/*.mjs), run for real on
+ * inputs that pass and inputs that must fail: CI's checks are only as good as
+ * their ability to say no.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, removeDir, tempDir } from './helpers/daemon.js';
+
+function run(script: string, args: string[]) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/ci', script), ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function withDir(fn: (dir: string) => void): void {
+  const dir = tempDir('vox-ci-scripts-');
+  try {
+    fn(dir);
+  } finally {
+    removeDir(dir);
+  }
+}
+
+describe('readme-command.mjs: the README\'s two commands, as the README writes them', () => {
+  test('each is the whole of the one-line sh block after its heading in README.md', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const [which, heading] of [['install', 'Install and speak'], ['test', 'Run every test']] as const) {
+      const r = run('readme-command.mjs', [which]);
+      assert.equal(r.status, 0, r.stderr);
+      const command = r.stdout.replace(/\n$/, '');
+      // Found independently: the heading's line, then the block right after it.
+      const after = readme.slice(readme.indexOf(`\n${heading}`) + 1);
+      assert.ok(after.startsWith(heading), `README.md has a line starting "${heading}"`);
+      assert.equal(/```sh\n([^]*?)```/.exec(after)?.[1], `${command}\n`, `the ${which} block is exactly "${command}"`);
+    }
+    assert.equal(run('readme-command.mjs', ['test']).stdout, 'npm test\n', 'the README promises `npm test`');
+  });
+
+  test('a README without the heading, or whose block grew a second line, fails and says why', () => {
+    withDir((dir) => {
+      const file = join(dir, 'README.md');
+      writeFileSync(file, '# x\n\nInstall it:\n\n```sh\nnpm install\n```\n');
+      let r = run('readme-command.mjs', ['install', file]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /has no ```sh block after a line starting "Install and speak"/);
+      writeFileSync(file, '# x\n\nRun every test:\n\n```sh\nnpm ci\nnpm test\n```\n');
+      r = run('readme-command.mjs', ['test', file]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /holds 2 lines; CI runs it as one command, so it must hold exactly one/);
+      assert.equal(r.stdout, '');
+      assert.equal(run('readme-command.mjs', ['speak']).status, 2, 'an unknown command is a usage error');
+    });
+  });
+});
+
+describe('check-engines.mjs: engines.node against the Node lines CI tests', () => {
+  test('this repository agrees', () => {
+    const r = run('check-engines.mjs', []);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^engines\.node ">=22" in \d+ package\.json files; CI tests Node 22, 24, 26\n$/);
+  });
+
+  test('a package that claims a line CI does not test fails, named', () => {
+    withDir((dir) => {
+      mkdirSync(join(dir, 'scripts/ci'), { recursive: true });
+      mkdirSync(join(dir, 'packages/a'), { recursive: true });
+      mkdirSync(join(dir, 'packages/b'), { recursive: true });
+      writeFileSync(join(dir, 'scripts/ci/node-lines'), '# lines\n22\n24\n');
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ engines: { node: '>=22' } }));
+      writeFileSync(join(dir, 'packages/a/package.json'), JSON.stringify({ engines: { node: '>=20' } }));
+      writeFileSync(join(dir, 'packages/b/package.json'), JSON.stringify({}));
+      const r = run('check-engines.mjs', [dir]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /packages\/a\/package\.json has engines\.node ">=20"; CI tests Node 22, 24, so it must be ">=22"/);
+      assert.match(r.stderr, /packages\/b\/package\.json has engines\.node undefined/);
+      assert.doesNotMatch(r.stderr, /^check-engines: package\.json /m);
+    });
+  });
+});
+
+describe('apt-source.mjs: the mirror and suite the fresh root is built from', () => {
+  test('the first main archive of the deb822 and one-line sources, not security, updates or a disabled one', () => {
+    withDir((dir) => {
+      mkdirSync(join(dir, 'sources.list.d'));
+      writeFileSync(
+        join(dir, 'sources.list.d/a.sources'),
+        [
+          'Types: deb\nURIs: http://security.example/debian-security\nSuites: trixie-security\nComponents: main',
+          'Types: deb\nURIs: http://off.example/debian\nSuites: trixie\nEnabled: no',
+          'Types: deb-src\nURIs: http://src.example/debian\nSuites: trixie',
+          'Types: deb\n# a comment\nURIs: http://mirror.example/debian\nSuites: trixie-updates trixie\nComponents: main',
+        ].join('\n\n'),
+      );
+      let r = run('apt-source.mjs', [dir]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, 'http://mirror.example/debian trixie\n');
+      // The one-line format, with options, comes first (sources.list).
+      writeFileSync(join(dir, 'sources.list'), '# deb http://commented.example/debian sid main\ndeb [arch=amd64] http://old.example/debian bookworm main\n');
+      r = run('apt-source.mjs', [dir]);
+      assert.equal(r.stdout, 'http://old.example/debian bookworm\n');
+    });
+  });
+
+  test('no archive at all fails, naming where it looked', () => {
+    withDir((dir) => {
+      writeFileSync(join(dir, 'sources.list'), 'deb http://security.debian.org/debian-security bookworm-security main\n');
+      const r = run('apt-source.mjs', [dir]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /^apt-source: no Debian archive source in .*sources\.list/);
+    });
+  });
+});
+
+describe('pcm-check.mjs: speech in the fresh root\'s ALSA capture, not silence', () => {
+  /** s16le mono 22050 Hz: `ms` of silence, then `toneMs` of a 440 Hz tone at `amp` of full scale, then silence. */
+  function capture(file: string, toneMs: number, amp: number, padMs = 200): void {
+    const rate = 22050;
+    const pad = Math.round((padMs / 1000) * rate);
+    const tone = Math.round((toneMs / 1000) * rate);
+    const buf = Buffer.alloc((2 * pad + tone) * 2);
+    for (let i = 0; i < tone; i++) buf.writeInt16LE(Math.round(amp * 32767 * Math.sin((2 * Math.PI * 440 * i) / rate)), (pad + i) * 2);
+    writeFileSync(file, buf);
+  }
+  const args = (file: string) => [file, '--rate', '22050', '--channels', '1', '--min-ms', '400', '--max-ms', '5000'];
+
+  test('a second of sound passes, with its duration measured between the silences', () => {
+    withDir((dir) => {
+      capture(join(dir, 'c.raw'), 1000, 0.3);
+      const r = run('pcm-check.mjs', args(join(dir, 'c.raw')));
+      assert.equal(r.status, 0, r.stderr);
+      const stats = JSON.parse(/: (\{.*\}) \(/.exec(r.stdout)![1]!);
+      assert.ok(Math.abs(stats.durationMs - 1000) <= 2, `duration ${stats.durationMs}`);
+      assert.ok(Math.abs(stats.totalMs - 1400) <= 2, `total ${stats.totalMs}`);
+      assert.ok(Math.abs(stats.rms - 0.3 / Math.SQRT2) < 0.01, `rms ${stats.rms}`);
+      assert.ok(Math.abs(stats.peak - 0.3) < 0.01, `peak ${stats.peak}`);
+    });
+  });
+
+  test('silence, a faint hum, a blip that is too short and a missing file all fail, saying why', () => {
+    withDir((dir) => {
+      const f = join(dir, 'c.raw');
+      writeFileSync(f, Buffer.alloc(22050 * 2));
+      let r = run('pcm-check.mjs', args(f));
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /not speech: duration 0 ms is outside 400\.\.5000 ms; RMS 0\.0000 is silence.*peak 0\.0000 is silence.*only 0 ms above 1%/);
+      capture(f, 1000, 0.02);
+      r = run('pcm-check.mjs', args(f));
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /peak 0\.0200 is silence \(floor 0\.05\)/);
+      capture(f, 100, 0.5);
+      r = run('pcm-check.mjs', args(f));
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /duration 100 ms is outside 400\.\.5000 ms/);
+      r = run('pcm-check.mjs', args(join(dir, 'none.raw')));
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /cannot read the capture .*none\.raw: ENOENT/);
+    });
+  });
+});
+
+describe('scripts/ci/lib.sh: steps are bounded, timed, and stopped with the run', () => {
+  const lib = join(ROOT, 'scripts/ci/lib.sh');
+  const alive = (pid: number) => {
+    try {
+      return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  test('each step prints and records its time and verdict: ok, FAILED with its exit code, TIMED OUT at its limit', () => {
+    withDir((dir) => {
+      const times = join(dir, 'times');
+      const r = spawnSync('bash', ['-c', `. "${lib}"; trap times_table EXIT; step 1m "fine" true; step 1m "broken" bash -c 'exit 3' || echo "broken: $?"; step 1s "slow" sleep 30 || echo "slow: $?"`], {
+        encoding: 'utf8',
+        env: { ...process.env, VOX_CI_TIMES: times },
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^broken: 3\nslow: 124\n::: time per step\n/);
+      // Seconds vary with the machine's load; the names, order and verdicts do not.
+      assert.match(r.stdout, /\s+\d+s {2}fine\s+ok\n\s+\d+s {2}broken\s+FAILED \(exit 3\)\n\s+\d+s {2}slow\s+TIMED OUT after 1s\n$/);
+      assert.match(r.stderr, /::: fine\n::: fine: \d+s ok\n::: broken\n::: broken: \d+s FAILED \(exit 3\)\n::: slow\n::: slow: \d+s TIMED OUT after 1s\n/);
+      assert.equal(readFileSync(times, 'utf8').split('\n').filter(Boolean).length, 3);
+    });
+  });
+
+  test('a run killed mid-step ends that step too (its timeout has a process group of its own), through stop_steps in the EXIT trap', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const dir = tempDir('vox-ci-scripts-');
+    let pid = 0;
+    try {
+      const pidFile = join(dir, 'pid');
+      const { spawn } = await import('node:child_process');
+      const run = spawn('bash', ['-c', `. "${lib}"; trap 'stop_steps; times_table' EXIT; step 5m "long" bash -c 'sleep 300 & echo $! > "${pidFile}"; wait'`], {
+        env: { ...process.env, VOX_CI_TIMES: join(dir, 'times') },
+        stdio: 'ignore',
+      });
+      const closed = new Promise((r) => run.once('close', r));
+      const deadline = Date.now() + 20_000;
+      while (!pid && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        try {
+          pid = Number(readFileSync(pidFile, 'utf8'));
+        } catch {
+          // not yet
+        }
+      }
+      assert.ok(pid > 0 && alive(pid), 'the step started its sleep');
+      run.kill('SIGTERM');
+      await closed;
+      const gone = Date.now() + 10_000;
+      while (alive(pid) && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(alive(pid), false, `the step's sleep (pid ${pid}) ended with the run`);
+    } finally {
+      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      removeDir(dir);
+    }
+  });
+});
