@@ -11,6 +11,9 @@ import { VOXD, cleanEnv, http, removeDir, startDaemon, stopDaemonsUnder, tempDir
 import { wavStats } from './helpers/wav.js';
 
 /** A stand-in audio player: a Node script run by this Node, so it needs no shell or coreutils. */
+/** What voxd's probe of a player writes: 10 ms of silence (sinks/command.ts). */
+const PROBE_BYTES = 440;
+
 function fakePlayer(js: string): string {
   return `#!${process.execPath}\n${js}\n`;
 }
@@ -158,7 +161,8 @@ describe('voxd with the file sink', () => {
 
 describe('failures', () => {
   test('a failed playback does not suppress a retry', async () => {
-    // A player that fails the first time and plays (into a file) after that.
+    // A player that fails its first utterance and plays (into a file) after that. voxd's probe
+    // (10 ms of silence, PROBE_BYTES) is not an utterance: it plays, so the first request is accepted.
     const bin = tempDir('vox-bin-');
     const marker = join(bin, 'failed-once');
     const capture = join(bin, 'captured.raw');
@@ -166,11 +170,16 @@ describe('failures', () => {
       join(bin, 'aplay'),
       fakePlayer(`
         const fs = require('node:fs');
-        if (!fs.existsSync(${JSON.stringify(marker)})) {
-          fs.writeFileSync(${JSON.stringify(marker)}, '');
-          process.stderr.write('aplay: device busy\\n');
-          process.stdin.resume().on('end', () => process.exit(1));
-        } else process.stdin.pipe(fs.createWriteStream(${JSON.stringify(capture)}, { flags: 'a' }));
+        const got = [];
+        process.stdin.on('data', (d) => got.push(d)).on('end', () => {
+          const pcm = Buffer.concat(got);
+          if (pcm.length > ${PROBE_BYTES} && !fs.existsSync(${JSON.stringify(marker)})) {
+            fs.writeFileSync(${JSON.stringify(marker)}, '');
+            process.stderr.write('aplay: device busy\\n');
+            process.exit(1);
+          }
+          fs.appendFileSync(${JSON.stringify(capture)}, pcm);
+        });
       `),
     );
     chmodSync(join(bin, 'aplay'), 0o755);
@@ -194,10 +203,50 @@ describe('failures', () => {
     }
   });
 
-  test('a player that dies before reading anything fails the utterance; the queue never hangs', async () => {
-    // Like aplay with no sound card: it exits at once and never reads its stdin.
+  test('an installed player with no device behind it: the first request is refused at once with its words, nothing queued', async () => {
+    // Like aplay on a machine without a sound card: it exits at once and never reads its stdin.
     const bin = tempDir('vox-bin-');
     writeFileSync(join(bin, 'aplay'), fakePlayer(`process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n'); process.exit(1);`));
+    chmodSync(join(bin, 'aplay'), 0o755);
+    const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
+    try {
+      // voxd probed the player (10 ms of silence) before answering: never "queued" for speech nobody hears.
+      const first = await d.api('POST', '/v1/speak', { text: 'Nobody hears this.' });
+      assert.equal(first.status, 503, JSON.stringify(first.body));
+      assert.equal(first.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
+      assert.match(first.body.message, /nothing will be heard: aplay exited with code 1: aplay: main:831: audio open error/);
+      const s = await d.api('GET', '/v1/status');
+      assert.equal(s.body.sink.ok, false);
+      assert.equal(s.body.counters.accepted, 0);
+      const say = await vox(['say', 'Nor this.'], { env: d.env });
+      assert.equal(say.code, 5, say.stderr);
+      assert.equal(say.stderr.trim().split('\n').length, 1, say.stderr);
+      assert.match(say.stderr, /audio open error/);
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(bin);
+    }
+  });
+
+  test('a player that dies before reading anything fails the utterance; the queue never hangs', async () => {
+    // Like aplay when the sound card goes away: the device is there for voxd's probe at start
+    // (the player's first run plays its 10 ms of silence), then every run exits at once and never reads its stdin.
+    const bin = tempDir('vox-bin-');
+    const runs = join(bin, 'runs');
+    writeFileSync(
+      join(bin, 'aplay'),
+      fakePlayer(`
+        const fs = require('node:fs');
+        if (!fs.existsSync(${JSON.stringify(runs)})) {
+          fs.writeFileSync(${JSON.stringify(runs)}, '');
+          process.stdin.resume();
+        } else {
+          process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n');
+          process.exit(1);
+        }
+      `),
+    );
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
     try {

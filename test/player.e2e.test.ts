@@ -38,11 +38,20 @@ function pids(file: string): number[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 }
 
-async function withPlayer(js: string, fn: (d: Daemon, bin: string) => Promise<void>): Promise<void> {
+/**
+ * voxd probes the player at start (10 ms of silence) before it accepts anything:
+ * wait for that probe, so the pids a test looks at are those of its utterances.
+ */
+async function probed(d: Daemon): Promise<void> {
+  await waitFor(async () => (/not probed yet/.test((await d.api('GET', '/v1/status')).body.sink.detail ?? '') ? undefined : true), 20_000, "voxd's probe of the player");
+}
+
+async function withPlayer(js: string, fn: (d: Daemon, bin: string, base: { players: number; children: number }) => Promise<void>): Promise<void> {
   const bin = fakeAplay(js);
   const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
   try {
-    await fn(d, bin);
+    await probed(d);
+    await fn(d, bin, { players: pids(join(bin, 'players')).length, children: pids(join(bin, 'children')).length });
   } finally {
     for (const pid of [...pids(join(bin, 'players')), ...pids(join(bin, 'children'))]) {
       try {
@@ -75,13 +84,14 @@ const PLAYER_WITH_CHILD = `
 `;
 
 test('a player whose child inherits its pipes: stop ends the utterance, kills the group, and the next request plays', async () => {
-  await withPlayer(PLAYER_WITH_CHILD, async (d, dir) => {
+  await withPlayer(PLAYER_WITH_CHILD, async (d, dir, base) => {
+    assert.equal(base.children, 1, "voxd's probe ran the player once");
     const long = 'This announcement goes on and on so that it is still playing when the stop arrives. '.repeat(6);
     const first = await d.api('POST', '/v1/speak', { text: long });
     assert.equal(first.body.status, 'queued', JSON.stringify(first.body));
-    await waitFor(() => pids(join(dir, 'children')).length === 1 || undefined, 20_000, 'the player and its child to start');
-    const [player] = pids(join(dir, 'players'));
-    const [child] = pids(join(dir, 'children'));
+    await waitFor(() => pids(join(dir, 'children')).length === base.children + 1 || undefined, 20_000, 'the player and its child to start');
+    const player = pids(join(dir, 'players'))[base.players];
+    const child = pids(join(dir, 'children'))[base.children];
     assert.ok(alive(child!), 'the child is running while the utterance plays');
 
     const stop = await d.api('POST', '/v1/stop', {});
@@ -98,20 +108,21 @@ test('a player whose child inherits its pipes: stop ends the utterance, kills th
     assert.equal(next.body.status, 'played', JSON.stringify(next.body));
     assert.ok(Number(readFileSync(join(dir, 'played'), 'utf8').trim().split('\n').pop()) > 22050, 'the second utterance reached its player');
     const children = pids(join(dir, 'children'));
-    assert.equal(children.length, 2);
-    assert.equal(alive(children[1]!), false, 'no process of a finished utterance\'s player group survives');
+    assert.equal(children.length, base.children + 2);
+    for (const pid of children) assert.equal(alive(pid), false, 'no process of a finished player group (the probe\'s or an utterance\'s) survives');
   });
 });
 
 test('a single-process player that hangs is killed by the playback watchdog; the utterance fails with the reason and the queue moves on', async () => {
-  // Reads its stdin to the end, then never exits.
+  // Reads its stdin to the end, then never exits; only voxd's probe (10 ms of silence, 440 bytes) it plays and exits.
   const js = `
     const fs = require('node:fs');
     fs.appendFileSync(require('node:path').dirname(__filename) + '/players', process.pid + '\\n');
-    process.stdin.resume();
+    let n = 0;
+    process.stdin.on('data', (d) => (n += d.length)).on('end', () => n <= 440 && process.exit(0));
     setInterval(() => {}, 1 << 30);
   `;
-  await withPlayer(js, async (d, dir) => {
+  await withPlayer(js, async (d, dir, base) => {
     const a = await d.api('POST', '/v1/speak', { text: 'The first line hangs in the player.' });
     const b = await d.api('POST', '/v1/speak', { text: 'The second line gets its turn all the same.', wait: true });
     assert.equal(a.body.status, 'queued');
@@ -125,7 +136,7 @@ test('a single-process player that hangs is killed by the playback watchdog; the
     assert.equal(s.body.counters.failed, 2);
     assert.equal(s.body.playing, null);
     const players = pids(join(dir, 'players'));
-    assert.equal(players.length, 2, 'each utterance had its own player');
+    assert.equal(players.length, base.players + 2, 'each utterance had its own player');
     for (const pid of players) assert.equal(alive(pid), false, `player ${pid} was killed`);
     // voxd keeps serving.
     assert.equal((await d.api('GET', '/v1/health')).status, 200);

@@ -61,7 +61,8 @@ test('a cache write that fails (file size limit, like a full disk) leaves no *.t
     await waitFor(() => (log().match(/cache write failed/g) ?? []).length >= 2 || undefined, 20_000, 'two failed cache writes in the log');
     assert.deepEqual(files().filter((f) => f.endsWith('.tmp')), [], 'no temp file is left in the cache');
     assert.equal(files().length, before, 'no new cache entry');
-    const played = readFileSync(join(bin, 'played'), 'utf8').trim().split('\n').map(Number);
+    // voxd's probe of the player at start (10 ms of silence, 440 bytes) is not an utterance.
+    const played = readFileSync(join(bin, 'played'), 'utf8').trim().split('\n').map(Number).filter((n) => n > 440);
     assert.equal(played.length, 3);
     for (const n of played) assert.ok(n > 22050, `each utterance reached the player (${n} bytes)`);
   } finally {

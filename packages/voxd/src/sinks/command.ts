@@ -20,6 +20,11 @@ export type SpawnFn = (command: string, args: string[], options: SpawnOptions) =
 export const PLAYERS = ['paplay', 'pw-play', 'aplay', 'afplay'] as const;
 export type PlayerName = (typeof PLAYERS)[number];
 
+/** The probe: 10 ms of silence (220 samples at 22050 Hz, s16 mono). */
+export const PROBE_BYTES = 440;
+/** A player that has not played the probe by then is hung. */
+const PROBE_TIMEOUT_MS = 3000;
+
 function playerArgs(player: PlayerName, format: AudioFormat, file?: string): string[] {
   const rate = String(format.sampleRate);
   switch (player) {
@@ -45,6 +50,9 @@ export class CommandSink implements Sink {
   #spawn: SpawnFn;
   #env: NodeJS.ProcessEnv;
   #lastError: string | undefined;
+  /** Whether the player has been run at all (a probe or a playback): until then its state is a guess. */
+  #tried = false;
+  #playing = false;
   #log: ((obj: object, msg: string) => void) | undefined;
 
   constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn; log?: (obj: object, msg: string) => void } = {}) {
@@ -62,21 +70,41 @@ export class CommandSink implements Sink {
     return {
       name: this.name,
       ok: this.#lastError === undefined,
-      detail: this.player,
+      detail: this.#tried ? this.player : `${this.player} (not probed yet)`,
       ...(this.#lastError ? { lastError: this.#lastError, fix: `check the audio device with "vox doctor", or choose another output with VOXD_AUDIO` } : {}),
     };
   }
 
-  /** After a failure, the player gets 10 ms of silence: if it plays that, it is used again. */
+  /**
+   * A player never tried yet, or one that failed, gets 10 ms of silence: if it
+   * plays that, it is used. An installed player with no device behind it (aplay
+   * on a machine without a sound card) is thus known before the first request
+   * is accepted, not after it was answered "queued".
+   */
   async check(): Promise<SinkState> {
-    if (this.player && this.#lastError !== undefined) {
-      const format: AudioFormat = { sampleRate: 22050, channels: 1, bitDepth: 16 };
-      const silence = (async function* () {
-        yield Buffer.alloc(441);
-      })();
-      await this.play(format, silence, new AbortController().signal).catch(() => {});
+    // One player at a time: no probe beside a playback, and callers that arrive together share one.
+    if (this.player && (this.#probing || (!this.#playing && (!this.#tried || this.#lastError !== undefined)))) {
+      this.#probing ??= this.#probe().finally(() => (this.#probing = undefined));
+      await this.#probing;
     }
     return this.state();
+  }
+
+  #probing: Promise<void> | undefined;
+
+  async #probe(): Promise<void> {
+    const format: AudioFormat = { sampleRate: 22050, channels: 1, bitDepth: 16 };
+    const silence = (async function* () {
+      yield Buffer.alloc(PROBE_BYTES);
+    })();
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), PROBE_TIMEOUT_MS);
+    try {
+      await this.play(format, silence, ac.signal).catch(() => {});
+    } finally {
+      clearTimeout(timer);
+    }
+    if (ac.signal.aborted) this.#lastError = `${this.player} did not play 10 ms of silence within ${PROBE_TIMEOUT_MS / 1000} s (a hung player or sound server?)`;
   }
 
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta?: { id: string }): Promise<PlayResult> {
@@ -84,6 +112,8 @@ export class CommandSink implements Sink {
     if (!player) {
       throw new Error(`no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`);
     }
+    this.#tried = true;
+    this.#playing = true;
     let tmp: string | undefined;
     let bytes = 0;
     let firstAudioAt: number | undefined;
@@ -157,6 +187,7 @@ export class CommandSink implements Sink {
       this.#lastError = e.code === 'ENOENT' ? `${player} not found` : e.message;
       throw new Error(this.#lastError);
     } finally {
+      this.#playing = false;
       if (tmp) rmSync(tmp, { recursive: true, force: true });
     }
   }
