@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FIXTURES, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { needTool } from './helpers/tools.js';
 import { wavStats } from './helpers/wav.js';
@@ -44,16 +44,6 @@ function micStarted(file = pidfile): Promise<{ pid: number; startedAt: number }>
     const [pid, at] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
     return pid ? { pid, startedAt: at! } : undefined;
   }, 20_000, 'the recorder to start');
-}
-
-/** Running (a zombie waiting to be reaped counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
 }
 
 function micEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -102,7 +92,7 @@ describe('POST /v1/listen', () => {
     // The prompt chime played first (the file sink wrote it), and the recorder is gone.
     assert.equal(d.wavs().length, wavsBefore + 1, 'the prompt chime');
     const { pid } = await micStarted();
-    await waitFor(() => !alive(pid), 5000, 'the recorder to be gone');
+    await waitFor(() => !isRunning(pid), 5000, 'the recorder to be gone');
   });
 
   test('keepAudio returns the WAV under VOX_HOME/listen; the start timeout ends a listen with no speech', async () => {
@@ -152,7 +142,7 @@ describe('POST /v1/listen', () => {
     const r = await first;
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.endedBy, 'stopped');
-    assert.ok(!alive(pid), 'the recorder is gone when the listen answers');
+    assert.ok(!isRunning(pid), 'the recorder is gone when the listen answers');
   });
 
   test('speech sent during a listen is queued behind it and played after the recording', async () => {
@@ -265,7 +255,7 @@ describe('POST /v1/listen', () => {
     req.end(JSON.stringify({ startTimeoutMs: 30_000, prompt: false }));
     const { pid } = await micStarted();
     req.destroy();
-    await waitFor(() => (!alive(pid) ? true : undefined), 5000, 'the recorder to be killed');
+    await waitFor(() => (!isRunning(pid) ? true : undefined), 5000, 'the recorder to be killed');
     mic();
     // voxd frees the microphone once it has reaped the recorder's group, a moment after the pid
     // is gone: until then a listen is refused busy (409), which is the rule, so wait for the release.
@@ -459,7 +449,7 @@ describe('without a transcriber, a recorder, or a transcriber that answers', () 
     const listening = e.api('POST', '/v1/listen', { startTimeoutMs: 30_000, prompt: false }).catch((err: Error) => ({ status: 0, body: err.message }));
     const { pid } = await micStarted(join(home, 'mic.pid'));
     assert.equal(await e.stop(), 0);
-    assert.ok(!alive(pid), 'the recorder died with voxd');
+    assert.ok(!isRunning(pid), 'the recorder died with voxd');
     const r = await listening;
     assert.ok(r.status === 200 ? r.body.endedBy === 'stopped' : true, JSON.stringify(r.body));
     removeDir(home);

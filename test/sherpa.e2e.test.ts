@@ -52,6 +52,34 @@ test('an installed model speaks through sherpa-onnx into the file sink: non-sile
   }
 });
 
+test('the first sentence of a playback is rendered as its first phrase and then the rest; the sentences after it whole', { skip: needTool('sherpa-onnx') }, async () => {
+  const { home } = homeWithModel();
+  const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });
+  try {
+    const first = 'The build finished and all the tests passed on the main branch today.';
+    const second = 'Three services went out to staging, and the smoke tests run right now.';
+    const r = await d.api('POST', '/v1/speak', { text: `${first} ${second}`, wait: true });
+    assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+    assert.equal(r.body.engine, 'sherpa');
+    // Two renders lose the space between the phrase and the rest: one HOP fewer than the sentence whole.
+    const expected = expectedSamples('The build finished') + expectedSamples('and all the tests passed on the main branch today.') + expectedSamples(second);
+    assert.equal(wavStats(d.wavs()[0]!).frames, expected);
+    assert.equal(expected, expectedSamples(first) + expectedSamples(second) - HOP);
+    // A recording is not a playback: nothing waits on its first chunk, so it renders whole.
+    const rec = await fetch(`http://127.0.0.1:${d.port}/v1/synthesize`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: first, engine: 'sherpa' }),
+    });
+    assert.equal(rec.status, 200);
+    assert.equal(rec.headers.get('x-vox-engine'), 'sherpa');
+    assert.equal(wavStats(Buffer.from(await rec.arrayBuffer())).frames, expectedSamples(first));
+  } finally {
+    await d.stop();
+    removeDir(home);
+  }
+});
+
 test('a voice names a speaker of a model; auto takes sherpa for it and eSpeak for its own voices; vox voices lists the speakers', { skip: needTool('sherpa-onnx') }, async () => {
   const { home } = homeWithModel({ speakers: 2, name: 'tones' });
   const d = await startDaemon({ home, env: { VOXD_ENGINE: 'auto' } });

@@ -260,10 +260,13 @@ test('--from FILE installs with no network; an unpinned model needs --unverified
     const v = await vox(['voices', 'install', 'unpinned', '--from', file, '--unverified'], env);
     assert.equal(v.status, 0, v.stderr);
     assert.match(v.stderr, new RegExp(`SHA-256 ${sha(good)} \\(not verified`));
-    // The built-in catalogue pins nothing it could not verify: its entries need the flag too.
-    const k = await vox(['voices', 'install', 'kokoro-int8-en-v0_19', '--from', file], env);
-    assert.equal(k.status, 4);
-    assert.match(k.stderr, /VOX_ERR_CLIENT_MODEL_UNVERIFIED/);
+    // Every built-in entry is pinned: another file is refused, and --unverified does not override a pin.
+    for (const args of [[], ['--unverified']]) {
+      const k = await vox(['voices', 'install', 'kokoro-int8-en-v0_19', '--from', file, ...args], env);
+      assert.equal(k.status, 4, k.stderr);
+      assert.match(k.stderr, /VOX_ERR_CLIENT_MODEL_CHECKSUM: .*c9f0dd393615805b0bab050c340834d5e684e732aec91c0e860cd30e982c08bd the catalogue pins; nothing was installed/);
+    }
+    assert.ok(!existsSync(join(home, 'models', 'kokoro-int8-en-v0_19')));
   } finally {
     removeDir(home);
   }

@@ -125,6 +125,17 @@ export async function stopDaemonsUnder(dir: string): Promise<void> {
   for (const pid of pids.filter(alive)) signal(pid, 'SIGKILL');
 }
 
+/** Running: a zombie waiting to be reaped counts as gone (Linux: reads /proc/PID/stat). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Signalable: a zombie still counts, so its group can be signalled until it is reaped. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -807,6 +807,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
           engine: u.engine!,
           ...pick(u, ['voice', 'rate', 'model', 'apiKey']),
           signal: synthSignal,
+          leading: i === first,
         }),
         stall,
       ]).catch((err: Error & { code?: string }) => {

@@ -4,19 +4,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Capture, recorderArgs, resolveRecorder } from '../src/capture.js';
+import { isRunning } from '../../../test/helpers/daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vox-capture-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Running (a zombie waiting for init to reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 /** A recorder script named arecord that starts a child holding its stdout, as wrapper scripts do. */
 function wrapperRecorder(): { path: string; childPidFile: string } {
@@ -52,11 +43,11 @@ describe('capture', () => {
     const deadline = Date.now() + 10_000;
     while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const child = Number(readFileSync(childPidFile, 'utf8'));
-    assert.ok(alive(child));
+    assert.ok(isRunning(child));
     await c.stop();
     assert.deepEqual(await c.ended, { by: 'stop' });
-    assert.ok(!alive(c.pid!), 'the recorder is gone');
-    assert.ok(!alive(child), 'the grandchild holding its pipe is gone too');
+    assert.ok(!isRunning(c.pid!), 'the recorder is gone');
+    assert.ok(!isRunning(child), 'the grandchild holding its pipe is gone too');
     await c.stop(); // harmless twice
   });
 

@@ -3,11 +3,13 @@
  * what it holds, and under which licence.
  *
  * Design notes:
- * - `sha256` pins the archive. An entry whose checksum vox has not verified is
- *   `null`: this catalogue was written on a machine that could not download
- *   the archives, and a checksum copied from nowhere would be worse than none.
- *   Such an entry installs only with `--unverified`, which prints the SHA-256
- *   it got so that it can be pinned (in `VOX_VOICES_CATALOGUE`, below).
+ * - `sha256` pins the archive: any other file is refused. The built-in pins
+ *   were not computed here (this catalogue was written on a machine that
+ *   reaches no network but the npm registry); each is the one that two
+ *   independent public records of the same release asset agree on. An entry
+ *   whose checksum nobody has verified is `null` and installs only with
+ *   `--unverified`, which prints the SHA-256 it got so that it can be pinned
+ *   (in `VOX_VOICES_CATALOGUE`, below).
  * - Sizes are the publishers' approximate figures, for the user to judge the
  *   download; nothing is checked against them.
  * - `VOX_VOICES_CATALOGUE` names a JSON file of more entries (same shape; an
@@ -53,8 +55,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     type: 'kokoro',
     url: `${SHERPA_RELEASES}/kokoro-int8-en-v0_19.tar.bz2`,
     root: 'kokoro-int8-en-v0_19',
-    sizeMB: 90,
-    sha256: null,
+    sizeMB: 98,
+    sha256: 'c9f0dd393615805b0bab050c340834d5e684e732aec91c0e860cd30e982c08bd',
     licence: 'Apache-2.0',
     free: true,
     languages: ['en-US', 'en-GB'],
@@ -62,13 +64,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     speakers: KOKORO_V019.map((id, sid) => ({ id, sid, languages: [id.startsWith('b') ? 'en-GB' : 'en-US'] })),
   },
   {
-    name: 'kitten-nano-en-v0_1-fp16',
-    title: 'Kitten TTS nano v0.1, fp16 (English, 8 speakers)',
+    name: 'kitten-nano-en-v0_2-fp16',
+    title: 'Kitten TTS nano v0.2, fp16 (English, 8 speakers)',
     type: 'kitten',
-    url: `${SHERPA_RELEASES}/kitten-nano-en-v0_1-fp16.tar.bz2`,
-    root: 'kitten-nano-en-v0_1-fp16',
-    sizeMB: 24,
-    sha256: null,
+    url: `${SHERPA_RELEASES}/kitten-nano-en-v0_2-fp16.tar.bz2`,
+    root: 'kitten-nano-en-v0_2-fp16',
+    sizeMB: 25,
+    sha256: '0345a8a2f4a710cb8f7912c9a731ded8b3e1e69b33a871efa95c2e64651518fe',
     licence: 'Apache-2.0',
     free: true,
     languages: ['en-US'],
@@ -82,7 +84,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     url: `${SHERPA_RELEASES}/vits-piper-en_US-lessac-medium.tar.bz2`,
     root: 'vits-piper-en_US-lessac-medium',
     sizeMB: 64,
-    sha256: null,
+    sha256: '9e3febfacf0abf4270172d2958bcec246032b7e88efc2720840cc80c93de334e',
     licence: 'Blizzard 2013 Lessac dataset licence (non-commercial)',
     free: false,
     licenceNote:

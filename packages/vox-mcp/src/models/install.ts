@@ -246,7 +246,7 @@ export function assertVerifiable(entry: CatalogueEntry, unverified = false): voi
   if (entry.sha256 === null && !unverified) {
     throw new ModelError(
       'VOX_ERR_CLIENT_MODEL_UNVERIFIED',
-      `vox has no verified SHA-256 for ${entry.name} (its catalogue was written without access to the archive); add --unverified to install it anyway (the SHA-256 it gets is printed, to pin it in VOX_VOICES_CATALOGUE)`,
+      `vox has no verified SHA-256 for ${entry.name} (its catalogue entry has no sha256); add --unverified to install it anyway (the SHA-256 it gets is printed, to pin it in VOX_VOICES_CATALOGUE)`,
     );
   }
 }

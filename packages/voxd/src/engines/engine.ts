@@ -25,6 +25,12 @@ export interface SynthesisRequest {
   model?: string;
   /** Aborts synthesis (and any network call) promptly. */
   signal?: AbortSignal;
+  /**
+   * The first sentence of a playback: nothing of it is heard until its first
+   * chunk. An engine that renders whole sentences may render a first phrase
+   * on its own (text/phrase.ts) so that the audio starts sooner.
+   */
+  leading?: boolean;
 }
 
 export interface Synthesis {

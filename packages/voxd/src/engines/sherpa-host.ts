@@ -22,7 +22,8 @@ export interface HostLoad {
 }
 export type HostRequest =
   | HostLoad
-  | { type: 'synthesize'; job: number; text: string; sid: number; speed: number }
+  /** `texts` are rendered in turn into one stream: a sentence, or a first phrase and the rest of it. */
+  | { type: 'synthesize'; job: number; texts: string[]; sid: number; speed: number }
   | { type: 'abort'; job: number };
 
 export type HostReply =
@@ -65,16 +66,19 @@ async function pump(): Promise<void> {
       if (aborted.delete(job.job)) continue;
       const id = job.job;
       try {
-        await tts!.generateAsync({
-          text: job.text,
-          sid: job.sid,
-          speed: job.speed,
-          onProgress: ({ samples }) => {
-            if (aborted.has(id)) return 0;
-            if (samples.length > 0) send({ type: 'chunk', job: id, pcm: toS16(samples) });
-            return 1;
-          },
-        });
+        for (const text of job.texts) {
+          if (aborted.has(id)) break;
+          await tts!.generateAsync({
+            text,
+            sid: job.sid,
+            speed: job.speed,
+            onProgress: ({ samples }) => {
+              if (aborted.has(id)) return 0;
+              if (samples.length > 0) send({ type: 'chunk', job: id, pcm: toS16(samples) });
+              return 1;
+            },
+          });
+        }
         send({ type: 'done', job: id });
       } catch (err) {
         send({ type: 'error', job: id, message: (err as Error).message });

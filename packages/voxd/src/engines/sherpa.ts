@@ -13,7 +13,9 @@
  *   of any installed model. With no voice, the model installed last speaks.
  * - voxd asks for one sentence at a time; sherpa-onnx also splits a longer text
  *   into sentences itself (`maxNumSentences: 1`), and each is sent on as soon as
- *   it is rendered.
+ *   it is rendered. The first sentence of a playback is rendered as its first
+ *   phrase and then the rest (text/phrase.ts), so that first audio waits only
+ *   for the phrase.
  * - A host that dies while loading marks its model failed until the model is
  *   reinstalled (its manifest changes); one that dies while speaking is started
  *   again at the next request, up to MAX_CRASHES times.
@@ -25,6 +27,7 @@ import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
 import type { Voice } from '@vox/protocol';
+import { splitFirstPhrase } from '../text/phrase.js';
 import { ChunkChannel } from './chunk-channel.js';
 import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import type { HostReply, HostRequest } from './sherpa-host.js';
@@ -120,7 +123,7 @@ class Host {
     if (!this.#exited && this.#child.connected) this.#child.send(msg);
   }
 
-  synthesize(text: string, sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
+  synthesize(texts: string[], sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
     const job = this.#nextJob++;
     const channel = new ChunkChannel();
     this.#jobs.set(job, { push: (chunk, error) => channel.push(error ?? chunk) });
@@ -130,7 +133,7 @@ class Host {
       channel.push(null);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.#send({ type: 'synthesize', job, text, sid, speed });
+    this.#send({ type: 'synthesize', job, texts, sid, speed });
     return { format, chunks: channel.read(() => signal?.removeEventListener('abort', onAbort)) };
   }
 
@@ -317,8 +320,11 @@ export class SherpaEngine implements Engine {
 
   cacheParams(request: SynthesisRequest): Record<string, string | number | undefined> {
     const p = this.#pick(request.voice);
+    if (!p) return {};
+    const lead = parts(request).length > 1 ? parts(request)[0]!.length : undefined;
     // The model's install time: a reinstalled or different default model never replays old audio.
-    return p ? { model: `${p.model.manifest.name}@${p.model.manifest.installedAt}`, sid: p.sid } : {};
+    // A sentence rendered as two phrases sounds different from one rendered whole.
+    return { model: `${p.model.manifest.name}@${p.model.manifest.installedAt}`, sid: p.sid, lead };
   }
 
   #host(model: Installed): Host {
@@ -383,7 +389,7 @@ export class SherpaEngine implements Engine {
       throw new Error(`model ${p.model.manifest.name} failed to load: ${(err as Error).message}`);
     }
     const speed = request.rate === undefined ? 1 : Math.max(0.5, Math.min(3, request.rate / NORMAL_WPM));
-    return host.synthesize(request.text, p.sid, speed, request.signal, format);
+    return host.synthesize(parts(request), p.sid, speed, request.signal, format);
   }
 
   async close(): Promise<void> {
@@ -392,6 +398,16 @@ export class SherpaEngine implements Engine {
     this.#hosts.clear();
     await Promise.all(hosts.map((h) => h.close()));
   }
+}
+
+/**
+ * What the host renders for a request: the sentence, or, for the first one of a
+ * playback, its first phrase and then the rest, so the audio starts after the
+ * phrase's share of the work (these models render a whole text before any of it).
+ */
+function parts(request: SynthesisRequest): string[] {
+  const split = request.leading ? splitFirstPhrase(request.text) : undefined;
+  return split ?? [request.text];
 }
 
 /** The voices of a model: `MODEL` for a one-speaker model, `MODEL:SPEAKER` for each speaker otherwise. */
