@@ -171,7 +171,8 @@ describe('scripts/ci/lib.sh: steps are bounded, timed, and stopped with the run'
     }
   };
 
-  test('each step prints and records its time and verdict: ok, FAILED with its exit code, TIMED OUT at its limit', () => {
+  // .ci/run runs on Linux, where bash and GNU timeout come with the base system.
+  test('each step prints and records its time and verdict: ok, FAILED with its exit code, TIMED OUT at its limit', { skip: process.platform !== 'linux' && 'CI runs on Linux (GNU timeout)' }, () => {
     withDir((dir) => {
       const times = join(dir, 'times');
       const r = spawnSync('bash', ['-c', `. "${lib}"; trap times_table EXIT; step 1m "fine" true; step 1m "broken" bash -c 'exit 3' || echo "broken: $?"; step 1s "slow" sleep 30 || echo "slow: $?"`], {
