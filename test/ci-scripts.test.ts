@@ -60,7 +60,7 @@ describe('check-engines.mjs: engines.node against the Node lines CI tests', () =
   test('this repository agrees', () => {
     const r = run('check-engines.mjs', []);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^engines\.node ">=22" in \d+ package\.json files; CI tests Node 22, 24, 26\n$/);
+    assert.match(r.stdout, /^engines\.node "\^22 \|\| \^24 \|\| \^26" in \d+ package\.json files; CI tests Node 22, 24, 26\n$/);
   });
 
   test('a package that claims a line CI does not test fails, named', () => {
@@ -69,12 +69,12 @@ describe('check-engines.mjs: engines.node against the Node lines CI tests', () =
       mkdirSync(join(dir, 'packages/a'), { recursive: true });
       mkdirSync(join(dir, 'packages/b'), { recursive: true });
       writeFileSync(join(dir, 'scripts/ci/node-lines'), '# lines\n22\n24\n');
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ engines: { node: '>=22' } }));
-      writeFileSync(join(dir, 'packages/a/package.json'), JSON.stringify({ engines: { node: '>=20' } }));
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ engines: { node: '^22 || ^24' } }));
+      writeFileSync(join(dir, 'packages/a/package.json'), JSON.stringify({ engines: { node: '>=22' } }));
       writeFileSync(join(dir, 'packages/b/package.json'), JSON.stringify({}));
       const r = run('check-engines.mjs', [dir]);
       assert.equal(r.status, 1);
-      assert.match(r.stderr, /packages\/a\/package\.json has engines\.node ">=20"; CI tests Node 22, 24, so it must be ">=22"/);
+      assert.match(r.stderr, /packages\/a\/package\.json has engines\.node ">=22"; CI tests Node 22, 24, so it must be "\^22 \|\| \^24"/);
       assert.match(r.stderr, /packages\/b\/package\.json has engines\.node undefined/);
       assert.doesNotMatch(r.stderr, /^check-engines: package\.json /m);
     });
