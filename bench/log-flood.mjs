@@ -91,5 +91,8 @@ for (const [level, f] of Object.entries(figures)) {
     peakRatioToWarnPeak: round(f.peak / figures.warn.peak),
     speakLinesWritten: f.speakLines,
     linesDropped: f.dropped,
+    // Bounded: memory stopped growing by the half of the flood (5% for noise).
+    budgetEndRatioToHalf: 1.05,
+    withinBudget: f.end / f.half <= 1.05,
   });
 }

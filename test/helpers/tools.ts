@@ -92,6 +92,7 @@ const PROBES: Record<string, Probe> = {
   script: onPath('script', 'apt-get install bsdutils'),
   prlimit: onPath('prlimit', 'apt-get install util-linux'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
+  python3: onPath('python3', 'apt-get install python3'),
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },
   'sherpa-onnx': { check: sherpaProbe, install: 'npm ci: an optional dependency of voxd, prebuilt for Linux x64/arm64, macOS and Windows' },
