@@ -12,9 +12,14 @@
 //     no model in the same run, and the model host's own RSS.
 //   - sherpa-host-worker-vs-child: the host (engines/sherpa-host.js) as a worker
 //     thread and as a child process: added RSS, load time, first chunk of a sentence.
+//   - sherpa-model (only with BENCH_SHERPA_MODELS=DIR, a models directory such as
+//     VOX_HOME/models after `vox voices install NAME`): for each whole model in it,
+//     through one voxd, its load time, first audio against the whole text, real-time
+//     factor, its host's RSS, and voxd's RSS with every model so far loaded. The
+//     directory is only read (voxd sees it through a symlink in its temp VOX_HOME).
 // Never fails on a duration. Needs `npm run build` first.
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -43,9 +48,9 @@ function children(pid) {
   }
 }
 
-async function drain(engine, text) {
+async function drain(engine, text, voice) {
   const t0 = performance.now();
-  const s = await engine.synthesize({ text });
+  const s = await engine.synthesize({ text, voice });
   let first;
   let bytes = 0;
   for await (const c of s.chunks) {
@@ -206,6 +211,75 @@ try {
   });
   await child.end();
   await worker.end();
+
+  if (process.env.BENCH_SHERPA_MODELS) await realModels(process.env.BENCH_SHERPA_MODELS);
 } finally {
   rmSync(home, { recursive: true, force: true });
+}
+
+/** The figures of each whole model in `dir`, each picked by its name as the voice. */
+async function realModels(dir) {
+  const view = mkdtempSync(join(tmpdir(), 'vox-bench-models-'));
+  symlinkSync(dir, join(view, 'models'));
+  const models = listModels(view).filter((m) => m.ok);
+  for (const m of listModels(view).filter((x) => !x.ok)) report({ bench: 'sherpa-model', model: m.name, skipped: m.reason });
+  const engine = new SherpaEngine({ home: view });
+  const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto' } });
+  const link = join(d.home, 'models');
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(dir, link);
+  try {
+    await d.api('POST', '/v1/speak', { text: 'Warm up.', engine: 'espeak', wait: true });
+    await sleep(1000);
+    const bare = rssMb(d.pid);
+    let hosts = new Set(children(d.pid));
+    for (const m of models) {
+      const voice = m.manifest.name;
+      const t0 = performance.now();
+      const w0 = await d.api('POST', '/v1/speak', { text: `Loading model ${models.indexOf(m) + 1}.`, voice, wait: true });
+      const loadAndFirstMs = performance.now() - t0;
+      if (w0.body.engine !== 'sherpa') {
+        report({ bench: 'sherpa-model', model: voice, failed: JSON.stringify(w0.body) });
+        continue;
+      }
+      await drain(engine, SHORT, voice);
+      const ratios = [];
+      const whole = [];
+      const audio = [];
+      const firsts = [];
+      for (let i = 0; i < Math.min(RUNS, 5); i++) {
+        const w = await drain(engine, SHORT, voice);
+        const r = await d.api('POST', '/v1/speak', { text: SHORT.replace('today.', `today ${models.indexOf(m) + 1}${i}.`), voice, wait: true });
+        const h = (await d.api('GET', '/v1/status')).body.history.find((e) => e.id === r.body.id);
+        whole.push(w.ms);
+        audio.push(w.audioMs);
+        firsts.push(h.firstAudioMs);
+        ratios.push(h.firstAudioMs / w.ms);
+      }
+      await sleep(2000);
+      const now = new Set(children(d.pid));
+      const host = [...now].find((p) => !hosts.has(p));
+      hosts = now;
+      report({
+        bench: 'sherpa-model',
+        model: voice,
+        type: m.manifest.type,
+        loadAndFirstSpeechMs: round(loadAndFirstMs),
+        firstAudioMedianMs: round(median(firsts)),
+        wholeSynthesisMs: round(median(whole)),
+        firstAudioRatio: round(median(ratios), 4),
+        rtf: round(median(whole) / median(audio), 4),
+        threads: engine.threads,
+        hostRssMb: host ? round(rssMb(host), 1) : undefined,
+        voxdRssMb: round(rssMb(d.pid), 1),
+        voxdRssBeforeAnyModelMb: round(bare, 1),
+      });
+    }
+  } finally {
+    unlinkSync(link);
+    await d.stop();
+    await engine.close();
+    unlinkSync(join(view, 'models'));
+    rmSync(view, { recursive: true, force: true });
+  }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The Node lines CI tests (scripts/ci/node-lines) and the `engines.node` every
-// package.json claims must agree: each package says ">=LOWEST", and LOWEST is
-// the lowest line CI runs. Otherwise CI could pass on lines nobody claims, or a
-// claimed line could go untested. `check-engines.mjs [ROOT]` checks another
+// package.json claims must agree: each package says "^A || ^B || ...", exactly
+// the lines CI runs. Otherwise CI could pass on lines nobody claims, or a
+// claimed line (an odd, short-lived one, or a future one) could go untested. `check-engines.mjs [ROOT]` checks another
 // tree (test/ci-scripts.test.ts gives it one that disagrees).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ if (lines.length === 0 || lines.some((n) => !Number.isInteger(n))) {
   console.error('check-engines: scripts/ci/node-lines must list Node majors, one a line');
   process.exit(1);
 }
-const want = `>=${Math.min(...lines)}`;
+const want = [...lines].sort((a, b) => a - b).map((n) => `^${n}`).join(' || ');
 const files = ['package.json', ...readdirSync(join(root, 'packages')).map((p) => join('packages', p, 'package.json'))];
 let bad = 0;
 for (const f of files) {

@@ -291,13 +291,18 @@ function keyNames(text: string): { names: Set<string>; badLines: number[] } {
   return { names: new Set(values.keys()), badLines };
 }
 
+/** The Node lines vox supports and CI tests (scripts/ci/node-lines, engines.node); a test keeps them in step. */
+export const NODE_LINES = [22, 24, 26] as const;
+
 function nodeCheck(version: string): Check {
-  // engines.node is ">=22" (README, "Supported Node versions"); 20 still runs but is end of life and untested.
+  // 20 still runs but is end of life; an odd line or a newer one is untested.
   const major = Number(version.split('.')[0]);
-  const fix = 'install Node.js 22 or later (e.g. "nvm install 24"), then run "vox hooks install" and "vox daemon install" again: they record node\'s path';
-  if (major >= 22) return { name: 'node', level: 'ok', detail: `v${version} (22 or later supported)` };
-  if (major >= 20) return { name: 'node', level: 'warn', detail: `v${version} is end of life and not supported; vox supports Node.js 22 or later`, fix };
-  return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js 22 or later`, fix };
+  const lines = NODE_LINES.join(', ');
+  const fix = `install Node.js ${lines} (e.g. "nvm install 24"), then run "vox hooks install" and "vox daemon install" again: they record node's path`;
+  if ((NODE_LINES as readonly number[]).includes(major)) return { name: 'node', level: 'ok', detail: `v${version} (vox supports Node.js ${lines})` };
+  if (major > NODE_LINES[0]) return { name: 'node', level: 'warn', detail: `v${version} is not a line vox is tested on (Node.js ${lines}); it will probably work`, fix };
+  if (major >= 20) return { name: 'node', level: 'warn', detail: `v${version} is end of life and not supported; vox supports Node.js ${lines}`, fix };
+  return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js ${lines}`, fix };
 }
 
 function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVersion: string): Check[] {

@@ -3,12 +3,12 @@
  * headless machine (no voxd, no sound card) and against a healthy voxd.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { StatusResponse } from '@vox/protocol';
-import { formatChecks, healthy, probePlayer, runDoctor, which, type Check, type DaemonView, type DoctorOptions } from '../src/doctor.js';
+import { formatChecks, healthy, NODE_LINES, probePlayer, runDoctor, which, type Check, type DaemonView, type DoctorOptions } from '../src/doctor.js';
 import { installHooks, settingsPath } from '../src/hooks-settings.js';
 import { cleanEnv, startDaemon, vox, type Daemon } from '../../../test/helpers/daemon.js';
 import { needTool } from '../../../test/helpers/tools.js';
@@ -96,16 +96,30 @@ describe('doctor checks', () => {
     assert.match(bad.fix!, /vox daemon config/);
   });
 
-  test('node: 22 or later is ok, end-of-life 20 warns, older fails', async () => {
-    assert.equal(byName(await runDoctor(options()), 'node').level, 'ok');
+  test('node: 22, 24 and 26 are ok, an untested line or end-of-life 20 warns, older fails', async () => {
+    assert.equal(byName(await runDoctor(options({ nodeVersion: '22.12.0' })), 'node').level, 'ok');
     assert.equal(byName(await runDoctor(options({ nodeVersion: '26.1.0' })), 'node').level, 'ok');
+    for (const v of ['23.11.0', '25.0.0', '27.0.0']) {
+      const untested = byName(await runDoctor(options({ nodeVersion: v })), 'node');
+      assert.equal(untested.level, 'warn', v);
+      assert.match(untested.detail, /not a line vox is tested on \(Node\.js 22, 24, 26\)/);
+    }
     const eol = byName(await runDoctor(options({ nodeVersion: '20.19.0' })), 'node');
     assert.equal(eol.level, 'warn');
     assert.match(eol.detail, /end of life/);
-    assert.match(eol.fix!, /Node\.js 22 or later/);
+    assert.match(eol.fix!, /Node\.js 22, 24, 26/);
     const old = byName(await runDoctor(options({ nodeVersion: '18.19.1' })), 'node');
     assert.equal(old.level, 'fail');
     assert.ok(old.fix);
+  });
+
+  test('the node check lists the lines CI tests and engines.node claims', () => {
+    const lines = readFileSync(new URL('../../../scripts/ci/node-lines', import.meta.url), 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean)
+      .map(Number);
+    assert.deepEqual([...NODE_LINES], lines);
   });
 
   test('daemon not running: a warning while clients may start it, a failure with VOX_NO_AUTOSTART=1', async () => {

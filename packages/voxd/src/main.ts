@@ -204,7 +204,8 @@ async function shutdown(signal: string): Promise<void> {
   }
   removeState(paths.state);
   await release().catch(() => {});
-  log.flush?.();
+  // The last lines reach the file before exit (a blocked disk: the deadline above ends it).
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
