@@ -43,7 +43,9 @@ Actions:
   config [get KEY | set KEY VALUE | unset KEY]
               voxd's settings file: list every setting with its source (file,
               env or default), or read, change or remove one (keys: audio,
-              engine, port, host, logLevel; docs/operations.md)
+              engine, port, host, logLevel, listen.recorder, transcriber.url,
+              transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs;
+              docs/operations.md)
 
 Options:
   --timeout SECONDS   how long to wait for voxd to start or exit (default 10)
