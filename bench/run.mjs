@@ -49,6 +49,7 @@ const BENCHES = [
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },
   { file: 'journal.mjs' },
+  { file: 'log-flood.mjs' },
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
   { file: 'sherpa.mjs' },

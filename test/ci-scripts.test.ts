@@ -1,12 +1,12 @@
 /**
- * The small Node scripts .ci/run relies on (scripts/ci/*.mjs), run for real on
+ * The small Node scripts .ci/run relies on (scripts/ci/*), run for real on
  * inputs that pass and inputs that must fail: CI's checks are only as good as
  * their ability to say no.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, removeDir, tempDir } from './helpers/daemon.js';
 
@@ -219,5 +219,36 @@ describe('scripts/ci/lib.sh: steps are bounded, timed, and stopped with the run'
       if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
       removeDir(dir);
     }
+  });
+});
+
+describe('without.sh: the suite as a machine where an optional dependency did not install', () => {
+  const without = (dir: string, glob: string, cmd: string) => {
+    const r = spawnSync('bash', [join(ROOT, 'scripts/ci/without.sh'), 'fake-tool', glob, cmd], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, TMPDIR: dir } });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const modules = (dir: string) => readdirSync(join(dir, 'node_modules')).sort();
+
+  test('the packages are gone while the command runs, VOX_TEST_ABSENT names the tool, and they are back after a failure', () => {
+    withDir((dir) => {
+      for (const p of ['fake-a', 'fake-b', 'kept']) mkdirSync(join(dir, 'node_modules', p), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', 'fake-a', 'index.js'), 'x');
+      const r = without(dir, 'fake-*', 'ls node_modules; echo "absent=$VOX_TEST_ABSENT"; exit 3');
+      assert.equal(r.status, 3, 'the command\'s own exit status');
+      assert.equal(r.stdout, 'kept\nabsent=fake-tool\n');
+      assert.deepEqual(modules(dir), ['fake-a', 'fake-b', 'kept']);
+      assert.equal(readFileSync(join(dir, 'node_modules', 'fake-a', 'index.js'), 'utf8'), 'x');
+      assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('vox-ci-without.')), [], 'its holding directory is removed');
+    });
+  });
+
+  test('nothing to move aside is an error: the job would not test what it says', () => {
+    withDir((dir) => {
+      mkdirSync(join(dir, 'node_modules', 'kept'), { recursive: true });
+      const r = without(dir, 'fake-*', 'true');
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /without: no node_modules\/fake-\* to move aside/);
+      assert.deepEqual(modules(dir), ['kept']);
+    });
   });
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeDir, tempDir } from './daemon.js';
-import { inCI, needTool, toolPath } from './tools.js';
+import { absentOnPurpose, inCI, needTool, toolPath } from './tools.js';
 
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
@@ -28,6 +28,24 @@ test('a missing tool gives a one-line reason that names it and how to install it
 
 test('under CI a missing tool throws, naming it', () => {
   assert.throws(() => withEnv({ CI: 'true' }, () => needTool('vox-test-no-such-tool')), /CI=true, and this test needs vox-test-no-such-tool/);
+});
+
+test('VOX_TEST_ABSENT: a tool a run goes without on purpose skips even under CI, and must really be missing', () => {
+  const why = withEnv({ CI: 'true', VOX_TEST_ABSENT: 'sherpa-onnx, vox-test-gone' }, () => needTool('vox-test-gone'));
+  assert.match(String(why), /^needs vox-test-gone: vox-test-gone is not on PATH/);
+  assert.deepEqual([...absentOnPurpose({ VOX_TEST_ABSENT: ' a,,b ' })], ['a', 'b']);
+  const dir = tempDir('vox-tools-test-');
+  try {
+    const bin = join(dir, 'vox-test-there');
+    writeFileSync(bin, '#!/bin/sh\n');
+    chmodSync(bin, 0o755);
+    assert.throws(
+      () => withEnv({ PATH: dir, CI: 'true', VOX_TEST_ABSENT: 'vox-test-there' }, () => needTool('vox-test-there')),
+      /VOX_TEST_ABSENT names vox-test-there, but vox-test-there is usable/,
+    );
+  } finally {
+    removeDir(dir);
+  }
 });
 
 test('a program on PATH is found, and toolPath gives its path', () => {

@@ -92,6 +92,7 @@ const PROBES: Record<string, Probe> = {
   script: onPath('script', 'apt-get install bsdutils'),
   prlimit: onPath('prlimit', 'apt-get install util-linux'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
+  python3: onPath('python3', 'apt-get install python3'),
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },
   'sherpa-onnx': { check: sherpaProbe, install: 'npm ci: an optional dependency of voxd, prebuilt for Linux x64/arm64, macOS and Windows' },
@@ -107,7 +108,7 @@ export function inCI(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /**
  * false when `name` is usable, else a one-line skip reason. Under CI a missing
- * tool throws instead. Names: a program on PATH, or one of the probes above
+ * tool throws instead, unless VOX_TEST_ABSENT names it. Names: a program on PATH, or one of the probes above
  * (`speaker`, `plistlib`).
  */
 export function needTool(name: string): false | string {
@@ -118,8 +119,18 @@ export function needTool(name: string): false | string {
     missing = why === undefined ? false : `needs ${name}: ${why} (${probe.install})`;
     cache.set(name, missing);
   }
+  if (absentOnPurpose().has(name)) {
+    // A CI job that goes without it (an optional dependency that failed to install): it must really be gone.
+    if (!missing) throw new Error(`VOX_TEST_ABSENT names ${name}, but ${name} is usable; the job that runs without it must remove it first`);
+    return missing;
+  }
   if (missing && inCI()) throw new Error(`CI=true, and this test ${missing}; .ci/run installs it`);
   return missing;
+}
+
+/** The tools a run goes without on purpose (`VOX_TEST_ABSENT=a,b`): skipped with their reason even under CI. */
+export function absentOnPurpose(env: NodeJS.ProcessEnv = process.env): Set<string> {
+  return new Set((env.VOX_TEST_ABSENT ?? '').split(',').map((t) => t.trim()).filter(Boolean));
 }
 
 /** The full path of a program that needTool(name) found. */

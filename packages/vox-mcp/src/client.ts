@@ -4,10 +4,10 @@
  * path of every hook, and undici's import alone costs several times a whole
  * `vox say` (bench/say.mjs).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, homePaths, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
 export interface Endpoint {
@@ -256,7 +256,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
   const paths = homePaths(voxHome(env));
   let homeUsable = true;
   try {
-    mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+    makeDirs(paths.home, 0o700);
   } catch {
     homeUsable = false;
   }

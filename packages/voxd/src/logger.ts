@@ -1,12 +1,14 @@
 /**
  * voxd's log: pino JSON lines in VOX_HOME/logs/voxd.log, rotated by size
- * (rotating-file-stream, in-process: no transport worker to pay for).
+ * (rotating-file-stream, in-process: no transport worker to pay for), through
+ * a LogStream that bounds what waits for the disk (log-stream.ts).
  * Secrets are redacted by path; request bodies are never logged.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createStream } from 'rotating-file-stream';
+import { LogStream } from './log-stream.js';
 
 export interface LoggerOptions {
   dir: string;
@@ -14,11 +16,14 @@ export interface LoggerOptions {
   /** Rotate after this size. Default 5 MB, 5 files kept. */
   size?: string;
   maxFiles?: number;
+  /** Bytes of log lines that may wait for the disk before new lines are dropped (and counted). Default 1 MiB. */
+  buffer?: number;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-  const stream = createStream('voxd.log', { path: options.dir, size: options.size ?? '5M', maxFiles: options.maxFiles ?? 5 });
+  const file = createStream('voxd.log', { path: options.dir, size: options.size ?? '5M', maxFiles: options.maxFiles ?? 5 });
+  const stream = new LogStream(file, { limit: options.buffer, base: { pid: process.pid } });
   return pino(
     {
       level: options.level ?? 'info',

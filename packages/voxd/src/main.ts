@@ -3,11 +3,11 @@
  * voxd entry: the only place that parses flags, takes the single-instance
  * lock, listens, handles signals and exits.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
@@ -55,7 +55,7 @@ function fail(message: string, code = 1): never {
 function usableHome(home: string, logs: string): string | undefined {
   for (const dir of [home, logs]) {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirs(dir, 0o700);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EEXIST') return `${dir} is a file, not a directory`;
@@ -204,7 +204,8 @@ async function shutdown(signal: string): Promise<void> {
   }
   removeState(paths.state);
   await release().catch(() => {});
-  log.flush?.();
+  // The last lines reach the file before exit (a blocked disk: the deadline above ends it).
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
