@@ -10,7 +10,7 @@ import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
-import type { SherpaEngine } from './engines/sherpa.js';
+import { SherpaEngine } from './engines/sherpa.js';
 import { Journal } from './journal.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
@@ -247,7 +247,8 @@ const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 let synthesis;
 try {
-  synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
+  const sherpaEngine = new SherpaEngine({ home: paths.home, env, idleUnloadMs: settings.values['sherpa.idleUnloadMs'], log });
+  synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log, sherpa: sherpaEngine });
 } catch (err) {
   await release();
   fail((err as Error).message, 2);
