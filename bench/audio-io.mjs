@@ -8,7 +8,9 @@
 // The file device's null slave does not pace: the sink's own figures (first
 // chunk -> first sample copied to the device; stop -> last sample copied)
 // come from voxd's debug log ("audioio timing"); the device then holds at most
-// two 20 ms buffers, so stop-to-silence is reported as stopMs + 40 ms.
+// two 20 ms buffers, so stop-to-silence is reported as stopMs + 40 ms, and
+// end to end from this script sending POST /v1/stop to voxd's last sample
+// copied (lastSampleAt; both sides read performance.timeOrigin + now()) + 40 ms.
 // Also measures where the addon could run: voxd's main thread (the callback
 // cannot wait there: callbacks per second and padded silence on an unpaced
 // device), a worker thread (what voxd does) and a child process (RSS and time
@@ -54,6 +56,9 @@ function timings(home) {
   return lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'audioio timing');
 }
 
+/** When each stop request was sent, in order (one per run). */
+const stopSentAt = [];
+
 async function sinkTimings() {
   const d = await startVoxd({ audio: 'audioio', env: alsaEnv });
   const home = d.home;
@@ -63,6 +68,8 @@ async function sinkTimings() {
       const p = d.api('POST', '/v1/speak', { text: `${LONG} Run ${i}.`, wait: true });
       for (let k = 0; k < 200 && !(await d.api('GET', '/v1/status')).body.playing; k++) await sleep(20);
       await sleep(1200 + ((i * 97) % 600));
+      // Wall-clock ms, comparable with voxd's lastSampleAt (performance.timeOrigin + now() in both processes).
+      stopSentAt.push(performance.timeOrigin + performance.now());
       await d.api('POST', '/v1/stop', { scope: 'all' });
       const r = await p;
       if (process.env.BENCH_DEBUG) process.stderr.write(JSON.stringify(r.body) + '\n');
@@ -134,7 +141,21 @@ try {
   const t = await sinkTimings();
   const first = t.map((x) => x.firstSampleMs).filter((x) => typeof x === 'number');
   const stops = t.map((x) => x.stopMs).filter((x) => typeof x === 'number');
-  report({ bench: 'audio-io', metric: 'first PCM chunk -> first sample at the device (ms)', n: first.length, median: round(median(first)), p95: round(percentile(first, 95)), budgetMs: 20 });
+  report({ bench: 'audio-io', metric: 'first PCM chunk -> first sample at the device (ms)', n: first.length, median: round(median(first)), p95: round(percentile(first, 95)), budgetMs: 20, ratioToBudget: round(median(first) / 20, 3) });
+  // End to end: from the client sending POST /v1/stop to the last sample copied, plus the 2 buffers the device still holds.
+  // A stop that found the device waiting for samples copied none after it: 0 + 40 ms.
+  const stopped = t.filter((x) => typeof x.lastSampleAt === 'number');
+  if (stopped.length !== stopSentAt.length) process.stderr.write(`# audio-io: ${stopped.length} stopped playbacks for ${stopSentAt.length} stops; the end-to-end stop figure pairs them in order\n`);
+  const e2e = stopped.slice(0, stopSentAt.length).map((x, i) => Math.max(0, x.lastSampleAt - stopSentAt[i]) + 40);
+  report({
+    bench: 'audio-io',
+    metric: 'POST /v1/stop sent -> silence at the device (ms): HTTP, dispatcher, sink, + 2 device buffers (40 ms)',
+    n: e2e.length,
+    median: round(median(e2e)),
+    p95: round(percentile(e2e, 95)),
+    budgetMs: 100,
+    ratioToBudget: round(median(e2e) / 100, 3),
+  });
   report({
     bench: 'audio-io',
     metric: 'stop -> silence at the device (ms): last sample copied + 2 device buffers (40 ms)',

@@ -12,6 +12,10 @@
 //     no model in the same run, and the model host's own RSS.
 //   - sherpa-host-worker-vs-child: the host (engines/sherpa-host.js) as a worker
 //     thread and as a child process: added RSS, load time, first chunk of a sentence.
+//   - sherpa-reload-after-unload: through a voxd with sherpa.idleUnloadMs set
+//     (VOXD_SHERPA_IDLE_UNLOAD_MS, BENCH_SHERPA_IDLE_MS, default 1000), the first audio of
+//     that text when the idle model was unloaded (its host exited: the request starts and
+//     loads it again) against right after, with the model loaded; the median of the runs' ratios.
 //   - sherpa-model (only with BENCH_SHERPA_MODELS=DIR, a models directory such as
 //     VOX_HOME/models after `vox voices install NAME`): for each whole model in it,
 //     through one voxd, its load time, first audio against the whole text, real-time
@@ -149,6 +153,8 @@ try {
     totalRatio: round((voxdRss + modelRss) / bareRss, 3),
   });
 
+  await reloadAfterUnload();
+
   // Worker thread vs child process for the host, measured the same way.
   const model = listModels(home).find((m) => m.ok);
   const load = { type: 'load', module: 'sherpa-onnx-node', config: sherpaConfig(model, 1) };
@@ -215,6 +221,75 @@ try {
   if (process.env.BENCH_SHERPA_MODELS) await realModels(process.env.BENCH_SHERPA_MODELS);
 } finally {
   rmSync(home, { recursive: true, force: true });
+}
+
+/**
+ * The cost of an idle unload: first audio of the first request after the model's host
+ * exited, against the next request with it loaded, alternating in one voxd.
+ */
+async function reloadAfterUnload() {
+  const idleMs = Number(process.env.BENCH_SHERPA_IDLE_MS ?? 1000);
+  const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto', VOXD_SHERPA_IDLE_UNLOAD_MS: String(idleMs) } });
+  writeSyntheticVoice(join(d.home, 'models'), { installed: true, work: WORK });
+  const hosts = () => children(d.pid).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sherpa-host');
+    } catch {
+      return false;
+    }
+  });
+  const speak = async (text) => {
+    const r = await d.api('POST', '/v1/speak', { text, wait: true });
+    if (r.body.engine !== 'sherpa') throw new Error(`spoken by ${r.body.engine}: ${JSON.stringify(r.body)}`);
+    return (await d.api('GET', '/v1/status')).body.history.find((e) => e.id === r.body.id).firstAudioMs;
+  };
+  const cold = [];
+  const warm = [];
+  const ratios = [];
+  const hostMb = [];
+  let voxdAfterUnloadMb;
+  try {
+    for (let i = 0; i < RUNS + 1; i++) {
+      const deadline = performance.now() + idleMs + 30_000;
+      while (hosts().length > 0) {
+        if (performance.now() > deadline) throw new Error('the idle model host did not exit');
+        await sleep(50);
+      }
+      const c = await speak(SHORT.replace('today.', `today after unload ${i}.`));
+      const w = await speak(SHORT.replace('today.', `today while loaded ${i}.`));
+      // Read before the idle time runs out: what an unload gives back.
+      const loadedHostMb = hosts().reduce((n, p) => {
+        try {
+          return n + rssMb(p);
+        } catch {
+          return n; // unloaded meanwhile
+        }
+      }, 0);
+      if (i === 0) continue;
+      if (loadedHostMb > 0) hostMb.push(loadedHostMb);
+      cold.push(c);
+      warm.push(w);
+      ratios.push(c / w);
+    }
+    while (hosts().length > 0) await sleep(50);
+    voxdAfterUnloadMb = rssMb(d.pid);
+  } finally {
+    await d.stop();
+  }
+  report({
+    bench: 'sherpa-reload-after-unload',
+    model: `synthetic, --work ${WORK}`,
+    idleUnloadMs: idleMs,
+    runs: ratios.length,
+    firstAudioAfterUnloadMedianMs: round(median(cold)),
+    firstAudioLoadedMedianMs: round(median(warm)),
+    reloadCostMedianMs: round(median(cold.map((c, i) => c - warm[i]))),
+    ratio: round(median(ratios), 3),
+    ratioRange: [round(Math.min(...ratios), 3), round(Math.max(...ratios), 3)],
+    hostRssWhileLoadedMb: hostMb.length ? round(median(hostMb), 1) : undefined,
+    voxdRssAfterUnloadMb: round(voxdAfterUnloadMb, 1),
+    note: 'first audio of the 200-character text: the first request after the idle model host exited, against the next one (model loaded), in the same voxd',
+  });
 }
 
 /** The figures of each whole model in `dir`, each picked by its name as the voice. */

@@ -98,6 +98,17 @@ describe('voxd exits before it listens: the client says what voxd said', () => {
     assert.ok(r.stderr.includes(`VOX_HOME=${file} cannot be used: ${file} is a file, not a directory`), r.stderr);
   });
 
+  test('VOX_HOME where mkdir says ENOENT under a parent that exists (/proc): voxd names it, nobody spins', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
+    // Node 20's recursive mkdirSync never returns there; the client and voxd create VOX_HOME one level at a time.
+    const dir = `/proc/vox-test-${process.pid}/home`;
+    const env = cleanEnv(home(), { VOX_HOME: dir });
+    writeSettings(env, { audio: 'null' });
+    const r = await vox(['say', 'Hello'], { env, timeoutMs: 30_000 });
+    assert.equal(r.code, 3, `${r.code} ${r.stderr}`);
+    assert.match(r.stderr, /voxd exited with code 1 before it listened/);
+    assert.ok(r.stderr.includes(`VOX_HOME=${dir} cannot be used: cannot create ${dir}: ENOENT`), r.stderr);
+  });
+
   test('a bad setting: file, line, key, value, allowed values and the closest key', async () => {
     const h = home();
     const env = cleanEnv(h);

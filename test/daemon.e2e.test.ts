@@ -215,6 +215,9 @@ describe('failures', () => {
       assert.equal(first.status, 503, JSON.stringify(first.body));
       assert.equal(first.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
       assert.match(first.body.message, /nothing will be heard: aplay exited with code 1: aplay: main:831: audio open error/);
+      // A player is installed, so the fix is the device (or files), not "install a player".
+      assert.match(first.body.message, /To fix: check the sound card and the sound server/);
+      assert.match(first.body.message, /vox daemon config set audio file:DIR/);
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.sink.ok, false);
       assert.equal(s.body.counters.accepted, 0);

@@ -1,5 +1,32 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+
+/**
+ * `mkdir -p`, one level at a time, with mkdirSync's errors (EEXIST when `dir`
+ * is a file, ENOTDIR when a part of it is, EACCES, ENOENT). Not
+ * `mkdirSync(dir, { recursive: true })`: on Node 20 that never returns (and
+ * spins) when mkdir answers ENOENT under a parent that exists, as it does
+ * under /proc, and VOX_HOME is whatever the user set. A directory that
+ * another process creates meanwhile is fine.
+ */
+export function makeDirs(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d, mode === undefined ? undefined : { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+    }
+  }
+  if (missing.length === 0 && !statSync(dir).isDirectory()) {
+    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: 'EEXIST', path: dir, syscall: 'mkdir' });
+  }
+}
 
 /**
  * The state directory shared by voxd and its clients. `VOX_HOME` wins; otherwise

@@ -75,6 +75,8 @@ export interface DaemonSettings {
   'transcriber.model': string;
   /** Longest wait for a transcript, in ms. Default 30000. */
   'transcriber.timeoutMs': number;
+  /** A voice model with no synthesis for this long (ms) is unloaded (its host process exits); 0 keeps models loaded. Default 0. */
+  'sherpa.idleUnloadMs': number;
 }
 
 export type SettingKey = keyof DaemonSettings;
@@ -89,7 +91,11 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   'transcriber.url': '',
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
+  'sherpa.idleUnloadMs': 0,
 });
+
+/** The longest `sherpa.idleUnloadMs` (one day, in ms). */
+export const MAX_IDLE_UNLOAD_MS = 86_400_000;
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -185,6 +191,16 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_TRANSCRIBER_TIMEOUT_MS',
     allowed: 'an integer from 100 to 600000 (ms)',
     check: (v) => (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 600_000 ? undefined : 'out of range'),
+  },
+  'sherpa.idleUnloadMs': {
+    type: 'integer',
+    env: 'VOXD_SHERPA_IDLE_UNLOAD_MS',
+    allowed: `0 (keep voice models loaded) or an integer from 100 to ${MAX_IDLE_UNLOAD_MS} (ms of no speech before a model is unloaded, e.g. 600000 for 10 minutes)`,
+    check: (v) => {
+      if (!Number.isInteger(v)) return typeof v === 'string' && /^\s*\d+(?:\.\d+)?\s*(?:ms|s|min|m|h)\s*$/i.test(v) ? 'a number of milliseconds, without a unit' : 'not an integer';
+      const n = v as number;
+      return n === 0 || (n >= 100 && n <= MAX_IDLE_UNLOAD_MS) ? undefined : 'out of range';
+    },
   },
 });
 

@@ -10,6 +10,7 @@ import {
   SettingsError,
   audioSpecProblem,
   checkSetting,
+  formatProblem,
   parseSettings,
   readSettingsFile,
   resolveSettings,
@@ -46,7 +47,7 @@ describe('parseSettings', () => {
     const r = parseSettings('audoi: speaker\nport: "8421"\nengine: espek\nhost: 0.0.0.0\naudio: file:out\n', '/c/voxd.yaml');
     assert.equal(r.problems.length, 5);
     const [a, b, c, d, e] = r.problems;
-    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, transcriber.url, transcriber.model, transcriber.timeoutMs', message: undefined });
+    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs', message: undefined });
     assert.match(a!.message, /unknown key "audoi"; did you mean "audio"\?/);
     assert.equal(b!.line, 2);
     assert.equal(b!.value, '8421');
@@ -114,7 +115,7 @@ describe('resolveSettings', () => {
     const r = resolveSettings({ env: { VOXD_ENGINE: 'say', VOXD_PORT: '0' }, file, flags: { port: '9100' } });
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.values, { ...SETTINGS_DEFAULTS, audio: 'file:/f', engine: 'say', port: 9100 });
-    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default' });
+    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default', 'sherpa.idleUnloadMs': 'default' });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });
 
@@ -123,6 +124,31 @@ describe('resolveSettings', () => {
     assert.deepEqual(r.problems.map((p) => p.origin), ['VOXD_AUDIO', 'VOXD_PORT']);
     assert.match(r.problems[1]!.message, /port: "abc" is not allowed/);
     assert.match(resolveSettings({ env: { VOXD_PORT: '99999' }, file: { values: {}, problems: [] } }).problems[0]!.message, /port: 99999 is not allowed/);
+  });
+
+  test('sherpa.idleUnloadMs: 0 (never) or 100 ms to a day; a unit, a fraction or a negative is refused with the file, line, key and allowed values', () => {
+    const ok = parseSettings('sherpa:\n  idleUnloadMs: 600000\n', 'f');
+    assert.deepEqual(ok.problems, []);
+    assert.deepEqual(ok.values, { 'sherpa.idleUnloadMs': 600_000 });
+    assert.equal(SETTINGS_DEFAULTS['sherpa.idleUnloadMs'], 0, 'models stay loaded unless asked');
+    assert.equal(checkSetting('sherpa.idleUnloadMs', 0, 'x'), undefined);
+    assert.equal(checkSetting('sherpa.idleUnloadMs', 100, 'x'), undefined);
+    assert.equal(checkSetting('sherpa.idleUnloadMs', 86_400_000, 'x'), undefined);
+    const allowed = '0 (keep voice models loaded) or an integer from 100 to 86400000 (ms of no speech before a model is unloaded, e.g. 600000 for 10 minutes)';
+    const bad = parseSettings('engine: auto\nsherpa:\n  idleUnloadMs: 10m\nsherpa.idleUnloadMs: 50\n', '/c/voxd.yaml');
+    assert.deepEqual(bad.values, { engine: 'auto' });
+    assert.deepEqual(bad.problems.map(formatProblem), [
+      `/c/voxd.yaml:3: sherpa.idleUnloadMs: "10m" is not allowed (a number of milliseconds, without a unit); use ${allowed}`,
+      `/c/voxd.yaml:4: sherpa.idleUnloadMs: 50 is not allowed (out of range); use ${allowed}`,
+    ]);
+    assert.equal(bad.problems[0]!.key, 'sherpa.idleUnloadMs');
+    assert.equal(bad.problems[0]!.allowed, allowed);
+    for (const v of [-1, 1.5, 86_400_001, 'soon', true]) assert.ok(checkSetting('sherpa.idleUnloadMs', v, 'x'), `${JSON.stringify(v)} is refused`);
+    const fromEnv = resolveSettings({ env: { VOXD_SHERPA_IDLE_UNLOAD_MS: '30s' }, file: { values: {}, problems: [] } });
+    assert.equal(fromEnv.problems[0]!.origin, 'VOXD_SHERPA_IDLE_UNLOAD_MS');
+    assert.match(formatProblem(fromEnv.problems[0]!), /^VOXD_SHERPA_IDLE_UNLOAD_MS: sherpa\.idleUnloadMs: "30s" is not allowed \(a number of milliseconds, without a unit\)/);
+    assert.equal(resolveSettings({ env: { VOXD_SHERPA_IDLE_UNLOAD_MS: '1500' }, file: { values: {}, problems: [] } }).values['sherpa.idleUnloadMs'], 1500);
+    assert.match(parseSettings('sherpa:\n  idleUnload: 5000\n', 'f').problems[0]!.message, /unknown key "sherpa\.idleUnload"; did you mean "sherpa\.idleUnloadMs"\?/);
   });
 
   test('checkSetting and SettingsError', () => {

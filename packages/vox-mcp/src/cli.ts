@@ -41,7 +41,7 @@ Commands:
   hooks install|uninstall   add or remove vox's Claude Code hooks
   config [check]      show or validate this project's .vox/config.md
   init                write a commented .vox/config.md
-  daemon install|uninstall|start|stop|restart|status
+  daemon install|uninstall|start|stop|restart|status|config
   doctor              check the installation
   logs [-f]           show voxd's logs
 

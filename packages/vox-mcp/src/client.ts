@@ -4,10 +4,10 @@
  * path of every hook, and undici's import alone costs several times a whole
  * `vox say` (bench/say.mjs).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, homePaths, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { ClientError } from './errors.js';
 
 export interface Endpoint {
@@ -205,7 +205,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * happens to start it: its settings file decides (docs/operations.md). VOXD_PORT
  * and VOXD_HOST stay: they say where this client looks for the voxd it starts.
  */
-export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS'] as const;
+export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS', 'VOXD_SHERPA_IDLE_UNLOAD_MS'] as const;
 
 function validPort(port: number): boolean {
   return Number.isInteger(port) && port >= 0 && port <= 65535;
@@ -256,7 +256,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
   const paths = homePaths(voxHome(env));
   let homeUsable = true;
   try {
-    mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+    makeDirs(paths.home, 0o700);
   } catch {
     homeUsable = false;
   }

@@ -3,14 +3,14 @@
  * voxd entry: the only place that parses flags, takes the single-instance
  * lock, listens, handles signals and exits.
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, pidAlive, voxHome } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
-import type { SherpaEngine } from './engines/sherpa.js';
+import { SherpaEngine } from './engines/sherpa.js';
 import { Journal } from './journal.js';
 import { appendStartupLog, createLogger } from './logger.js';
 import { buildServer } from './server.js';
@@ -55,7 +55,7 @@ function fail(message: string, code = 1): never {
 function usableHome(home: string, logs: string): string | undefined {
   for (const dir of [home, logs]) {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirs(dir, 0o700);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EEXIST') return `${dir} is a file, not a directory`;
@@ -247,7 +247,8 @@ const espeak = new EspeakEngine();
 const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 let synthesis;
 try {
-  synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log });
+  const sherpaEngine = new SherpaEngine({ home: paths.home, env, idleUnloadMs: settings.values['sherpa.idleUnloadMs'], log });
+  synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log, sherpa: sherpaEngine });
 } catch (err) {
   await release();
   fail((err as Error).message, 2);

@@ -7,6 +7,7 @@ import type { Voice } from '@vox/protocol';
 import type { Synthesizer } from './dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { createEngineRegistry, type EngineRegistry, type RegistryLog } from './engines/registry.js';
+import type { SherpaEngine } from './engines/sherpa.js';
 
 export interface SynthesisSetup {
   synthesizer: Synthesizer & { voices(engine?: string): Promise<Voice[]> };
@@ -20,6 +21,8 @@ export async function createSynthesis(options: {
   embedded: Engine;
   log: RegistryLog;
   cache?: false;
+  /** The sherpa engine, built with voxd's settings; default one with the defaults. */
+  sherpa?: SherpaEngine;
 }): Promise<SynthesisSetup> {
   const registry = createEngineRegistry({
     env: options.env,
@@ -27,6 +30,7 @@ export async function createSynthesis(options: {
     embedded: options.embedded,
     log: options.log,
     ...(options.cache === false ? { cache: false as const } : {}),
+    ...(options.sherpa ? { sherpa: options.sherpa } : {}),
   });
   const fallbackDefault = options.env.VOXD_ENGINE && options.env.VOXD_ENGINE !== 'auto' ? options.env.VOXD_ENGINE : undefined;
   if (fallbackDefault && !registry.names().includes(fallbackDefault)) {

@@ -43,7 +43,9 @@ Actions:
   config [get KEY | set KEY VALUE | unset KEY]
               voxd's settings file: list every setting with its source (file,
               env or default), or read, change or remove one (keys: audio,
-              engine, port, host, logLevel; docs/operations.md)
+              engine, port, host, logLevel, listen.recorder, transcriber.url,
+              transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs;
+              docs/operations.md)
 
 Options:
   --timeout SECONDS   how long to wait for voxd to start or exit (default 10)
@@ -426,10 +428,11 @@ async function configCommand(io: Io, args: string[]): Promise<number> {
         out({ action: 'config', file: listing.path, exists: listing.exists, settings: listing.settings, running: running ? { pid: running.pid, audio: running.audio, engine: running.engine, port: running.port, host: running.host, sources: running.sources } : null, problems: listing.problems.map(formatProblem) });
       } else {
         ctx.stdout.write(`settings file: ${listing.path}${listing.exists ? '' : ' (not created yet: every value is a default)'}\n`);
+        const keyWidth = Math.max(...listing.settings.map((s) => s.key.length));
         const width = Math.max(...listing.settings.map((s) => String(s.value).length));
         for (const s of listing.settings) {
           const source = s.source === 'env' ? `env ${s.variable} (this shell only; an auto-started voxd uses ${s.fileValue !== undefined ? `the file's ${s.fileValue}` : 'the default'})` : s.source;
-          ctx.stdout.write(`${s.key.padEnd(9)} ${String(s.value).padEnd(width)}  ${source}\n`);
+          ctx.stdout.write(`${s.key.padEnd(keyWidth)} ${String(s.value).padEnd(width)}  ${source}\n`);
         }
         if (running && pidAlive(running.pid) && running.audio !== undefined) {
           ctx.stdout.write(`running voxd (pid ${running.pid}): audio ${running.audio}, engine ${running.engine}, ${running.host}:${running.port}\n`);

@@ -19,6 +19,14 @@
  * - A host that dies while loading marks its model failed until the model is
  *   reinstalled (its manifest changes); one that dies while speaking is started
  *   again at the next request, up to MAX_CRASHES times.
+ * - Idle unload (`idleUnloadMs`, the `sherpa.idleUnloadMs` setting; off by
+ *   default): a host is closed once nothing has used it for that long, and the
+ *   next request starts it again (docs/engines.md has the reload cost). Every
+ *   synthesis holds its host from the request until its reader has read it to
+ *   the end (or it is aborted), so neither a rendering nor a sentence waiting
+ *   to be played is ever cut; a hold that nobody reads for STREAM_HOLD_MS (a
+ *   reader that failed and dropped it) stops counting. An unload is not a
+ *   failure: it counts as no crash, and the model stays ready.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -40,14 +48,28 @@ export interface SherpaEngineOptions {
   module?: string;
   /** onnxruntime threads per model. Default `VOXD_SHERPA_THREADS`, else one less than the cores (1 to 4). */
   threads?: number;
+  /** ms with no synthesis after which a model's host is closed (the next request loads it again). Default 0: never. */
+  idleUnloadMs?: number;
+  log?: { info(obj: object, msg?: string): void };
 }
 
 /** Words per minute that sherpa's speed 1 is taken to be (eSpeak's default rate). */
 const NORMAL_WPM = 175;
 const MAX_CRASHES = 3;
+/** How long a synthesis that nobody reads keeps its host from an idle unload (ms): far longer than any sentence plays. */
+const STREAM_HOLD_MS = 60_000;
+
+/** One use of a host: a request waiting for the load, or a synthesis until its reader is done. */
+interface Hold {
+  /** True while the host itself works on it (or loads for it): never released by time. */
+  strict: boolean;
+  /** performance.now() when it last changed. */
+  touched: number;
+}
 
 interface Job {
   push(chunk: Buffer | null, error?: Error): void;
+  hold: Hold;
 }
 
 type Installed = Extract<ModelCheck, { ok: true }>;
@@ -64,8 +86,20 @@ class Host {
   /** Set when the child dies; the reason. */
   failure: string | undefined;
   loadedOk = false;
+  /** True once voxd closed it on purpose (idle, removed model, shutdown): its exit is no crash. */
+  closing = false;
+  #holds = new Set<Hold>();
+  #lastUse = performance.now();
+  #idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(readonly model: Installed, module: string, threads: number, onExit: (host: Host, whileLoading: boolean) => void) {
+  constructor(
+    readonly model: Installed,
+    module: string,
+    threads: number,
+    onExit: (host: Host, whileLoading: boolean) => void,
+    readonly idleMs = 0,
+    readonly onIdle: (host: Host) => void = () => {},
+  ) {
     this.#child = fork(new URL('./sherpa-host.js', import.meta.url), [], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -79,6 +113,7 @@ class Host {
         if (msg.type === 'loaded') {
           this.loadedOk = true;
           resolve({ sampleRate: msg.sampleRate, channels: 1, bitDepth: 16 });
+          this.#scheduleIdle();
           return;
         }
         if (msg.type === 'error' && msg.job === undefined) {
@@ -93,6 +128,8 @@ class Host {
         else {
           job.push(null, msg.type === 'error' ? new Error(msg.message) : undefined);
           this.#jobs.delete(msg.job!);
+          // Rendered: what is left is its reader's, which still holds the host.
+          this.#loosen(job.hold);
         }
       });
       this.#child.on('error', (err) => reject(err));
@@ -104,6 +141,8 @@ class Host {
         reject(new Error(this.failure));
         for (const job of this.#jobs.values()) job.push(null, new Error(`sherpa model ${model.manifest.name} ${this.failure}`));
         this.#jobs.clear();
+        this.#holds.clear();
+        clearTimeout(this.#idleTimer);
         onExit(this, whileLoading);
       });
     });
@@ -123,18 +162,64 @@ class Host {
     if (!this.#exited && this.#child.connected) this.#child.send(msg);
   }
 
+  /** A use of this host that keeps it from an idle unload until release(). */
+  hold(): Hold {
+    const h: Hold = { strict: true, touched: performance.now() };
+    this.#holds.add(h);
+    clearTimeout(this.#idleTimer);
+    return h;
+  }
+
+  release(h: Hold): void {
+    if (!this.#holds.delete(h)) return;
+    this.#lastUse = performance.now();
+    this.#scheduleIdle();
+  }
+
+  #loosen(h: Hold): void {
+    h.strict = false;
+    h.touched = this.#lastUse = performance.now();
+    this.#scheduleIdle();
+  }
+
+  /** Arms the idle unload for the moment the last use is idleMs old (and no hold counts); a host at work arms nothing. */
+  #scheduleIdle(): void {
+    clearTimeout(this.#idleTimer);
+    if (!this.idleMs || this.#exited || this.closing || !this.loadedOk) return;
+    let due = this.#lastUse + this.idleMs;
+    for (const h of this.#holds) {
+      if (h.strict) return;
+      due = Math.max(due, h.touched + STREAM_HOLD_MS);
+    }
+    this.#idleTimer = setTimeout(() => {
+      if (performance.now() >= due - 1) this.onIdle(this);
+      else this.#scheduleIdle();
+    }, Math.max(0, due - performance.now()));
+    // An idle model never keeps voxd's event loop alive.
+    this.#idleTimer.unref();
+  }
+
   synthesize(texts: string[], sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
     const job = this.#nextJob++;
     const channel = new ChunkChannel();
-    this.#jobs.set(job, { push: (chunk, error) => channel.push(error ?? chunk) });
+    const hold = this.hold();
+    this.#jobs.set(job, { push: (chunk, error) => channel.push(error ?? chunk), hold });
     const onAbort = () => {
       this.#send({ type: 'abort', job });
       this.#jobs.delete(job);
       channel.push(null);
+      this.release(hold);
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     this.#send({ type: 'synthesize', job, texts, sid, speed });
-    return { format, chunks: channel.read(() => signal?.removeEventListener('abort', onAbort)) };
+    return {
+      format,
+      chunks: channel.read(() => {
+        signal?.removeEventListener('abort', onAbort);
+        this.release(hold);
+      }),
+    };
   }
 
   kill(): void {
@@ -142,6 +227,8 @@ class Host {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.#idleTimer);
     if (this.#exited) return;
     const gone = new Promise<void>((r) => this.#child.once('exit', () => r()));
     this.#child.kill('SIGTERM');
@@ -183,6 +270,8 @@ export class SherpaEngine implements Engine {
   #failed = new Map<string, { installedAt: string; reason: string }>();
   #crashes = new Map<string, number>();
   #closed = false;
+  #idleUnloadMs: number;
+  #log: SherpaEngineOptions['log'];
   #checked: { at: number; mtime: number; result: Scan } | undefined;
   /** How long a check of the installed models' files is reused while `models/` is unchanged (ms). */
   static readonly CHECK_MS = 5000;
@@ -192,6 +281,8 @@ export class SherpaEngine implements Engine {
     this.#home = options.home;
     this.#module = options.module ?? env.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node';
     this.#threads = options.threads ?? defaultThreads(env);
+    this.#idleUnloadMs = options.idleUnloadMs ?? 0;
+    this.#log = options.log;
   }
 
   get threads(): number {
@@ -337,15 +428,28 @@ export class SherpaEngine implements Engine {
       this.#checked = undefined;
       throw new Error(`model ${name} is not usable: ${fresh.reason}`);
     }
-    const host = new Host(model, this.#module, this.#threads, (h, whileLoading) => {
-      if (this.#hosts.get(name) === h) this.#hosts.delete(name);
-      if (this.#closed) return;
-      const crashes = (this.#crashes.get(name) ?? 0) + 1;
-      this.#crashes.set(name, crashes);
-      if (whileLoading || crashes >= MAX_CRASHES) {
-        this.#failed.set(name, { installedAt: model.manifest.installedAt, reason: h.failure ?? 'stopped' });
-      }
-    });
+    const host = new Host(
+      model,
+      this.#module,
+      this.#threads,
+      (h, whileLoading) => {
+        if (this.#hosts.get(name) === h) this.#hosts.delete(name);
+        // Closed on purpose (idle, removed, shutdown): not a crash, and the model stays ready.
+        if (this.#closed || h.closing) return;
+        const crashes = (this.#crashes.get(name) ?? 0) + 1;
+        this.#crashes.set(name, crashes);
+        if (whileLoading || crashes >= MAX_CRASHES) {
+          this.#failed.set(name, { installedAt: model.manifest.installedAt, reason: h.failure ?? 'stopped' });
+        }
+      },
+      this.#idleUnloadMs,
+      (h) => {
+        if (this.#hosts.get(name) !== h) return;
+        this.#hosts.delete(name);
+        this.#log?.info({ model: name, idleUnloadMs: this.#idleUnloadMs, pid: h.pid }, 'voice model unloaded (idle); the next request loads it again');
+        void h.close();
+      },
+    );
     this.#hosts.set(name, host);
     return host;
   }
@@ -382,11 +486,15 @@ export class SherpaEngine implements Engine {
       throw new Error(r.ready ? 'no voice model is installed' : r.reason);
     }
     const host = this.#host(p.model);
+    // Held from here: a host that is (re)loading for this request is not unloaded under it.
+    const waiting = host.hold();
     let format: AudioFormat;
     try {
       format = await host.loaded;
     } catch (err) {
       throw new Error(`model ${p.model.manifest.name} failed to load: ${(err as Error).message}`);
+    } finally {
+      host.release(waiting);
     }
     const speed = request.rate === undefined ? 1 : Math.max(0.5, Math.min(3, request.rate / NORMAL_WPM));
     return host.synthesize(parts(request), p.sid, speed, request.signal, format);

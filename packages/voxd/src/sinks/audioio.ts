@@ -43,6 +43,8 @@ export interface AudioIoTiming {
   firstSampleMs?: number;
   /** From the stop to the last sample copied to the device, in ms (the device then plays at most DEVICE_LEAD_MS more). */
   stopMs?: number;
+  /** When the last sample was copied to the device after a stop, in ms since the epoch (a bench times it from the HTTP stop). */
+  lastSampleAt?: number;
 }
 
 export class AudioIoSink implements Sink {
@@ -187,7 +189,10 @@ export class AudioIoSink implements Sink {
         if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, DEVICE_LEAD_MS));
       }
       await Promise.race([this.#close(), failed]);
-      if (abortAt !== undefined) timing.stopMs = Math.round(Math.max(0, times[1]! - abortAt) * 100) / 100;
+      if (abortAt !== undefined) {
+        timing.stopMs = Math.round(Math.max(0, times[1]! - abortAt) * 100) / 100;
+        timing.lastSampleAt = times[1]!;
+      }
       if (firstChunkAt !== undefined && times[0]! > 0) timing.firstSampleMs = Math.round((times[0]! - firstChunkAt) * 10) / 10;
       this.#log?.({ sink: this.name, ...timing }, 'audioio timing');
       this.#lastError = undefined;

@@ -30,8 +30,10 @@ export class AutoSink implements Sink {
     }
     if (!this.#checked) return { name: this.name, ok: true, detail: 'not probed yet' };
     const why = this.#candidates.map((c) => c.state().lastError ?? `${c.name}: failed`).join('; ');
+    // A missing libasound2 first (audio-io's cause); else the last resort's own fix: install a player
+    // when there is none, look at the device when an installed player failed.
     const fixes = this.#candidates.map((c) => c.state().fix).filter((f): f is string => !!f && f.includes('libasound2'));
-    return { name: this.name, ok: false, detail: 'no audio output works', lastError: why, fix: fixes[0] ?? NO_OUTPUT_FIX };
+    return { name: this.name, ok: false, detail: 'no audio output works', lastError: why, fix: fixes[0] ?? this.#candidates.at(-1)?.state().fix ?? NO_OUTPUT_FIX };
   }
 
   #checking: Promise<SinkState> | undefined;

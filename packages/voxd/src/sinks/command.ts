@@ -13,7 +13,7 @@ import { Pacer } from '../pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../wav.js';
-import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
@@ -71,7 +71,7 @@ export class CommandSink implements Sink {
       name: this.name,
       ok: this.#lastError === undefined,
       detail: this.#tried ? this.player : `${this.player} (not probed yet)`,
-      ...(this.#lastError ? { lastError: this.#lastError, fix: `check the audio device with "vox doctor", or choose another output with VOXD_AUDIO` } : {}),
+      ...(this.#lastError ? { lastError: this.#lastError, fix: DEVICE_FIX } : {}),
     };
   }
 

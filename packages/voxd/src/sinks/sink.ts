@@ -48,3 +48,7 @@ export interface Sink {
 /** What to do when no audio output works at all: a player, or files. */
 export const NO_OUTPUT_FIX =
   'install a player command (apt-get install alsa-utils, or pulseaudio-utils), or write WAV files instead with "vox daemon config set audio file:DIR" (or VOXD_AUDIO=file:DIR)';
+
+/** What to do when a device output was there but failed: the device, the sound server, or files. */
+export const DEVICE_FIX =
+  'check the sound card and the sound server (PipeWire, PulseAudio) with "vox doctor", or write WAV files instead with "vox daemon config set audio file:DIR" (or VOXD_AUDIO=file:DIR)';

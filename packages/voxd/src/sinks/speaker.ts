@@ -12,7 +12,7 @@ import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
-import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 const CHILD = fileURLToPath(new URL('./speaker-child.js', import.meta.url));
 
@@ -65,7 +65,7 @@ export class SpeakerSink implements Sink {
         name: this.name,
         ok: this.#lastError === undefined,
         detail: this.#probe ? 'speaker module' : 'not probed yet',
-        ...(this.#lastError ? { lastError: this.#lastError, fix: 'check the audio device with "vox doctor", or choose another output with VOXD_AUDIO' } : {}),
+        ...(this.#lastError ? { lastError: this.#lastError, fix: DEVICE_FIX } : {}),
       };
     }
     const fb = this.#fallback.state();
