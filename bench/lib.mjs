@@ -2,7 +2,7 @@
 // environment, interleaved timing, stats and the two start-up baselines.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,9 +159,26 @@ export async function startVoxd({ audio = 'null', env = {}, voxd = VOXD } = {}) 
       req.on('error', reject);
       req.end(payload);
     });
+  /** POST /v1/speak over `connections` keep-alive sockets, resolving to the status code (for floods). */
+  const flooder = (connections) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: connections });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const speak = (body) =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: state.port, method: 'POST', path: '/v1/speak', agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        });
+        req.on('error', reject);
+        req.end(typeof body === 'string' ? body : JSON.stringify(body));
+      });
+    return { speak, close: () => agent.destroy() };
+  };
   return {
     home,
     env: fullEnv,
+    token,
+    flooder,
     /** A client's environment, as a hook or a shell has it: VOX_HOME, no voxd settings (VOXD_AUDIO, VOXD_ENGINE, VOXD_PORT=0). */
     clientEnv: cleanEnv({ VOX_HOME: home }),
     pid: proc.pid,

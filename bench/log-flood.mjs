@@ -13,7 +13,6 @@
 //   BENCH_FLOOD_REQUESTS=N (default 60000); BENCH_VOXD=PATH another build's
 //   packages/voxd/dist/main.js to compare with (default this tree's).
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { report, round, rssMb, startVoxd, VOXD } from './lib.mjs';
 
@@ -23,21 +22,9 @@ const voxd = process.env.BENCH_VOXD || VOXD;
 
 async function flood(level) {
   const d = await startVoxd({ audio: 'null', voxd, env: { VOXD_LOG_LEVEL: level } });
-  const token = readFileSync(join(d.home, 'token'), 'utf8').trim();
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const payload = JSON.stringify({ text: 'The build is green again.', once: 3600, session: 'flood' });
-  const speak = () =>
-    new Promise((resolve, reject) => {
-      const req = request(
-        { host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/speak', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  const flooder = d.flooder(CONNECTIONS);
+  const speak = () => flooder.speak(payload);
   try {
     await speak();
     await d.idle();
@@ -63,7 +50,7 @@ async function flood(level) {
     clearInterval(sampler);
     const end = rssMb(d.pid);
     peak = Math.max(peak, end);
-    agent.destroy();
+    flooder.close();
     await new Promise((r) => setTimeout(r, 1000));
     // voxd.log and the files it rotated into (5 MB each).
     const logs = join(d.home, 'logs');

@@ -7,7 +7,7 @@
 // Node 20, the same after 150,000), with or without clients, so the figure
 // that belongs to the stalled clients is the difference of the two growths.
 import { connect } from 'node:net';
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
 import { report, round, rssMb, startVoxd } from './lib.mjs';
 
 const CLIENTS = 20;
@@ -16,21 +16,8 @@ const CONCURRENCY = 32;
 
 async function run(clients) {
 const d = await startVoxd({ audio: 'null' });
-const token = (await import('node:fs')).readFileSync(`${d.home}/token`, 'utf8').trim();
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-const speak = (body) =>
-  new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = request(
-      { host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/speak', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+const token = d.token;
+const { speak, close: closeFlooder } = d.flooder(CONCURRENCY);
 
 const stalled = [];
 try {
@@ -73,7 +60,7 @@ try {
   return { events: sent, ms, startRss, peak, endRss, deduped: status.counters?.deduped };
 } finally {
   for (const s of stalled) s.destroy();
-  agent.destroy();
+  closeFlooder();
   await d.stop();
 }
 }
