@@ -101,6 +101,8 @@ test('an unload never cuts an utterance: one host renders and plays every senten
   // while the next one, already rendered, waits to be read.
   const d = await startDaemon({ home, env: { VOXD_ENGINE: 'sherpa', VOXD_SHERPA_IDLE_UNLOAD_MS: '150' } });
   try {
+    // The host voxd warms at start goes idle first; the hosts seen below are then the utterance's own.
+    await waitFor(() => (unloaded(home).length > 0 && noHost(d.pid)) || undefined, 30_000, 'the host warmed at start to go idle');
     const sentences = [
       'Here is the long report.',
       'This is sentence number two of a long report that nobody wants to hear to the end.',
