@@ -412,7 +412,8 @@ export class SherpaEngine implements Engine {
   cacheParams(request: SynthesisRequest): Record<string, string | number | undefined> {
     const p = this.#pick(request.voice);
     if (!p) return {};
-    const lead = parts(request).length > 1 ? parts(request)[0]!.length : undefined;
+    const [head, rest] = parts(request);
+    const lead = rest === undefined ? undefined : head!.length;
     // The model's install time: a reinstalled or different default model never replays old audio.
     // A sentence rendered as two phrases sounds different from one rendered whole.
     return { model: `${p.model.manifest.name}@${p.model.manifest.installedAt}`, sid: p.sid, lead };
