@@ -69,7 +69,7 @@ export class LogStream {
 
   /** Called by pino with one complete line. Never throws. */
   write(line: string): boolean {
-    if (this.pendingLength + this.inFlight >= this.limit) {
+    if (this.buffered >= this.limit) {
       const t = this.now();
       if (this.spell) {
         this.spell.count += 1;
