@@ -62,7 +62,7 @@ const { values, positionals: only } = parseArgs({
 });
 
 const listed = new Set(BENCHES.map((b) => b.file));
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs').sort()) {
+for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs' && f !== 'compare.mjs').sort()) {
   if (!listed.has(f)) {
     process.stderr.write(`# ${f} is not in bench/run.mjs's BENCHES; running it on this node only\n`);
     BENCHES.push({ file: f });
