@@ -7,9 +7,10 @@
 //   type-only and dynamic imports count too: a cycle knots two concepts
 //   together whether or not it breaks at load time;
 // - every package.json has `exports`, with no wildcard subpath ("./*");
-// - no deep import: nothing imports a subpath a package does not export, and
-//   no package's src or test reaches into another package by relative path
-//   (root test/ and bench/ may: tests test internals).
+// - no deep import: nothing imports (or resolves: `require.resolve`,
+//   `new URL(..., import.meta.url)`) a subpath a package does not export, and
+//   no package's src, test or bin reaches into another package by relative
+//   path (root test/ and bench/ may: tests test internals).
 //
 // `node scripts/check-house.mjs [ROOT]` prints the problems and exits 1 if
 // there are any; test/house.test.ts runs checkHouse() on the repo and on
@@ -52,32 +53,26 @@ const countLines = (text) => (text === '' ? 0 : text.split('\n').length - (text.
 const literal = (node) => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined);
 
 /**
- * Every import of a file: the specifier, whether it is for types only, and
- * whether it is a real import (`static`: in the cycle graph) or a path resolved
- * at run time (`require.resolve(...)`, `new URL('../x', import.meta.url)`),
- * which must keep to the packages' exports too.
+ * Every import of a file (static, dynamic, type-only): its specifier, and
+ * `runtime` for a path resolved at run time (`require.resolve(...)`,
+ * `new URL('../x', import.meta.url)`), which is no edge of the cycle graph
+ * but must keep to the packages' exports too.
  */
 function importsOf(sf) {
   const found = [];
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      const clause = ts.isImportDeclaration(node) ? node.importClause : node;
-      const named = ts.isImportDeclaration(node) ? clause?.namedBindings : node.exportClause;
-      const allTypes = !!named && (ts.isNamedImports(named) || ts.isNamedExports(named)) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly) && !clause?.name;
-      found.push({ spec: node.moduleSpecifier.text, typeOnly: !!clause?.isTypeOnly || allTypes });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
-      found.push({ spec: node.arguments[0].text, typeOnly: false });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      found.push({ spec: node.argument.literal.text, typeOnly: true });
-    } else if (ts.isCallExpression(node) && literal(node.arguments[0]) !== undefined && (ts.isIdentifier(node.expression) ? node.expression.text === 'require' : ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'resolve')) {
-      found.push({ spec: literal(node.arguments[0]), typeOnly: false, runtime: true });
-    } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && literal(node.arguments?.[0])?.startsWith('.') && /^import\.meta\.url$/.test(node.arguments[1]?.getText(sf) ?? '')) {
-      found.push({ spec: literal(node.arguments[0]), typeOnly: false, runtime: true });
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) found.push({ spec: literal(node.moduleSpecifier) });
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) found.push({ spec: literal(node.arguments[0]) });
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) found.push({ spec: literal(node.argument.literal) });
+    else if (ts.isCallExpression(node) && (ts.isIdentifier(node.expression) ? node.expression.text === 'require' : ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'resolve')) {
+      found.push({ spec: literal(node.arguments[0]), runtime: true });
+    } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.[1]?.getText(sf) === 'import.meta.url') {
+      found.push({ spec: literal(node.arguments[0]), runtime: true });
     }
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return found;
+  return found.filter((f) => f.spec !== undefined);
 }
 
 /** A source file for a resolved path: `x.js` is written for `x.ts`. */
@@ -116,7 +111,7 @@ export function checkHouse(root) {
   const packageOf = (file) => pkgDirs.find((d) => file.startsWith(d + sep));
   const allowance = (file, cls) => ALLOWANCES.find((a) => a.file === rel(file) && a.class === cls);
 
-  const files = [...pkgDirs.flatMap((d) => [...walk(join(d, 'src')), ...walk(join(d, 'test'))]), ...walk(join(root, 'test')), ...walk(join(root, 'bench')), ...walk(join(root, 'scripts'))];
+  const files = [...pkgDirs.flatMap((d) => ['src', 'test', 'bin'].flatMap((sub) => walk(join(d, sub)))), ...walk(join(root, 'test')), ...walk(join(root, 'bench')), ...walk(join(root, 'scripts'))];
   const graph = new Map(); // source file -> Set of source files it imports
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
@@ -170,59 +165,36 @@ export function checkHouse(root) {
   return problems;
 }
 
-/** One cycle for each strongly connected group of files (Tarjan), as a path back to its start. */
+/**
+ * Import cycles: from each file in turn, the shortest path back to it, if any;
+ * a file already on a cycle found starts no other, so each knot is named once
+ * or a few times, never once per file in it.
+ */
 function cycles(graph) {
-  const index = new Map();
-  const low = new Map();
-  const stack = [];
-  const on = new Set();
-  const groups = [];
-  let next = 0;
-  const connect = (v) => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    on.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!graph.has(w)) continue;
-      if (!index.has(w)) {
-        connect(w);
-        low.set(v, Math.min(low.get(v), low.get(w)));
-      } else if (on.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
-    }
-    if (low.get(v) === index.get(v)) {
-      const group = [];
-      let w;
-      do {
-        w = stack.pop();
-        on.delete(w);
-        group.push(w);
-      } while (w !== v);
-      if (group.length > 1 || graph.get(v).has(v)) groups.push(new Set(group));
-    }
-  };
-  for (const v of [...graph.keys()].sort()) if (!index.has(v)) connect(v);
-  // The shortest path from the group's first file back to it, inside the group.
-  return groups.map((group) => {
-    const start = [...group].sort()[0];
+  const found = [];
+  const onCycle = new Set();
+  for (const start of [...graph.keys()].sort()) {
+    if (onCycle.has(start)) continue;
     const from = new Map([[start, undefined]]);
     const queue = [start];
-    while (queue.length) {
+    search: while (queue.length) {
       const v = queue.shift();
       for (const w of [...graph.get(v)].sort()) {
         if (w === start) {
           const path = [start];
           for (let u = v; u !== start; u = from.get(u)) path.splice(1, 0, u);
-          return [...path, start];
+          for (const u of path) onCycle.add(u);
+          found.push([...path, start]);
+          break search;
         }
-        if (group.has(w) && !from.has(w)) {
+        if (graph.has(w) && !from.has(w)) {
           from.set(w, v);
           queue.push(w);
         }
       }
     }
-    return [start, start];
-  });
+  }
+  return found;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
