@@ -6,6 +6,15 @@
 // SUBSTRING (after `npm run build`); an argument that is a *.test.ts file runs
 // that file, even one under a fixtures directory.
 //
+// Timeout: each test fails after 120 s (VOX_TEST_TIMEOUT_MS overrides, in ms;
+// 0 turns it off, e.g. under a debugger), so a test that never calls back
+// fails instead of holding the run. The slowest tests take about 25 s on a
+// loaded 2-core machine; a test that needs longer says so with its own
+// `{ timeout }`, which wins. --test-force-exit then ends a test file whose
+// timed-out test left a handle open (a server, a child's pipe, a timer), as it
+// would otherwise never exit; its leftover processes are still the leak
+// check's to find.
+//
 // Leak check: the run gets its own TMPDIR (a fresh directory) and a unique
 // VOX_TEST_RUN marker that every child inherits. Afterwards, any process that
 // still carries the marker (or names the run's TMPDIR in its environment or
@@ -49,14 +58,22 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const DEFAULT_TIMEOUT_MS = 120_000;
+const timeoutText = process.env.VOX_TEST_TIMEOUT_MS ?? String(DEFAULT_TIMEOUT_MS);
+if (!/^\d+$/.test(timeoutText)) {
+  console.error(`VOX_TEST_TIMEOUT_MS must be a whole number of milliseconds (0: no timeout), not "${timeoutText}"`);
+  process.exit(1);
+}
+const timeoutMs = Number(timeoutText);
+
 const runId = randomUUID();
 const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
 const marker = `VOX_TEST_RUN=${runId}`;
 
-console.log(`running ${files.length} test files (VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
+console.log(`running ${files.length} test files (${timeoutMs ? `timeout ${timeoutMs} ms a test` : 'no timeout'}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files.map((f) => relative(root, f))],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...(timeoutMs ? [`--test-timeout=${timeoutMs}`, '--test-force-exit'] : []), ...files.map((f) => relative(root, f))],
   {
     stdio: 'inherit',
     cwd: root,

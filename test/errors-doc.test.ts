@@ -1,4 +1,4 @@
-/** docs/errors.md and the two error catalogues stay in step (STYLE.md habit 6). */
+/** docs/errors.md and the two error catalogues stay in step (CONTRIBUTING.md habit 6). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

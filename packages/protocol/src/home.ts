@@ -23,9 +23,9 @@ export function makeDirs(dir: string, mode?: number): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
     }
   }
-  if (missing.length === 0 && !statSync(dir).isDirectory()) {
-    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${dir}'`), { code: 'EEXIST', path: dir, syscall: 'mkdir' });
-  }
+  // `dir` exists and is not a directory: mkdir itself fails, with the system's own
+  // EEXIST (errno, syscall, path), which callers tell apart by `code`.
+  if (missing.length === 0 && !statSync(dir).isDirectory()) mkdirSync(dir, mode === undefined ? undefined : { mode });
 }
 
 /**

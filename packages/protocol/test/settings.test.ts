@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import {
-  AUDIO_PLAYERS,
   AUDIO_SINK_KINDS,
   SETTINGS_DEFAULTS,
   SettingsError,
@@ -17,8 +16,6 @@ import {
   settingsDir,
   settingsPath,
 } from '../src/settings.js';
-import { PLAYERS } from '../../voxd/src/sinks/command.js';
-import { createSink } from '../../voxd/src/sinks/create.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-settings-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -90,14 +87,11 @@ describe('parseSettings', () => {
 });
 
 describe('audio specs', () => {
-  test('each kind voxd builds is accepted, and createSink accepts every spec the settings accept', () => {
+  // That voxd's createSink builds each of them is test/audio-specs.test.ts (it reaches into voxd).
+  test('each kind voxd builds is accepted', () => {
     const ok = ['auto', 'audioio', 'speaker', 'null', 'command', 'command:aplay', `file:${tmp}`, `file:${tmp}?realtime=0`];
-    for (const spec of ok) {
-      assert.equal(audioSpecProblem(spec), undefined, spec);
-      createSink(spec);
-    }
+    for (const spec of ok) assert.equal(audioSpecProblem(spec), undefined, spec);
     for (const kind of AUDIO_SINK_KINDS) assert.ok(ok.some((s) => s.split(':')[0] === kind), kind);
-    assert.deepEqual([...AUDIO_PLAYERS], [...PLAYERS], "protocol's players are voxd's");
   });
 
   test('wrong specs say what is wrong', () => {
