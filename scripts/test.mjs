@@ -23,7 +23,7 @@
 // fails the run. Other suites running on the machine have other markers.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,8 @@ const timeoutMs = Number(timeoutText);
 
 const runId = randomUUID();
 const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
+const pulseDir = join(runTmp, 'pulse');
+mkdirSync(pulseDir, { mode: 0o700 });
 const marker = `VOX_TEST_RUN=${runId}`;
 
 console.log(`running ${files.length} test files (${timeoutMs ? `timeout ${timeoutMs} ms a test` : 'no timeout'}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
@@ -79,7 +81,9 @@ const child = spawn(
     cwd: root,
     // tsx keeps its transform cache in TMPDIR, and vox its code caches in XDG_CACHE_HOME (here, not in
     // the user's ~/.cache); both are ours to clean, not leaks.
-    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache') },
+    // libpulse (which the system espeak-ng links) makes a runtime directory in TMPDIR on first use when
+    // XDG_RUNTIME_DIR is unset, and keeps it for the user: PULSE_RUNTIME_PATH gives it one of the run's own.
+    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache'), PULSE_RUNTIME_PATH: pulseDir },
   },
 );
 // Ctrl-C reaches the test runner through the terminal; the check below still runs.
@@ -104,7 +108,7 @@ async function checkLeaks() {
       // Already gone.
     }
   }
-  const left = readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'cache');
+  const left = readdirSync(runTmp).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'cache' && name !== 'pulse');
   rmSync(runTmp, { recursive: true, force: true });
   if (procs.length) {
     console.error(`\nleak check: ${procs.length} process(es) started by this run were still alive (killed now):`);
