@@ -50,7 +50,7 @@ if (!existsSync(cli)) {
   process.exit(1);
 }
 
-const core = pathToFileURL(join(repo, 'packages/vox-mcp/dist/mcp-server.js')).href;
+const core = pathToFileURL(join(repo, 'packages/vox-mcp/dist/mcp/server.js')).href;
 const sdkUrl = (p) => import.meta.resolve(`@modelcontextprotocol/sdk/${p}`);
 
 /** The six tools of createVoxMcp, served by the SDK's low-level Server; `from(module)` says where the SDK comes from. */
