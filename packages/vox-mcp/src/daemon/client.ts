@@ -8,7 +8,7 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from '
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
-import { ClientError } from '../errors.js';
+import { AbortError, ClientError, TimeoutError } from '../errors.js';
 
 export interface Endpoint {
   host: string;
@@ -151,7 +151,7 @@ export function requestBytes(
       });
       res.on('error', fail);
     });
-    const late = () => Object.assign(new Error(`no complete answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+    const late = () => new TimeoutError(`no complete answer within ${timeoutMs} ms`);
     const fail = (err: Error) => {
       clearTimeout(total);
       reject(err);
@@ -163,7 +163,7 @@ export function requestBytes(
     // A reset or hang-up (voxd killed mid-answer, or a half-close) is a connection failure: call() retries through autostart.
     req.on('error', fail);
     if (signal) {
-      const abort = () => fail(Object.assign(new Error('the request was cancelled'), { name: 'AbortError' }));
+      const abort = () => fail(new AbortError('the request was cancelled'));
       if (signal.aborted) abort();
       else signal.addEventListener('abort', abort, { once: true });
       req.once('close', () => signal.removeEventListener('abort', abort));

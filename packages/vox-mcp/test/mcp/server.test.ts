@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '@vox/protocol';
 import { wavSeconds } from '../../src/daemon/recording.js';
-import { allowedText, checkInput, createVoxMcp, PROTOCOL_VERSIONS, serveStdio, toolResult, type InputSchema, type McpTool } from '../../src/mcp/server.js';
+import { PROTOCOL_VERSIONS } from '../../src/mcp/protocol.js';
+import { allowedText, checkInput, type InputSchema } from '../../src/mcp/schema.js';
+import { createVoxMcp } from '../../src/mcp/server.js';
+import { serveStdio } from '../../src/mcp/stdio.js';
+import { toolResult, type McpTool } from '../../src/mcp/tool.js';
 
 const dirs: string[] = [];
 after(() => {

@@ -7,7 +7,8 @@
 import { defineCommand } from '../command.js';
 import { hookTool } from '../../mcp/tools/hook.js';
 import { converseTool, listenTool } from '../../mcp/tools/listen.js';
-import { serveStdio, type McpTool } from '../../mcp/server.js';
+import { serveStdio } from '../../mcp/stdio.js';
+import type { McpTool } from '../../mcp/tool.js';
 
 /**
  * Tools defined in other modules, served after the built-in ones. A module

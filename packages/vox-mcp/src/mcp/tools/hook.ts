@@ -28,7 +28,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpeakResponse, WireError } from '@vox/protocol';
 import type { HookPayload } from '../../claude/hook.js';
-import type { InputSchema, McpTool } from '../server.js';
+import type { InputSchema } from '../schema.js';
+import type { McpTool } from '../tool.js';
 
 /** The tool's name: settings entries call `hook` on the session's vox server. */
 export const HOOK_TOOL_NAME = 'hook';

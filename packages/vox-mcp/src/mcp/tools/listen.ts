@@ -8,7 +8,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listenRequestSchema, MAX_RATE_WPM, MAX_TEXT_CHARS, MIN_RATE_WPM, type ListenRequest, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
-import { speechOverrides, toolError, toolResult, wireErrorResult, type InputSchema, type McpTool, type ToolContext } from '../server.js';
+import type { InputSchema } from '../schema.js';
+import { speechOverrides, toolError, toolResult, wireErrorResult, type McpTool, type ToolContext } from '../tool.js';
 import type { SpeechOverrides } from '../../project/speech.js';
 
 const p = listenRequestSchema.properties;

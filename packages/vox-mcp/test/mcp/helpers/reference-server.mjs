@@ -4,7 +4,8 @@
 // its serveStdio. Only the protocol layer differs from `vox mcp`.
 import { McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createVoxMcp, INSTRUCTIONS } from '../../../dist/mcp/server.js';
+import { INSTRUCTIONS } from '../../../dist/mcp/protocol.js';
+import { createVoxMcp } from '../../../dist/mcp/server.js';
 import { converseTool, listenTool } from '../../../dist/mcp/tools/listen.js';
 
 // The tools `vox mcp` adds to the built-in ones (commands/mcp.ts), less the hidden hook tool.
