@@ -36,7 +36,7 @@
  *   (speech.ts's buildDelivery does the swap).
  */
 import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
-import type { NotifyMode, ResolvedConfig } from '../project/config.js';
+import type { NotifyMode, ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery, type Delivery } from '../project/speech.js';
 
 /** The fields vox reads from a hook payload. Claude Code sends more; they are ignored. */

@@ -1,7 +1,7 @@
 /** Shared exit handling for the small commands: wire errors and client errors to exit codes. */
 import type { WireError } from '@vox/protocol';
 import { UsageError, usageLine } from './command.js';
-import { ConfigError } from '../project/config.js';
+import { ConfigError } from '../project/config-validation.js';
 import { EXIT, type CliContext } from './context.js';
 import { ClientError } from '../errors.js';
 

@@ -12,7 +12,7 @@ import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import type { WireError } from '@vox/protocol';
 import { call, requestBytes, resolveEndpoint } from './client.js';
-import type { ResolvedConfig } from '../project/config.js';
+import type { ResolvedConfig } from '../project/config-schema.js';
 import { EXIT, type CliContext } from '../cli/context.js';
 import { buildDelivery, type SpeechOverrides } from '../project/speech.js';
 

@@ -30,7 +30,9 @@ import { dirname, join } from 'node:path';
 import { VERSION, findExecutable, homePaths, parseKeysFile, pidAlive, voxHome, type HealthResponse, type StatusResponse } from '@vox/protocol';
 import { listModels } from '@vox/protocol/models';
 import { health, request, resolveEndpoint } from '../daemon/client.js';
-import { ConfigError, resolveConfig, type ResolvedConfig } from '../project/config.js';
+import type { ResolvedConfig } from '../project/config-schema.js';
+import { ConfigError } from '../project/config-validation.js';
+import { resolveConfig } from '../project/config.js';
 import { inspectHooks, settingsPath, type SettingsScope } from '../claude/hooks-settings.js';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';

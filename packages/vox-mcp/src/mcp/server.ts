@@ -7,7 +7,7 @@
  */
 import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from '../errors.js';
-import type { ResolvedConfig } from '../project/config.js';
+import type { ResolvedConfig } from '../project/config-schema.js';
 import { createProtocol } from './protocol.js';
 import { checkInput, show, type InputSchema } from './schema.js';
 import { errorResult, toolError, type McpTool, type ToolContext } from './tool.js';

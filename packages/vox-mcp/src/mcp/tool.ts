@@ -9,7 +9,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { WireError } from '@vox/protocol';
-import type { ResolvedConfig } from '../project/config.js';
+import type { ResolvedConfig } from '../project/config-schema.js';
 import type { SpeechOverrides } from '../project/speech.js';
 import type { InputSchema } from './schema.js';
 

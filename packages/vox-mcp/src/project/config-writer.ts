@@ -19,24 +19,10 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync,
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import {
-  CONFIG_FILE,
-  ConfigError,
-  type ConfigKey,
-  type ConfigProblem,
-  type ConfigValues,
-  type ResolvedConfig,
-  DEFAULTS,
-  SCHEMA,
-  YAML_OPTIONS,
-  checkValue,
-  findConfigFile,
-  frontMatterProblems,
-  loadYaml,
-  parseConfig,
-  resolveConfig,
-  splitFrontMatter,
-} from './config.js';
+import { YAML_OPTIONS, frontMatterProblems, loadYaml, parseConfig, splitFrontMatter } from './config-parser.js';
+import { CONFIG_FILE, type ConfigKey, type ConfigValues, type ResolvedConfig, DEFAULTS, SCHEMA } from './config-schema.js';
+import { ConfigError, type ConfigProblem, checkValue } from './config-validation.js';
+import { findConfigFile, resolveConfig } from './config.js';
 import { packageUrl } from '../package-dir.js';
 
 /**

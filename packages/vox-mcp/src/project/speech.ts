@@ -6,7 +6,8 @@
  * so the three speak alike.
  */
 import type { ChimeRequest, ChimeSignal, Priority, SpeakRequest } from '@vox/protocol';
-import { announceLabel, type ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from './config-schema.js';
+import { announceLabel } from './config.js';
 import { applyPronunciations } from './pronunciations.js';
 
 export interface SpeechOverrides {

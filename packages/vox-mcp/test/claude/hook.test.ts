@@ -10,7 +10,8 @@ import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../src/cli/commands/hook.js';
-import { resolveConfig, type NotifyMode } from '../../src/project/config.js';
+import type { NotifyMode } from '../../src/project/config-schema.js';
+import { resolveConfig } from '../../src/project/config.js';
 import {
   NOTICE_MAX_AGE_MS,
   PERMISSION_DEDUP_SECONDS,

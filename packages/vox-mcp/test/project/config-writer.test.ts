@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ConfigError, DEFAULTS, resolveConfig } from '../../src/project/config.js';
+import { DEFAULTS } from '../../src/project/config-schema.js';
+import { ConfigError } from '../../src/project/config-validation.js';
+import { resolveConfig } from '../../src/project/config.js';
 import { TEMPLATE_URLS, readTemplate, setConfigValues } from '../../src/project/config-writer.js';
 
 const dirs: string[] = [];

@@ -5,19 +5,10 @@ import { basename, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import {
-  CONFIG_KEYS,
-  ConfigError,
-  DEFAULTS,
-  SCHEMA,
-  announceLabel,
-  closestKey,
-  findConfigFile,
-  parseConfig,
-  parseFlatYaml,
-  resolveConfig,
-  splitFrontMatter,
-} from '../../src/project/config.js';
+import { parseConfig, parseFlatYaml, splitFrontMatter } from '../../src/project/config-parser.js';
+import { CONFIG_KEYS, DEFAULTS, SCHEMA } from '../../src/project/config-schema.js';
+import { ConfigError, closestKey } from '../../src/project/config-validation.js';
+import { announceLabel, findConfigFile, resolveConfig } from '../../src/project/config.js';
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const dirs: string[] = [];

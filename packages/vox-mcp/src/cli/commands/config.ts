@@ -2,7 +2,9 @@
  * `vox config [--json]`: the configuration in effect here, one line per key with
  * where its value came from. `vox config check`: validate `.vox/config.md`.
  */
-import { CONFIG_FILE, CONFIG_KEYS, ConfigError, configView, type ResolvedConfig, resolveConfig } from '../../project/config.js';
+import { CONFIG_FILE, CONFIG_KEYS, type ResolvedConfig } from '../../project/config-schema.js';
+import { ConfigError } from '../../project/config-validation.js';
+import { configView, resolveConfig } from '../../project/config.js';
 import { defineCommand, pickAction } from '../command.js';
 import { type CliContext, EXIT } from '../context.js';
 

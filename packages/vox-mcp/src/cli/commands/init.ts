@@ -4,7 +4,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CONFIG_FILE, findConfigFile } from '../../project/config.js';
+import { CONFIG_FILE } from '../../project/config-schema.js';
+import { findConfigFile } from '../../project/config.js';
 import { readTemplate, writeFileAtomic } from '../../project/config-writer.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';

@@ -5,7 +5,7 @@ import { toolError, toolResult, type McpTool, type Structured } from '../tool.js
 
 /** The configure tool's input: every config key, from the config schema, with null meaning "back to the default". */
 async function configureInput(): Promise<InputSchema> {
-  const { SCHEMA, CONFIG_KEYS, ENGINES, NOTIFY_MODES, DEFAULTS } = await import('../../project/config.js');
+  const { SCHEMA, CONFIG_KEYS, ENGINES, NOTIFY_MODES, DEFAULTS } = await import('../../project/config-schema.js');
   const enums: Record<string, readonly string[]> = { engine: ENGINES, notify: NOTIFY_MODES, priority: PRIORITIES };
   const properties: Record<string, InputSchema> = {};
   for (const key of CONFIG_KEYS) {
@@ -41,7 +41,7 @@ export const configure: McpTool = {
   check: false,
   async run(args, ctx) {
     const keys = Object.keys(args);
-    const { CONFIG_KEYS } = await import('../../project/config.js');
+    const { CONFIG_KEYS } = await import('../../project/config-schema.js');
     if (keys.length === 0) return toolError(`Give at least one setting to change, e.g. {"rate": 190}. Settings: ${CONFIG_KEYS.join(', ')}.`);
     const { setConfigValues } = await import('../../project/config-writer.js');
     const config = await setConfigValues(ctx.cwd, args);

@@ -115,7 +115,7 @@ export const status: McpTool = {
     let failed = false;
     try {
       const { config, session } = await ctx.context();
-      const { CONFIG_KEYS } = await import('../../project/config.js');
+      const { CONFIG_KEYS } = await import('../../project/config-schema.js');
       out.session = session;
       out.cwd = ctx.cwd;
       const values: Structured = {};
