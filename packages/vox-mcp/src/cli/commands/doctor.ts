@@ -4,7 +4,8 @@
  */
 import { EXIT, type CliContext } from '../context.js';
 import { defineCommand } from '../command.js';
-import { formatChecks, healthy, runDoctor } from '../../doctor/doctor.js';
+import { formatChecks, healthy } from '../../doctor/check.js';
+import { runDoctor } from '../../doctor/doctor.js';
 
 export const DOCTOR_USAGE = `Usage: vox doctor [--json]
 
