@@ -5,7 +5,8 @@
  * and the transcriber. Aborting it hangs up, and voxd releases the microphone.
  */
 import { LISTEN_DEFAULTS, type ListenErrorBody, type ListenRequest, type ListenResponse } from '@vox/protocol';
-import { call, type Reply } from './client.js';
+import { call } from './client.js';
+import type { Reply } from './http.js';
 
 /** Beyond the recording itself: the utterance a listen waits for, and the transcriber (voxd's default timeout is 30 s). */
 const LISTEN_SLACK_MS = 150_000;

@@ -11,7 +11,8 @@
 import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import type { WireError } from '@vox/protocol';
-import { call, requestBytes, resolveEndpoint } from './client.js';
+import { call } from './client.js';
+import { requestBytes, resolveEndpoint } from './http.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { EXIT, type CliContext } from '../cli/context.js';
 import { buildDelivery, type SpeechOverrides } from '../project/speech.js';

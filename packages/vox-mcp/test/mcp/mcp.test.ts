@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonState, StatusResponse } from '@vox/protocol';
 import { Ajv } from 'ajv';
-import { request, resolveEndpoint } from '../../src/daemon/client.js';
+import { request, resolveEndpoint } from '../../src/daemon/http.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const voxdMain = fileURLToPath(new URL('../../../voxd/dist/main.js', import.meta.url));

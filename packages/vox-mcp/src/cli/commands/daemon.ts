@@ -12,24 +12,14 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
-import { health, readDaemonState, startDaemon } from '../../daemon/client.js';
+import { startDaemon } from '../../daemon/client.js';
+import { health, readDaemonState } from '../../daemon/http.js';
 import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction, suggestion, UsageError } from '../command.js';
-import {
-  ServiceError,
-  checkServiceManager,
-  controlService,
-  installService,
-  refusal,
-  serviceFilePaths,
-  serviceInstalled,
-  serviceManager,
-  uninstallService,
-  type ServiceManager,
-  type ServiceOptions,
-} from '../../daemon/service.js';
+import { ServiceError, serviceFilePaths, serviceManager, type ServiceManager } from '../../daemon/service-files.js';
+import { checkServiceManager, controlService, installService, refusal, serviceInstalled, uninstallService, type ServiceOptions } from '../../daemon/service.js';
 
 const USAGE = `Usage: vox daemon <action> [options]
 

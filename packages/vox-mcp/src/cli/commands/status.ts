@@ -6,7 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
-import { call, readDaemonState, resolveEndpoint } from '../../daemon/client.js';
+import { call } from '../../daemon/client.js';
+import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { compareVersions, reportThrown, reportWireError } from '../report.js';

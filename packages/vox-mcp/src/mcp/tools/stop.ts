@@ -36,7 +36,7 @@ export const stop: McpTool = {
     const all = args.scope === 'all';
     const session = all ? undefined : await ctx.session();
     const out: Structured = all ? { scope: 'all' } : { scope: 'session', session };
-    const { health } = await import('../../daemon/client.js');
+    const { health } = await import('../../daemon/http.js');
     // Starting voxd to stop nothing would be silly: no voxd, no speech.
     if (!(await health(ctx.env))) return toolResult({ ...out, stopped: [], why: 'voxd is not running' });
     const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
