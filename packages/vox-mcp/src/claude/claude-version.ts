@@ -5,7 +5,7 @@
  * version runs (and says so).
  */
 import { spawnSync } from 'node:child_process';
-import { MCP_TOOL_SINCE, type HookType } from './hooks-settings.js';
+import { MCP_TOOL_SINCE, type HookType } from './hook-entries.js';
 import { compareVersions } from '../cli/report.js';
 
 export interface HookTypeChoice {

@@ -1,7 +1,7 @@
 /**
  * What a Claude Code hook event should sound like: pure logic from the event's
  * payload and the project's resolved settings to one action. No I/O here;
- * `commands/hook.ts` reads stdin, resolves the config and sends the action.
+ * `cli/commands/hook.ts` reads stdin, resolves the config and sends the action.
  *
  * Design notes (docs/claude-code.md has the table):
  * - `notify` decides how much the hooks say. `off` silences every event,
@@ -38,6 +38,7 @@
 import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
 import type { NotifyMode, ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery, type Delivery } from '../project/speech.js';
+import { summarize } from './summary.js';
 
 /** The fields vox reads from a hook payload. Claude Code sends more; they are ignored. */
 export interface HookPayload {
@@ -98,11 +99,6 @@ export const PERMISSION_DEDUP_SECONDS = 20;
 /** Idle pings, session start, compaction: noise once old. */
 export const NOTICE_MAX_AGE_MS = NOTIFICATION_MAX_AGE_MS;
 
-/** Longest Stop summary, in characters. */
-export const SUMMARY_MAX_CHARS = 200;
-/** Sentences in a Stop summary. */
-export const SUMMARY_SENTENCES = 2;
-
 const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
 /** "Claude needs your permission to use Bash" → "api needs your permission to use Bash". */
@@ -123,106 +119,6 @@ export function noticeText(project: string, message: string): string {
   const m = /^claude(?: code)?\b\s*(.*)$/is.exec(message);
   if (m && m[1]) return `${project} ${m[1]}`;
   return `${project}: ${message}`;
-}
-
-// Abbreviations whose period does not end a sentence.
-const ABBREVIATION = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Mrs|Ms|Dr|St|No|Fig)\.$/i;
-
-/** Splits prose into sentences at . ! ? followed by white space (or the end). */
-function sentencesOf(paragraph: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  const re = /[.!?]+(?=\s|$)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(paragraph))) {
-    const end = m.index + m[0].length;
-    const candidate = paragraph.slice(start, end).trim();
-    if (m[0] === '.' && ABBREVIATION.test(paragraph.slice(0, end))) continue;
-    // "v1.2" or "index.ts" never match (no white space after the dot); a lone number like "1." in "step 1. Then" does: keep it.
-    if (candidate) out.push(candidate);
-    start = end;
-  }
-  const tail = paragraph.slice(start).trim();
-  if (tail) out.push(tail);
-  return out;
-}
-
-/**
- * The prose blocks of a markdown message, in order: paragraphs and list items,
- * joined within a block; code fences, headings, tables, rules and quotes skipped.
- */
-function proseBlocks(text: string): string[] {
-  const blocks: string[] = [];
-  let current: string[] = [];
-  let fence: string | undefined;
-  const flush = () => {
-    if (current.length) blocks.push(current.join(' '));
-    current = [];
-  };
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    const f = /^(`{3,}|~{3,})/.exec(line);
-    if (fence) {
-      if (f && line.startsWith(fence)) fence = undefined;
-      continue;
-    }
-    if (f) {
-      flush();
-      fence = f[1]!;
-      continue;
-    }
-    if (line === '' || /^#{1,6}\s/.test(line) || /^\|/.test(line) || /^(?:[-*_]\s*){3,}$/.test(line)) {
-      flush();
-      continue;
-    }
-    const item = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
-    if (item) {
-      flush();
-      current.push(item[1]!);
-      continue;
-    }
-    current.push(line.replace(/^>\s?/, ''));
-  }
-  flush();
-  return blocks;
-}
-
-/** A sentence that ends without punctuation (a list item, a line) gets a period. */
-function closed(sentence: string): string {
-  return /[.!?\u2026:;]$/.test(sentence) ? sentence : `${sentence}.`;
-}
-
-/** Cuts at a word boundary within `max` characters and adds an ellipsis. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
-}
-
-/**
- * The start of Claude's last message, for a Stop hook: its first `sentences`
- * sentences of prose, or fewer when they would pass `maxChars`; the first
- * sentence alone is clipped at a word. Empty when the message has no prose.
- */
-export function summarize(message: string, options: { sentences?: number; maxChars?: number } = {}): string {
-  const want = options.sentences ?? SUMMARY_SENTENCES;
-  const max = options.maxChars ?? SUMMARY_MAX_CHARS;
-  const picked: string[] = [];
-  for (const block of proseBlocks(message)) {
-    for (const s of sentencesOf(block)) {
-      picked.push(closed(s));
-      if (picked.length >= want) break;
-    }
-    if (picked.length >= want) break;
-  }
-  if (picked.length === 0) return '';
-  let out = picked[0]!;
-  for (const s of picked.slice(1)) {
-    if (out.length + 1 + s.length > max) break;
-    out = `${out} ${s}`;
-  }
-  return clip(out, max);
 }
 
 /**

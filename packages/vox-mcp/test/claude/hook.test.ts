@@ -17,7 +17,6 @@ import {
   PERMISSION_DEDUP_SECONDS,
   PERMISSION_MAX_AGE_MS,
   STOP_MAX_AGE_MS,
-  SUMMARY_MAX_CHARS,
   NOTIFICATION_POLICY,
   decideHook,
   failureText,
@@ -26,10 +25,10 @@ import {
   permissionText,
   permissionTool,
   spokenToolName,
-  summarize,
   type HookAction,
   type HookPayload,
 } from '../../src/claude/hook.js';
+import { SUMMARY_MAX_CHARS, summarize } from '../../src/claude/summary.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'hooks');

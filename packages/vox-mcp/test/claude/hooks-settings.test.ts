@@ -13,16 +13,11 @@ import {
   PLUGIN_SERVER,
   isVoxMcpToolHook,
   mcpToolHook,
-  SettingsError,
   hookCommand,
-  hooksInstalled,
-  inspectHooks,
-  installHooks,
   isVoxHookCommand,
-  settingsPath,
-  uninstallHooks,
   voxHookEntries,
-} from '../../src/claude/hooks-settings.js';
+} from '../../src/claude/hook-entries.js';
+import { SettingsError, hooksInstalled, inspectHooks, installHooks, settingsPath, uninstallHooks } from '../../src/claude/hooks-settings.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const cliJs = join(repo, 'packages', 'vox-mcp', 'dist', 'vox.cjs');

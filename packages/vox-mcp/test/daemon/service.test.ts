@@ -8,8 +8,28 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { needTool } from '../../../../test/helpers/tools.js';
 import { VERSION } from '@vox/protocol';
-import { DEFAULT_TEMPLATES_DIR, ServiceError, loadTemplates, missingSessionTargets, renderServiceFiles, renderTemplate, resolveVoxd, serviceFilePaths, serviceValues, type ServiceValues } from '../../src/daemon/service-files.js';
-import { checkServiceManager, controlService, defaultExec, installService, serviceInstalled, uninstallService, type Exec, type ExecResult } from '../../src/daemon/service.js';
+import {
+  DEFAULT_TEMPLATES_DIR,
+  ServiceError,
+  loadTemplates,
+  missingSessionTargets,
+  renderServiceFiles,
+  renderTemplate,
+  resolveVoxd,
+  serviceFilePaths,
+  serviceValues,
+  type ServiceValues,
+} from '../../src/daemon/service-files.js';
+import {
+  checkServiceManager,
+  controlService,
+  defaultExec,
+  installService,
+  serviceInstalled,
+  uninstallService,
+  type Exec,
+  type ExecResult,
+} from '../../src/daemon/service.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'vox-service-'));

@@ -19,7 +19,15 @@ import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction, suggestion, UsageError } from '../command.js';
 import { ServiceError, serviceFilePaths, serviceManager, type ServiceManager } from '../../daemon/service-files.js';
-import { checkServiceManager, controlService, installService, refusal, serviceInstalled, uninstallService, type ServiceOptions } from '../../daemon/service.js';
+import {
+  checkServiceManager,
+  controlService,
+  installService,
+  refusal,
+  serviceInstalled,
+  uninstallService,
+  type ServiceOptions,
+} from '../../daemon/service.js';
 
 const USAGE = `Usage: vox daemon <action> [options]
 

@@ -4,20 +4,8 @@
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction, UsageError } from '../command.js';
 import { detectHookType } from '../../claude/claude-version.js';
-import {
-  DEFAULT_SERVER,
-  HOOK_EVENTS,
-  HOOK_TYPES,
-  MCP_TOOL_EVENTS,
-  SettingsError,
-  hookCommand,
-  inspectHooks,
-  installHooks,
-  settingsPath,
-  uninstallHooks,
-  type HookType,
-  type SettingsScope,
-} from '../../claude/hooks-settings.js';
+import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand, type HookType } from '../../claude/hook-entries.js';
+import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
 

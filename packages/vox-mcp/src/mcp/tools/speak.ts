@@ -1,5 +1,15 @@
 /** The speak tool: say a text aloud through voxd, in this session's voice. */
-import { CHIME_SIGNALS, MAX_ONCE_SECONDS, MAX_RATE_WPM, MAX_TEXT_CHARS, MIN_ONCE_SECONDS, MIN_RATE_WPM, PRIORITIES, type SpeakResponse, type WireError } from '@vox/protocol';
+import {
+  CHIME_SIGNALS,
+  MAX_ONCE_SECONDS,
+  MAX_RATE_WPM,
+  MAX_TEXT_CHARS,
+  MIN_ONCE_SECONDS,
+  MIN_RATE_WPM,
+  PRIORITIES,
+  type SpeakResponse,
+  type WireError,
+} from '@vox/protocol';
 import type { SpeechOverrides } from '../../project/speech.js';
 import { str, type InputSchema } from '../schema.js';
 import { speechOverrides, toolError, toolResult, wireErrorResult, type McpTool, type Structured } from '../tool.js';
