@@ -70,7 +70,7 @@ export const MCP_TOOL_SINCE = '2.1.118';
 export const DEFAULT_SERVER = 'vox';
 /** The plugin's own server, as Claude Code names a plugin's servers: `plugin:<plugin>:<server>`. */
 export const PLUGIN_SERVER = 'plugin:vox:vox';
-/** The `vox mcp` tool that mcp_tool hooks call (hook-tool.ts). */
+/** The `vox mcp` tool that mcp_tool hooks call (mcp/tools/hook.ts). */
 export const HOOK_TOOL = 'hook';
 
 /** Claude Code's per-hook timeout, in seconds (its default is 60): a stuck hook must not hold a session. */

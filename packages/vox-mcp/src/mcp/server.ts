@@ -27,7 +27,7 @@ export interface VoxMcpOptions {
   cwd: string;
   /** Diagnostics, one line each. Never stdout: that is the JSON-RPC channel. */
   log: (line: string) => void;
-  /** Tools from other modules, served after the built-in ones (commands/mcp.ts passes them). */
+  /** Tools from other modules, served after the built-in ones (cli/commands/mcp.ts passes them). */
   tools?: readonly McpTool[];
 }
 

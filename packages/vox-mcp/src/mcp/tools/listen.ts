@@ -1,7 +1,7 @@
 /**
  * The MCP tools `listen` (hear the user once) and `converse` (say something,
  * then hear the answer), served by `vox mcp` beside the built-in tools
- * (commands/mcp.ts). voxd owns the microphone: one listener at a time, never
+ * (cli/commands/mcp.ts). voxd owns the microphone: one listener at a time, never
  * while it speaks. Results are compact JSON (structuredContent) valid against
  * the output schemas below; failures are isError results naming the cause,
  * the fix and, when audio was captured, where it is.
