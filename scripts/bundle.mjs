@@ -55,6 +55,8 @@ const lazyOsPlugin = {
 const hot = {
   ...common,
   supported: { 'dynamic-import': false },
+  // Paths relative to src/: each lazily initialized module's wrapper is named by its path.
+  absWorkingDir: src(''),
   plugins: [lazyOsPlugin],
   minifyWhitespace: true,
   minifySyntax: true,
