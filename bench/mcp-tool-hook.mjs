@@ -24,7 +24,7 @@ const PROCESS_RUNS = 30;
 const BUDGET_MS = 5;
 const FIXTURE = 'permission-request.json';
 const payload = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), 'utf8'));
-const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/hooks-settings.js')).href);
+const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/hook-entries.js')).href);
 
 /** Claude Code's `${field}` substitution of an mcp_tool hook's input. */
 function substitute(input, data) {

@@ -11,7 +11,7 @@
 // in the same run, interleaved with it, and medians are taken. Prints one JSON
 // line per figure. Never fails on a figure: budgets are reported, not enforced.
 //
-// Variants: "vox mcp" as shipped (its own JSON-RPC layer, src/mcp-server.ts),
+// Variants: "vox mcp" as shipped (its own JSON-RPC layer, packages/vox-mcp/src/mcp/protocol.ts),
 // the same with Node flags, and, for the design choice, the same six tools
 // (the same createVoxMcp, so the same tool code) served by the MCP SDK: its
 // low-level Server loaded module by module, the same bundled into one file with
@@ -50,7 +50,7 @@ if (!existsSync(cli)) {
   process.exit(1);
 }
 
-const core = pathToFileURL(join(repo, 'packages/vox-mcp/dist/mcp-server.js')).href;
+const core = pathToFileURL(join(repo, 'packages/vox-mcp/dist/mcp/server.js')).href;
 const sdkUrl = (p) => import.meta.resolve(`@modelcontextprotocol/sdk/${p}`);
 
 /** The six tools of createVoxMcp, served by the SDK's low-level Server; `from(module)` says where the SDK comes from. */

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Bundles the `vox` client into CommonJS files in packages/vox-mcp/dist/:
-// - vox-say.cjs: `say` and `unmute` alone (src/cli-say.ts), and vox-hook.cjs:
-//   `hook` alone (src/cli-hook.ts), the commands every shell script, Biff wall
+// - vox-say.cjs: `say` and `unmute` alone (src/cli/cli-say.ts), and vox-hook.cjs:
+//   `hook` alone (src/cli/cli-hook.ts), the commands every shell script, Biff wall
 //   and command hook starts. bin/vox.cjs compiles them itself, with a V8 code
 //   cache, so they hold no import(): esbuild turns it into require();
-// - vox-cli.cjs: every command (src/cli.ts);
+// - vox-cli.cjs: every command (src/cli/cli.ts);
 // - vox.cjs: a one-line file that loads bin/vox.cjs, which picks one of the
 //   two by argv[2]. Hook settings written by older versions name dist/vox.cjs.
 // Node 20 loads one CJS file markedly faster than a graph of ESM modules, and
@@ -55,6 +55,8 @@ const lazyOsPlugin = {
 const hot = {
   ...common,
   supported: { 'dynamic-import': false },
+  // Paths relative to src/: each lazily initialized module's wrapper is named by its path.
+  absWorkingDir: src(''),
   plugins: [lazyOsPlugin],
   minifyWhitespace: true,
   minifySyntax: true,
@@ -63,9 +65,9 @@ const hot = {
   footer: { js: '\n});' },
 };
 await Promise.all([
-  build({ ...common, entryPoints: [src('cli.ts')], outfile: dist('vox-cli.cjs') }),
-  build({ ...hot, entryPoints: [src('cli-say.ts')], outfile: dist('vox-say.cjs') }),
-  build({ ...hot, entryPoints: [src('cli-hook.ts')], outfile: dist('vox-hook.cjs') }),
+  build({ ...common, entryPoints: [src('cli/cli.ts')], outfile: dist('vox-cli.cjs') }),
+  build({ ...hot, entryPoints: [src('cli/cli-say.ts')], outfile: dist('vox-say.cjs') }),
+  build({ ...hot, entryPoints: [src('cli/cli-hook.ts')], outfile: dist('vox-hook.cjs') }),
 ]);
 for (const name of ['vox-say.cjs', 'vox-hook.cjs']) {
   const text = readFileSync(dist(name), 'latin1');

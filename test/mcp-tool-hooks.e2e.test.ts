@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/hooks-settings.js';
+import { HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/claude/hook-entries.js';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
 import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon } from './helpers/daemon.js';
 

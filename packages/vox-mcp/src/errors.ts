@@ -30,3 +30,31 @@ export class ClientError extends Error {
     this.code = code;
   }
 }
+
+// The errors below carry no catalogue code: callers tell them apart by the
+// name or code Node gives its own (AbortError, ETIMEDOUT), and a JSON-RPC
+// error's code is the protocol's. Each is a class so that none is an ad hoc
+// Error with properties glued on.
+
+/** A call given up because its AbortSignal fired. */
+export class AbortError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+/** No complete answer from voxd in time (its name stays "Error"). */
+export class TimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+}
+
+/** A JSON-RPC error answer of `vox mcp` (mcp/protocol.ts): `rpcCode` is the response's error code. */
+export class RpcError extends Error {
+  readonly rpcCode: number;
+  constructor(rpcCode: number, message: string) {
+    super(message);
+    this.name = 'RpcError';
+    this.rpcCode = rpcCode;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * What vox's hook entries are: the events, the two kinds of entry, and how an
+ * entry of vox's (from this or an earlier install) is recognised. Putting them
+ * into a settings file is hooks-settings.ts.
+ *
+ * Design notes:
+ * - Two kinds of entry. An `mcp_tool` hook (Claude Code 2.1.118 and later)
+ *   calls the `hook` tool of the session's own `vox mcp`, which already has
+ *   the session's cwd, config and identity: no process is started. A
+ *   `command` hook runs `vox hook <Event>`, for older Claude Code, and for the
+ *   events where an MCP server is not connected when they fire (SessionStart
+ *   fires while servers are still connecting, SessionEnd after they have been
+ *   closed: tried with Claude Code 2.1.332).
+ * - An mcp_tool entry passes the payload's fields that the policy reads as
+ *   `${field}` strings (Claude Code substitutes them; a missing one becomes
+ *   "", a boolean "true"/"false"); `event` is written in.
+ * - A command runs `node /abs/path/bin/vox.cjs hook <Event>` by default: absolute
+ *   paths work without a PATH (Claude Code may run hooks from a GUI launcher)
+ *   and cost no `npx` resolution on every hook. `portable` gives `vox hook
+ *   <Event>` instead, for files shared between machines (a committed
+ *   `.claude/settings.json`); `plugin` gives the plugin's launcher under
+ *   `${CLAUDE_PLUGIN_ROOT}`.
+ * - vox's entries are recognised by their shape (a command `vox hook <Event>`
+ *   or `.../vox.cjs hook <Event>`; an mcp_tool call of `hook` whose input
+ *   passes `${session_id}`), not by a private marker key that Claude Code
+ *   might reject. That also finds the entries of an older install, of either
+ *   kind, so installing again replaces them.
+ * - The file belongs to the user: other keys, other hooks and key order stay as
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { packageUrl } from '../package-dir.js';
+
+/** The Claude Code events vox handles. */
+export const HOOK_EVENTS = [
+  'PermissionRequest',
+  'Notification',
+  'Stop',
+  'StopFailure',
+  'SubagentStop',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompact',
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/**
+ * The events whose hooks can call the session's MCP server. SessionStart and
+ * SessionEnd are not among them: Claude Code 2.1.332 skips an mcp_tool hook
+ * when the server is still connecting (startup) or already closed (exit).
+ */
+export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact'];
+
+/** The payload fields each event's mcp_tool entry passes (session_id and cwd always). */
+const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
+  PermissionRequest: ['tool_name'],
+  Notification: ['notification_type', 'message'],
+  Stop: ['stop_hook_active', 'last_assistant_message'],
+  StopFailure: ['error'],
+  SubagentStop: ['stop_hook_active'],
+  SessionStart: ['source'],
+  SessionEnd: ['reason'],
+  PreCompact: ['trigger'],
+};
+
+/** The first Claude Code that runs `mcp_tool` hooks. */
+export const MCP_TOOL_SINCE = '2.1.118';
+
+/** The name of the `vox mcp` server as `claude mcp add vox -- vox mcp` registers it. */
+export const DEFAULT_SERVER = 'vox';
+/** The plugin's own server, as Claude Code names a plugin's servers: `plugin:<plugin>:<server>`. */
+export const PLUGIN_SERVER = 'plugin:vox:vox';
+/** The `vox mcp` tool that mcp_tool hooks call (mcp/tools/hook.ts). */
+export const HOOK_TOOL = 'hook';
+
+/** Claude Code's per-hook timeout, in seconds (its default is 60): a stuck hook must not hold a session. */
+export const HOOK_TIMEOUT_SECONDS = 10;
+
+export type HookType = 'mcp_tool' | 'command';
+export const HOOK_TYPES: readonly HookType[] = ['mcp_tool', 'command'];
+
+export interface CommandHook {
+  type: 'command';
+  command: string;
+  timeout?: number;
+}
+
+export interface McpToolHook {
+  type: 'mcp_tool';
+  server: string;
+  tool: string;
+  input: Record<string, string>;
+  timeout?: number;
+}
+
+export interface HookGroup {
+  matcher?: string;
+  hooks: Array<CommandHook | McpToolHook>;
+}
+
+/**
+ * The `vox` entry of this installation: the bin `bin/vox.cjs` once the
+ * bundles it loads are built (it loads the command's bundle directly: one
+ * file fewer per hook than `dist/vox.cjs`, which loads it), else
+ * `dist/cli.js`. From `src/` (tests run through tsx) it is the same files.
+ */
+export function defaultCliPath(): string {
+  const pkg = (rel: string) => fileURLToPath(packageUrl(rel));
+  if (existsSync(pkg('dist/vox-cli.cjs')) && existsSync(pkg('bin/vox.cjs'))) return realpathSync(pkg('bin/vox.cjs'));
+  if (existsSync(pkg('dist/cli.js'))) return realpathSync(pkg('dist/cli.js'));
+  return pkg('dist/cli.js');
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface HookCommandOptions {
+  /** `vox hook <Event>`, found on PATH, instead of absolute paths. Default false. */
+  portable?: boolean;
+  /** The plugin's launcher, `node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook <Event>`. Default false. */
+  plugin?: boolean;
+  /** Default: `process.execPath`. */
+  node?: string;
+  /** Default: `defaultCliPath()`. */
+  cli?: string;
+}
+
+export interface HookEntryOptions extends HookCommandOptions {
+  /** `mcp_tool` where Claude Code allows it (the default), or `command` everywhere. */
+  type?: HookType;
+  /** The MCP server that mcp_tool hooks call. Default `vox` (`plugin:vox:vox` with `plugin`). */
+  server?: string;
+}
+
+/** The shell command Claude Code runs for an event. */
+export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): string {
+  if (opts.plugin) return `node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook ${event}`;
+  if (opts.portable) return `vox hook ${event}`;
+  const node = opts.node ?? process.execPath;
+  const cli = opts.cli ?? defaultCliPath();
+  return `${shellQuote(node)} ${shellQuote(cli)} hook ${event}`;
+}
+
+/** The mcp_tool hook for an event: the `hook` tool of `server`, with the payload's fields substituted in. */
+export function mcpToolHook(event: HookEvent, server: string): McpToolHook {
+  const input: Record<string, string> = { event };
+  for (const f of ['session_id', 'cwd', ...EVENT_FIELDS[event]]) input[f] = `\${${f}}`;
+  return { type: 'mcp_tool', server, tool: HOOK_TOOL, input, timeout: HOOK_TIMEOUT_SECONDS };
+}
+
+/** vox's entry for one event: mcp_tool where allowed and asked for, else the command. */
+export function voxHook(event: HookEvent, opts: HookEntryOptions = {}): CommandHook | McpToolHook {
+  if ((opts.type ?? 'mcp_tool') === 'mcp_tool' && MCP_TOOL_EVENTS.includes(event)) {
+    return mcpToolHook(event, opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER));
+  }
+  return { type: 'command', command: hookCommand(event, opts), timeout: HOOK_TIMEOUT_SECONDS };
+}
+
+/** vox's settings entries, keyed by event: one group per event, matching everything. */
+export function voxHookEntries(opts: HookEntryOptions = {}): Record<HookEvent, HookGroup[]> {
+  const out = {} as Record<HookEvent, HookGroup[]>;
+  for (const event of HOOK_EVENTS) out[event] = [{ matcher: '', hooks: [voxHook(event, opts)] }];
+  return out;
+}
+
+const VOX_HOOK = /(?:^|[\s/'"])(?:vox|vox\.cjs|vox-mcp[\\/]+dist[\\/]+cli\.js)['"]?\s+hook\s+[A-Za-z]+\s*$/;
+
+/** True for a command that vox installed, from this or any earlier install. */
+export function isVoxHookCommand(command: unknown): boolean {
+  return typeof command === 'string' && VOX_HOOK.test(command);
+}
+
+/** True for an mcp_tool hook that vox installed: a call of `hook` that passes the session id. */
+export function isVoxMcpToolHook(h: unknown): boolean {
+  if (!isObject(h) || h.type !== 'mcp_tool' || h.tool !== HOOK_TOOL || !isObject(h.input)) return false;
+  return typeof h.input.event === 'string' && h.input.session_id === '${session_id}';
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

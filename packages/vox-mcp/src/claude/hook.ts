@@ -1,0 +1,319 @@
+/**
+ * What a Claude Code hook event should sound like: pure logic from the event's
+ * payload and the project's resolved settings to one action. No I/O here;
+ * `cli/commands/hook.ts` reads stdin, resolves the config and sends the action.
+ *
+ * Design notes (docs/claude-code.md has the table):
+ * - `notify` decides how much the hooks say. `off` silences every event,
+ *   permission prompts included: it is the one switch that makes vox's hooks
+ *   quiet in a project without uninstalling them (`speak: false` keeps them,
+ *   as chimes). `normal` speaks what needs the user (PermissionRequest, the
+ *   Notification types that block or wait, Stop and StopFailure).
+ *   `continuous` adds SubagentStop, SessionStart, SessionEnd, PreCompact and
+ *   the informative Notification types.
+ * - A permission request is announced by `PermissionRequest`, the moment it is
+ *   asked; the `permission_prompt` Notification that follows ~6 s later for
+ *   the same request carries the same duplicate key, so voxd reports it
+ *   `deduped` instead of speaking it twice. The hook never decides a
+ *   permission (it prints nothing), so the dialog is the user's.
+ * - Notification types that echo what the user just did (`auth_success`,
+ *   `elicitation_complete`, `elicitation_response`) are never spoken; an
+ *   unknown (future) type gets the safe default, `notification` priority.
+ * - Priorities follow what the event means to someone working in another
+ *   window: a permission prompt blocks the session until answered, so it is
+ *   `important` (it interrupts other speech, which resumes afterwards); a Stop
+ *   summary is `text`, so a newer Stop of the same session replaces an older
+ *   one still queued; everything else is `notification`, which voxd drops when
+ *   other speech is busy rather than pile it up.
+ * - Every spoken action has an expiry (`maxAgeMs`): a permission prompt that
+ *   has not been spoken within 60 s has most likely been answered, a summary
+ *   older than 2 minutes is history, and a notification is noise after 30 s.
+ * - A Stop summary is cut here, not in voxd: the first two sentences of the
+ *   last message, at most ~200 characters, so what is spoken is predictable.
+ *   Code blocks, headings and tables are skipped; voxd cleans the rest
+ *   (markdown, inline code, URLs).
+ * - Muted projects (`speak: false`) hear the `chime` of a speak action instead
+ *   (speech.ts's buildDelivery does the swap).
+ */
+import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
+import type { NotifyMode, ResolvedConfig } from '../project/config-schema.js';
+import { buildDelivery, type Delivery } from '../project/speech.js';
+import { summarize } from './summary.js';
+
+/** The fields vox reads from a hook payload. Claude Code sends more; they are ignored. */
+export interface HookPayload {
+  session_id?: unknown;
+  cwd?: unknown;
+  hook_event_name?: unknown;
+  /** Notification */
+  message?: unknown;
+  notification_type?: unknown;
+  /** Stop, SubagentStop */
+  stop_hook_active?: unknown;
+  last_assistant_message?: unknown;
+  /** SessionStart: startup, resume, clear, compact, fork */
+  source?: unknown;
+  /** PreCompact: manual, auto */
+  trigger?: unknown;
+  /** PermissionRequest: the tool asking, e.g. Bash */
+  tool_name?: unknown;
+  /** StopFailure: rate_limit, overloaded, authentication_failed, ..., unknown */
+  error?: unknown;
+  [key: string]: unknown;
+}
+
+export type HookAction =
+  | {
+      kind: 'speak';
+      text: string;
+      priority: Priority;
+      /** Played instead when the project is muted (`speak: false`). */
+      chime?: ChimeSignal;
+      /** Drop the speech if it has not started within this many ms. */
+      maxAgeMs?: number;
+      /** Duplicate key within the session (the caller prefixes the session); default: the text. */
+      dedupKey?: string;
+      /** Duplicate window in seconds, at least; default: the project's `dedup`. */
+      once?: number;
+    }
+  | { kind: 'chime'; signal: ChimeSignal; priority: Priority }
+  | { kind: 'none'; reason: string };
+
+export interface HookContext {
+  /** The project's `notify` setting. */
+  notify: NotifyMode;
+  /** Spoken name of the project, e.g. `api`. */
+  projectName: string;
+}
+
+/** A permission prompt not spoken within this time has most likely been answered. */
+export const PERMISSION_MAX_AGE_MS = 60_000;
+/** A Stop summary not spoken within this time is stale. */
+export const STOP_MAX_AGE_MS = 120_000;
+/**
+ * A permission request and its later `permission_prompt` Notification are one
+ * event within this many seconds (Claude Code sends the Notification about
+ * 6 s after the request, if it is still open).
+ */
+export const PERMISSION_DEDUP_SECONDS = 20;
+/** Idle pings, session start, compaction: noise once old. */
+export const NOTICE_MAX_AGE_MS = NOTIFICATION_MAX_AGE_MS;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+
+/** "Claude needs your permission to use Bash" → "api needs your permission to use Bash". */
+export function permissionText(project: string, message: string): string {
+  const m = /^claude(?: code)?\s+needs\s+your\s+permission\b\s*(.*)$/is.exec(message);
+  if (m) {
+    const rest = m[1]!.replace(/[.!\s]+$/, '');
+    if (!rest) return `${project} needs your permission`;
+    return /^(?:to|for)\b/i.test(rest) ? `${project} needs your permission ${rest}` : `${project} needs your permission: ${rest}`;
+  }
+  if (!message) return `${project} needs your permission`;
+  return `${project} needs your permission: ${message}`;
+}
+
+/** Claude Code's message with "Claude" replaced by the project's name, or prefixed by it. */
+export function noticeText(project: string, message: string): string {
+  if (!message) return `${project} needs your attention`;
+  const m = /^claude(?: code)?\b\s*(.*)$/is.exec(message);
+  if (m && m[1]) return `${project} ${m[1]}`;
+  return `${project}: ${message}`;
+}
+
+/**
+ * The tool named in a permission message: "Claude needs your permission to
+ * use Bash" → "Bash". Undefined when the message names none.
+ */
+export function permissionTool(message: string): string | undefined {
+  return /\bpermission\s+to\s+use\s+(\S+?)[.!]?\s*$/i.exec(message)?.[1];
+}
+
+/**
+ * A tool's spoken name: built-ins as they are ("Bash"), MCP tools as
+ * "speak from vox" rather than "mcp__plugin_vox_vox__speak".
+ */
+export function spokenToolName(tool: string): string {
+  const m = /^mcp__(.+?)__(.+)$/.exec(tool);
+  if (!m) return tool;
+  const server = m[1]!.replace(/^plugin_([^_]+)_.*$/, '$1');
+  return `${m[2]!.replace(/_/g, ' ')} from ${server.replace(/_/g, ' ')}`;
+}
+
+/**
+ * The duplicate key of a permission request, the same for `PermissionRequest`
+ * and the `Notification` `permission_prompt` that Claude Code sends for the
+ * same request about six seconds later (the caller prefixes the session).
+ */
+export function permissionKey(tool: string | undefined): string {
+  return `permission ${tool ?? ''}`.trim();
+}
+
+/** What a permission request sounds like, for either event. */
+function permissionAction(project: string, tool: string | undefined, message: string): HookAction {
+  const text = tool ? `${project} needs your permission to use ${spokenToolName(tool)}` : permissionText(project, message);
+  return {
+    kind: 'speak',
+    text,
+    priority: 'important',
+    chime: 'prompt',
+    maxAgeMs: PERMISSION_MAX_AGE_MS,
+    dedupKey: permissionKey(tool),
+    once: PERMISSION_DEDUP_SECONDS,
+  };
+}
+
+/** StopFailure's `error` (Claude Code's matcher values, and the API's own error types) in words. */
+const FAILURE_WORDS: Record<string, string> = {
+  rate_limit: 'rate limited',
+  rate_limit_error: 'rate limited',
+  overloaded: 'the API is overloaded',
+  overloaded_error: 'the API is overloaded',
+  authentication_failed: 'authentication failed',
+  authentication_error: 'authentication failed',
+  oauth_org_not_allowed: 'authentication failed',
+  billing_error: 'a billing problem',
+  model_not_found: 'model not found',
+  max_output_tokens: 'the reply was too long',
+  server_error: 'a server error',
+  api_error: 'a server error',
+};
+
+/** "shop: the request failed, the API is overloaded". */
+export function failureText(project: string, error: string): string {
+  const words = FAILURE_WORDS[error];
+  return words ? `${project}: the request failed, ${words}` : `${project}: the request failed`;
+}
+
+/**
+ * How each Notification type is heard. `need` types block the session or
+ * need the user to act; `info` types are heard only in continuous mode;
+ * `quiet` types echo something the user just did and are never spoken.
+ * A type not listed here (a future one) gets the safe default: its message
+ * at `notification` priority, which never interrupts and is dropped when
+ * other speech is busy.
+ */
+export const NOTIFICATION_POLICY: Record<string, 'permission' | 'need' | 'idle' | 'info' | 'quiet'> = {
+  permission_prompt: 'permission',
+  worker_permission_prompt: 'permission',
+  elicitation_dialog: 'need',
+  elicitation_url_dialog: 'need',
+  agent_needs_input: 'need',
+  idle_prompt: 'idle',
+  auth_storage_failure: 'info',
+  agent_completed: 'info',
+  push_notification: 'info',
+  plugin_notification: 'info',
+  computer_use_enter: 'info',
+  computer_use_exit: 'info',
+  quota_auto_resume_fired: 'info',
+  quota_auto_resume_stale: 'info',
+  quota_auto_resume_disabled: 'info',
+  model_refusal_fallback: 'info',
+  auth_success: 'quiet',
+  elicitation_complete: 'quiet',
+  elicitation_response: 'quiet',
+};
+
+/** A Notification without a type (older Claude Code): its kind from its words. */
+function untypedKind(message: string): 'permission' | 'idle' | undefined {
+  if (/\bneeds\s+your\s+permission\b/i.test(message)) return 'permission';
+  if (/\bwaiting\s+for\s+your\s+input\b/i.test(message)) return 'idle';
+  return undefined;
+}
+
+function notification(payload: HookPayload, project: string, continuous: boolean): HookAction {
+  const type = str(payload.notification_type);
+  const message = str(payload.message);
+  const kind = type ? NOTIFICATION_POLICY[type] : untypedKind(message);
+  switch (kind) {
+    case 'permission':
+      return permissionAction(project, permissionTool(message), message);
+    case 'need':
+      return { kind: 'speak', text: noticeText(project, message), priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS };
+    case 'idle':
+      return { kind: 'speak', text: `${project} is waiting for your input`, priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS };
+    case 'info':
+      if (!continuous) return { kind: 'none', reason: `Notification ${type} is heard ${CONTINUOUS_ONLY}` };
+      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+    case 'quiet':
+      return { kind: 'none', reason: `Notification ${type} echoes what the user just did; never spoken` };
+    default:
+      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+  }
+}
+
+/** What SessionStart says for each `source` (continuous mode); undefined says nothing. */
+export const SESSION_START_WORDS: Record<string, string | undefined> = {
+  startup: 'started',
+  resume: 'resumed',
+  fork: 'forked',
+  // The user typed /clear: they are looking at the session.
+  clear: undefined,
+  // After a compaction PreCompact has spoken already.
+  compact: undefined,
+};
+
+const CONTINUOUS_ONLY = 'only in notify: continuous';
+
+/** Decide what a hook event sounds like. Never throws. */
+export function decideHook(event: string, payload: HookPayload, ctx: HookContext): HookAction {
+  const project = ctx.projectName;
+  if (ctx.notify === 'off') return { kind: 'none', reason: 'notify is off for this project' };
+  const continuous = ctx.notify === 'continuous';
+  switch (event) {
+    case 'PermissionRequest':
+      // Announced at once; the decision stays the user's (the hook outputs none).
+      return permissionAction(project, str(payload.tool_name) || undefined, '');
+    case 'Notification':
+      return notification(payload, project, continuous);
+    case 'Stop': {
+      if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
+        return { kind: 'none', reason: 'stop_hook_active: Claude continues because of a Stop hook' };
+      }
+      const summary = summarize(str(payload.last_assistant_message));
+      return { kind: 'speak', text: summary || `${project} is done`, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS };
+    }
+    case 'StopFailure':
+      // Its last_assistant_message is the API's error text: never read out.
+      return { kind: 'speak', text: failureText(project, str(payload.error)), priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS };
+    case 'SubagentStop':
+      if (!continuous) return { kind: 'none', reason: `SubagentStop is heard ${CONTINUOUS_ONLY}` };
+      if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
+        return { kind: 'none', reason: 'stop_hook_active: the subagent continues because of a Stop hook' };
+      }
+      return { kind: 'chime', signal: 'done', priority: 'notification' };
+    case 'SessionStart': {
+      if (!continuous) return { kind: 'none', reason: `SessionStart is heard ${CONTINUOUS_ONLY}` };
+      const source = str(payload.source) || 'startup';
+      const what = Object.hasOwn(SESSION_START_WORDS, source) ? SESSION_START_WORDS[source] : undefined;
+      if (!what) return { kind: 'none', reason: `SessionStart from ${source} says nothing` };
+      return { kind: 'speak', text: `${project} session ${what}`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+    }
+    case 'SessionEnd':
+      if (!continuous) return { kind: 'none', reason: `SessionEnd is heard ${CONTINUOUS_ONLY}` };
+      return { kind: 'chime', signal: 'done', priority: 'notification' };
+    case 'PreCompact':
+      if (!continuous) return { kind: 'none', reason: `PreCompact is heard ${CONTINUOUS_ONLY}` };
+      return { kind: 'speak', text: `${project} is compacting context`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+    default:
+      return { kind: 'none', reason: `vox does not handle ${event || 'an unnamed'} event` };
+  }
+}
+
+/**
+ * The request voxd gets for an action (undefined for `none`), the same from
+ * `vox hook` and from the `hook` tool of `vox mcp`.
+ */
+export function hookDelivery(action: HookAction, config: ResolvedConfig, session: string): Delivery | undefined {
+  if (action.kind === 'none') return undefined;
+  if (action.kind === 'chime') return { route: '/v1/chime', body: { signal: action.signal, session, priority: action.priority } };
+  return buildDelivery(action.text, config, session, {
+    priority: action.priority,
+    ...(action.chime ? { chime: action.chime } : {}),
+    ...(action.maxAgeMs !== undefined ? { maxAgeMs: action.maxAgeMs } : {}),
+    ...(action.once !== undefined ? { once: Math.max(action.once, config.values.dedup) } : {}),
+    // One session's repeat is a duplicate; the same words from two sessions are two events.
+    dedupKey: `${session} ${action.dedupKey ?? action.text}`,
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * `vox config [--json]`: the configuration in effect here, one line per key with
+ * where its value came from. `vox config check`: validate `.vox/config.md`.
+ */
+import { CONFIG_FILE, CONFIG_KEYS, type ResolvedConfig } from '../../project/config-schema.js';
+import { ConfigError } from '../../project/config-validation.js';
+import { configView, resolveConfig } from '../../project/config.js';
+import { defineCommand, pickAction } from '../command.js';
+import { type CliContext, EXIT } from '../context.js';
+
+const USAGE = `Usage: vox config [--json]
+       vox config check
+
+Show the configuration in effect in this directory, from the nearest
+${CONFIG_FILE} above it (or the defaults), one line per key:
+  key = value  (source)
+where source is "default" or the file the value came from.
+
+  check     validate the file; exit 0 ("ok: FILE") or 7 with every problem
+  --json    print {file, projectDir, projectName, values, sources, pronunciations}
+  -h, --help
+
+Every key and its allowed values: docs/config.md.
+`;
+
+export const command = defineCommand({
+  name: 'config',
+  usage: USAGE,
+  flags: { json: { type: 'boolean' } },
+  maxArgs: 1,
+  async run({ ctx, flags: values, args }) {
+    const sub = args.length ? pickAction(args, ['check'] as const) : undefined;
+
+    let config: ResolvedConfig;
+    try {
+      config = await resolveConfig(ctx.cwd);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        ctx.stderr.write(`${err.message}\n`);
+        return EXIT.CONFIG_INVALID;
+      }
+      throw err;
+    }
+
+    if (sub === 'check') {
+      if (values.json) ctx.stdout.write(`${JSON.stringify({ ok: true, file: config.file ?? null })}\n`);
+      else if (config.file) ctx.stdout.write(`ok: ${config.file}\n`);
+      else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${ctx.cwd} or above; the defaults apply\n`);
+      return EXIT.OK;
+    }
+    if (values.json) {
+      ctx.stdout.write(`${JSON.stringify(configView(config), null, 2)}\n`);
+      return EXIT.OK;
+    }
+    print(ctx, config);
+    return EXIT.OK;
+  },
+});
+export const run = command.run;
+
+function print(ctx: CliContext, config: ResolvedConfig): void {
+  const out: string[] = [];
+  out.push(
+    config.file
+      ? `# ${config.file} (project "${config.projectName}")`
+      : `# no ${CONFIG_FILE} in ${config.projectDir} or above; defaults (project "${config.projectName}")`,
+  );
+  for (const key of CONFIG_KEYS) {
+    const value = config.values[key];
+    out.push(`${key} = ${value === undefined ? '(unset)' : JSON.stringify(value)}  (${config.sources[key]})`);
+  }
+  if (config.pronunciations.length) {
+    out.push(`# pronunciations (${config.file}):`);
+    for (const p of config.pronunciations) out.push(`#   ${p.word} → ${p.say}`);
+  }
+  ctx.stdout.write(`${out.join('\n')}\n`);
+}

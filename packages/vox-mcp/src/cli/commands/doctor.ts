@@ -1,0 +1,46 @@
+/**
+ * `vox doctor [--json]`: checks the installation, one line per check
+ * (doctor.ts has the checks and what counts as warn or fail).
+ */
+import { EXIT, type CliContext } from '../context.js';
+import { defineCommand } from '../command.js';
+import { formatChecks, healthy } from '../../doctor/check.js';
+import { runDoctor } from '../../doctor/doctor.js';
+
+export const DOCTOR_USAGE = `Usage: vox doctor [--json]
+
+Checks the installation, one line per check:
+  ok|warn|fail  <check>: <detail>
+    fix: <what to do>            (under warn and fail)
+
+Checks: Node.js version; voxd (running, its version against this client's,
+its default engine); the token file (mode 600, accepted by voxd); each engine
+as this shell sees it (the embedded espeak, espeak-ng and say on PATH, cloud
+keys in the environment or VOX_HOME/keys.env, never printed); the audio
+output (voxd's sink, the speaker module probed in a child process, player
+commands); this directory's .vox/config.md; vox's Claude Code hooks (user,
+project and local settings); voxd's settings file; the voxd service
+(installed but not running is a failure).
+
+Does not start voxd.
+
+Options:
+  --json       print {"ok": boolean, "checks": [{name, level, detail, fix?}]}
+  -h, --help   show this help
+
+Exit codes: 0 when no check fails (warnings allowed); 1 when one fails;
+2 bad usage.
+`;
+
+export const command = defineCommand({
+  name: 'doctor',
+  usage: DOCTOR_USAGE,
+  flags: { json: { type: 'boolean' } },
+  async run({ ctx, flags: values }) {
+    const checks = await runDoctor({ env: ctx.env, cwd: ctx.cwd });
+    const ok = healthy(checks);
+    ctx.stdout.write(values.json ? `${JSON.stringify({ ok, checks })}\n` : formatChecks(checks));
+    return ok ? EXIT.OK : EXIT.INTERNAL;
+  },
+});
+export const run = command.run;

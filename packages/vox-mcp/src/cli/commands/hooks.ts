@@ -1,0 +1,122 @@
+/**
+ * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings.
+ */
+import { EXIT } from '../context.js';
+import { defineCommand, pickAction, UsageError } from '../command.js';
+import { detectHookType } from '../../claude/claude-version.js';
+import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand, type HookType } from '../../claude/hook-entries.js';
+import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
+
+const USAGE = `Usage: vox hooks install|uninstall|status [options]
+
+Adds or removes vox's Claude Code hooks (${HOOK_EVENTS.join(', ')}).
+Other hooks and settings are left as they are.
+
+Two kinds of hook: "mcp_tool" calls the hook tool of the session's own
+"vox mcp" (no process per event; Claude Code 2.1.118 and later), "command"
+runs "vox hook <Event>" (every version). install asks the claude command for
+its version to choose, and says which it wrote. SessionStart and SessionEnd are
+always commands (no MCP server is connected when they fire).
+
+Options:
+  --user         ~/.claude/settings.json (the default)
+  --project      <project>/.claude/settings.json (usually committed: see
+                 --portable)
+  --local        <project>/.claude/settings.local.json (this machine only)
+                 where <project> is the directory above here that holds
+                 .vox/config.md, else .git, else this directory
+  --type TYPE    mcp_tool or command, instead of asking claude its version
+  --server NAME  the MCP server that mcp_tool hooks call (default: vox,
+                 as "claude mcp add vox -- vox mcp" names it)
+  --portable     commands run "vox hook <Event>" from PATH instead of
+                 absolute paths
+  --json         machine-readable output
+  -h, --help     show this help
+`;
+
+export const command = defineCommand({
+  name: 'hooks',
+  usage: USAGE,
+  flags: {
+    user: { type: 'boolean' },
+    project: { type: 'boolean' },
+    local: { type: 'boolean' },
+    type: { type: 'string' },
+    server: { type: 'string' },
+    portable: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  maxArgs: 1,
+  async run({ ctx, flags: values, args }) {
+    const action = pickAction(args, ['install', 'uninstall', 'status'] as const);
+    const scopes = (['user', 'project', 'local'] as const).filter((s) => values[s]);
+    if (scopes.length > 1) throw new UsageError('choose one of --user, --project, --local');
+    const where = { env: ctx.env, cwd: ctx.cwd };
+    const json = values.json === true;
+    const out = (obj: unknown, text: string): void => {
+      ctx.stdout.write(json ? `${JSON.stringify(obj)}\n` : text);
+    };
+
+    try {
+      if (action === 'status') {
+        const list: SettingsScope[] = scopes.length ? [scopes[0]!] : ['user', 'project', 'local'];
+        const states = list.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, where)) }));
+        const lines = states.map((s) => {
+          if (s.error) return `${s.scope}: cannot read ${s.path}: ${s.error}\n`;
+          if (s.missing.length === 0) return `${s.scope}: installed in ${s.path}\n`;
+          if (s.installed.length === 0) return `${s.scope}: not installed (${s.path})\n`;
+          return `${s.scope}: partly installed in ${s.path} (missing ${s.missing.join(', ')}); run "vox hooks install --${s.scope}"\n`;
+        });
+        out(states, lines.join(''));
+        return states.some((s) => s.error) ? EXIT.INTERNAL : EXIT.OK;
+      }
+
+      const scope: SettingsScope = scopes[0] ?? 'user';
+      const path = settingsPath(scope, where);
+      if (action === 'install') {
+        const portable = values.portable === true;
+        if (values.type !== undefined && !(HOOK_TYPES as readonly string[]).includes(values.type)) {
+          throw new UsageError(`--type must be mcp_tool or command, not "${values.type}"`);
+        }
+        if (values.server !== undefined && !/^[\w.:@-]{1,100}$/.test(values.server)) {
+          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, not "${values.server}"`);
+        }
+        const server = values.server ?? DEFAULT_SERVER;
+        const choice = values.type ? { type: values.type as HookType, reason: `--type ${values.type}` } : detectHookType(ctx.env);
+        const res = installHooks(path, { portable, type: choice.type, server });
+        const example = hookCommand('Stop', { portable });
+        const mcpEvents = choice.type === 'mcp_tool' ? MCP_TOOL_EVENTS : [];
+        const commandEvents = HOOK_EVENTS.filter((e) => !mcpEvents.includes(e));
+        const lines = [
+          res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,
+          `Wrote ${choice.type === 'mcp_tool' ? 'mcp_tool' : 'command'} hooks: ${choice.reason}.`,
+        ];
+        if (mcpEvents.length) {
+          lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- vox mcp).`);
+        }
+        lines.push(`${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`);
+        if (scope === 'project' && !portable) {
+          lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
+        }
+        if (res.changed) lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
+        out(
+          { action, scope, ...res, type: choice.type, ...(choice.version ? { claudeVersion: choice.version } : {}), server, mcpToolEvents: mcpEvents, command: example },
+          `${lines.join('\n')}\n`,
+        );
+        return EXIT.OK;
+      }
+
+      const res = uninstallHooks(path, { removeEmptyDir: scope !== 'user' });
+      const what = res.deleted ? `; it held nothing else, so the file is deleted` : '';
+      out({ action, scope, ...res }, res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`);
+      return EXIT.OK;
+    } catch (err) {
+      if (err instanceof SettingsError) {
+        ctx.stderr.write(`vox hooks: ${err.message}\n`);
+        return EXIT.INTERNAL;
+      }
+      throw err;
+    }
+  },
+});
+export const run = command.run;

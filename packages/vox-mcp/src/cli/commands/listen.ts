@@ -1,0 +1,97 @@
+/** `vox listen`: record the microphone through voxd until the user stops speaking; print the transcript. */
+import { copyFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ListenRequest, ListenResponse } from '@vox/protocol';
+import { defineCommand, UsageError } from '../command.js';
+import { EXIT } from '../context.js';
+import { reportThrown, exitForStatus } from '../report.js';
+
+const USAGE = `Usage: vox listen [--max N] [--silence MS] [--out FILE.wav] [--json]
+
+Listens through voxd's microphone (a prompt chime, then speak) until you stop
+speaking, and prints what you said. voxd waits for the speech playing to end
+first, and nothing it says meanwhile is recorded.
+  --max N              longest recording, in seconds (1 to 300; default 30)
+  --silence MS         silence after speech that ends it, in ms (200 to 10000; default 1200)
+  --start-timeout MS   give up when nothing is said for this long, in ms (default 8000)
+  --language CODE      the language spoken, for the transcriber (e.g. en)
+  --out FILE.wav       also save the recording (16 kHz mono WAV) there
+  --no-prompt          no chime when listening starts
+  --interrupt          cut the speech playing now instead of waiting for it
+  --json               print voxd's response
+  -h, --help           show this help
+
+With no transcriber set in voxd, the recording is kept and its path printed
+on stderr, with how to set one. "vox stop" ends a listen.
+Exit codes: 0 listened (also when nothing was said); 2 bad usage;
+3 voxd unreachable, or the recorder or transcriber failed; 4 refused (an
+option out of range, the microphone in use by another session).
+`;
+
+function number(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flag} takes a number, not ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** voxd's field names back to this command's flags, for its messages. */
+const FLAG_OF: Record<string, string> = { maxSeconds: '--max', silenceMs: '--silence', startTimeoutMs: '--start-timeout', language: '--language' };
+
+export const command = defineCommand({
+  name: 'listen',
+  usage: USAGE,
+  flags: {
+    max: { type: 'string' },
+    silence: { type: 'string' },
+    'start-timeout': { type: 'string' },
+    language: { type: 'string' },
+    out: { type: 'string' },
+    'no-prompt': { type: 'boolean' },
+    interrupt: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  async run({ ctx, flags }) {
+    try {
+      const body: ListenRequest = {};
+      const max = number('--max', flags.max);
+      const silence = number('--silence', flags.silence);
+      const start = number('--start-timeout', flags['start-timeout']);
+      if (max !== undefined) body.maxSeconds = max;
+      if (silence !== undefined) body.silenceMs = silence;
+      if (start !== undefined) body.startTimeoutMs = start;
+      if (flags.language !== undefined) body.language = flags.language;
+      if (flags['no-prompt']) body.prompt = false;
+      if (flags.interrupt) body.interrupt = true;
+      if (flags.out !== undefined) body.keepAudio = true;
+      const { projectNameFor } = await import('../../project/config.js');
+      const { sessionLabel } = await import('../../project/session.js');
+      body.session = sessionLabel(projectNameFor(ctx.cwd), ctx.env);
+      const { listen, listenFailure } = await import('../../daemon/listening.js');
+      const reply = await listen(ctx.env, body);
+      if (reply.status !== 200) {
+        let line = listenFailure(reply.status, reply.body);
+        for (const [field, flag] of Object.entries(FLAG_OF)) line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);
+        ctx.stderr.write(`vox listen: ${line}\n`);
+        return exitForStatus(reply.status === 409 ? 400 : reply.status);
+      }
+      const r = reply.body as ListenResponse;
+      if (flags.out !== undefined && r.audioPath) {
+        const out = resolve(ctx.cwd, flags.out);
+        try {
+          copyFileSync(r.audioPath, out);
+        } catch (err) {
+          ctx.stderr.write(`vox listen: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the recording is at ${r.audioPath}\n`);
+          return EXIT.INTERNAL;
+        }
+      }
+      if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
+      else if (r.text) ctx.stdout.write(`${r.text}\n`);
+      if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
+      return EXIT.OK;
+    } catch (err) {
+      return reportThrown(ctx, 'listen', err);
+    }
+  },
+});
+export const run = command.run;

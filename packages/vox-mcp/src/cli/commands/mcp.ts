@@ -1,0 +1,35 @@
+/**
+ * `vox mcp`: the stdio MCP server of one Claude Code session. Thin: the
+ * server and its tools are built in ../mcp-server.ts; this only checks the
+ * arguments and wires the process's streams to it. It runs until Claude Code
+ * closes stdin.
+ */
+import { defineCommand } from '../command.js';
+import { hookTool } from '../../mcp/tools/hook.js';
+import { converseTool, listenTool } from '../../mcp/tools/listen.js';
+import { serveStdio } from '../../mcp/stdio.js';
+import type { McpTool } from '../../mcp/tool.js';
+
+/**
+ * Tools defined in other modules, served after the built-in ones. A module
+ * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
+ * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
+ */
+const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
+
+const USAGE = `Usage: vox mcp
+
+Runs the MCP server for one Claude Code session on stdin/stdout (tools: speak,
+stop, voices, status, configure, record, listen, converse). Register it once:
+
+  claude mcp add vox -- vox mcp
+
+The working directory is the session's: its .vox/config.md (looked for
+upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
+
+  -h, --help   show this help
+`;
+
+// Usage errors go to stderr (defineCommand): an MCP client may be reading stdout.
+export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
+export const run = command.run;

@@ -1,0 +1,90 @@
+/** What a check of `vox doctor` is, the options of a run, and how checks are printed. */
+import { statSync } from 'node:fs';
+import type { HealthResponse, StatusResponse } from '@vox/protocol';
+
+export type CheckLevel = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  /** Short name, e.g. `daemon`, `engine openai`, `audio device`. */
+  name: string;
+  level: CheckLevel;
+  detail: string;
+  /** What to do about a warn or fail. */
+  fix?: string;
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  detail: string;
+}
+
+/** What `vox doctor` asks of voxd, gathered once. */
+export interface DaemonView {
+  /** Where the client looked, e.g. `127.0.0.1:8421 (from voxd.json)`; undefined when nothing says where. */
+  where?: string;
+  health?: HealthResponse;
+  /** GET /v1/status with the client's token: the body, or the HTTP status when refused. */
+  status?: StatusResponse;
+  statusCode?: number;
+  /** Why nothing answered. */
+  error?: string;
+  /** pid from voxd.json, when there is one. */
+  statePid?: number;
+}
+
+export interface DoctorOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Default process.platform. */
+  platform?: NodeJS.Platform;
+  /** Default process.versions.node. */
+  nodeVersion?: string;
+  /** Default VERSION. */
+  clientVersion?: string;
+  /** Default: ask the voxd of `env`. */
+  daemon?: (env: NodeJS.ProcessEnv) => Promise<DaemonView>;
+  /** Default: run voxd's speaker child with `--probe`. */
+  probeSpeaker?: (env: NodeJS.ProcessEnv) => Promise<ProbeResult>;
+  /** Default: pipe 10 ms of silence into the player. */
+  probePlayer?: (player: PlayerName, path: string, env: NodeJS.ProcessEnv) => Promise<ProbeResult>;
+  /** Default: look in env.PATH. */
+  which?: (name: string, env: NodeJS.ProcessEnv) => string | undefined;
+  /** Default: the espeak-ng-emscripten package beside voxd. */
+  embeddedEngine?: () => ProbeResult;
+  /** Default: sherpa-onnx-node beside voxd. */
+  sherpaModule?: () => ProbeResult;
+  /** Default: service.ts's serviceInstalled. */
+  serviceInstalled?: (env: NodeJS.ProcessEnv) => Promise<boolean>;
+}
+
+/** Player commands voxd falls back to, in its order (voxd's sinks/command.ts). */
+export const PLAYERS = ['paplay', 'pw-play', 'aplay', 'afplay'] as const;
+export type PlayerName = (typeof PLAYERS)[number];
+
+/** A file's permission bits, or undefined when it cannot be read. */
+export function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}
+
+export const octal = (mode: number) => mode.toString(8).padStart(3, '0');
+
+export function formatChecks(checks: readonly Check[]): string {
+  const lines: string[] = [];
+  for (const c of checks) {
+    lines.push(`${c.level.padEnd(4)}  ${c.name}: ${c.detail}`);
+    if (c.level !== 'ok' && c.fix) lines.push(`  fix: ${c.fix}`);
+  }
+  const fails = checks.filter((c) => c.level === 'fail').length;
+  const warns = checks.filter((c) => c.level === 'warn').length;
+  lines.push('', fails ? `${fails} check${fails === 1 ? '' : 's'} failed, ${warns} warning${warns === 1 ? '' : 's'}` : warns ? `no failures, ${warns} warning${warns === 1 ? '' : 's'}` : 'everything looks fine');
+  return `${lines.join('\n')}\n`;
+}
+
+/** True when no check failed. */
+export function healthy(checks: readonly Check[]): boolean {
+  return checks.every((c) => c.level !== 'fail');
+}

@@ -1,0 +1,114 @@
+/**
+ * `vox doctor`'s checks: each looks at one part of the installation and says
+ * `ok`, `warn` or `fail`, with a fix for the last two.
+ *
+ * Design notes:
+ * - `fail` means speech will not work as set up: Node too old, no audio output
+ *   at all where one is needed, voxd refusing the token or reporting a broken
+ *   sink, a token file others can read, an invalid project config, voxd's
+ *   engine missing. `warn` means something is off but speech still comes out:
+ *   voxd not running while clients may start it, versions differ, hooks not
+ *   installed, a chosen engine not ready (voxd falls back to the embedded one).
+ * - The client never imports daemon code: engines.ts says how it sees the
+ *   engines (voxd reports its default engine's readiness itself, and that line
+ *   comes from voxd); the audio device is probed the way voxd does it
+ *   (probes.ts, audio.ts).
+ * - Every probe is injectable, so tests run the checks without spawning.
+ *
+ * This module runs the checks in order; check.ts holds the types and the
+ * printing, and one module per group: daemon, engines, audio, project.
+ */
+import { VERSION } from '@vox/protocol';
+import type { Check, DaemonView, DoctorOptions } from './check.js';
+import { audioChecks } from './audio.js';
+import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js';
+import { engineChecks } from './engines.js';
+import { embeddedEngine, probePlayer, probeSpeaker, sherpaModule, which } from './probes.js';
+import { configCheck, hooksCheck } from './project.js';
+
+/** The Node lines vox supports and CI tests (scripts/ci/node-lines, engines.node); a test keeps them in step. */
+export const NODE_LINES = [22, 24, 26] as const;
+
+function nodeCheck(version: string): Check {
+  // 20 still runs but is end of life; an odd line or a newer one is untested.
+  const major = Number(version.split('.')[0]);
+  const lines = NODE_LINES.join(', ');
+  const fix = `install Node.js ${lines} (e.g. "nvm install 24"), then run "vox hooks install" and "vox daemon install" again: they record node's path`;
+  if ((NODE_LINES as readonly number[]).includes(major)) return { name: 'node', level: 'ok', detail: `v${version} (vox supports Node.js ${lines})` };
+  if (major > NODE_LINES[0]) return { name: 'node', level: 'warn', detail: `v${version} is not a line vox is tested on (Node.js ${lines}); it will probably work`, fix };
+  if (major >= 20) return { name: 'node', level: 'warn', detail: `v${version} is end of life and not supported; vox supports Node.js ${lines}`, fix };
+  return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js ${lines}`, fix };
+}
+
+async function defaultServiceInstalled(env: NodeJS.ProcessEnv): Promise<boolean> {
+  const { serviceInstalled } = await import('../daemon/service.js');
+  return serviceInstalled({ env });
+}
+
+/** Every check, in the order `vox doctor` prints them. */
+export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  const env = options.env;
+  const platform = options.platform ?? process.platform;
+  const probe = {
+    env,
+    platform,
+    which: options.which ?? which,
+    probeSpeaker: options.probeSpeaker ?? probeSpeaker,
+    probePlayer: options.probePlayer ?? probePlayer,
+    embeddedEngine: options.embeddedEngine ?? (() => embeddedEngine(env)),
+    sherpaModule: options.sherpaModule ?? (() => sherpaModule(env)),
+  };
+  const guard = async (name: string, f: () => Promise<Check[]> | Check[]): Promise<Check[]> => {
+    try {
+      return await f();
+    } catch (err) {
+      return [{ name, level: 'fail', detail: `the check itself failed: ${(err as Error).message}`, fix: 'please report this with the output of "vox doctor --json"' }];
+    }
+  };
+
+  const view = await (options.daemon ?? viewDaemon)(env).catch((err: Error): DaemonView => ({ error: err.message }));
+  const [config, audio, service] = await Promise.all([
+    configCheck(options.cwd),
+    guard('audio', () => audioChecks(probe, view)),
+    guard('service', async () => {
+      const installed = await (options.serviceInstalled ?? defaultServiceInstalled)(env);
+      const kind = platform === 'darwin' ? 'launchd' : 'systemd user units';
+      if (!installed) return [{ name: 'service', level: 'ok' as const, detail: 'not installed; clients start voxd on demand ("vox daemon install" keeps it warm)' }];
+      if (view.health) return [{ name: 'service', level: 'ok' as const, detail: `installed (${kind}) and voxd answers` }];
+      // The user chose a service: one that does not run is a failure, not "ok: installed".
+      return [
+        {
+          name: 'service',
+          level: 'fail' as const,
+          detail: `installed (${kind}) but not running: nothing answers${view.where ? ` at ${view.where}` : ''}`,
+          fix:
+            platform === 'darwin'
+              ? 'start it with "vox daemon start" (launchctl kickstart); if it stops again, see VOX_HOME/logs/voxd.stderr.log'
+              : 'start it with "vox daemon start" (systemctl --user start voxd.socket voxd.service); if it stops again, see "journalctl --user -u voxd"; without a working user manager, "vox daemon uninstall" and let clients start voxd',
+        },
+      ];
+    }),
+  ]);
+
+  const settings = await guard('daemon settings', async () => [await settingsCheck(env)]);
+  const selected = new Set<string>();
+  const chosen = config.config?.values.engine;
+  if (chosen && chosen !== 'auto') selected.add(chosen);
+  if (env.VOXD_ENGINE && env.VOXD_ENGINE !== 'auto') selected.add(env.VOXD_ENGINE);
+
+  const daemon = await guard('daemon', () => daemonChecks(env, view, options.clientVersion ?? VERSION));
+  const isEngine = (c: Check) => c.name.startsWith('engine');
+  return [
+    ...(await guard('node', () => [nodeCheck(options.nodeVersion ?? process.versions.node)])),
+    ...daemon.filter((c) => !isEngine(c)),
+    ...(await guard('token', () => [tokenCheck(env, view, platform)])),
+    ...daemon.filter(isEngine),
+    ...(await guard('engines', () => engineChecks(probe, selected))),
+    ...audio,
+    config.check,
+    ...(await guard('hooks', () => [hooksCheck(env, options.cwd)])),
+    ...settings,
+    ...service,
+  ];
+}
+

@@ -1,0 +1,137 @@
+/**
+ * The probes `vox doctor` runs by default (each is injectable: DoctorOptions).
+ * The audio device is probed the way voxd does it: `speaker` in a child
+ * process (it aborts its process when there is no sound card), then each
+ * player command with a few milliseconds of silence.
+ */
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { findExecutable } from '@vox/protocol';
+import type { PlayerName, ProbeResult } from './check.js';
+
+const PROBE_TIMEOUT_MS = 5000;
+
+/** The full path of an executable on env.PATH, looking at the file system only (the default probe). */
+export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  return findExecutable(name, env);
+}
+
+/** Resolves a voxd file the way client.ts does: createRequire works in the ESM build and in the bundled CJS bin. */
+function resolveVoxd(specifier: string): string {
+  return createRequire(import.meta.url).resolve(specifier);
+}
+
+function voxdEntry(env: NodeJS.ProcessEnv): string {
+  return env.VOXD_BIN || resolveVoxd('voxd/main');
+}
+
+/** Runs a child with a time limit; resolves with its exit and the tail of its stderr. Never rejects. */
+function runChild(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input?: Buffer,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error?: string }> {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(command, args, { env, stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      resolve({ code: null, signal: null, stderr: '', error: (err as Error).message });
+      return;
+    }
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stderr, error: err.message });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+    if (input && child.stdin) {
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+    }
+  });
+}
+
+/** The last meaningful stderr line, shortened. */
+function lastLine(stderr: string): string {
+  const line = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** voxd's speaker child with --probe, as voxd runs it at start. */
+export async function probeSpeaker(env: NodeJS.ProcessEnv): Promise<ProbeResult> {
+  let child: string;
+  try {
+    child = resolveVoxd('voxd/sinks/speaker-child');
+  } catch (err) {
+    return { ok: false, detail: `voxd's speaker probe was not found (${(err as Error).message})` };
+  }
+  const r = await runChild(process.execPath, [child, '--probe'], env);
+  if (r.code === 0) return { ok: true, detail: 'the speaker module opened the default device' };
+  if (r.error) return { ok: false, detail: r.error };
+  if (r.signal === 'SIGABRT') return { ok: false, detail: 'speaker could not open the audio device (no sound card?)' };
+  if (r.signal === 'SIGKILL') return { ok: false, detail: `speaker did not finish within ${PROBE_TIMEOUT_MS / 1000} s` };
+  if (r.code === 3) return { ok: false, detail: 'the optional speaker module is not installed (it needs libasound2-dev to build on Linux)' };
+  return { ok: false, detail: lastLine(r.stderr) || `speaker probe exited with ${r.code ?? r.signal}` };
+}
+
+function playerArgs(player: PlayerName): string[] {
+  switch (player) {
+    case 'paplay':
+      return ['--raw', '--format=s16le', '--rate=22050', '--channels=1'];
+    case 'pw-play':
+      return ['--format=s16', '--rate=22050', '--channels=1', '-'];
+    case 'aplay':
+      return ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', '22050', '-c', '1', '-'];
+    case 'afplay':
+      return [];
+  }
+}
+
+/** Pipes 10 ms of silence into a player. afplay (macOS, files only) is trusted when present. */
+export async function probePlayer(player: PlayerName, path: string, env: NodeJS.ProcessEnv): Promise<ProbeResult> {
+  if (player === 'afplay') return { ok: true, detail: `${path} (not probed)` };
+  const r = await runChild(path, playerArgs(player), env, Buffer.alloc(441));
+  if (r.code === 0) return { ok: true, detail: `${player} played a test silence` };
+  if (r.error) return { ok: false, detail: `${player} failed: ${r.error}` };
+  const why = lastLine(r.stderr).replace(new RegExp(`^${player}:\\s*`), '');
+  return { ok: false, detail: `${player} failed: ${why || `exit ${r.code ?? r.signal}`}` };
+}
+
+/** Whether voxd's embedded engine (espeak-ng compiled to JS) is installed beside voxd. */
+export function embeddedEngine(env: NodeJS.ProcessEnv = process.env): ProbeResult {
+  let entry: string;
+  try {
+    entry = voxdEntry(env);
+  } catch (err) {
+    return { ok: false, detail: `voxd is not installed beside vox (${(err as Error).message})` };
+  }
+  try {
+    const pkg = createRequire(entry).resolve('@echogarden/espeak-ng-emscripten/package.json');
+    statSync(join(dirname(pkg), 'espeak-ng.data'));
+    return { ok: true, detail: 'embedded in voxd, always available' };
+  } catch {
+    return { ok: false, detail: 'the package @echogarden/espeak-ng-emscripten is missing beside voxd' };
+  }
+}
+
+/** Whether voxd's optional sherpa-onnx-node resolves beside voxd (file lookup only: the addon loads in voxd, never here). */
+export function sherpaModule(env: NodeJS.ProcessEnv = process.env): ProbeResult {
+  try {
+    const main = createRequire(voxdEntry(env)).resolve('sherpa-onnx-node');
+    const platform = `${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+    createRequire(main).resolve(`sherpa-onnx-${platform}/package.json`);
+    return { ok: true, detail: 'sherpa-onnx-node is installed beside voxd' };
+  } catch {
+    return { ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed, or has no prebuilt package for this platform' };
+  }
+}
+

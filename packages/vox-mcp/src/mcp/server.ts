@@ -1,0 +1,135 @@
+/**
+ * The MCP server of one Claude Code session (`vox mcp`): six tools that turn
+ * the model's calls into requests to voxd, in this session's context (its
+ * working directory, its `.vox/config.md`, its session label). This module
+ * is the registry: it gathers the tools (tools/), gives them their context
+ * and runs them; protocol.ts speaks MCP and stdio.ts carries it.
+ */
+import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AbortError } from '../errors.js';
+import type { ResolvedConfig } from '../project/config-schema.js';
+import { createProtocol } from './protocol.js';
+import { checkInput, show, type InputSchema } from './schema.js';
+import { errorResult, toolError, type McpTool, type ToolContext } from './tool.js';
+import { configure } from './tools/configure.js';
+import { record } from './tools/record.js';
+import { speak } from './tools/speak.js';
+import { status } from './tools/status.js';
+import { stop } from './tools/stop.js';
+import { voices } from './tools/voices.js';
+
+/** The tools the model is offered, in `tools/list` order. */
+export const BUILTIN_TOOLS: readonly McpTool[] = [speak, stop, voices, status, configure, record];
+
+export interface VoxMcpOptions {
+  env: NodeJS.ProcessEnv;
+  /** The session's working directory: where the config walk starts and relative paths resolve. */
+  cwd: string;
+  /** Diagnostics, one line each. Never stdout: that is the JSON-RPC channel. */
+  log: (line: string) => void;
+  /** Tools from other modules, served after the built-in ones (cli/commands/mcp.ts passes them). */
+  tools?: readonly McpTool[];
+}
+
+export interface VoxMcp {
+  /** The tools with their input schemas, as `tools/list` returns them (hidden tools left out). */
+  listTools(): Promise<Tool[]>;
+  /** Runs one tool. Never throws: a failure is a result with `isError: true`. */
+  callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult>;
+  /**
+   * Answers one JSON-RPC message: the response to a request, undefined for a
+   * notification or a response. Never throws.
+   */
+  handle(message: unknown): Promise<JSONRPCMessage | JSONRPCMessage[] | undefined>;
+}
+
+/** Builds the tools and the protocol for one session. Serving them on a stream is `serveStdio`'s part. */
+export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
+  const { env, cwd, log } = options;
+  const tools = new Map<string, McpTool>();
+  for (const t of [...BUILTIN_TOOLS, ...(options.tools ?? [])]) {
+    if (tools.has(t.name)) throw new Error(`vox mcp: two tools are named "${t.name}"`);
+    tools.set(t.name, t);
+  }
+
+  let toolList: Tool[] | undefined;
+  const schemas = new Map<string, InputSchema>();
+  async function inputOf(tool: McpTool): Promise<InputSchema> {
+    let s = schemas.get(tool.name);
+    if (!s) {
+      s = typeof tool.input === 'function' ? await tool.input() : tool.input;
+      schemas.set(tool.name, s);
+    }
+    return s;
+  }
+
+  async function listTools(): Promise<Tool[]> {
+    toolList ??= await Promise.all(
+      [...tools.values()]
+        .filter((t) => !t.hidden)
+        .map(async (t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: (await inputOf(t)) as Tool['inputSchema'],
+          ...(t.output ? { outputSchema: t.output as Tool['outputSchema'] } : {}),
+          annotations: t.readOnly ? { readOnlyHint: true, openWorldHint: false } : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+        })),
+    );
+    return toolList;
+  }
+
+  // One label per process (project/session.ts).
+  let label: string | undefined;
+  async function sessionOf(config?: ResolvedConfig): Promise<string> {
+    if (label) return label;
+    const { sessionLabel } = await import('../project/session.js');
+    let name = config?.projectName;
+    if (!name) {
+      // Without a valid config (stop must still work), the name is found the way resolveConfig finds it.
+      const { projectNameFor } = await import('../project/config.js');
+      name = projectNameFor(cwd);
+    }
+    return (label = sessionLabel(name, env));
+  }
+
+  async function context(): Promise<{ config: ResolvedConfig; session: string }> {
+    const { resolveConfig } = await import('../project/config.js');
+    const config = await resolveConfig(cwd); // on every call: edits apply without a restart
+    return { config, session: await sessionOf(config) };
+  }
+
+  async function call<T>(method: string, path: string, body?: unknown, autostart = true) {
+    const client = await import('../daemon/client.js');
+    const reply = await client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
+    // Once per session: this session's VOXD_AUDIO/VOXD_ENGINE are not what voxd uses.
+    const mismatch = client.settingsMismatch(env);
+    if (mismatch) log(`vox mcp: ${mismatch}`);
+    return reply;
+  }
+
+  const never = new AbortController().signal;
+
+  async function callTool(name: string, args: unknown, signal: AbortSignal = never): Promise<CallToolResult> {
+    const tool = tools.get(name);
+    if (!tool) return toolError(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
+    try {
+      const input = args ?? {};
+      if (typeof input !== 'object' || Array.isArray(input)) return toolError(`The arguments of ${name} must be an object, got ${show(input)}.`);
+      if (tool.check !== false) {
+        const problems = checkInput(await inputOf(tool), input);
+        if (problems.length) return toolError(`Invalid input for ${name}: ${problems.join('; ')}.`);
+      }
+      const guarded: ToolContext['call'] = (method, path, body, autostart) => {
+        // A cancelled call starts nothing new at voxd (speak: nothing is said).
+        if (signal.aborted) throw new AbortError('the call was cancelled');
+        return call(method, path, body, autostart);
+      };
+      return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call: guarded, signal });
+    } catch (err) {
+      return errorResult(err);
+    }
+  }
+
+  const handle = createProtocol({ listTools, hasTool: (name) => tools.has(name), callTool, log });
+  return { listTools, callTool, handle };
+}

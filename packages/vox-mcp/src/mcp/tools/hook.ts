@@ -1,0 +1,118 @@
+/**
+ * The `hook` tool of `vox mcp`: what Claude Code's `mcp_tool` hooks call, so a
+ * hook event reaches voxd through the session's own server, with no process
+ * started (`vox hook` is the same policy for `command` hooks).
+ *
+ * Design notes:
+ * - Hidden from the model (`tools/list` leaves it out; `tools/call` still
+ *   runs it). It is plumbing: offered to the model, it would be one more tool
+ *   to misread ("hook"?) beside speak and stop, and a way to fake a
+ *   permission announcement. Claude Code's mcp_tool hooks call a tool by name
+ *   whether or not the list shows it (tested with the real CLI,
+ *   test/claude-code.e2e.test.ts). docs/claude-code.md says why.
+ * - Its input is the hook payload's fields, as Claude Code substitutes them:
+ *   every `${field}` becomes a string (a missing field the empty string, a
+ *   boolean "true"/"false"), so every field is read as an optional string.
+ *   `event` is fixed in the settings entry.
+ * - It answers an empty result on success: Claude Code reads a hook tool's
+ *   text as the hook's output (JSON decisions, and for SessionStart, context
+ *   for the model), and vox never decides or adds anything. A failure (voxd
+ *   unreachable, an invalid config) is an `isError` result naming cause and
+ *   fix, which Claude Code reports without blocking anything.
+ * - The project is the payload's `cwd` (the session may have moved), else the
+ *   server's; the session label is the payload's `session_id`, which is
+ *   Claude Code's CLAUDE_CODE_SESSION_ID, so the model's `stop` stops it.
+ * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
+ *   must never hold the session.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SpeakResponse, WireError } from '@vox/protocol';
+import type { HookPayload } from '../../claude/hook.js';
+import type { InputSchema } from '../schema.js';
+import type { McpTool } from '../tool.js';
+
+/** The tool's name: settings entries call `hook` on the session's vox server. */
+export const HOOK_TOOL_NAME = 'hook';
+
+/** How long voxd has to answer, in ms (as `vox hook`). */
+const REQUEST_TIMEOUT_MS = 2000;
+/** How long to wait for a voxd this call starts, in ms (as `vox hook`). */
+const START_TIMEOUT_MS = 5000;
+
+/** The payload fields the policy reads; each one a string after substitution. */
+export const HOOK_FIELDS = [
+  'session_id',
+  'cwd',
+  'notification_type',
+  'message',
+  'stop_hook_active',
+  'last_assistant_message',
+  'source',
+  'trigger',
+  'tool_name',
+  'error',
+  'reason',
+] as const;
+
+const field = (description: string): InputSchema => ({ type: 'string', maxLength: 4 * 1024 * 1024, description });
+
+export const HOOK_INPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    event: { type: 'string', minLength: 1, maxLength: 100, description: 'The hook event: Notification, PermissionRequest, Stop, StopFailure, ...' },
+    ...Object.fromEntries(HOOK_FIELDS.map((f) => [f, field(`The hook payload's ${f}, as Claude Code substitutes "\${${f}}".`)])),
+  },
+  required: ['event'],
+  // A newer settings entry may pass fields this version does not read.
+  additionalProperties: true,
+};
+
+const EMPTY: CallToolResult = { content: [] };
+
+function failed(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: `vox: ${message}` }], isError: true };
+}
+
+export const hookTool: McpTool = {
+  name: HOOK_TOOL_NAME,
+  hidden: true,
+  description:
+    "For Claude Code's mcp_tool hooks only (never offered to the model): speaks a hook event of this session (a permission request, the reply's summary, ...) by the project's notify setting.",
+  input: HOOK_INPUT,
+  async run(args, ctx) {
+    const event = args.event as string;
+    const payload: HookPayload = {};
+    for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
+    const [{ decideHook, hookDelivery }, { resolveConfig }, { sessionLabel }, client] = await Promise.all([
+      import('../../claude/hook.js'),
+      import('../../project/config.js'),
+      import('../../project/session.js'),
+      import('../../daemon/client.js'),
+    ]);
+    let config;
+    try {
+      config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
+    } catch (err) {
+      return failed((err as Error).message);
+    }
+    const action = decideHook(event, payload, { notify: config.values.notify, projectName: config.projectName });
+    // This session's own events get exactly the label of the model's calls (VOX_SESSION_ID included).
+    const own = payload.session_id === undefined || payload.session_id === ctx.env.CLAUDE_CODE_SESSION_ID;
+    const session = own ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env, payload.session_id as string);
+    const delivery = hookDelivery(action, config, session);
+    if (!delivery) return EMPTY;
+    try {
+      const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, REQUEST_TIMEOUT_MS, {
+        startTimeoutMs: START_TIMEOUT_MS,
+      });
+      if (reply.status >= 400) {
+        const err = reply.body as Partial<WireError>;
+        return failed(`voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`);
+      }
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
+    }
+    return EMPTY;
+  },
+};

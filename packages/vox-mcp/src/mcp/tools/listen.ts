@@ -1,0 +1,127 @@
+/**
+ * The MCP tools `listen` (hear the user once) and `converse` (say something,
+ * then hear the answer), served by `vox mcp` beside the built-in tools
+ * (cli/commands/mcp.ts). voxd owns the microphone: one listener at a time, never
+ * while it speaks. Results are compact JSON (structuredContent) valid against
+ * the output schemas below; failures are isError results naming the cause,
+ * the fix and, when audio was captured, where it is.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { listenRequestSchema, MAX_RATE_WPM, MAX_TEXT_CHARS, MIN_RATE_WPM, type ListenRequest, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
+import type { InputSchema } from '../schema.js';
+import { speechOverrides, toolError, toolResult, wireErrorResult, type McpTool, type ToolContext } from '../tool.js';
+import type { SpeechOverrides } from '../../project/speech.js';
+
+const p = listenRequestSchema.properties;
+const LISTEN_OPTIONS: Record<string, InputSchema> = {
+  maxSeconds: { type: 'number', minimum: p.maxSeconds.minimum, maximum: p.maxSeconds.maximum, description: 'Longest recording, in seconds (default 30).' },
+  silenceMs: { type: 'integer', minimum: p.silenceMs.minimum, maximum: p.silenceMs.maximum, description: 'Silence after speech that ends the answer, in ms (default 1200; longer for a user who pauses to think).' },
+  startTimeoutMs: { type: 'integer', minimum: p.startTimeoutMs.minimum, maximum: p.startTimeoutMs.maximum, description: 'Give up when the user says nothing for this long, in ms (default 8000).' },
+  language: { type: 'string', minLength: 2, maxLength: 12, pattern: p.language.pattern, description: 'Language of the answer for the transcriber, an ISO 639-1 code such as "en".' },
+  keepAudio: { type: 'boolean', description: 'Keep the recording and return its path (audioPath).' },
+};
+
+const LISTEN_INPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    ...LISTEN_OPTIONS,
+    interrupt: { type: 'boolean', description: 'Cut the speech playing now instead of waiting for it to finish.' },
+  },
+  additionalProperties: false,
+};
+
+const CONVERSE_INPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    text: { type: 'string', minLength: 1, maxLength: MAX_TEXT_CHARS, description: 'What to say or ask first, as plain sentences; then the user is heard.' },
+    voice: { type: 'string', minLength: 1, maxLength: 100, description: "Voice name. Default: the project's." },
+    rate: { type: 'number', minimum: MIN_RATE_WPM, maximum: MAX_RATE_WPM, description: "Words per minute. Default: the project's." },
+    ...LISTEN_OPTIONS,
+  },
+  required: ['text'],
+  additionalProperties: false,
+};
+
+const str: InputSchema = { type: 'string' };
+const HEARD: Record<string, InputSchema> = {
+  text: { ...str, description: "What the user said; empty when nothing was heard or transcribed (see why)." },
+  endedBy: { type: 'string', enum: ['silence', 'max', 'timeout', 'stopped'], description: 'silence: the user finished; max: cut at maxSeconds; timeout: the user said nothing; stopped: a stop ended it.' },
+  speechMs: { type: 'integer', description: 'How long the user spoke, in ms.' },
+  durationMs: { type: 'integer', description: 'Length of the recording, in ms.' },
+  audioPath: { ...str, description: 'The recording (16 kHz WAV), when kept.' },
+  why: { ...str, description: 'Why there is no transcript (no speech; no transcriber set, and how to set one).' },
+};
+
+const LISTEN_OUTPUT: InputSchema = { type: 'object', properties: HEARD, required: ['text', 'endedBy', 'speechMs', 'durationMs'] };
+const CONVERSE_OUTPUT: InputSchema = {
+  type: 'object',
+  properties: {
+    said: {
+      type: 'object',
+      properties: { id: str, status: str, why: str },
+      required: ['id', 'status'],
+      description: "The spoken question: played, or not and why (then the user was still listened to).",
+    },
+    ...HEARD,
+  },
+  required: ['said', 'text', 'endedBy', 'speechMs', 'durationMs'],
+};
+
+function listenBody(args: Record<string, unknown>, session: string): ListenRequest {
+  const body: ListenRequest = { session };
+  for (const k of ['maxSeconds', 'silenceMs', 'startTimeoutMs', 'language', 'keepAudio', 'interrupt'] as const) {
+    if (args[k] !== undefined) (body as Record<string, unknown>)[k] = args[k];
+  }
+  return body;
+}
+
+/** The listen's facts for structuredContent, or the failure as a result. */
+async function hear(args: Record<string, unknown>, ctx: ToolContext, session: string): Promise<{ failed: CallToolResult } | { heard: Record<string, unknown> }> {
+  if (ctx.signal.aborted) return { failed: toolError('The call was cancelled before listening started.') };
+  const { listen, listenFailure } = await import('../../daemon/listening.js');
+  const reply = await listen(ctx.env, listenBody(args, session), ctx.signal);
+  if (reply.status !== 200) return { failed: toolError(listenFailure(reply.status, reply.body)) };
+  const r = reply.body as ListenResponse;
+  const out: Record<string, unknown> = { text: r.text, endedBy: r.endedBy, speechMs: r.speechMs, durationMs: r.durationMs };
+  if (r.audioPath) out.audioPath = r.audioPath;
+  if (!r.transcribed && r.reason) out.why = r.reason;
+  return { heard: out };
+}
+
+export const listenTool: McpTool = {
+  name: 'listen',
+  description:
+    "Listen to the user through the microphone (shared by every session; voxd records it) and return what they said, transcribed. A prompt chime tells them to speak; listening ends after they fall silent. Use it when the user has asked to talk by voice. To ask something aloud and hear the answer, use converse.",
+  input: LISTEN_INPUT,
+  output: LISTEN_OUTPUT,
+  async run(args, ctx) {
+    const session = await ctx.session();
+    const h = await hear(args, ctx, session);
+    return 'failed' in h ? h.failed : toolResult(h.heard);
+  },
+};
+
+export const converseTool: McpTool = {
+  name: 'converse',
+  description:
+    "Say something aloud (a question, usually), then listen for the user's spoken answer and return it transcribed: one turn of a voice conversation. Speaks with this project's voice, then the prompt chime, then records until the user falls silent.",
+  input: CONVERSE_INPUT,
+  output: CONVERSE_OUTPUT,
+  async run(args, ctx) {
+    const { config, session } = await ctx.context();
+    const { buildDelivery } = await import('../../project/speech.js');
+    const overrides: SpeechOverrides = { ...speechOverrides(args), once: 1 }; // a repeated question is asked again
+    const delivery = buildDelivery(args.text as string, config, session, overrides);
+    const { call } = await import('../../daemon/client.js');
+    // Spoken to the end before listening: the answer must not hear the question.
+    const spoken = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, { ...delivery.body, wait: true }, 120_000, { signal: ctx.signal });
+    if (spoken.status >= 400) return wireErrorResult(spoken.status, spoken.body);
+    const s = spoken.body as SpeakResponse;
+    if (s.status === 'failed') return toolError(`Speech failed, so nothing was asked: ${s.error ? `${s.error.code}: ${s.error.message}` : (s.reason ?? 'unknown reason')}`);
+    const said: Record<string, unknown> = { id: s.id, status: s.status };
+    if (s.status !== 'played' && s.reason) said.why = s.reason;
+    if (delivery.route === '/v1/chime') said.why = `this project is muted (speak: false in ${config.file}): a chime played instead of the question`;
+    const h = await hear(args, ctx, session);
+    return 'failed' in h ? h.failed : toolResult({ said, ...h.heard });
+  },
+};

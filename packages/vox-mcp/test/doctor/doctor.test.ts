@@ -1,0 +1,376 @@
+/**
+ * `vox doctor`: each check with injected probes, then the real binary on this
+ * headless machine (no voxd, no sound card) and against a healthy voxd.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { StatusResponse } from '@vox/protocol';
+import { formatChecks, healthy, type Check, type DaemonView, type DoctorOptions } from '../../src/doctor/check.js';
+import { NODE_LINES, runDoctor } from '../../src/doctor/doctor.js';
+import { probePlayer, which } from '../../src/doctor/probes.js';
+import { installHooks, settingsPath } from '../../src/claude/hooks-settings.js';
+import { cleanEnv, startDaemon, vox, type Daemon } from '../../../../test/helpers/daemon.js';
+import { needTool } from '../../../../test/helpers/tools.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'vox-doctor-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+function dir(name = 'd'): string {
+  const d = join(tmp, `${name}-${n++}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+const NO_ALSA = join(tmp, 'no-such-alsa.conf');
+
+function status(over: Partial<StatusResponse> = {}): StatusResponse {
+  return {
+    version: '0.1.0',
+    pid: 4242,
+    uptimeMs: 12_000,
+    engine: { name: 'espeak', ready: true },
+    sink: { name: 'speaker', ok: true, detail: 'speaker module' },
+    queue: { length: 0, items: [] },
+    playing: null,
+    counters: { accepted: 0, played: 0, deduped: 0, failed: 0, expired: 0, interrupted: 0, dropped: 0 },
+    history: [],
+    ...over,
+  };
+}
+
+const up = (s: StatusResponse = status()): DaemonView => ({ where: '127.0.0.1:8421 (from voxd.json)', health: { ok: true, version: s.version }, status: s, statusCode: 200 });
+const down: DaemonView = { error: 'no VOX_HOME/voxd.json, VOXD_URL or VOXD_PORT says where voxd is' };
+
+/** Options where every probe is injected: nothing is spawned, no network. */
+function options(over: Partial<DoctorOptions> & { home?: string; view?: DaemonView; env?: NodeJS.ProcessEnv } = {}): DoctorOptions {
+  const home = over.home ?? dir('home');
+  const claude = dir('claude');
+  const { view, ...rest } = over;
+  return {
+    cwd: dir('cwd'),
+    platform: 'linux',
+    nodeVersion: '22.23.0',
+    clientVersion: '0.1.0',
+    daemon: async () => view ?? down,
+    probeSpeaker: async () => ({ ok: false, detail: 'speaker could not open the audio device (no sound card?)' }),
+    probePlayer: async (p) => ({ ok: false, detail: `${p} failed: no device` }),
+    which: (name) => (name === 'aplay' ? '/usr/bin/aplay' : undefined),
+    embeddedEngine: () => ({ ok: true, detail: 'embedded in voxd, always available' }),
+    serviceInstalled: async () => false,
+    ...rest,
+    env: { VOX_HOME: home, CLAUDE_CONFIG_DIR: claude, PATH: '/nowhere', ...(over.env ?? {}) },
+  };
+}
+
+const byName = (checks: Check[], name: string): Check => {
+  const c = checks.find((x) => x.name === name);
+  assert.ok(c, `no check named ${name}: ${checks.map((x) => x.name).join(', ')}`);
+  return c;
+};
+
+describe('doctor checks', () => {
+  test('service: not installed is fine; installed and answering is ok; installed but not running fails, with the fix', async () => {
+    assert.equal(byName(await runDoctor(options()), 'service').level, 'ok');
+    const installed = { serviceInstalled: async () => true };
+    const upCheck = byName(await runDoctor(options({ ...installed, view: up() })), 'service');
+    assert.equal(upCheck.level, 'ok');
+    assert.match(upCheck.detail, /installed \(systemd user units\) and voxd answers/);
+    const downCheck = byName(await runDoctor(options({ ...installed, view: down })), 'service');
+    assert.equal(downCheck.level, 'fail');
+    assert.match(downCheck.detail, /installed \(systemd user units\) but not running/);
+    assert.match(downCheck.fix!, /vox daemon start.*journalctl --user -u voxd/);
+  });
+
+  test('daemon settings: none is fine, a valid file is named, an invalid one fails with every problem', async () => {
+    const cfg = dir('cfg');
+    assert.match(byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings').detail, /none: voxd uses its defaults/);
+    writeFileSync(join(cfg, 'voxd.yaml'), 'engine: espeak\n');
+    const ok = byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings');
+    assert.equal(ok.level, 'ok');
+    assert.match(ok.detail, /voxd\.yaml is valid \(engine espeak\)/);
+    writeFileSync(join(cfg, 'voxd.yaml'), 'engnie: espeak\nport: x\n');
+    const bad = byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings');
+    assert.equal(bad.level, 'fail');
+    assert.match(bad.detail, /2 problems.*did you mean "engine".*port: "x"/);
+    assert.match(bad.fix!, /vox daemon config/);
+  });
+
+  test('node: 22, 24 and 26 are ok, an untested line or end-of-life 20 warns, older fails', async () => {
+    assert.equal(byName(await runDoctor(options({ nodeVersion: '22.12.0' })), 'node').level, 'ok');
+    assert.equal(byName(await runDoctor(options({ nodeVersion: '26.1.0' })), 'node').level, 'ok');
+    for (const v of ['23.11.0', '25.0.0', '27.0.0']) {
+      const untested = byName(await runDoctor(options({ nodeVersion: v })), 'node');
+      assert.equal(untested.level, 'warn', v);
+      assert.match(untested.detail, /not a line vox is tested on \(Node\.js 22, 24, 26\)/);
+    }
+    const eol = byName(await runDoctor(options({ nodeVersion: '20.19.0' })), 'node');
+    assert.equal(eol.level, 'warn');
+    assert.match(eol.detail, /end of life/);
+    assert.match(eol.fix!, /Node\.js 22, 24, 26/);
+    const old = byName(await runDoctor(options({ nodeVersion: '18.19.1' })), 'node');
+    assert.equal(old.level, 'fail');
+    assert.ok(old.fix);
+  });
+
+  test('the node check lists the lines CI tests and engines.node claims', () => {
+    const lines = readFileSync(new URL('../../../../scripts/ci/node-lines', import.meta.url), 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean)
+      .map(Number);
+    assert.deepEqual([...NODE_LINES], lines);
+  });
+
+  test('daemon not running: a warning while clients may start it, a failure with VOX_NO_AUTOSTART=1', async () => {
+    const warn = byName(await runDoctor(options()), 'daemon');
+    assert.equal(warn.level, 'warn');
+    assert.match(warn.fix!, /vox daemon start/);
+    const fail = byName(await runDoctor(options({ env: { VOX_NO_AUTOSTART: '1' } })), 'daemon');
+    assert.equal(fail.level, 'fail');
+  });
+
+  test('daemon running: reachable and version ok, a version mismatch warns', async () => {
+    const home = dir('home');
+    writeFileSync(join(home, 'token'), 'secret-token-value\n', { mode: 0o600 });
+    const checks = await runDoctor(options({ home, view: up() }));
+    assert.equal(byName(checks, 'daemon').level, 'ok');
+    assert.match(byName(checks, 'daemon').detail, /reachable at 127\.0\.0\.1:8421.*pid 4242/);
+    assert.equal(byName(checks, 'daemon version').level, 'ok');
+    assert.equal(byName(checks, 'engine (voxd default)').level, 'ok');
+    const old = byName(await runDoctor(options({ home, view: up(status({ version: '0.0.9' })) })), 'daemon version');
+    assert.equal(old.level, 'warn');
+    assert.match(old.fix!, /vox daemon restart/);
+  });
+
+  test('token: mode 600 ok, wider fails, refused fails, missing while voxd runs fails', async () => {
+    const home = dir('home');
+    const token = join(home, 'token');
+    writeFileSync(token, 'secret-token-value\n', { mode: 0o600 });
+    assert.match(byName(await runDoctor(options({ home, view: up() })), 'token').detail, /mode 600, accepted by voxd/);
+    writeFileSync(token, 'secret-token-value\n', { mode: 0o644 });
+    const { chmodSync } = await import('node:fs');
+    chmodSync(token, 0o644);
+    const wide = byName(await runDoctor(options({ home, view: up() })), 'token');
+    assert.equal(wide.level, 'fail');
+    assert.equal(wide.fix, `chmod 600 "${token}"`);
+    chmodSync(token, 0o600);
+    const refused = byName(await runDoctor(options({ home, view: { ...up(), status: undefined, statusCode: 401 } })), 'token');
+    assert.equal(refused.level, 'fail');
+    const empty = dir('home');
+    assert.equal(byName(await runDoctor(options({ home: empty, view: up() })), 'token').level, 'fail');
+    assert.equal(byName(await runDoctor(options({ home: empty })), 'token').level, 'ok', 'no token before voxd first runs is fine');
+  });
+
+  test('engine sherpa: no model is ok when unused and warns when chosen; installed models are named; a damaged one warns with the fix', async () => {
+    const { writeSyntheticVoice } = await import('../../../../scripts/synthetic-voice.mjs');
+    const home = dir('home');
+    const cwd = dir('proj');
+    const present = { sherpaModule: () => ({ ok: true, detail: 'sherpa-onnx-node is installed beside voxd' }) };
+    const absent = { sherpaModule: () => ({ ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed' }) };
+    let c = byName(await runDoctor(options({ home, cwd, ...absent })), 'engine sherpa');
+    assert.equal(c.level, 'ok');
+    assert.match(c.detail, /not set up \(optional\): no voice model is installed, and sherpa-onnx-node .* is not installed/);
+    mkdirSync(join(cwd, '.vox'));
+    writeFileSync(join(cwd, '.vox', 'config.md'), '---\nengine: sherpa\n---\n');
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.fix!, /vox voices install NAME/);
+    const model = writeSyntheticVoice(join(home, 'models'), { installed: true, name: 'tones' });
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.deepEqual([c.level, c.detail], ['ok', 'voice models: tones']);
+    c = byName(await runDoctor(options({ home, cwd, ...absent })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.detail, /tones installed, but sherpa-onnx-node .* speech uses eSpeak/);
+    writeFileSync(join(model, 'tokens.txt'), 'a 1\n');
+    c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
+    assert.equal(c.level, 'warn');
+    assert.match(c.detail, /model tones is not usable: file tokens\.txt is 4 bytes/);
+    assert.equal(c.fix, 'vox voices install tones --force');
+  });
+
+  test('engines: optional ones are ok when unused, a chosen one that is not ready warns; keys are never printed', async () => {
+    const home = dir('home');
+    const cwd = dir('proj');
+    mkdirSync(join(cwd, '.vox'));
+    writeFileSync(join(cwd, '.vox', 'config.md'), '---\nengine: openai\n---\n');
+    let checks = await runDoctor(options({ home, cwd }));
+    assert.equal(byName(checks, 'engine openai').level, 'warn');
+    assert.match(byName(checks, 'engine openai').fix!, /OPENAI_API_KEY/);
+    assert.equal(byName(checks, 'engine elevenlabs').level, 'ok');
+    assert.equal(byName(checks, 'engine espeak').level, 'ok');
+    assert.equal(byName(checks, 'engine say').level, 'ok');
+
+    const secret = 'sk-test-THIS-MUST-NEVER-BE-PRINTED';
+    writeFileSync(join(home, 'keys.env'), `# keys\nexport OPENAI_API_KEY="${secret}"\n`, { mode: 0o600 });
+    checks = await runDoctor(options({ home, cwd, env: { ELEVENLABS_API_KEY: `${secret}-2` } }));
+    assert.equal(byName(checks, 'engine openai').level, 'ok');
+    assert.match(byName(checks, 'engine openai').detail, /keys\.env/);
+    assert.equal(byName(checks, 'engine elevenlabs').level, 'ok');
+    assert.equal(byName(checks, 'keys file').level, 'ok');
+    const text = formatChecks(checks) + JSON.stringify(checks);
+    assert.ok(!text.includes(secret), 'a key value was printed');
+
+    const { chmodSync } = await import('node:fs');
+    chmodSync(join(home, 'keys.env'), 0o640);
+    assert.equal(byName(await runDoctor(options({ home, cwd })), 'keys file').level, 'warn');
+    assert.equal(byName(await runDoctor(options({ embeddedEngine: () => ({ ok: false, detail: 'missing' }) })), 'engine espeak').level, 'fail');
+  });
+
+  test('audio: no device at all fails when voxd needs one', async () => {
+    const c = byName(await runDoctor(options()), 'audio device');
+    assert.equal(c.level, 'fail');
+    assert.match(c.detail, /speaker could not open.*aplay failed/);
+    assert.ok(c.fix);
+  });
+
+  test('audio: speaker failing but a player working is ok (voxd falls back)', async () => {
+    const c = byName(await runDoctor(options({ probePlayer: async (p) => ({ ok: true, detail: `${p} played a test silence` }) })), 'audio device');
+    assert.equal(c.level, 'ok');
+    assert.match(c.detail, /falls back to aplay/);
+  });
+
+  test('audio: a file or null sink needs no device, so a missing one only warns', async () => {
+    const checks = await runDoctor(options({ view: up(status({ sink: { name: 'file:/tmp/out', ok: true, detail: '/tmp/out' } })) }));
+    assert.equal(byName(checks, 'audio (voxd)').level, 'ok');
+    assert.equal(byName(checks, 'audio device').level, 'warn');
+    assert.equal(byName(await runDoctor(options({ env: { VOXD_AUDIO: 'null' } })), 'audio device').level, 'warn');
+  });
+
+  test('audio: a working device sink in voxd is trusted, not probed again; a failing one fails', async () => {
+    let probed = false;
+    const checks = await runDoctor(options({ view: up(), probeSpeaker: async () => ((probed = true), { ok: true, detail: 'x' }) }));
+    assert.equal(byName(checks, 'audio (voxd)').level, 'ok');
+    assert.equal(checks.find((c) => c.name === 'audio device'), undefined);
+    assert.equal(probed, false);
+    const failing = await runDoctor(options({ view: up(status({ sink: { name: 'speaker', ok: false, detail: 'speaker unavailable; no fallback', lastError: 'aplay exited with code 1' } })) }));
+    assert.equal(byName(failing, 'audio (voxd)').level, 'fail');
+    assert.match(byName(failing, 'audio (voxd)').detail, /aplay exited with code 1/);
+  });
+
+  test('config: none, valid, invalid', async () => {
+    assert.match(byName(await runDoctor(options()), 'config').detail, /^none, defaults apply/);
+    const cwd = dir('proj');
+    mkdirSync(join(cwd, '.vox'));
+    writeFileSync(join(cwd, '.vox', 'config.md'), '---\nnotify: continuous\nspeak: false\n---\n');
+    const valid = byName(await runDoctor(options({ cwd: join(cwd) })), 'config');
+    assert.equal(valid.level, 'ok');
+    assert.match(valid.detail, /is valid \(notify continuous, speak false/);
+    writeFileSync(join(cwd, '.vox', 'config.md'), '---\nnotify: sometimes\nrat: 200\n---\n');
+    const invalid = byName(await runDoctor(options({ cwd })), 'config');
+    assert.equal(invalid.level, 'fail');
+    assert.match(invalid.detail, /2 problems; first: line 2: notify/);
+    assert.match(invalid.fix!, /vox config check/);
+  });
+
+  test('hooks: not installed warns; installed in the user settings is ok; partly installed warns', async () => {
+    const env0 = options();
+    const none = byName(await runDoctor(env0), 'hooks');
+    assert.equal(none.level, 'warn');
+    assert.match(none.fix!, /vox hooks install/);
+    installHooks(settingsPath('user', { env: env0.env, cwd: env0.cwd }), { portable: true });
+    assert.equal(byName(await runDoctor(env0), 'hooks').level, 'ok');
+    const env1 = options();
+    const project = settingsPath('project', { env: env1.env, cwd: env1.cwd });
+    mkdirSync(dirname(project), { recursive: true });
+    writeFileSync(project, JSON.stringify({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'vox hook Stop' }] }] } }));
+    const partial = byName(await runDoctor(env1), 'hooks');
+    assert.equal(partial.level, 'warn');
+    assert.match(partial.detail, /project: partly/);
+    writeFileSync(project, '{ not json');
+    assert.equal(byName(await runDoctor(env1), 'hooks').level, 'warn');
+  });
+
+  test('a check that throws becomes a failed line, not a crash', async () => {
+    const checks = await runDoctor(options({ serviceInstalled: async () => { throw new Error('boom'); } }));
+    assert.equal(byName(checks, 'service').level, 'fail');
+    assert.match(byName(checks, 'service').detail, /boom/);
+  });
+
+  test('format: one line per check, a fix under warn and fail, a summary', () => {
+    const text = formatChecks([
+      { name: 'node', level: 'ok', detail: 'v20', fix: 'never shown' },
+      { name: 'daemon', level: 'warn', detail: 'not running', fix: 'vox daemon start' },
+      { name: 'audio device', level: 'fail', detail: 'none', fix: 'get a sound card' },
+    ]);
+    assert.equal(text, 'ok    node: v20\nwarn  daemon: not running\n  fix: vox daemon start\nfail  audio device: none\n  fix: get a sound card\n\n1 check failed, 1 warning\n');
+    assert.equal(healthy([{ name: 'a', level: 'warn', detail: '' }]), true);
+    assert.equal(healthy([{ name: 'a', level: 'fail', detail: '' }]), false);
+  });
+
+  test('probePlayer with a real player and no sound device reports the failure', { skip: needTool('aplay') }, async () => {
+    const r = await probePlayer('aplay', which('aplay', process.env)!, { ...process.env, ALSA_CONFIG_PATH: NO_ALSA });
+    assert.equal(r.ok, false);
+    assert.match(r.detail, /^aplay failed: /);
+  });
+});
+
+describe('vox doctor (the binary)', () => {
+  const noHardware = (env: NodeJS.ProcessEnv) => {
+    // No sound card here, and none reachable: ALSA's config is missing, no sound server, no players on PATH.
+    const e: NodeJS.ProcessEnv = { ...env, ALSA_CONFIG_PATH: NO_ALSA, PATH: dirname(process.execPath) };
+    delete e.PULSE_SERVER;
+    delete e.XDG_RUNTIME_DIR;
+    return e;
+  };
+
+  test('headless, no daemon: fail and warn lines with fixes, non-zero exit', async () => {
+    const home = dir('home');
+    const claude = dir('claude');
+    const cwd = dir('cwd');
+    const env = noHardware(cleanEnv(home, { CLAUDE_CONFIG_DIR: claude }));
+    const r = await vox(['doctor'], { env, cwd });
+    assert.notEqual(r.code, 0, r.stdout);
+    const lines = r.stdout.split('\n');
+    for (const line of lines.filter((l) => l && !l.startsWith('  fix: ') && !/^\d+ check|^no failures|^everything/.test(l))) {
+      assert.match(line, /^(ok  |warn|fail)  [a-z][a-z0-9 ()-]*: \S/, line);
+    }
+    const audio = lines.findIndex((l) => l.startsWith('fail  audio device: '));
+    assert.ok(audio >= 0, r.stdout);
+    assert.match(lines[audio + 1]!, /^ {2}fix: .*VOXD_AUDIO=file:DIR/);
+    const daemon = lines.findIndex((l) => l.startsWith('warn  daemon: not running'));
+    assert.ok(daemon >= 0, r.stdout);
+    assert.match(lines[daemon + 1]!, /^ {2}fix: /);
+    assert.ok(lines.some((l) => /^ok {4}config: none, defaults apply/.test(l)), r.stdout);
+    assert.ok(lines.some((l) => l.startsWith('warn  hooks: ')), r.stdout);
+    // This Node: ok on a supported line (22+), a warning on end-of-life 20 (the dev machine's).
+    const nodeLevel = Number(process.versions.node.split('.')[0]) >= 22 ? 'ok  ' : 'warn';
+    assert.ok(lines.some((l) => l.startsWith(`${nodeLevel}  node: v${process.versions.node} `)), r.stdout);
+    assert.equal(existsSync(join(home, 'voxd.json')), false, 'doctor does not start voxd');
+
+    const json = await vox(['doctor', '--json'], { env, cwd });
+    assert.equal(json.code, r.code);
+    const body = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
+    assert.equal(body.ok, false);
+    assert.equal(body.checks.find((c) => c.name === 'audio device')?.level, 'fail');
+  });
+
+  describe('with a healthy voxd', () => {
+    let d: Daemon;
+    before(async () => {
+      d = await startDaemon({ realtime: false });
+    });
+    after(async () => {
+      await d.stop();
+      rmSync(d.home, { recursive: true, force: true });
+    });
+
+    test('ok lines for the daemon, its version and the token; exit 0', async () => {
+      const claude = dir('claude');
+      const env = noHardware({ ...d.env, CLAUDE_CONFIG_DIR: claude });
+      installHooks(settingsPath('user', { env, cwd: tmp }), { portable: true });
+      const r = await vox(['doctor'], { env, cwd: dir('cwd') });
+      assert.equal(r.code, 0, r.stdout);
+      const lines = r.stdout.split('\n');
+      assert.ok(lines.some((l) => new RegExp(`^ok {4}daemon: reachable at 127\\.0\\.0\\.1:${d.port} .*pid ${d.pid}`).test(l)), r.stdout);
+      assert.ok(lines.some((l) => /^ok {4}daemon version: voxd (\S+), vox \1$/.test(l)), r.stdout);
+      assert.ok(lines.some((l) => /^ok {4}token: .*mode 600, accepted by voxd/.test(l)), r.stdout);
+      assert.ok(lines.some((l) => /^ok {4}audio \(voxd\): file:/.test(l)), r.stdout);
+      assert.ok(lines.some((l) => /^ok {4}hooks: user: installed/.test(l)), r.stdout);
+      assert.ok(!lines.some((l) => l.startsWith('fail')), r.stdout);
+      assert.ok(!r.stdout.includes(d.token), 'the token is never printed');
+    });
+  });
+});
