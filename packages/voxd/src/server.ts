@@ -5,22 +5,22 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
-import { Dispatcher, type Synthesizer } from './dispatcher.js';
+import { Dispatcher, type Synthesizer } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { listenerSlot, listenRoute, type ListenerSlot } from './routes/listen.js';
-import type { TranscriberConfig } from './transcriber.js';
+import type { TranscriberConfig } from './listen/transcriber.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
-import type { Journal } from './journal.js';
-import { guard } from './security.js';
-import { splitSentences } from './sentences.js';
+import type { Journal } from './dispatch/journal.js';
+import { guard } from './access/security.js';
+import { splitSentences } from './text/sentences.js';
 import type { Sink } from './sinks/sink.js';
 import type { PrepareFn } from './text/preparer.js';
 
@@ -105,7 +105,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     reply.code(e.statusCode).send(e);
   });
   const listener = listenerSlot(async () => {
-    const { Listener } = await import('./listener.js');
+    const { Listener } = await import('./listen/listener.js');
     const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
     return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
   });

@@ -9,8 +9,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { findExecutable, type Voice } from '@vox/protocol';
-import { slices } from '../pcm.js';
-import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { slices } from '../audio/pcm.js';
+import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 
 export interface EspeakNgEngineOptions {
   /** Read for PATH. Default process.env. */

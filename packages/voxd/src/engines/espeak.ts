@@ -6,7 +6,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Voice } from '@vox/protocol';
 import { ChunkChannel } from './chunk-channel.js';
-import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import type { WorkerReply, WorkerRequest } from './espeak-worker.js';
 
 export const ESPEAK_DEFAULT_VOICE = 'en-us';

@@ -22,9 +22,9 @@
  *   written), and that key goes only to the cloud engine that was named.
  */
 import { homePaths, type Voice } from '@vox/protocol';
-import { createCache, type Cache } from '../cache.js';
+import { createCache, type Cache } from '../audio/cache.js';
 import { VoxError } from '../errors.js';
-import { createKeys, type Keys } from '../keys.js';
+import { createKeys, type Keys } from '../access/keys.js';
 import { stripTags } from '../text/cleanup.js';
 import { assertEngine, type Engine, type Synthesis, type SynthesisRequest } from './engine.js';
 import { ElevenLabsEngine } from './elevenlabs.js';

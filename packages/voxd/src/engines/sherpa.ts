@@ -37,7 +37,8 @@ import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest 
 import type { Voice } from '@vox/protocol';
 import { splitFirstPhrase } from '../text/phrase.js';
 import { ChunkChannel } from './chunk-channel.js';
-import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import type { HostReply, HostRequest } from './sherpa-host.js';
 
 export interface SherpaEngineOptions {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
-import type { Synthesizer } from '../dispatcher.js';
+import type { Synthesizer } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
-import { record, RecordingSlots } from '../recording.js';
+import { record, RecordingSlots } from '../synthesis/recording.js';
 import type { PrepareFn } from '../text/preparer.js';
 
 export const synthesizeRoute: FastifyPluginAsync<{

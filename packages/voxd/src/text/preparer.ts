@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { splitSentences } from '../sentences.js';
+import { splitSentences } from './sentences.js';
 import { cleanForSpeech } from './cleanup.js';
 
 export interface PrepareOptions {
