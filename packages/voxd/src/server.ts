@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
-import { Dispatcher, type Synthesizer } from './dispatch/dispatcher.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
@@ -20,9 +20,11 @@ import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import type { Journal } from './dispatch/journal.js';
 import { guard } from './access/security.js';
-import { splitSentences } from './text/sentences.js';
 import type { Sink } from './sinks/sink.js';
+import type { Synthesizer } from './synthesis/synthesizer.js';
 import type { PrepareFn } from './text/preparer.js';
+
+export { singleEngine } from './synthesis/synthesizer.js';
 
 export interface ServerOptions {
   token: string;
@@ -126,22 +128,6 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })), ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
   return { app, dispatcher, events, listener };
-}
-
-/** A synthesizer over one engine: used until the registry picks among several. */
-export function singleEngine(engine: Engine): Synthesizer {
-  return {
-    async resolve(requested) {
-      if (requested && requested !== 'auto' && requested !== engine.name) {
-        const e = wireError('VOX_ERR_ENGINE_UNKNOWN', JSON.stringify(requested), engine.name);
-        throw Object.assign(new Error(e.message), { code: e.code });
-      }
-      return engine;
-    },
-    async synthesize(request) {
-      return { engine: engine.name, synthesis: await engine.synthesize(request) };
-    },
-  };
 }

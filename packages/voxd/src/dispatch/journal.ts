@@ -5,10 +5,7 @@
  * docs/protocol.md ("The journal") has the replay rules.
  *
  * Design notes:
- * - One JSON object per line, appended. `a` = accepted (all the dispatcher
- *   needs to play it again), `p` = sentence n started, `s` = settled (with
- *   its outcome, and what a re-send must be joined to: request id, duplicate
- *   key and window).
+ * - One JSON object per line, appended (journal-records.ts has the records).
  * - Durability where it matters: an accept is written and fdatasync'd before
  *   the caller hears "queued" (group commit: accepts that arrive together
  *   share one sync, off the event loop). Progress and settle records are
@@ -21,67 +18,14 @@
  *   record is rewritten O(1) times on average.
  * - A torn last line (a crash during an append) or a corrupt one is skipped
  *   and reported, never fatal. The file is 0600 like the token, and a link
- *   in its place is replaced, never followed.
+ *   in its place is replaced, never followed (journal-file.ts).
  */
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, fchmodSync, fsyncSync, lstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ChimeSignal, Outcome, Priority, WireErrorCode } from '@vox/protocol';
+import { openAppend, readJournalFile, syncDir } from './journal-file.js';
+import { lineBytes, parseJournal, type JournalEntry, type Line, type Replay, type SettledRecord } from './journal-records.js';
 
-/** An accepted request as the journal keeps it: what it takes to play it again. */
-export interface JournalEntry {
-  id: string;
-  /** The caller's own id for the request (`requestId` on the wire): a re-send with it is joined. */
-  requestId?: string;
-  kind: 'speech' | 'chime';
-  priority: Priority;
-  session?: string;
-  final?: boolean;
-  /** The text as spoken, and its sentences (as prepared at accept: replay does not prepare again). */
-  text: string;
-  sentences: string[];
-  voice?: string;
-  rate?: number;
-  volume?: number;
-  engine?: string;
-  model?: string;
-  signal?: ChimeSignal;
-  dedupKey: string;
-  windowMs: number;
-  /** Wall-clock ms of the original accept. */
-  acceptedAt: number;
-  /** Wall-clock ms after which it expires unless it has started (maxAgeMs). */
-  expiresAt?: number;
-  /** The request carried its own API key, which is never written here (a re-send brings it back). */
-  hadApiKey?: boolean;
-}
-
-/** How a request ended, as the journal keeps it (for joining re-sends and duplicates after a restart). */
-export interface SettledRecord {
-  id: string;
-  requestId?: string;
-  dedupKey: string;
-  windowMs: number;
-  outcome: Outcome;
-  reason?: string;
-  code?: WireErrorCode;
-  /** Wall-clock ms. */
-  at: number;
-}
-
-export interface PendingRecord extends JournalEntry {
-  /** The last sentence that started playing, if any did: where a resume starts. */
-  sentence?: number;
-}
-
-/** What the journal held when it was opened. */
-export interface Replay {
-  /** Unsettled requests, in the order they were accepted. */
-  pending: PendingRecord[];
-  /** Recently settled requests, oldest first. */
-  settled: SettledRecord[];
-  /** Records that could not be read (a torn last line, a corrupt line), each said in a sentence. */
-  problems: string[];
-}
+export type { JournalEntry, PendingRecord, Replay, SettledRecord } from './journal-records.js';
 
 export interface JournalOptions {
   /** Wall clock in ms (settle records and retention). Default Date.now. */
@@ -94,14 +38,6 @@ export interface JournalOptions {
   compactBytes?: number;
   log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
-
-/** A file bigger than this is not voxd's journal: it is set aside, not read. */
-const MAX_READ_BYTES = 256 * 1024 * 1024;
-
-type Line =
-  | ({ t: 'a' } & JournalEntry)
-  | { t: 'p'; id: string; n: number }
-  | ({ t: 's' } & SettledRecord);
 
 export class Journal {
   readonly path: string;
@@ -329,114 +265,7 @@ export class Journal {
   }
 
   #read(): Replay {
-    const problems: string[] = [];
-    let text = '';
-    try {
-      const st = lstatSync(this.path);
-      if (st.isSymbolicLink()) {
-        problems.push(`the journal ${this.path} was a symbolic link; it was replaced, not followed`);
-        rmSync(this.path, { force: true });
-      } else if (!st.isFile()) {
-        problems.push(`the journal ${this.path} is not a regular file; voxd runs without a journal (a restart loses what is queued) until it is removed`);
-      } else if (st.size > MAX_READ_BYTES) {
-        const aside = `${this.path}.too-big`;
-        renameSync(this.path, aside);
-        problems.push(`the journal was ${st.size} bytes, too big to be voxd's; it was moved to ${aside} and not replayed`);
-      } else {
-        text = readNoFollow(this.path, st.size);
-      }
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code !== 'ENOENT') problems.push(`the journal could not be read (${e.code ?? e.message}); nothing was replayed`);
-    }
-    const pending = new Map<string, PendingRecord>();
-    const settled: SettledRecord[] = [];
-    const lines = text.split('\n');
-    // The last element is what follows the final newline: empty, or a torn record.
-    const torn = lines.pop();
-    if (torn) problems.push(`the journal's last record was cut short (${torn.length} bytes; voxd stopped during a write); it was ignored`);
-    lines.forEach((raw, i) => {
-      if (!raw) return;
-      let line: Line;
-      try {
-        line = JSON.parse(raw) as Line;
-      } catch {
-        problems.push(`journal line ${i + 1} is not JSON; it was skipped`);
-        return;
-      }
-      if (line?.t === 'a' && valid(line)) {
-        const { t: _t, ...entry } = line;
-        pending.set(line.id, entry);
-      } else if (line?.t === 'p' && typeof line.id === 'string' && Number.isInteger(line.n) && line.n >= 0) {
-        const p = pending.get(line.id);
-        if (p && line.n < p.sentences.length) p.sentence = line.n;
-      } else if (line?.t === 's' && typeof line.id === 'string' && typeof line.outcome === 'string' && typeof line.at === 'number') {
-        pending.delete(line.id);
-        const { t: _t, ...rec } = line;
-        settled.push(rec);
-      } else {
-        problems.push(`journal line ${i + 1} is not a record voxd knows; it was skipped`);
-      }
-    });
-    return { pending: [...pending.values()], settled, problems };
-  }
-}
-
-function valid(e: Partial<JournalEntry>): e is JournalEntry {
-  return (
-    typeof e.id === 'string' &&
-    (e.kind === 'speech' || e.kind === 'chime') &&
-    typeof e.priority === 'string' &&
-    typeof e.text === 'string' &&
-    Array.isArray(e.sentences) &&
-    e.sentences.every((s) => typeof s === 'string') &&
-    typeof e.dedupKey === 'string' &&
-    typeof e.windowMs === 'number' &&
-    typeof e.acceptedAt === 'number'
-  );
-}
-
-function lineBytes(line: Line): number {
-  return Buffer.byteLength(JSON.stringify(line)) + 1;
-}
-
-/** Open for appending, 0600, never through a link; a looser mode is tightened. */
-function openAppend(path: string): number {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
-  try {
-    if (process.platform !== 'win32' && (fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
-  } catch {
-    // mode is best effort on odd filesystems
-  }
-  return fd;
-}
-
-function readNoFollow(path: string, size: number): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const buf = Buffer.alloc(size);
-    let at = 0;
-    while (at < size) {
-      const n = readSync(fd, buf, at, size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return buf.subarray(0, at).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Make a rename durable (Linux, macOS); not possible on Windows, where it is skipped. */
-function syncDir(dir: string): void {
-  if (process.platform === 'win32') return;
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, constants.O_RDONLY);
-    fsyncSync(fd);
-  } catch {
-    // best effort
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    const { text, problems } = readJournalFile(this.path);
+    return parseJournal(text, problems);
   }
 }

@@ -202,5 +202,6 @@ export function parseEspeakVoices(text: string, engine = 'espeak-ng'): Voice[] {
 
 function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
-  return r instanceof Error ? r : Object.assign(new Error('aborted'), { name: 'AbortError' });
+  // The platform's own abort error, as signal.reason is when abort() is given none.
+  return r instanceof Error ? r : new DOMException('aborted', 'AbortError');
 }

@@ -35,6 +35,7 @@ import { join, sep } from 'node:path';
 import { statSync } from 'node:fs';
 import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest } from '@vox/protocol/models';
 import type { Voice } from '@vox/protocol';
+import { VoxError } from '../errors.js';
 import { splitFirstPhrase } from '../text/phrase.js';
 import { ChunkChannel } from './chunk-channel.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
@@ -482,7 +483,7 @@ export class SherpaEngine implements Engine {
     const p = this.#pick(request.voice);
     if (!p) {
       if (request.voice) {
-        throw Object.assign(new Error(`unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)`), { code: 'VOX_ERR_VOICE_UNKNOWN' });
+        throw new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: `unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)` });
       }
       const r = await this.ready();
       throw new Error(r.ready ? 'no voice model is installed' : r.reason);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
-import type { Synthesizer } from '../dispatch/dispatcher.js';
+import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { VoxError } from '../errors.js';
 import { record, RecordingSlots } from '../synthesis/recording.js';
 import type { PrepareFn } from '../text/preparer.js';
@@ -25,11 +25,7 @@ export const synthesizeRoute: FastifyPluginAsync<{
       }
       const req = request.body;
       const rec = await record(synthesizer, prepare, req, undefined, maxBytes)
-        .catch(async (err: Error & { code?: string }) => {
-          if (err.code === 'VOX_ERR_VOICE_UNKNOWN') {
-            const engine = await synthesizer.resolve(req.engine).then((e) => e.name, () => req.engine ?? 'auto');
-            throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(req.voice ?? ''), engine);
-          }
+        .catch((err: Error & { code?: string }) => {
           if (err.code?.startsWith('VOX_ERR_')) throw err;
           throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', err.message);
         })

@@ -4,7 +4,7 @@
  * default engine for requests that name none (default: automatic).
  */
 import type { Voice } from '@vox/protocol';
-import type { Synthesizer } from '../dispatch/dispatcher.js';
+import type { Synthesizer } from './synthesizer.js';
 import type { Engine } from '../engines/engine.js';
 import { createEngineRegistry, type EngineRegistry, type RegistryLog } from '../engines/registry.js';
 import type { SherpaEngine } from '../engines/sherpa.js';

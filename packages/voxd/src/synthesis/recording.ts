@@ -3,7 +3,7 @@
  * engine choice, fallback and cache as speech, returned as one WAV.
  */
 import type { SynthesizeRequest } from '@vox/protocol';
-import type { Synthesizer } from '../dispatch/dispatcher.js';
+import type { Synthesizer } from './synthesizer.js';
 import type { AudioFormat } from '../audio/pcm.js';
 import { VoxError } from '../errors.js';
 import { applyGain, resample } from '../audio/pcm.js';
@@ -44,30 +44,36 @@ export async function record(
   const parts: Buffer[] = [];
   let used = engine.name;
   let fallbackReason: string | undefined;
-  for (const sentence of sentences) {
-    const r = await synthesizer.synthesize({
-      text: sentence,
-      engine: engine.name,
-      ...(req.voice ? { voice: req.voice } : {}),
-      ...(req.rate ? { rate: req.rate } : {}),
-      ...(req.model ? { model: req.model } : {}),
-      ...(req.apiKey ? { apiKey: req.apiKey } : {}),
-      signal: synthSignal,
-    });
-    used = r.engine;
-    fallbackReason ??= r.fallbackReason;
-    format ??= r.synthesis.format;
-    for await (const chunk of r.synthesis.chunks) {
-      const c = r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate);
-      total += c.length;
-      if (total > maxBytes) {
-        cap.abort();
-        parts.length = 0;
-        const minutes = maxBytes / 2 / format.sampleRate / 60;
-        throw new VoxError('VOX_ERR_SYNTHESIZE_TOO_LARGE', Math.round(maxBytes / (1024 * 1024)), minutes >= 1 ? Math.round(minutes) : minutes.toFixed(2));
+  try {
+    for (const sentence of sentences) {
+      const r = await synthesizer.synthesize({
+        text: sentence,
+        engine,
+        ...(req.voice ? { voice: req.voice } : {}),
+        ...(req.rate ? { rate: req.rate } : {}),
+        ...(req.model ? { model: req.model } : {}),
+        ...(req.apiKey ? { apiKey: req.apiKey } : {}),
+        signal: synthSignal,
+      });
+      used = r.engine;
+      fallbackReason ??= r.fallbackReason;
+      format ??= r.synthesis.format;
+      for await (const chunk of r.synthesis.chunks) {
+        const c = r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate);
+        total += c.length;
+        if (total > maxBytes) {
+          cap.abort();
+          parts.length = 0;
+          const minutes = maxBytes / 2 / format.sampleRate / 60;
+          throw new VoxError('VOX_ERR_SYNTHESIZE_TOO_LARGE', Math.round(maxBytes / (1024 * 1024)), minutes >= 1 ? Math.round(minutes) : minutes.toFixed(2));
+        }
+        parts.push(c);
       }
-      parts.push(c);
     }
+  } catch (err) {
+    // An engine that does not know the voice says so in its own words: the answer names the voice and the engine chosen.
+    if ((err as { code?: string }).code === 'VOX_ERR_VOICE_UNKNOWN') throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(req.voice ?? ''), engine.name);
+    throw err;
   }
   format ??= { sampleRate: 22050, channels: 1, bitDepth: 16 };
   const pcm = Buffer.concat(parts);

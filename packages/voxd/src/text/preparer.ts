@@ -32,6 +32,9 @@ export interface PreparedText {
 
 export type PrepareFn = (text: string, options: PrepareOptions) => Promise<PreparedText>;
 
+/** The text as given, split into sentences: the default where no cleanup is set up (tests, benches). */
+export const prepareAsGiven: PrepareFn = async (text) => ({ text, sentences: splitSentences(text) });
+
 /** prepareText as a PrepareFn: everything on the calling thread (tests, and where no worker is built). */
 export const prepareInline: PrepareFn = async (text, options) => prepareText(text, options);
 
