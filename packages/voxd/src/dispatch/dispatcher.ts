@@ -25,7 +25,7 @@
  * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
  */
 import { EventEmitter } from 'node:events';
-import type { ChimeSignal, HistoryEntry, Priority, SpeakResponse, StopScope, VoxEvent } from '@vox/protocol';
+import type { ChimeSignal, HistoryEntry, Priority, StopScope, VoxEvent } from '@vox/protocol';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
