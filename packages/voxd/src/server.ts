@@ -38,9 +38,9 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   version?: string;
   maxQueue?: number;
-  /** Most PCM bytes one /v1/synthesize answer holds; default 32 MiB (recording.ts). */
+  /** Most PCM bytes one /v1/synthesize answer holds; default 32 MiB (synthesis/recording.ts). */
   synthesizeMaxBytes?: number;
-  /** Accepted requests kept across restarts (journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
+  /** Accepted requests kept across restarts (dispatch/journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
   journal?: Journal;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
   listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };

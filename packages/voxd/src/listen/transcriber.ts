@@ -6,7 +6,7 @@
  * Design notes:
  * - Node's own fetch and FormData: one request per listen, so undici's pool
  *   buys nothing, and this module loads only on the first listen.
- * - The key follows the TTS keys' rules (keys.ts): environment first, then
+ * - The key follows the TTS keys' rules (access/keys.ts): environment first, then
  *   VOX_HOME/keys.env, never logged or sent back. `TRANSCRIBER_API_KEY`;
  *   for api.openai.com, `OPENAI_API_KEY` serves too. A local server needs none.
  * - Every failure is typed: unreachable, 401/403, 413, timeout, anything else.

@@ -8,7 +8,7 @@ import type { PrepareFn } from '../text/preparer.js';
 export const synthesizeRoute: FastifyPluginAsync<{
   synthesizer: Synthesizer;
   prepare: PrepareFn;
-  /** Most PCM bytes one answer holds (recording.ts's MAX_RECORDING_BYTES by default). */
+  /** Most PCM bytes one answer holds (synthesis/recording.ts's MAX_RECORDING_BYTES by default). */
   maxBytes?: number;
 }> = async (app, { synthesizer, prepare, maxBytes }) => {
   const slots = new RecordingSlots();
