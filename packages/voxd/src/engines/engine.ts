@@ -7,7 +7,7 @@ import type { Voice } from '@vox/protocol';
 import type { AudioFormat } from '../audio/pcm.js';
 
 export interface SynthesisRequest {
-  /** Text already cleaned for speech. */
+  /** Text already cleaned for speech, for this engine: expressive tags only if it performs them (understandsTags). */
   text: string;
   voice?: string;
   /** Words per minute. */

@@ -28,7 +28,7 @@ import { homePaths, type Voice } from '@vox/protocol';
 import { createCache, type Cache } from '../audio/cache.js';
 import { VoxError } from '../errors.js';
 import { createKeys, type Keys } from '../access/keys.js';
-import { stripTags } from '../text/cleanup.js';
+import { stripTags } from '../text/tags.js';
 import { assertEngine, type Engine, type Synthesis, type SynthesisRequest } from './engine.js';
 import { ElevenLabsEngine } from './elevenlabs.js';
 import { EspeakNgEngine } from './espeak-ng.js';
