@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCache } from '../packages/voxd/dist/cache.js';
+import { createCache } from '../packages/voxd/dist/audio/cache.js';
 import { createEngineRegistry } from '../packages/voxd/dist/engines/registry.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);

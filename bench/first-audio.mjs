@@ -13,10 +13,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Dispatcher } from '../packages/voxd/dist/dispatcher.js';
+import { Dispatcher } from '../packages/voxd/dist/dispatch/dispatcher.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { singleEngine } from '../packages/voxd/dist/server.js';
-import { splitSentences } from '../packages/voxd/dist/sentences.js';
+import { splitSentences } from '../packages/voxd/dist/text/sentences.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
 import { prepareInline, prepareText } from '../packages/voxd/dist/text/preparer.js';
 import { median, report, round } from './lib.mjs';

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { Journal } from '../packages/voxd/dist/journal.js';
+import { Journal } from '../packages/voxd/dist/dispatch/journal.js';
 import { median, percentile, report, round, TimedSink } from './lib.mjs';
 
 const ROUNDS = 10;

@@ -10,8 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
-import { resample } from '../packages/voxd/dist/pcm.js';
-import { toWav } from '../packages/voxd/dist/wav.js';
+import { resample } from '../packages/voxd/dist/audio/pcm.js';
+import { toWav } from '../packages/voxd/dist/audio/wav.js';
 
 export const SENTENCE = 'Please turn on the lights in the kitchen.';
 const RATE = 16_000;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toWav } from '../../packages/voxd/src/wav.js';
+import { toWav } from '../../packages/voxd/src/audio/wav.js';
 import { removeDir, tempDir } from './daemon.js';
 import { pcmStats, wavStats } from './wav.js';
 

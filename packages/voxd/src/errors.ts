@@ -1,12 +1,22 @@
 /** Turning thrown errors into wire errors. Codes and messages live in @vox/protocol. */
 import { MAX_BODY_BYTES, MAX_TEXT_CHARS, wireError, WIRE_ERRORS, type WireError, type WireErrorCode } from '@vox/protocol';
 
+/**
+ * A message of the error's own in place of the catalogue's sentence: for a
+ * detail that is read as it is (a speech outcome's reason, the fallback's
+ * account of what failed), under the catalogue's code and status.
+ */
+export interface OwnMessage {
+  message: string;
+}
+
 export class VoxError extends Error {
   readonly code: WireErrorCode;
   readonly statusCode: number;
-  constructor(code: WireErrorCode, ...args: Array<string | number>) {
-    const w = wireError(code, ...args);
-    super(w.message);
+  constructor(code: WireErrorCode, ...args: Array<string | number> | [OwnMessage]) {
+    const own = typeof args[0] === 'object' ? args[0].message : undefined;
+    const w = wireError(code, ...(own === undefined ? (args as Array<string | number>) : []));
+    super(own ?? w.message);
     this.code = code;
     this.statusCode = w.statusCode;
   }

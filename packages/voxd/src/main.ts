@@ -11,14 +11,14 @@ import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, vox
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
-import { Journal } from './journal.js';
-import { appendStartupLog, createLogger } from './logger.js';
+import { Journal } from './dispatch/journal.js';
+import { appendStartupLog, createLogger } from './log/logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
 import type { Sink } from './sinks/sink.js';
-import { readState, removeState, writeState } from './state-file.js';
-import { ensureToken } from './token.js';
-import { createSynthesis } from './synthesis.js';
+import { readState, removeState, writeState } from './access/state-file.js';
+import { ensureToken } from './access/token.js';
+import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 
 const USAGE = `voxd — the vox speech daemon

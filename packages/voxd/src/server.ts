@@ -5,24 +5,26 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
-import { Dispatcher, type Synthesizer } from './dispatcher.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { listenerSlot, listenRoute, type ListenerSlot } from './routes/listen.js';
-import type { TranscriberConfig } from './transcriber.js';
+import type { TranscriberConfig } from './listen/transcriber.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
-import type { Journal } from './journal.js';
-import { guard } from './security.js';
-import { splitSentences } from './sentences.js';
+import type { Journal } from './dispatch/journal.js';
+import { guard } from './access/security.js';
 import type { Sink } from './sinks/sink.js';
+import type { Synthesizer } from './synthesis/synthesizer.js';
 import type { PrepareFn } from './text/preparer.js';
+
+export { singleEngine } from './synthesis/synthesizer.js';
 
 export interface ServerOptions {
   token: string;
@@ -36,9 +38,9 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   version?: string;
   maxQueue?: number;
-  /** Most PCM bytes one /v1/synthesize answer holds; default 32 MiB (recording.ts). */
+  /** Most PCM bytes one /v1/synthesize answer holds; default 32 MiB (synthesis/recording.ts). */
   synthesizeMaxBytes?: number;
-  /** Accepted requests kept across restarts (journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
+  /** Accepted requests kept across restarts (dispatch/journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
   journal?: Journal;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
   listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };
@@ -105,7 +107,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     reply.code(e.statusCode).send(e);
   });
   const listener = listenerSlot(async () => {
-    const { Listener } = await import('./listener.js');
+    const { Listener } = await import('./listen/listener.js');
     const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
     return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
   });
@@ -126,22 +128,6 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: options.prepare ?? (async (t) => ({ text: t, sentences: splitSentences(t) })), ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
+  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
   return { app, dispatcher, events, listener };
-}
-
-/** A synthesizer over one engine: used until the registry picks among several. */
-export function singleEngine(engine: Engine): Synthesizer {
-  return {
-    async resolve(requested) {
-      if (requested && requested !== 'auto' && requested !== engine.name) {
-        const e = wireError('VOX_ERR_ENGINE_UNKNOWN', JSON.stringify(requested), engine.name);
-        throw Object.assign(new Error(e.message), { code: e.code });
-      }
-      return engine;
-    },
-    async synthesize(request) {
-      return { engine: engine.name, synthesis: await engine.synthesize(request) };
-    },
-  };
 }

@@ -10,7 +10,7 @@
  * list of premade voices that needs no network.
  */
 import type { Voice } from '@vox/protocol';
-import type { KeySource } from '../keys.js';
+import type { KeySource } from '../access/keys.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import {
   clientFrom,

@@ -4,18 +4,10 @@
  * synthesis ends. `assertEngine` checks the shape when an engine is loaded.
  */
 import type { Voice } from '@vox/protocol';
-
-export interface AudioFormat {
-  /** Samples per second, e.g. 22050 or 24000. */
-  sampleRate: number;
-  /** Always 1 (mono). */
-  channels: 1;
-  /** Always 16 (signed little-endian). */
-  bitDepth: 16;
-}
+import type { AudioFormat } from '../audio/pcm.js';
 
 export interface SynthesisRequest {
-  /** Text already cleaned for speech. */
+  /** Text already cleaned for speech, for this engine: expressive tags only if it performs them (understandsTags). */
   text: string;
   voice?: string;
   /** Words per minute. */
@@ -74,9 +66,4 @@ export function assertEngine(engine: unknown): asserts engine is Engine {
   if (!e || typeof e.name !== 'string' || missing.length > 0) {
     throw new TypeError(`not a vox engine: missing ${typeof e?.name !== 'string' ? 'name ' : ''}${missing.join(', ')}`);
   }
-}
-
-/** Duration in ms of `bytes` of PCM in `format`. */
-export function pcmDurationMs(bytes: number, format: AudioFormat): number {
-  return (bytes / 2 / format.channels / format.sampleRate) * 1000;
 }

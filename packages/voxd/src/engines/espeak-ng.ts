@@ -9,8 +9,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { findExecutable, type Voice } from '@vox/protocol';
-import { slices } from '../pcm.js';
-import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { slices } from '../audio/pcm.js';
+import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 
 export interface EspeakNgEngineOptions {
   /** Read for PATH. Default process.env. */
@@ -201,5 +202,6 @@ export function parseEspeakVoices(text: string, engine = 'espeak-ng'): Voice[] {
 
 function abortError(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
-  return r instanceof Error ? r : Object.assign(new Error('aborted'), { name: 'AbortError' });
+  // The platform's own abort error, as signal.reason is when abort() is given none.
+  return r instanceof Error ? r : new DOMException('aborted', 'AbortError');
 }

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import createModule from '@echogarden/espeak-ng-emscripten';
+import { VoxError } from '../errors.js';
 
 export type WorkerRequest =
   | { type: 'synthesize'; job: number; text: string; voice: string; rate: number }
@@ -69,7 +70,7 @@ port.on('message', (msg: WorkerRequest) => {
   }
   try {
     if (!setVoice(msg.voice)) {
-      throw Object.assign(new Error(`unknown voice "${msg.voice}" (run "vox voices" for the list)`), { unknownVoice: true as const });
+      throw new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: `unknown voice "${msg.voice}" (run "vox voices" for the list)` });
     }
     espeak.set_rate(msg.rate);
     espeak.synthesize(msg.text, (audio) => {
@@ -82,7 +83,7 @@ port.on('message', (msg: WorkerRequest) => {
     });
     port.postMessage({ type: 'done', job: msg.job } satisfies WorkerReply);
   } catch (err) {
-    const unknownVoice = (err as { unknownVoice?: true }).unknownVoice;
+    const unknownVoice = err instanceof VoxError && err.code === 'VOX_ERR_VOICE_UNKNOWN';
     port.postMessage({ type: 'error', job: msg.job, message: (err as Error).message, ...(unknownVoice ? { unknownVoice } : {}) } satisfies WorkerReply);
   }
 });

@@ -5,8 +5,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Voice } from '@vox/protocol';
+import { VoxError } from '../errors.js';
 import { ChunkChannel } from './chunk-channel.js';
-import type { AudioFormat, Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import type { WorkerReply, WorkerRequest } from './espeak-worker.js';
 
 export const ESPEAK_DEFAULT_VOICE = 'en-us';
@@ -55,7 +57,7 @@ export class EspeakEngine implements Engine {
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
         else if (msg.type === 'done') job.push(null);
         // An unknown voice is the caller's mistake, not a failure of the engine: it carries its own code.
-        else if (msg.type === 'error') job.push(null, Object.assign(new Error(msg.message), msg.unknownVoice ? { code: 'VOX_ERR_VOICE_UNKNOWN' } : {}));
+        else if (msg.type === 'error') job.push(null, msg.unknownVoice ? new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: msg.message }) : new Error(msg.message));
         else if (msg.type === 'voice') job.known?.(msg.known);
         else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
         if (msg.type !== 'chunk') this.#jobs.delete(msg.job);

@@ -11,7 +11,7 @@
  *   the (masked) key, and error text ends up in logs and on the wire.
  */
 import type { Agent, Dispatcher } from 'undici';
-import { applyGain, slices } from '../pcm.js';
+import { applyGain, slices } from '../audio/pcm.js';
 import type { SynthesisRequest } from './engine.js';
 
 /** A request that may carry the caller's own key (never cached, never logged). */

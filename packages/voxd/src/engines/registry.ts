@@ -16,16 +16,19 @@
  *   here, so a 401, an exhausted 429, a 5xx, a timeout or a crash all land on
  *   the embedded engine. Once audio has played, a failure is rethrown: speaking
  *   the sentence again in another voice would repeat what was heard.
- * - The embedded engine gets the text without tags, and without the voice and
- *   model (those name things of the failed engine).
+ * - The text comes prepared for the engine it names (tags kept only where
+ *   that engine performs them: text/cleanup.ts strips them, once). The
+ *   embedded fallback gets it without tags (stripped here: they may have been
+ *   kept for the engine that failed), and without the voice and model (those
+ *   name things of the failed engine).
  * - A request carrying its own `apiKey` is never cached (neither read nor
  *   written), and that key goes only to the cloud engine that was named.
  */
 import { homePaths, type Voice } from '@vox/protocol';
-import { createCache, type Cache } from '../cache.js';
+import { createCache, type Cache } from '../audio/cache.js';
 import { VoxError } from '../errors.js';
-import { createKeys, type Keys } from '../keys.js';
-import { stripTags } from '../text/cleanup.js';
+import { createKeys, type Keys } from '../access/keys.js';
+import { stripTags } from '../text/tags.js';
 import { assertEngine, type Engine, type Synthesis, type SynthesisRequest } from './engine.js';
 import { ElevenLabsEngine } from './elevenlabs.js';
 import { EspeakNgEngine } from './espeak-ng.js';
@@ -78,7 +81,12 @@ export interface EngineRegistry {
    * `code: 'VOX_ERR_ENGINE_UNKNOWN'`.
    */
   resolve(requested?: string, voice?: string): Promise<Engine>;
-  synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<RegistrySynthesis>;
+  /**
+   * `engine`: the engine resolve() gave for the request (the dispatcher and
+   * /v1/synthesize pass it, so it is resolved once), or a name to resolve
+   * here. The text is prepared for that engine.
+   */
+  synthesize(request: SynthesisRequest & { engine: Engine | string; apiKey?: string }): Promise<RegistrySynthesis>;
   /** Voices of the named engine, or of the automatic one. */
   voices(engine?: string): Promise<Voice[]>;
   readonly keys: Keys;
@@ -142,8 +150,6 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
 
   /** One try on one engine: the cache, else the engine up to its first chunk. */
   async function attempt(engine: Engine, req: SynthesisRequest & { apiKey?: string }, cacheable: boolean): Promise<RegistrySynthesis> {
-    const text = engine.understandsTags(req.model) ? req.text : stripTags(req.text);
-    const sreq: SynthesisRequest & { apiKey?: string } = { ...req, text };
     const key =
       cache && cacheable
         ? cache.key({
@@ -152,15 +158,15 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
             voice: req.voice,
             rate: req.rate,
             volume: req.volume,
-            params: engine.cacheParams?.(sreq),
-            text,
+            params: engine.cacheParams?.(req),
+            text: req.text,
           })
         : undefined;
     if (key && cache) {
       const hit = await cache.get(key).catch(() => undefined);
       if (hit) return { engine: engine.name, cached: true, synthesis: { format: hit.format, chunks: replay(hit.pcm, req.signal) } };
     }
-    const synthesis = await engine.synthesize(sreq);
+    const synthesis = await engine.synthesize(req);
     const it = synthesis.chunks[Symbol.asyncIterator]();
     const first = await it.next();
     const onComplete =
@@ -173,10 +179,12 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     return { engine: engine.name, cached: false, synthesis: { format: synthesis.format, chunks: rejoin(first, it, req.signal, onComplete) } };
   }
 
-  async function synthesize(request: SynthesisRequest & { engine: string; apiKey?: string }): Promise<RegistrySynthesis> {
-    const engine = await resolve(request.engine, request.voice);
+  async function synthesize(request: SynthesisRequest & { engine: Engine | string; apiKey?: string }): Promise<RegistrySynthesis> {
+    const given = typeof request.engine === 'object';
+    const engine = typeof request.engine === 'object' ? request.engine : await resolve(request.engine, request.voice);
     // A caller's key goes only to the cloud engine it named, never to whichever `auto` found.
-    const named = request.engine !== undefined && request.engine !== 'auto';
+    // An engine resolved already counts as named, as its name did before (the dispatcher passed the name resolve() gave).
+    const named = given || (request.engine !== undefined && request.engine !== 'auto');
     const ownKey = request.apiKey && named && CLOUD.has(engine.name) ? request.apiKey : undefined;
     const { engine: _name, apiKey: _key, ...base } = request;
     const req: SynthesisRequest & { apiKey?: string } = ownKey ? { ...base, apiKey: ownKey } : base;
@@ -201,9 +209,7 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     try {
       return { ...(await attempt(embedded, { ...rest, text: stripTags(req.text) }, cacheable)), fallbackReason: reason };
     } catch (err) {
-      throw Object.assign(new Error(`${reason}; the fallback ${embedded.name} failed too: ${(err as Error).message}`), {
-        code: 'VOX_ERR_SYNTHESIS_FAILED',
-      });
+      throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: `${reason}; the fallback ${embedded.name} failed too: ${(err as Error).message}` });
     }
   }
 

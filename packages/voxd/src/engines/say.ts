@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Voice } from '@vox/protocol';
-import { applyGain } from '../pcm.js';
+import { applyGain } from '../audio/pcm.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import { findExecutable } from '@vox/protocol';
 import { readWav } from './espeak-ng.js';

@@ -1,5 +1,5 @@
 /**
- * The process that owns one sherpa-onnx model (engines/sherpa.ts starts it
+ * The process that owns one sherpa-onnx model (sherpa-process.ts starts it
  * with `fork`). It loads the model once, then renders jobs one at a time and
  * streams each as s16le chunks, one per sentence.
  *

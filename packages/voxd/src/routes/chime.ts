@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { chimeRequestSchema, type ChimeRequest } from '@vox/protocol';
-import type { Dispatcher } from '../dispatcher.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { sendOutcome } from './speak.js';
 
 export const chimeRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {

@@ -1,6 +1,6 @@
 /** GET /v1/events: Server-Sent Events from the dispatcher, through EventStream (bounded per client). */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Dispatcher } from '../dispatcher.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { EventStream } from '../event-stream.js';
 
 const HEARTBEAT_MS = 15_000;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { listenRequestSchema, type ListenRequest } from '@vox/protocol';
 import { toWireError } from '../errors.js';
-import type { Listener } from '../listener.js';
+import type { Listener } from '../listen/listener.js';
 
 /**
  * The listener, loaded on the first listen: capture, end-pointing and the

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { speakRequestSchema, type SpeakRequest, type SpeakResponse } from '@vox/protocol';
-import { handedOver, type Dispatcher } from '../dispatcher.js';
+import { handedOver, type Dispatcher } from '../dispatch/dispatcher.js';
 
 export const speakRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
   app.post<{ Body: SpeakRequest }>(

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { HealthResponse, StatusResponse } from '@vox/protocol';
-import type { Dispatcher } from '../dispatcher.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { stopRequestSchema, type StopRequest, type StopResponse } from '@vox/protocol';
-import type { Dispatcher } from '../dispatcher.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
 import type { ListenerSlot } from './listen.js';
 

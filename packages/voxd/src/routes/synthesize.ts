@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
-import type { Synthesizer } from '../dispatcher.js';
+import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { VoxError } from '../errors.js';
-import { record, RecordingSlots } from '../recording.js';
+import { record, RecordingSlots } from '../synthesis/recording.js';
 import type { PrepareFn } from '../text/preparer.js';
 
 export const synthesizeRoute: FastifyPluginAsync<{
   synthesizer: Synthesizer;
   prepare: PrepareFn;
-  /** Most PCM bytes one answer holds (recording.ts's MAX_RECORDING_BYTES by default). */
+  /** Most PCM bytes one answer holds (synthesis/recording.ts's MAX_RECORDING_BYTES by default). */
   maxBytes?: number;
 }> = async (app, { synthesizer, prepare, maxBytes }) => {
   const slots = new RecordingSlots();
@@ -25,11 +25,7 @@ export const synthesizeRoute: FastifyPluginAsync<{
       }
       const req = request.body;
       const rec = await record(synthesizer, prepare, req, undefined, maxBytes)
-        .catch(async (err: Error & { code?: string }) => {
-          if (err.code === 'VOX_ERR_VOICE_UNKNOWN') {
-            const engine = await synthesizer.resolve(req.engine).then((e) => e.name, () => req.engine ?? 'auto');
-            throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(req.voice ?? ''), engine);
-          }
+        .catch((err: Error & { code?: string }) => {
           if (err.code?.startsWith('VOX_ERR_')) throw err;
           throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', err.message);
         })

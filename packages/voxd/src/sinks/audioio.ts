@@ -13,8 +13,8 @@
  * - a device that fails or stops calling back fails the utterance clearly.
  */
 import { Worker } from 'node:worker_threads';
-import type { AudioFormat } from '../engines/engine.js';
-import { Pacer, slices } from '../pcm.js';
+import type { AudioFormat } from '../audio/pcm.js';
+import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
 import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 

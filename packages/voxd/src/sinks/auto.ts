@@ -5,7 +5,7 @@
  * probing, and made again after a failed playback, so a device that comes
  * back, or a player installed later, is used without a restart.
  */
-import type { AudioFormat } from '../engines/engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export class AutoSink implements Sink {

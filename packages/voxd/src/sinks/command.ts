@@ -8,11 +8,11 @@ import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findExecutable } from '@vox/protocol';
-import type { AudioFormat } from '../engines/engine.js';
-import { Pacer } from '../pcm.js';
+import type { AudioFormat } from '../audio/pcm.js';
+import { Pacer } from '../audio/pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
-import { toWav } from '../wav.js';
+import { toWav } from '../audio/wav.js';
 import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;

@@ -7,9 +7,9 @@
 import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AudioFormat } from '../engines/engine.js';
-import { bytesForMs, sleepUntil, slices } from '../pcm.js';
-import { WAV_HEADER_BYTES, wavHeader } from '../wav.js';
+import type { AudioFormat } from '../audio/pcm.js';
+import { bytesForMs, sleepUntil, slices } from '../audio/pcm.js';
+import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
 /** Granularity of real-time pacing, in ms: a stop cuts the file within one slice. */

@@ -1,5 +1,5 @@
 /** `null` — discards audio at once. For benchmarks and machines that must stay silent. */
-import type { AudioFormat } from '../engines/engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import type { PlayResult, Sink, SinkState } from './sink.js';
 
 export class NullSink implements Sink {

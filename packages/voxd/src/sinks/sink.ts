@@ -8,7 +8,7 @@
  * so a sink that cannot play makes voxd refuse at once with the cause and the
  * fix, and a sink that was repaired is used again without a restart.
  */
-import type { AudioFormat } from '../engines/engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 
 export interface SinkState {
   name: string;

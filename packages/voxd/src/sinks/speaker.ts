@@ -7,9 +7,9 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { AudioFormat } from '../engines/engine.js';
+import type { AudioFormat } from '../audio/pcm.js';
 import { CommandSink, type SpawnFn } from './command.js';
-import { Pacer } from '../pcm.js';
+import { Pacer } from '../audio/pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';

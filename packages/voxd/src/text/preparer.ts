@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { splitSentences } from '../sentences.js';
+import { splitSentences } from './sentences.js';
 import { cleanForSpeech } from './cleanup.js';
 
 export interface PrepareOptions {
@@ -31,6 +31,9 @@ export interface PreparedText {
 }
 
 export type PrepareFn = (text: string, options: PrepareOptions) => Promise<PreparedText>;
+
+/** The text as given, split into sentences: the default where no cleanup is set up (tests, benches). */
+export const prepareAsGiven: PrepareFn = async (text) => ({ text, sentences: splitSentences(text) });
 
 /** prepareText as a PrepareFn: everything on the calling thread (tests, and where no worker is built). */
 export const prepareInline: PrepareFn = async (text, options) => prepareText(text, options);

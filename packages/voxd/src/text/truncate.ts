@@ -4,7 +4,7 @@
  * is what the rest of voxd uses to split text); when even the first sentence
  * is too long, the cut falls at the last space that fits, never inside a word.
  */
-import { sentenceRanges } from '../sentences.js';
+import { sentenceRanges } from './sentences.js';
 import { trimEnd } from './rewrite.js';
 
 /**

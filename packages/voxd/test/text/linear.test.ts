@@ -16,8 +16,8 @@ import { describe, it } from 'node:test';
 
 import { MAX_TEXT_CHARS } from '@vox/protocol';
 
-import { normalizeText } from '../../src/normalize.js';
-import { sentenceRanges, splitSentences } from '../../src/sentences.js';
+import { normalizeText } from '../../src/dispatch/normalize.js';
+import { sentenceRanges, splitSentences } from '../../src/text/sentences.js';
 import { cleanForSpeech } from '../../src/text/cleanup.js';
 import { INLINE_RULES_PATCHED } from '../../src/text/markdown.js';
 import { stripTags } from '../../src/text/tags.js';

@@ -1,0 +1,232 @@
+/**
+ * The dispatcher: accepts requests, filters duplicates, applies the priority
+ * rules, and plays one utterance at a time through the sink. Every accepted
+ * request ends in exactly one outcome (played, deduped, failed, expired,
+ * interrupted, replaced, dropped, stopped) that is recorded in the history,
+ * emitted as an event and returned to a caller that waits. Nothing is lost.
+ *
+ * An utterance is a unit: its sentences are synthesized one ahead of playback
+ * and streamed to the sink as one stream, so no other request lands between
+ * them unless it outranks it (queue.ts). An interrupted `message` or `text`
+ * resumes later from the sentence that was cut, announced by a second
+ * `started` event. A stop that lands between the cut and the requeue wins
+ * over the resume. The rules in full: docs/priorities.md.
+ *
+ * With a journal (journal.ts), every accepted request is on disk before the
+ * caller hears "queued", sentence starts and outcomes are recorded, and a
+ * restarted voxd replays what had not settled (restore()): same ids, order,
+ * priorities and sessions, resuming a cut utterance at its sentence. A
+ * re-send with the same `requestId` is joined to the request it repeats.
+ * On shutdown, queued speech is handed over to the next voxd instead of
+ * failing, and callers that wait are cut off so that they re-send there.
+ *
+ * This class wires the parts: admission.ts (what is taken, and how),
+ * player.ts (the loop, cuts, holds), speech-stream.ts (an utterance's
+ * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
+ */
+import { EventEmitter } from 'node:events';
+import type { ChimeSignal, HistoryEntry, Priority, StopScope, VoxEvent } from '@vox/protocol';
+import type { Sink } from '../sinks/sink.js';
+import type { Synthesizer } from '../synthesis/synthesizer.js';
+import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
+import { Admission, type Admitted, type SpeakInput } from './admission.js';
+import { DuplicateFilter } from './dedup.js';
+import type { Journal, Replay } from './journal.js';
+import { Ledger, type Counters } from './ledger.js';
+import { Player } from './player.js';
+import { SpeechQueue } from './queue.js';
+import { restore } from './replay.js';
+import type { Utterance } from './utterance.js';
+
+export { HANDED_OVER, handedOver } from './ledger.js';
+export { REPLAY_MAX_AGE_MS } from './replay.js';
+export type { SpeakInput } from './admission.js';
+
+export interface DispatcherOptions {
+  synthesizer: Synthesizer;
+  sink: Sink;
+  /**
+   * Turns a request's text into the text spoken and its sentences; `keepTags`
+   * when the engine performs expressive tags. Default: the text as given.
+   */
+  prepare?: PrepareFn;
+  /** Wall clock in ms; injected so tests control the duplicate window. */
+  clock?: () => number;
+  /** Most requests waiting at once. Default 10000. */
+  maxQueue?: number;
+  /** History entries kept for status. Default 200. */
+  historySize?: number;
+  /** Fail an utterance whose engine yields no audio for this long, in ms. Default 30000. */
+  synthesisTimeoutMs?: number;
+  /** A sink may take the audio's duration plus max(this, 50 %) to play it, in ms. Default 2000. */
+  playbackGraceMs?: number;
+  log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  /** Where accepted requests are kept across restarts; none by default (nothing survives a restart). */
+  journal?: Journal;
+}
+
+export interface DispatcherEvents {
+  event: [VoxEvent];
+}
+
+export class Dispatcher extends EventEmitter<DispatcherEvents> {
+  /** How request texts are prepared (DispatcherOptions.prepare); /v1/synthesize prepares the same way. */
+  readonly prepare: PrepareFn;
+  readonly #clock: () => number;
+  readonly #log: DispatcherOptions['log'];
+  readonly #dedup: DuplicateFilter;
+  readonly #queue = new SpeechQueue<Utterance>();
+  readonly #ledger: Ledger;
+  readonly #player: Player;
+  readonly #admission: Admission;
+
+  constructor(options: DispatcherOptions) {
+    super();
+    this.prepare = options.prepare ?? prepareAsGiven;
+    this.#clock = options.clock ?? Date.now;
+    this.#log = options.log;
+    this.#dedup = new DuplicateFilter(this.#clock);
+    const journal = options.journal;
+    this.#ledger = new Ledger({
+      clock: this.#clock,
+      historySize: options.historySize ?? 200,
+      dedup: this.#dedup,
+      journal,
+      sink: options.sink,
+      log: this.#log,
+      emit: (event) => this.emit('event', event),
+    });
+    this.#player = new Player({
+      queue: this.#queue,
+      ledger: this.#ledger,
+      sink: options.sink,
+      clock: this.#clock,
+      playbackGraceMs: options.playbackGraceMs ?? 2000,
+      stream: { synthesizer: options.synthesizer, timeoutMs: options.synthesisTimeoutMs ?? 30_000, journal },
+      log: this.#log,
+    });
+    this.#admission = new Admission({
+      synthesizer: options.synthesizer,
+      sink: options.sink,
+      prepare: this.prepare,
+      clock: this.#clock,
+      maxQueue: options.maxQueue ?? 10_000,
+      queue: this.#queue,
+      dedup: this.#dedup,
+      ledger: this.#ledger,
+      player: this.#player,
+      journal,
+      log: this.#log,
+    });
+  }
+
+  /** True once close() began: nothing more is accepted. */
+  get closing(): boolean {
+    return this.#admission.closed;
+  }
+
+  get queueLength(): number {
+    return this.#queue.length;
+  }
+
+  get playing(): Readonly<Utterance> | null {
+    return this.#player.playing;
+  }
+
+  get counters(): Counters {
+    return this.#ledger.counters;
+  }
+
+  /** Queued utterances `offset` to `offset + limit`, in playing order (O(offset + limit)). */
+  queuedPage(offset: number, limit: number): ReadonlyArray<Readonly<Utterance>> {
+    return this.#queue.first(offset + limit).slice(offset);
+  }
+
+  /** How many are queued in each class. */
+  queuedByPriority(): Record<Priority, number> {
+    const q = this.#queue;
+    return { important: q.count('important'), message: q.count('message'), text: q.count('text'), progress: q.count('progress'), notification: q.count('notification') };
+  }
+
+  history(): HistoryEntry[] {
+    return this.#ledger.history();
+  }
+
+  /**
+   * Accept a speech request. Resolves at once with the acceptance (queued,
+   * deduped or dropped); `settled` resolves with the final outcome.
+   */
+  speak(input: SpeakInput): Promise<Admitted> {
+    return this.#admission.speech(input);
+  }
+
+  /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
+  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): Promise<Admitted> {
+    return this.#admission.chime(signal, options);
+  }
+
+  /** Replay what the journal held when voxd started (replay.ts). Call once, before serving. */
+  restore(replay: Replay): { replayed: number; resumed: number; expired: number } {
+    return restore(replay, { clock: this.#clock, ledger: this.#ledger, dedup: this.#dedup, queue: this.#queue, player: this.#player, log: this.#log });
+  }
+
+  /**
+   * Stop speech in a scope. Resolves with the ids that were stopped once the
+   * audio of the one that was playing has really ended (the sink returned).
+   */
+  async stop(scope: StopScope = 'all', target?: { session?: string; id?: string }): Promise<string[]> {
+    const stopped: string[] = [];
+    const match = (u: Utterance): boolean => {
+      switch (scope) {
+        case 'all':
+          return true;
+        case 'current':
+          return false;
+        case 'session':
+          return u.session === target?.session;
+        case 'id':
+          return u.id === target?.id;
+      }
+    };
+    // The audio is cut first: settling a deep queue takes a while, and the user asked for silence.
+    // The queue is emptied before anything is awaited, so nothing of it starts meanwhile.
+    const p = this.#player.playing;
+    const cut = p && (scope === 'current' || match(p)) ? p : undefined;
+    if (cut) {
+      stopped.push(cut.id);
+      this.#player.abort('stopped', `stopped (${scope})`);
+    }
+    const removed = scope === 'current' ? [] : this.#queue.removeWhere(match);
+    for (const u of removed) stopped.push(u.id);
+    this.#ledger.settleLater(removed, 'stopped', `stopped (${scope})`);
+    if (cut) await cut.ended;
+    return stopped;
+  }
+
+  /** Hold the player for a listen (player.ts): nothing queued starts until `release()` or `limitMs`. */
+  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
+    return this.#player.hold(options);
+  }
+
+  /** Resolves when the queue is empty and nothing plays. */
+  idle(): Promise<void> {
+    return this.#player.idle();
+  }
+
+  /**
+   * Stop accepting; let the current utterance finish for up to `graceMs`, then
+   * cut it. With a journal, what was cut or still queued is handed over to the
+   * next voxd; without one, it is reported failed.
+   */
+  async close(graceMs = 1500): Promise<void> {
+    if (this.#admission.closed) return this.#player.idle();
+    this.#admission.close();
+    this.#player.release();
+    for (const u of this.#queue.removeWhere(() => true)) this.#ledger.shutDown(u, 'voxd shut down before it was spoken');
+    if (this.#player.playing) {
+      const timer = setTimeout(() => this.#player.abort('shutdown', 'voxd shut down'), graceMs);
+      await this.#player.idle();
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * The journal: accepted requests that have not settled yet, kept in
+ * VOX_HOME/journal.jsonl so that a voxd that restarts (after `vox daemon
+ * restart`, an upgrade or `kill -9`) speaks what had not finished, once.
+ * docs/protocol.md ("The journal") has the replay rules.
+ *
+ * Design notes:
+ * - One JSON object per line, appended (journal-records.ts has the records).
+ * - Durability where it matters: an accept is written and fdatasync'd before
+ *   the caller hears "queued" (group commit: accepts that arrive together
+ *   share one sync, off the event loop). Progress and settle records are
+ *   written at once (a write, no sync: they survive `kill -9`, which keeps
+ *   the page cache; a power cut may lose the last ones, and then a sentence
+ *   is spoken again rather than lost). The next sync covers them.
+ * - Small: when the file has grown past twice what is live (unsettled
+ *   accepts plus the recent settles kept for joining re-sends), it is
+ *   rewritten with only that, atomically (tmp file, fsync, rename). Each
+ *   record is rewritten O(1) times on average.
+ * - A torn last line (a crash during an append) or a corrupt one is skipped
+ *   and reported, never fatal. The file is 0600 like the token, and a link
+ *   in its place is replaced, never followed (journal-file.ts).
+ */
+import { closeSync, constants, fdatasync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { openAppend, readJournalFile, syncDir } from './journal-file.js';
+import { lineBytes, parseJournal, type JournalEntry, type Line, type Replay, type SettledRecord } from './journal-records.js';
+
+export type { JournalEntry, PendingRecord, Replay, SettledRecord } from './journal-records.js';
+
+export interface JournalOptions {
+  /** Wall clock in ms (settle records and retention). Default Date.now. */
+  clock?: () => number;
+  /** Settled records kept for joining re-sends: at most this many. Default 256. */
+  keepSettled?: number;
+  /** ... and only for this long, in ms (or the request's duplicate window if longer). Default 10 min. */
+  keepSettledMs?: number;
+  /** Compact once the file is past this size and twice the live records. Default 64 KiB. */
+  compactBytes?: number;
+  log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}
+
+export class Journal {
+  readonly path: string;
+  /** What the file held at open (read once by the dispatcher). */
+  readonly replay: Replay;
+  readonly #clock: () => number;
+  readonly #keepSettled: number;
+  readonly #keepSettledMs: number;
+  readonly #compactBytes: number;
+  readonly #log: JournalOptions['log'];
+  #fd: number | undefined;
+  /** Unsettled accepts, in accept order (Map keeps insertion order), with their last progress. */
+  readonly #pending = new Map<string, { entry: JournalEntry; bytes: number; sentence?: number }>();
+  /** Recent settles, oldest first; trimmed from the front. */
+  #settled: Array<{ rec: SettledRecord; bytes: number }> = [];
+  #settledHead = 0;
+  #liveBytes = 0;
+  #fileBytes = 0;
+  /** Accepts written and waiting for a sync that starts after them. */
+  #waiting: Array<() => void> = [];
+  #syncing = false;
+  /** A descriptor replaced by compaction while a sync ran on it: closed when that sync ends. */
+  #retired: number[] = [];
+  #failed = false;
+  #closed = false;
+
+  private constructor(path: string, options: JournalOptions) {
+    this.path = path;
+    this.#clock = options.clock ?? Date.now;
+    this.#keepSettled = options.keepSettled ?? 256;
+    this.#keepSettledMs = options.keepSettledMs ?? 10 * 60_000;
+    this.#compactBytes = options.compactBytes ?? 64 * 1024;
+    this.#log = options.log;
+    const replay = this.#read();
+    for (const p of replay.pending) {
+      const { sentence, ...entry } = p;
+      this.#pending.set(p.id, { entry, bytes: lineBytes({ t: 'a', ...entry }), ...(sentence !== undefined ? { sentence } : {}) });
+    }
+    for (const rec of replay.settled) this.#settled.push({ rec, bytes: lineBytes({ t: 's', ...rec }) });
+    this.#recount();
+    // Only what is kept: settles past their retention are gone already.
+    this.replay = { ...replay, settled: this.#settled.slice(this.#settledHead).map((s) => s.rec) };
+    // Start from a clean file: no torn tail, nothing settled long ago.
+    this.#compact();
+  }
+
+  /** Open (or create) the journal at `path` and read what it holds. Never throws for bad content; throws when the file cannot be written. */
+  static open(path: string, options: JournalOptions = {}): Journal {
+    return new Journal(path, options);
+  }
+
+  /** Bytes in the file now (for tests and benchmarks). */
+  get size(): number {
+    return this.#fileBytes;
+  }
+
+  /** Requests accepted and not settled. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Record an accepted request. The record is written at once (in call
+   * order); the promise resolves once it is on disk (fdatasync). It never
+   * rejects: a journal that cannot be written is logged, and speech goes on
+   * without it.
+   */
+  accept(entry: JournalEntry): Promise<void> {
+    const line: Line = { t: 'a', ...entry };
+    const bytes = this.#write(line);
+    this.#pending.set(entry.id, { entry, bytes });
+    this.#liveBytes += bytes;
+    if (this.#fd === undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve);
+      this.#sync();
+    });
+  }
+
+  /** Sentence `n` of request `id` started playing. Written, not synced (cheap: one small write). */
+  progress(id: string, n: number): void {
+    const p = this.#pending.get(id);
+    if (!p || p.sentence === n) return;
+    p.sentence = n;
+    this.#write({ t: 'p', id, n });
+  }
+
+  /** Request `id` settled. Written, not synced; the next sync covers it. */
+  settle(rec: Omit<SettledRecord, 'at'> & { at?: number }): void {
+    const p = this.#pending.get(rec.id);
+    if (!p) return;
+    this.#pending.delete(rec.id);
+    this.#liveBytes -= p.bytes;
+    const full: SettledRecord = { ...rec, at: rec.at ?? this.#clock() };
+    if (full.reason && full.reason.length > 300) full.reason = `${full.reason.slice(0, 300)}…`;
+    const bytes = this.#write({ t: 's', ...full });
+    this.#settled.push({ rec: full, bytes });
+    this.#liveBytes += bytes;
+    this.#trimSettled();
+    if (this.#fileBytes > this.#compactBytes && this.#fileBytes > 2 * this.#liveBytes) this.#compact();
+  }
+
+  /**
+   * Sync what was written and close. Pending accepts stay in the file: the
+   * next voxd replays them. Harmless twice.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    while (this.#syncing) await new Promise((r) => setImmediate(r));
+    if (this.#fd !== undefined) {
+      try {
+        fdatasyncSync(this.#fd);
+      } catch {
+        // best effort at exit
+      }
+      closeSync(this.#fd);
+      this.#fd = undefined;
+    }
+    for (const w of this.#waiting.splice(0)) w();
+  }
+
+  #sync(): void {
+    if (this.#syncing || this.#fd === undefined || this.#waiting.length === 0) return;
+    this.#syncing = true;
+    const batch = this.#waiting.splice(0);
+    fdatasync(this.#fd, (err) => {
+      this.#syncing = false;
+      for (const fd of this.#retired.splice(0)) closeSync(fd);
+      if (err) this.#fail('cannot sync the journal', err);
+      for (const w of batch) w();
+      this.#sync();
+    });
+  }
+
+  #write(line: Line): number {
+    const text = `${JSON.stringify(line)}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (this.#fd === undefined) return bytes;
+    try {
+      writeSync(this.#fd, text);
+      this.#fileBytes += bytes;
+    } catch (err) {
+      this.#fail('cannot write the journal', err as Error);
+    }
+    return bytes;
+  }
+
+  #fail(what: string, err: Error): void {
+    // Said once: a full disk must not flood the log (or stop speech).
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#log?.error({ err: (err as Error).message, path: this.path }, `${what}: speech goes on, but a restart may lose or repeat what is queued now`);
+  }
+
+  #trimSettled(): void {
+    const now = this.#clock();
+    const live = this.#settled.length - this.#settledHead;
+    let excess = live - this.#keepSettled;
+    while (this.#settledHead < this.#settled.length) {
+      const { rec, bytes } = this.#settled[this.#settledHead]!;
+      if (excess <= 0 && rec.at + Math.max(rec.windowMs, this.#keepSettledMs) > now) break;
+      this.#liveBytes -= bytes;
+      this.#settledHead++;
+      excess--;
+    }
+    if (this.#settledHead > 1024 && this.#settledHead * 2 > this.#settled.length) {
+      this.#settled = this.#settled.slice(this.#settledHead);
+      this.#settledHead = 0;
+    }
+  }
+
+  #recount(): void {
+    this.#trimSettled();
+    this.#liveBytes = 0;
+    for (const p of this.#pending.values()) this.#liveBytes += p.bytes;
+    for (let i = this.#settledHead; i < this.#settled.length; i++) this.#liveBytes += this.#settled[i]!.bytes;
+  }
+
+  /** Rewrite the file with what is live, atomically: tmp file, sync, rename, sync the directory. */
+  #compact(): void {
+    this.#trimSettled();
+    const parts: string[] = [];
+    for (let i = this.#settledHead; i < this.#settled.length; i++) parts.push(JSON.stringify({ t: 's', ...this.#settled[i]!.rec }));
+    for (const { entry, sentence } of this.#pending.values()) {
+      parts.push(JSON.stringify({ t: 'a', ...entry }));
+      if (sentence !== undefined) parts.push(JSON.stringify({ t: 'p', id: entry.id, n: sentence }));
+    }
+    const text = parts.length ? `${parts.join('\n')}\n` : '';
+    const tmp = `${this.path}.tmp`;
+    let fd: number | undefined;
+    try {
+      rmSync(tmp, { force: true });
+      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      writeSync(fd, text);
+      fdatasyncSync(fd);
+      closeSync(fd);
+      fd = undefined;
+      // A sync may be running on the old descriptor: it is closed when that ends, never under it.
+      if (this.#fd !== undefined) {
+        if (this.#syncing) this.#retired.push(this.#fd);
+        else closeSync(this.#fd);
+      }
+      this.#fd = undefined;
+      renameSync(tmp, this.path);
+      syncDir(dirname(this.path));
+      this.#fd = openAppend(this.path);
+      this.#fileBytes = Buffer.byteLength(text);
+      this.#recount();
+    } catch (err) {
+      if (fd !== undefined) closeSync(fd);
+      rmSync(tmp, { force: true });
+      if (this.#fd === undefined) {
+        // Keep appending to the old file if it is still there; else run without a journal.
+        try {
+          this.#fd = openAppend(this.path);
+        } catch {
+          // #fd stays undefined: no journal
+        }
+      }
+      this.#fail('cannot compact the journal', err as Error);
+    }
+    // The rewritten file is synced: every accept written so far is on disk.
+    for (const w of this.#waiting.splice(0)) w();
+  }
+
+  #read(): Replay {
+    const { text, problems } = readJournalFile(this.path);
+    return parseJournal(text, problems);
+  }
+}

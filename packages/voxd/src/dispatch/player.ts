@@ -1,0 +1,248 @@
+/**
+ * The player: one utterance at a time from the queue to the sink. It starts
+ * each (or resumes it from the sentence that was cut), cuts the one playing
+ * when asked (a stop, an interruption, a shutdown, a playback timeout) and
+ * decides what the cut means: an interrupted `message` or `text` goes back
+ * to the front of its class, to resume later, unless a stop landed between
+ * the cut and the requeue (the stop wins). A listen holds the player: nothing
+ * new starts while the hold lasts.
+ */
+import type { WireErrorCode } from '@vox/protocol';
+import type { Sink } from '../sinks/sink.js';
+import type { Ledger } from './ledger.js';
+import { PlaybackWatchdog } from './playback-watchdog.js';
+import type { SpeechQueue } from './queue.js';
+import { chimeAudio, speechAudio, type SpeechStreamOptions } from './speech-stream.js';
+import { eventBase, type AbortReason, type Utterance } from './utterance.js';
+
+export interface PlayerOptions {
+  queue: SpeechQueue<Utterance>;
+  ledger: Ledger;
+  sink: Sink;
+  clock: () => number;
+  /** A sink may take the audio's duration plus max(this, 50 %) to play it, in ms. */
+  playbackGraceMs: number;
+  stream: SpeechStreamOptions;
+  log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void } | undefined;
+}
+
+export class Player {
+  readonly #o: PlayerOptions;
+  #playing: Utterance | null = null;
+  #running = false;
+  #idle: Promise<void> = Promise.resolve();
+  /** A listen's hold on the player (hold()): nothing new starts while it lasts. */
+  #hold: { gate: Promise<void>; open(): void } | undefined;
+
+  constructor(options: PlayerOptions) {
+    this.#o = options;
+  }
+
+  get playing(): Utterance | null {
+    return this.#playing;
+  }
+
+  /** Resolves when the queue is empty and nothing plays. */
+  idle(): Promise<void> {
+    return this.#idle;
+  }
+
+  /**
+   * Hold the player for a listen (listen/listener.ts): nothing queued starts
+   * until `release()`, or until `limitMs` after the hold took effect,
+   * whichever is first, so no request (an `important` one included) waits
+   * longer than the listen's maximum. `ready` resolves once nothing plays: at
+   * the end of the current utterance, or at once when `interrupt` cuts it (it
+   * settles `interrupted`). Speech that arrives meanwhile queues as usual.
+   */
+  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
+    if (this.#hold) throw new Error('the player is held already');
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let timer: NodeJS.Timeout | undefined;
+    const hold = {
+      gate,
+      open: () => {
+        clearTimeout(timer);
+        if (this.#hold === hold) this.#hold = undefined;
+        open();
+      },
+    };
+    this.#hold = hold;
+    const p = this.#playing;
+    if (p && options.interrupt) this.abort('interrupt-drop', `cut by ${options.reason}`);
+    const ready = (p?.ended ?? Promise.resolve()).then(() => {
+      timer = setTimeout(hold.open, options.limitMs);
+      timer.unref();
+    });
+    return { ready, release: hold.open };
+  }
+
+  /** Ends a listen's hold, if one lasts (at a shutdown). */
+  release(): void {
+    this.#hold?.open();
+  }
+
+  /** Cut the utterance playing, for `reason`; what follows is #afterAbort's. */
+  abort(reason: AbortReason, detail: string): void {
+    const p = this.#playing;
+    if (!p?.abort) return;
+    if (p.abort.signal.aborted) {
+      // Already cut, and not yet settled or requeued. A stop (or shutdown) that
+      // lands in that gap overrides a pending pause: the user wants silence, not
+      // a resume. A second interruption changes nothing.
+      if ((reason === 'stopped' || reason === 'shutdown') && p.abortReason !== 'stopped' && p.abortReason !== 'shutdown') {
+        p.abortReason = reason;
+        p.abortDetail = detail;
+      }
+      return;
+    }
+    p.abortReason = reason;
+    p.abortDetail = detail;
+    p.abort.abort();
+  }
+
+  /** Settle `u` as expired after `delayMs` unless it has started by then. */
+  expireAfter(u: Utterance, delayMs: number): void {
+    u.expiryTimer = setTimeout(() => {
+      if (u.started || u.settled) return;
+      if (this.#o.queue.remove(u)) this.#o.ledger.settle(u, 'expired', 'not started within maxAgeMs');
+    }, delayMs);
+    u.expiryTimer.unref();
+  }
+
+  /** Start the loop, unless it runs. */
+  kick(): void {
+    if (this.#running) return;
+    this.#running = true;
+    let done!: () => void;
+    this.#idle = new Promise((r) => (done = r));
+    void (async () => {
+      try {
+        for (;;) {
+          // A listen holds the player (hold()): queued speech waits for it.
+          if (this.#hold) await this.#hold.gate;
+          const u = this.#o.queue.shift();
+          if (!u) break;
+          if (u.expiresAt !== undefined && !u.started && this.#o.clock() > u.expiresAt) {
+            this.#o.ledger.settle(u, 'expired', 'not started within maxAgeMs');
+            continue;
+          }
+          await this.#play(u);
+        }
+      } catch (err) {
+        this.#o.log?.error({ err }, 'player loop failed');
+      } finally {
+        this.#running = false;
+        done();
+      }
+    })();
+  }
+
+  async #play(u: Utterance): Promise<void> {
+    const { ledger, sink } = this.#o;
+    if (u.kind === 'speech' && u.sentences.length === 0) {
+      // Only code, emoji or markup: reported, and the sink is never touched.
+      ledger.settle(u, 'dropped', 'nothing left to say after cleanup (the text was only code, emoji, markup or punctuation)');
+      return;
+    }
+    const abort = new AbortController();
+    u.abort = abort;
+    u.abortReason = undefined;
+    let ended!: () => void;
+    u.ended = new Promise((r) => (ended = r));
+    this.#playing = u;
+    this.#announce(u);
+    try {
+      const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await speechAudio(u, abort.signal, this.#o.stream);
+      // Cut before any audio was ready: nothing reaches the sink (no empty WAV, no click).
+      if (abort.signal.aborted) {
+        this.#afterAbort(u);
+        return;
+      }
+      const watchdog = new PlaybackWatchdog(format, this.#o.playbackGraceMs, () => {
+        const audio = (watchdog.audioMs / 1000).toFixed(1);
+        const limit = (watchdog.limitMs / 1000).toFixed(1);
+        this.abort('watchdog', `the player ${sink.state().name} had not finished ${audio} s of audio after ${limit} s (the playback timeout), so it was killed`);
+      });
+      let result;
+      try {
+        result = await sink.play(format, watchdog.watch(chunks), abort.signal, { id: u.id });
+      } finally {
+        watchdog.done();
+      }
+      if (result.firstAudioAt !== undefined && u.entry.firstAudioMs === undefined) {
+        u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
+      }
+      if (abort.signal.aborted) this.#afterAbort(u);
+      else if (result.bytes === 0 && u.kind === 'speech') ledger.settle(u, 'failed', `the ${u.entry.engine ?? 'speech'} engine produced no audio`, 'VOX_ERR_SYNTHESIS_FAILED');
+      else ledger.settle(u, 'played');
+    } catch (err) {
+      if (abort.signal.aborted) {
+        this.#afterAbort(u);
+      } else {
+        const e = err as Error & { code?: string };
+        const code: WireErrorCode = e.code === 'VOX_ERR_SYNTHESIS_FAILED' ? 'VOX_ERR_SYNTHESIS_FAILED' : 'VOX_ERR_PLAYBACK_FAILED';
+        this.#o.log?.warn({ id: u.id, session: u.session, err: e.message }, 'utterance failed');
+        ledger.settle(u, 'failed', e.message, code);
+      }
+    } finally {
+      this.#playing = null;
+      ended();
+    }
+  }
+
+  /** `started`, or started again (after an interruption or a restart) and where. */
+  #announce(u: Utterance): void {
+    const { ledger, clock } = this.#o;
+    if (!u.started) {
+      u.started = true;
+      if (u.expiryTimer) clearTimeout(u.expiryTimer);
+      u.entry.outcome = 'playing';
+      u.entry.startedAt = new Date(clock()).toISOString();
+      ledger.emit('started', eventBase(u));
+    } else {
+      const where = u.kind === 'chime' ? 'resumed' : `resumed from sentence ${u.current + 1} of ${u.sentences.length}`;
+      if (u.restored) {
+        u.entry.outcome = 'playing';
+        u.entry.startedAt ??= new Date(clock()).toISOString();
+      }
+      ledger.emit('started', { ...eventBase(u), reason: u.restored ? `${where} after voxd restarted` : where });
+    }
+    if (u.restored) {
+      u.restored = false;
+      if (u.expiryTimer) clearTimeout(u.expiryTimer);
+      if (u.entry.outcome !== 'playing') {
+        u.entry.outcome = 'playing';
+        u.entry.startedAt = new Date(clock()).toISOString();
+      }
+    }
+  }
+
+  #afterAbort(u: Utterance): void {
+    const { ledger, queue } = this.#o;
+    switch (u.abortReason) {
+      case 'interrupt-resume': {
+        const newer = queue.requeue(u);
+        if (newer) {
+          ledger.settle(u, 'replaced', `${u.abortDetail}; replaced by newer ${u.priority} ${newer.id} from the same session`);
+          return;
+        }
+        ledger.emit('interrupted', { ...eventBase(u), reason: `${u.abortDetail}; will resume` });
+        return;
+      }
+      case 'interrupt-drop':
+        ledger.settle(u, 'interrupted', u.abortDetail);
+        return;
+      case 'shutdown':
+        ledger.shutDown(u, 'voxd shut down while speaking');
+        return;
+      case 'watchdog':
+        this.#o.log?.warn({ id: u.id, session: u.session, reason: u.abortDetail }, 'playback timed out');
+        ledger.settle(u, 'failed', u.abortDetail, 'VOX_ERR_PLAYBACK_TIMEOUT');
+        return;
+      default:
+        ledger.settle(u, 'stopped', u.abortDetail ?? 'stopped');
+    }
+  }
+}

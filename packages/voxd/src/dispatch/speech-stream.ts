@@ -1,0 +1,136 @@
+/**
+ * The speech stream: one stream of audio for a whole utterance, sentence
+ * i+1 synthesized while sentence i plays, so nothing else lands between its
+ * sentences. A watchdog fails the utterance when the engine yields nothing
+ * for `timeoutMs` (a hung engine must not stall the queue for everyone), and
+ * each chunk races the watchdog and a stop, so an engine that ignores its
+ * abort signal can neither stall the queue nor delay a stop.
+ */
+import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
+import { applyGain, resample, type AudioFormat } from '../audio/pcm.js';
+import type { Engine } from '../engines/engine.js';
+import { VoxError } from '../errors.js';
+import type { Synthesizer } from '../synthesis/synthesizer.js';
+import type { Journal } from './journal.js';
+import { pick, type Utterance } from './utterance.js';
+
+export interface Audio {
+  format: AudioFormat;
+  chunks: AsyncIterable<Buffer>;
+}
+
+export interface SpeechStreamOptions {
+  synthesizer: Synthesizer;
+  /** Fail when the engine yields no audio for this long, in ms. */
+  timeoutMs: number;
+  /** Where each sentence's start is recorded (for a journaled utterance). */
+  journal: Journal | undefined;
+}
+
+const STOPPED = Symbol('stopped');
+
+/** The utterance's audio from its current sentence on; resolves once the first sentence has audio. */
+export async function speechAudio(u: Utterance, signal: AbortSignal, options: SpeechStreamOptions): Promise<Audio> {
+  const { synthesizer, timeoutMs, journal } = options;
+  const watchdog = new AbortController();
+  const synthSignal = AbortSignal.any([signal, watchdog.signal]);
+  const stalled = () => new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: `the ${u.engine ?? 'speech'} engine produced no audio for ${Math.round(timeoutMs / 1000)} s` });
+  let timer: NodeJS.Timeout | undefined;
+  let onStall: ((err: Error) => void) | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      watchdog.abort();
+      onStall?.(stalled());
+    }, timeoutMs);
+  };
+  const disarm = () => clearTimeout(timer);
+  signal.addEventListener('abort', disarm, { once: true });
+  // Rejects when the watchdog fires, so a hung first chunk does not hang the player.
+  const stall = new Promise<never>((_, reject) => (onStall = reject));
+  stall.catch(() => {});
+  const stopped = new Promise<typeof STOPPED>((resolve) => {
+    if (signal.aborted) resolve(STOPPED);
+    else signal.addEventListener('abort', () => resolve(STOPPED), { once: true });
+  });
+  const synthesize = (engine: Engine, i: number) =>
+    synthesizer.synthesize({
+      text: u.sentences[i]!,
+      engine,
+      ...pick(u, ['voice', 'rate', 'model', 'apiKey']),
+      signal: synthSignal,
+      leading: i === first,
+    });
+  // Chosen at admission; a replayed utterance has only the engine's name, resolved once here.
+  const start = (i: number) =>
+    Promise.race([u.resolved ? synthesize(u.resolved, i) : synthesizer.resolve(u.engine, u.voice).then((e) => synthesize((u.resolved = e), i)), stall]).catch((err: Error) => {
+      throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: err.message });
+    });
+  const first = u.current;
+  arm();
+  let pending = start(first);
+  let head: Awaited<ReturnType<Synthesizer['synthesize']>>;
+  try {
+    head = await pending;
+  } catch (err) {
+    disarm();
+    throw err;
+  }
+  noteEngine(u, head);
+  const format = head.synthesis.format;
+  const gain = u.volume ?? 1;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    let cur = head;
+    try {
+      for (let i = first; i < u.sentences.length; i++) {
+        u.current = i;
+        // One small write per sentence, no sync: where a restart resumes.
+        if (u.journaled) journal!.progress(u.id, i);
+        if (i > first) {
+          const r = await Promise.race([pending, stopped]);
+          if (r === STOPPED) return;
+          cur = r;
+        }
+        if (i + 1 < u.sentences.length) {
+          pending = start(i + 1);
+          pending.catch(() => {}); // surfaced when awaited
+        }
+        if (i > first) noteEngine(u, cur);
+        const it = cur.synthesis.chunks[Symbol.asyncIterator]();
+        for (;;) {
+          const next = await Promise.race([it.next(), stall, stopped]);
+          if (next === STOPPED || signal.aborted) {
+            void it.return?.();
+            return;
+          }
+          if (next.done) break;
+          const chunk = next.value;
+          arm();
+          const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
+          yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
+        }
+        if (watchdog.signal.aborted && !signal.aborted) throw stalled();
+      }
+    } finally {
+      disarm();
+    }
+  }
+  return { format, chunks: chunks() };
+}
+
+/** A chime's audio: one chunk. */
+export function chimeAudio(u: Utterance): Audio {
+  const pcm = chimePcm(u.signal!, u.volume ?? 0.5);
+  return {
+    format: CHIME_FORMAT,
+    chunks: (async function* () {
+      yield pcm;
+    })(),
+  };
+}
+
+/** Which engine spoke (the fallback, when it was not the one chosen), for the history. */
+function noteEngine(u: Utterance, r: { engine: string; fallbackReason?: string }): void {
+  u.entry.engine = r.engine;
+  if (r.fallbackReason) u.entry.fallbackReason = r.fallbackReason;
+}

@@ -1,0 +1,165 @@
+/**
+ * The microphone: a recorder program (arecord, rec or sox) that writes s16le
+ * 16 kHz mono PCM to its stdout, as node-record-lpcm16 spawns it.
+ *
+ * Design note — why not node-record-lpcm16 itself (docs/architecture.md has
+ * the measurements): its child is spawned inside its constructor with options
+ * a caller cannot extend, so it cannot run in its own process group, and a
+ * recorder that is a wrapper script (rec is one on some systems) leaves a
+ * grandchild holding the pipe after stop(); it has no `error` handler on the
+ * child, so a missing binary crashes the process unless the caller attaches
+ * one in the same tick; stop() is reported as a failure ("exited with error
+ * code null"); its errors are strings; and it defaults to a WAV stream whose
+ * header carries a bogus length. The parts of it that matter are the three
+ * argument lists below, so this module spawns the recorder itself: detached
+ * (its own group, killed as a whole like the players, sinks/player-group.ts),
+ * with typed errors, and a stop that is a stop.
+ */
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { basename } from 'node:path';
+import { findExecutable } from '@vox/protocol';
+import { VoxError } from '../errors.js';
+import { groupGone, killGroup } from '../sinks/player-group.js';
+
+export const CAPTURE_RATE = 16_000;
+export const CAPTURE_FORMAT = { sampleRate: CAPTURE_RATE, channels: 1, bitDepth: 16 } as const;
+
+export type RecorderKind = 'arecord' | 'rec' | 'sox';
+export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+
+const INSTALL = 'apt-get install alsa-utils (arecord) or sox (rec); on macOS, brew install sox';
+
+/** The recorder's arguments: raw s16le, 16 kHz, mono, to stdout (node-record-lpcm16's, less the WAV header). */
+export function recorderArgs(kind: RecorderKind, rate = CAPTURE_RATE): string[] {
+  const r = String(rate);
+  switch (kind) {
+    case 'arecord':
+      return ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', r, '-c', '1', '-'];
+    case 'rec':
+      return ['-q', '-r', r, '-c', '1', '-e', 'signed-integer', '-b', '16', '-t', 'raw', '-'];
+    case 'sox':
+      // sox reads the default device (-d); the options after it describe the output.
+      return ['-q', '-d', '-r', r, '-c', '1', '-e', 'signed-integer', '-b', '16', '-t', 'raw', '-'];
+  }
+}
+
+function kindOf(path: string): RecorderKind | undefined {
+  const base = basename(path).replace(/\.exe$/i, '');
+  return base === 'arecord' || base === 'rec' || base === 'sox' ? base : undefined;
+}
+
+/**
+ * The recorder to run for the setting `listen.recorder`: `auto` takes the
+ * first of arecord, rec, sox on PATH (rec first on macOS, which has no ALSA).
+ * Throws VOX_ERR_RECORDER_MISSING naming what to install.
+ */
+export function resolveRecorder(setting: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { path: string; kind: RecorderKind } {
+  const names: RecorderKind[] = setting === 'auto' ? (platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [];
+  if (setting !== 'auto') {
+    const kind = kindOf(setting);
+    if (!kind) throw new VoxError('VOX_ERR_RECORDER_MISSING', `listen.recorder "${basename(setting)}" is none of arecord, rec, sox`);
+    const path = findExecutable(setting, env, platform);
+    if (!path) throw new VoxError('VOX_ERR_RECORDER_MISSING', `${setting.includes('/') ? `${basename(setting)} (listen.recorder) is not an executable file` : `${setting} is not on PATH`}; ${INSTALL}`);
+    return { path, kind };
+  }
+  for (const name of names) {
+    const path = findExecutable(name, env, platform);
+    if (path) return { path, kind: name };
+  }
+  throw new VoxError('VOX_ERR_RECORDER_MISSING', `none of ${names.join(', ')} is on PATH; ${INSTALL}`);
+}
+
+/** How a capture ended: stopped by us, or the recorder exited on its own. */
+export type CaptureEnd =
+  | { by: 'stop' }
+  | { by: 'exit'; code: number | null; signal: NodeJS.Signals | null; bytes: number; stderr: string };
+
+export interface CaptureOptions {
+  recorder: { path: string; kind: RecorderKind };
+  env?: NodeJS.ProcessEnv;
+  spawn?: SpawnFn;
+  /** Called with each block of PCM as the recorder writes it. */
+  onData(chunk: Buffer): void;
+  log?: { warn(obj: object, msg?: string): void };
+}
+
+/**
+ * One running recorder. `ended` resolves once, with how it ended; after
+ * `stop()` resolves, the recorder's whole process group is gone.
+ */
+export class Capture {
+  readonly pid: number | undefined;
+  readonly ended: Promise<CaptureEnd>;
+  readonly #child: ChildProcess;
+  readonly #log: CaptureOptions['log'];
+  #stopping = false;
+  #bytes = 0;
+  #stderr = '';
+
+  private constructor(child: ChildProcess, options: CaptureOptions) {
+    this.#child = child;
+    this.#log = options.log;
+    this.pid = child.pid;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (this.#stopping) return;
+      this.#bytes += chunk.length;
+      options.onData(chunk);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.#stderr = (this.#stderr + d).slice(-2000);
+    });
+    // 'exit', not 'close': a grandchild holding the pipes must not keep the capture open.
+    this.ended = new Promise((resolve) => {
+      const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
+      child.once('exit', (code, signal) => {
+        // Whatever it started goes with it.
+        killGroup(child);
+        // The last blocks it wrote may still be in the pipe: they are part of the capture.
+        void Promise.race([drained, new Promise((r) => setTimeout(r, 200))]).then(() =>
+          resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
+        );
+      });
+    });
+  }
+
+  /** Spawn the recorder. Rejects (VOX_ERR_RECORDER_MISSING) when it cannot be started at all. */
+  static start(options: CaptureOptions): Promise<Capture> {
+    const spawn = options.spawn ?? nodeSpawn;
+    const { path, kind } = options.recorder;
+    return new Promise((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        // Its own process group (detached), so a stop ends it and anything it started.
+        child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: true });
+      } catch (err) {
+        reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ${INSTALL}`));
+        return;
+      }
+      // The handler that node-record-lpcm16 lacks: ENOENT or EACCES is an error, not a crash.
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message}); ${INSTALL}`));
+      });
+      child.once('spawn', () => resolve(new Capture(child, options)));
+    });
+  }
+
+  /** Bytes of PCM received so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Kill the recorder's group and resolve once it is gone. Harmless twice. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    killGroup(this.#child);
+    await this.ended;
+    if (this.pid !== undefined && !(await groupGone(this.pid))) {
+      this.#log?.warn({ pid: this.pid }, 'recorder process group still alive 1 s after SIGKILL');
+    }
+  }
+}
+
+/** The last non-empty line: ALSA prints a page of configuration noise before the one that says what failed. */
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop()?.trim() ?? '';
+}

@@ -1,0 +1,250 @@
+/**
+ * Listening: voxd owns the microphone as it owns the speakers. One listen at a
+ * time: hold the player (the dispatcher's hold()), play the `prompt` chime,
+ * record until voice activity says the user is done, release the player and
+ * the microphone, then transcribe.
+ *
+ * Design notes:
+ * - Speech and listening are exclusive, so voxd never transcribes its own
+ *   voice: the capture starts after the current utterance (or cuts it, with
+ *   `interrupt`) and after the chime has played; speech that arrives while
+ *   listening waits in the queue, at most the listen's maximum.
+ * - The player is released when the recording ends, before transcription:
+ *   queued speech need not wait for a slow transcriber.
+ * - The microphone is released on every path: end-pointing, POST /v1/stop,
+ *   a client that disconnects (its signal), voxd's shutdown (close()), and
+ *   a recorder that dies. A capture is never left running.
+ * - Loaded on the first listen only (routes/listen.ts), so an idle voxd pays
+ *   nothing for it.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { LISTEN_DEFAULTS, type ListenEnd, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
+import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
+import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
+import type { Dispatcher } from '../dispatch/dispatcher.js';
+import { VoxError } from '../errors.js';
+import { createKeys } from '../access/keys.js';
+import type { Sink } from '../sinks/sink.js';
+import { Transcriber, type TranscriberConfig } from './transcriber.js';
+import { EndPointer } from './vad.js';
+import { toWav } from '../audio/wav.js';
+
+export interface ListenerOptions {
+  dispatcher: Pick<Dispatcher, 'hold'>;
+  sink: Sink;
+  /** VOX_HOME: recordings go to `<home>/listen/`. */
+  home: string;
+  /** The `listen.recorder` setting: auto, arecord, rec, sox or a path. */
+  recorder: string;
+  transcriber: TranscriberConfig;
+  env?: NodeJS.ProcessEnv;
+  spawn?: SpawnFn;
+  log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+}
+
+/** Recordings kept in VOX_HOME/listen; older ones are removed. */
+const KEEP_RECORDINGS = 20;
+
+export const NO_TRANSCRIBER =
+  'no transcriber is set, so the recording was not transcribed. Set one with "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/operations.md, "Voice input")';
+
+interface Active {
+  id: string;
+  session?: string;
+  stop: AbortController;
+}
+
+export class Listener {
+  readonly #o: ListenerOptions;
+  readonly #transcriber: Transcriber;
+  readonly #dir: string;
+  #active: Active | undefined;
+  #closed = false;
+  #running: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ListenerOptions) {
+    this.#o = options;
+    this.#dir = join(options.home, 'listen');
+    this.#transcriber = new Transcriber(options.transcriber, createKeys({ env: options.env ?? process.env, home: options.home }));
+  }
+
+  /** Who holds the microphone, if anyone. */
+  get active(): { id: string; session?: string } | undefined {
+    return this.#active && { id: this.#active.id, ...(this.#active.session ? { session: this.#active.session } : {}) };
+  }
+
+  /**
+   * Listen once. `signal` aborts it (the client went away): the microphone is
+   * released and nothing is transcribed. Errors are VoxErrors; those raised
+   * after audio was captured carry `audioPath`.
+   */
+  listen(request: ListenRequest, signal?: AbortSignal): Promise<ListenResponse> {
+    if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
+    if (this.#active) throw new VoxError('VOX_ERR_LISTEN_BUSY', this.#active.session ? `session ${this.#active.session}` : `listen ${this.#active.id} (no session)`);
+    // Before any chime or hold: a missing recorder is said at once.
+    const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
+    const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
+    this.#active = active;
+    const releases: Array<Promise<void>> = [];
+    // The microphone is released before the listen answers, on every path.
+    const run = this.#listen(request, active, recorder, releases, signal).finally(async () => {
+      await Promise.all(releases);
+      if (this.#active === active) this.#active = undefined;
+    });
+    this.#running = run.catch(() => undefined);
+    return run;
+  }
+
+  /** End the listen in `scope` (POST /v1/stop) as `stopped`; the ids it ended. */
+  stop(scope: StopScope, target: { session?: string; id?: string } = {}): string[] {
+    const a = this.#active;
+    if (!a) return [];
+    const match = scope === 'all' || scope === 'current' || (scope === 'session' && a.session === target.session) || (scope === 'id' && a.id === target.id);
+    if (!match) return [];
+    a.stop.abort();
+    return [a.id];
+  }
+
+  /** Shutdown: end any listen and wait until its recorder is gone. Harmless twice. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#active?.stop.abort();
+    await this.#running;
+  }
+
+  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, clientSignal?: AbortSignal): Promise<ListenResponse> {
+    const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
+    const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
+    const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
+    const stopped = active.stop.signal;
+    const gone = clientSignal ? AbortSignal.any([stopped, clientSignal]) : stopped;
+    const log = this.#o.log;
+    const chime = request.prompt ?? LISTEN_DEFAULTS.prompt ? chimePcm('prompt', 0.5) : undefined;
+    const chimeMs = chime ? Math.ceil((chime.length / 2 / CHIME_FORMAT.sampleRate) * 1000) : 0;
+    const hold = this.#o.dispatcher.hold({
+      ...(request.interrupt ? { interrupt: true } : {}),
+      // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
+      limitMs: chimeMs + maxSeconds * 1000 + 2000,
+      reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
+    });
+    const pcm: Buffer[] = [];
+    let endedBy: ListenEnd | undefined;
+    let capture: Capture | undefined;
+    let endpointer: EndPointer | undefined;
+    let speechEndAt: number | undefined;
+    try {
+      await Promise.race([hold.ready, abortion(gone)]);
+      if (chime && !gone.aborted) {
+        // Played here, not queued: the player is ours while held. A listen is not refused for want of speakers.
+        await this.#o.sink.play(CHIME_FORMAT, once(chime), gone, { id: active.id }).catch((err: Error) => log?.warn({ id: active.id, err: err.message }, 'prompt chime failed'));
+      }
+      if (gone.aborted) {
+        endedBy = 'stopped';
+      } else {
+        const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
+        endpointer = ep;
+        let decided!: (end: ListenEnd) => void;
+        let firstAudio: NodeJS.Timeout | undefined;
+        const decision = new Promise<ListenEnd>((r) => (decided = r));
+        capture = await Capture.start({
+          recorder,
+          env: this.#o.env ?? process.env,
+          ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}),
+          ...(log ? { log } : {}),
+          onData: (chunk) => {
+            if (endedBy) return;
+            // The audio's own clock starts with its first block (a recorder takes a while to open the device).
+            firstAudio ??= setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
+            pcm.push(chunk);
+            const hadEnd = ep.speechEndMs;
+            const end = ep.push(chunk);
+            if (ep.speechEndMs !== hadEnd) speechEndAt = performance.now();
+            if (end) decided(end);
+          },
+        });
+        log?.info({ id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs }, 'listening');
+        // Wall clock too: a recorder that delivers slowly must not hold the player past the
+        // maximum (the hold itself lapses 2 s after it).
+        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
+        try {
+          const outcome = await Promise.race([decision, abortion(gone).then(() => 'stopped' as const), capture.ended]);
+          if (typeof outcome === 'string') endedBy = outcome;
+          else if (outcome.by === 'exit') {
+            endedBy = 'stopped';
+            throw await this.#recorderDied(outcome, pcm, active);
+          }
+        } finally {
+          clearTimeout(wall);
+          clearTimeout(firstAudio);
+        }
+      }
+    } finally {
+      endedBy ??= 'stopped';
+      // The recorder is killed here (stop() signals at once); the transcriber need not wait
+      // for its group to be reaped, and queued speech plays once it has been.
+      const c = capture;
+      releases.push((c ? c.stop() : Promise.resolve()).finally(() => hold.release()));
+    }
+    const audio = Buffer.concat(pcm);
+    const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);
+    const speechMs = endpointer?.speechMs ?? 0;
+    const base = { durationMs, speechMs, endedBy };
+    log?.info({ id: active.id, session: active.session, ...base }, 'listen ended');
+    if (clientSignal?.aborted) return { text: '', ...base, transcribed: false, reason: 'the client went away' };
+    const wav = toWav(CAPTURE_FORMAT, audio);
+    const keep = request.keepAudio === true || !this.#transcriber.configured;
+    if (speechMs === 0) {
+      return { text: '', ...base, ...(keep && audio.length ? { audioPath: this.#save(wav, active) } : {}), transcribed: false, reason: endedBy === 'timeout' ? `no speech within ${startTimeoutMs} ms` : 'no speech was heard' };
+    }
+    if (!this.#transcriber.configured) return { text: '', ...base, audioPath: this.#save(wav, active), transcribed: false, reason: NO_TRANSCRIBER };
+    const audioPath = keep ? this.#save(wav, active) : undefined;
+    try {
+      const t = await this.#transcriber.transcribe(wav, { ...(request.language ? { language: request.language } : {}), ...(clientSignal ? { signal: clientSignal } : {}) });
+      const latencyMs = speechEndAt === undefined ? undefined : Math.round(performance.now() - speechEndAt);
+      log?.info({ id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length }, 'transcribed');
+      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms };
+    } catch (err) {
+      // The user's words are not lost with the transcriber: the recording is kept and named.
+      throw Object.assign(err as Error, { audioPath: audioPath ?? this.#save(wav, active) });
+    }
+  }
+
+  async #recorderDied(end: Extract<Awaited<Capture['ended']>, { by: 'exit' }>, pcm: Buffer[], active: Active): Promise<VoxError> {
+    const how = end.signal ? `was killed (${end.signal})` : `exited with code ${end.code}`;
+    const said = end.stderr ? `: ${end.stderr}` : '';
+    this.#o.log?.warn({ id: active.id, code: end.code, signal: end.signal, bytes: end.bytes, stderr: end.stderr }, 'recorder ended during a listen');
+    if (end.bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `the recorder ${how} before any audio${said}`);
+    const audio = Buffer.concat(pcm);
+    const audioPath = this.#save(toWav(CAPTURE_FORMAT, audio), active);
+    const seconds = (audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1);
+    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `the recorder ${how} after ${seconds} s${said}`), { audioPath });
+  }
+
+  /** Write a recording under VOX_HOME/listen, keeping the newest few. */
+  #save(wav: Buffer, active: Active): string {
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${active.id}.wav`;
+    const path = join(this.#dir, name);
+    writeFileSync(path, wav, { mode: 0o600 });
+    try {
+      const old = readdirSync(this.#dir).filter((f) => f.endsWith('.wav')).sort();
+      for (const f of old.slice(0, Math.max(0, old.length - KEEP_RECORDINGS))) rmSync(join(this.#dir, f), { force: true });
+    } catch {
+      // Pruning is best effort.
+    }
+    return path;
+  }
+}
+
+function abortion(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+async function* once(buf: Buffer): AsyncGenerator<Buffer> {
+  yield buf;
+}

@@ -1,0 +1,48 @@
+/**
+ * TextPreparer: long texts are prepared in a worker thread, in order, with the
+ * same result as on the calling thread. The worker is the built one (dist/),
+ * as voxd runs it; under tsx there is no built worker script.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { INLINE_CHARS, prepareText, TextPreparer } from '../../dist/text/preparer.js';
+
+const long = (i: number) => `Request ${i}: ` + 'The build finished and **every** test passed, see `src/a/b/c.ts:12`. '.repeat(60);
+
+describe('TextPreparer', () => {
+  it('prepares long texts off the event loop with the same result as inline', async (t) => {
+    const p = new TextPreparer();
+    t.after(() => p.close());
+    assert.equal(p.threaded, true);
+    const text = long(1);
+    assert.ok(text.length > INLINE_CHARS);
+    const options = { keepTags: false, maxChars: 20_000 };
+    assert.deepEqual(await p.prepare(text, options), prepareText(text, options));
+  });
+
+  it('answers concurrent texts each with its own result', async (t) => {
+    const p = new TextPreparer();
+    t.after(() => p.close());
+    const texts = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? `Short ${i}.` : long(i)));
+    const results = await Promise.all(texts.map((x) => p.prepare(x, { keepTags: false, maxChars: 20_000 })));
+    results.forEach((r, i) => assert.ok(r.text.startsWith(i % 3 === 0 ? `Short ${i}.` : `Request ${i}:`), r.text.slice(0, 40)));
+    assert.ok(results.every((r) => r.sentences.length > 0));
+  });
+
+  it('reports a bad option as an error, from the worker too', async (t) => {
+    const p = new TextPreparer();
+    t.after(() => p.close());
+    await assert.rejects(p.prepare(long(2), { keepTags: false, maxChars: -1 }), /maxChars must be a positive number/);
+    await assert.rejects(p.prepare('short', { keepTags: false, maxChars: -1 }), /maxChars must be a positive number/);
+  });
+
+  it('fails what it still holds on close, and refuses work after it; close twice is harmless', async () => {
+    const p = new TextPreparer({ inlineChars: 0 });
+    const failed = assert.rejects(p.prepare(long(3).repeat(5), { keepTags: false, maxChars: 20_000 }), /closed/);
+    await p.close();
+    await p.close();
+    await failed;
+    await assert.rejects(p.prepare('after', { keepTags: false }), /closed/);
+  });
+});
