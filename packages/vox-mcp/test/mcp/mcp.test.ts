@@ -15,7 +15,8 @@ import { Ajv } from 'ajv';
 import { request, resolveEndpoint } from '../../src/daemon/http.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const voxdMain = fileURLToPath(new URL('../../../voxd/dist/main.js', import.meta.url));
+// Through the package's exported entry, as the client itself finds voxd.
+const voxdMain = fileURLToPath(import.meta.resolve('voxd/main'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'vox-mcp-')));

@@ -131,5 +131,16 @@ test('a failing stream (a full disk) counts the lost lines and never throws', as
 test('flush with nothing waiting calls back', async () => {
   const inner = new HeldStream();
   const log = new LogStream(inner);
-  await new Promise<void>((r) => log.flush(() => r()));
+  let calledBack = false;
+  const done = new Promise<Error | null | undefined>((r) =>
+    log.flush((err) => {
+      calledBack = true;
+      r(err);
+    }),
+  );
+  // Outside the executor: a throw there after r() would be swallowed.
+  assert.equal(calledBack, false, 'flush calls back on a later tick, not inside flush()');
+  assert.equal(await done, undefined, 'with no error');
+  assert.equal(log.buffered, 0);
+  assert.deepEqual(inner.written, [], 'the held stream was not written to: the callback did not wait for it');
 });
