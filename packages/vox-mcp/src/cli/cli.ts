@@ -3,7 +3,7 @@
  * `vox`: the client entry. It stays tiny and loads only the command it runs,
  * because every Claude Code hook starts one (see bench/say.mjs).
  */
-import { suggestion } from './command.js';
+import { suggestion } from './usage.js';
 import { processContext, type CliContext, type Command } from './context.js';
 
 // Literal import() calls, so the bundler can split each command into its own chunk.

@@ -16,7 +16,8 @@ import { health, readDaemonState, startDaemon } from '../../daemon/client.js';
 import { compareVersions } from '../report.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../context.js';
-import { defineCommand, pickAction, suggestion, UsageError } from '../command.js';
+import { defineCommand, pickAction } from '../command.js';
+import { suggestion, UsageError } from '../usage.js';
 import {
   ServiceError,
   checkServiceManager,
@@ -376,15 +377,13 @@ async function status(io: Io, opts: ServiceOptions): Promise<number> {
 export const command = defineCommand({
   name: 'daemon',
   usage: USAGE,
-  flags: { json: { type: 'boolean' }, timeout: { type: 'string' } },
+  flags: { json: { type: 'boolean' }, timeout: { type: 'duration', unit: 's', positive: true } },
   // config takes up to three more: set KEY VALUE.
   maxArgs: 4,
   async run({ ctx, flags: values, args }) {
     const action = pickAction(args, ACTIONS);
     if (action !== 'config' && args.length > 1) throw new UsageError(`unexpected argument ${args.slice(1).map((a) => `"${a}"`).join(' ')}`);
-    const seconds = values.timeout === undefined ? 10 : Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, not "${values.timeout}"`);
-    const io = makeIo(ctx, values.json === true, seconds * 1000);
+    const io = makeIo(ctx, values.json === true, values.timeout ?? 10_000);
     if (action === 'config') return configCommand(io, args.slice(1));
     const opts: ServiceOptions = { env: ctx.env };
     if (ctx.env.HOME) opts.home = ctx.env.HOME;
@@ -394,6 +393,7 @@ export const command = defineCommand({
     try {
       code = await dispatch(action, io, opts, managed);
     } catch (err) {
+      // An action's failure names the action, and with --json is part of its object; anything else is reported as every command's.
       if (!(err instanceof Failure || err instanceof ServiceError)) throw err;
       code = err instanceof Failure ? err.exitCode : EXIT.UNREACHABLE;
       io.result.error = err.message;
