@@ -6,6 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { commandNames } from '../packages/vox-mcp/src/cli/command-table.js';
 import { cleanEnv, removeDir, tempDir, vox } from './helpers/daemon.js';
 
 const home = tempDir();
@@ -14,24 +15,30 @@ after(() => removeDir(home));
 // Nor may a command here touch the user's settings (vox daemon config, vox hooks).
 const env = cleanEnv(home, { VOX_NO_AUTOSTART: '1', VOXD_PORT: '9', VOX_CONFIG_HOME: join(home, 'config'), HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude') });
 
-/** Every command, with a typo of one of its flags and the flag it should suggest. */
-const COMMANDS: [name: string, typo: string, meant: string | undefined][] = [
-  ['say', '--vioce', '--voice'],
-  ['unmute', '--onec', '--once'],
-  ['stop', '--al', '--all'],
-  ['status', '--wacth', '--watch'],
-  ['voices', '--lang', '--language'],
-  ['chime', '--wiat', '--wait'],
-  ['listen', '--slience', '--silence'],
-  ['mcp', '--stdio', undefined],
-  ['hook', '--dryrun', '--dry-run'],
-  ['hooks', '--projcet', '--project'],
-  ['config', '--jsn', '--json'],
-  ['init', '--forse', '--force'],
-  ['daemon', '--timout', '--timeout'],
-  ['doctor', '--josn', '--json'],
-  ['logs', '--follwo', '--follow'],
-];
+/** A typo of one flag of each command (by its name or alias) and the flag it should suggest. */
+const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
+  say: ['--vioce', '--voice'],
+  unmute: ['--onec', '--once'],
+  stop: ['--al', '--all'],
+  status: ['--wacth', '--watch'],
+  voices: ['--lang', '--language'],
+  chime: ['--wiat', '--wait'],
+  listen: ['--slience', '--silence'],
+  mcp: ['--stdio', undefined],
+  hook: ['--dryrun', '--dry-run'],
+  hooks: ['--projcet', '--project'],
+  config: ['--jsn', '--json'],
+  init: ['--forse', '--force'],
+  daemon: ['--timout', '--timeout'],
+  doctor: ['--josn', '--json'],
+  logs: ['--follwo', '--follow'],
+};
+/** Every command of the table (src/cli/command-table.ts), with its typo. */
+const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [name, ...(TYPOS[name] ?? ['', undefined])]);
+
+test('every command in the table has a typo here', () => {
+  assert.deepEqual(commandNames().filter((n) => !TYPOS[n]), []);
+});
 
 // `vox unmute` is `vox say` under Biff's name, and speaks as it.
 const shown = (name: string) => (name === 'unmute' ? 'say' : name);

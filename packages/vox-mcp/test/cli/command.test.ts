@@ -4,27 +4,14 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { defineCommand, parseCommandLine, pickAction, tokenize, type DefinedCommand, type FlagSpecs } from '../../src/cli/command.js';
+import { COMMANDS, commandNames, findCommand, usage } from '../../src/cli/command-table.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { suggestion, UsageError } from '../../src/cli/usage.js';
 import { ClientError } from '../../src/errors.js';
 import { ConfigError } from '../../src/project/config.js';
 
-import * as chime from '../../src/cli/commands/chime.js';
-import * as config from '../../src/cli/commands/config.js';
-import * as daemon from '../../src/cli/commands/daemon.js';
-import * as doctor from '../../src/cli/commands/doctor.js';
-import * as hook from '../../src/cli/commands/hook.js';
-import * as hooks from '../../src/cli/commands/hooks.js';
-import * as init from '../../src/cli/commands/init.js';
-import * as listen from '../../src/cli/commands/listen.js';
-import * as logs from '../../src/cli/commands/logs.js';
-import * as mcp from '../../src/cli/commands/mcp.js';
-import * as say from '../../src/cli/commands/say.js';
-import * as status from '../../src/cli/commands/status.js';
-import * as stop from '../../src/cli/commands/stop.js';
-import * as voices from '../../src/cli/commands/voices.js';
-
-const ALL: DefinedCommand[] = [chime, config, daemon, doctor, hook, hooks, init, listen, logs, mcp, say, status, stop, voices].map((m) => m.command);
+/** Every command of the table, loaded (an alias runs its command's module). */
+const ALL: DefinedCommand[] = await Promise.all(COMMANDS.map(async (c) => (await c.load()).command));
 
 const FLAGS = { voice: { type: 'string' }, wait: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' } } as const;
 
@@ -133,7 +120,7 @@ test('defineCommand lenient (vox hook): the problem is reported, the command sti
 });
 
 test('every command help names exactly the flags it parses', () => {
-  assert.equal(ALL.length, 14);
+  assert.equal(ALL.length, COMMANDS.length);
   for (const { spec } of ALL) {
     const shown = new Set(spec.usage.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? []);
     shown.delete('--help');
@@ -229,4 +216,15 @@ test('defineCommand reports whatever run throws: the cause on one line, the exit
   io = ctxFor([]);
   assert.equal(await throwing(new ClientError('VOX_ERR_CLIENT_NOT_VOXD', 'not voxd'), true).run(io.ctx), 0);
   assert.equal(io.err(), 'vox demo: VOX_ERR_CLIENT_NOT_VOXD: not voxd\n');
+});
+
+test('the command table: each entry loads the command of its name, and vox --help lists them all', async () => {
+  for (const [i, entry] of COMMANDS.entries()) {
+    assert.equal(ALL[i]!.spec.name, entry.name);
+    for (const alias of entry.aliases ?? []) assert.equal(findCommand(alias), entry);
+    assert.match(usage(), new RegExp(`^  ${entry.synopsis.replace(/[|[\]]/g, '\\$&')}( {3,}|$)`, 'm'), entry.name);
+  }
+  assert.equal(new Set(commandNames()).size, commandNames().length, 'no name twice');
+  assert.equal(findCommand('toString'), undefined);
+  assert.equal(findCommand('unmute')?.name, 'say');
 });
