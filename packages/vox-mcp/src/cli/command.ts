@@ -27,7 +27,7 @@
  * - A usage error is one line on stderr and exit 2, except in a `lenient`
  *   command (vox hook), where it is reported and ignored, and so is anything
  *   the command throws (one line, exit 0): Claude Code reads a hook's exit 2
- *   as "block this action", and any other failure as a broken hook.
+ *   as "block this action", and a hook that fails disturbs its session.
  */
 import { EXIT, type CliContext, type Command } from './context.js';
 import { reportThrown, warnThrown } from './report.js';
@@ -55,7 +55,7 @@ export interface CommandSpec<F extends FlagSpecs> {
   flags: F;
   /** How many positional arguments it accepts (default 0). */
   maxArgs?: number;
-  /** Report usage errors and what run throws, and go on, exit 0 (vox hook). */
+  /** Report usage errors and go on (the exit code is run's); report what run throws and exit 0 (vox hook). */
   lenient?: boolean;
   /** The boolean flag that leaves the exit code as the only report of a bad value or a throw (vox say -q). */
   quiet?: keyof F;

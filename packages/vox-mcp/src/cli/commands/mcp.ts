@@ -29,6 +29,6 @@ upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
   -h, --help   show this help
 `;
 
-// Usage errors go to stderr (defineCommand): an MCP client may be reading stdout.
+// Usage errors and failures go to stderr (defineCommand): an MCP client may be reading stdout.
 export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
 export const run = command.run;
