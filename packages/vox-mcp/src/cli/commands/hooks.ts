@@ -88,7 +88,7 @@ export const command = defineCommand({
       if (action === 'install') {
         const portable = values.portable === true;
         if (values.server !== undefined && !/^[\w.:@-]{1,100}$/.test(values.server)) {
-          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, not "${values.server}"`);
+          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, got ${JSON.stringify(values.server)}`);
         }
         const server = values.server ?? DEFAULT_SERVER;
         const choice = values.type ? { type: values.type, reason: `--type ${values.type}` } : detectHookType(ctx.env);
