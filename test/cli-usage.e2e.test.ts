@@ -6,6 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { commandNames } from '../packages/vox-mcp/src/cli/command-table.js';
 import { cleanEnv, removeDir, tempDir, vox } from './helpers/daemon.js';
 
 const home = tempDir();
@@ -14,23 +15,30 @@ after(() => removeDir(home));
 // Nor may a command here touch the user's settings (vox daemon config, vox hooks).
 const env = cleanEnv(home, { VOX_NO_AUTOSTART: '1', VOXD_PORT: '9', VOX_CONFIG_HOME: join(home, 'config'), HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude') });
 
-/** Every command, with a typo of one of its flags and the flag it should suggest. */
-const COMMANDS: [name: string, typo: string, meant: string | undefined][] = [
-  ['say', '--vioce', '--voice'],
-  ['unmute', '--onec', '--once'],
-  ['stop', '--al', '--all'],
-  ['status', '--wacth', '--watch'],
-  ['voices', '--lang', '--language'],
-  ['chime', '--wiat', '--wait'],
-  ['mcp', '--stdio', undefined],
-  ['hook', '--dryrun', '--dry-run'],
-  ['hooks', '--projcet', '--project'],
-  ['config', '--jsn', '--json'],
-  ['init', '--forse', '--force'],
-  ['daemon', '--timout', '--timeout'],
-  ['doctor', '--josn', '--json'],
-  ['logs', '--follwo', '--follow'],
-];
+/** A typo of one flag of each command (by its name or alias) and the flag it should suggest. */
+const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
+  say: ['--vioce', '--voice'],
+  unmute: ['--onec', '--once'],
+  stop: ['--al', '--all'],
+  status: ['--wacth', '--watch'],
+  voices: ['--lang', '--language'],
+  chime: ['--wiat', '--wait'],
+  listen: ['--slience', '--silence'],
+  mcp: ['--stdio', undefined],
+  hook: ['--dryrun', '--dry-run'],
+  hooks: ['--projcet', '--project'],
+  config: ['--jsn', '--json'],
+  init: ['--forse', '--force'],
+  daemon: ['--timout', '--timeout'],
+  doctor: ['--josn', '--json'],
+  logs: ['--follwo', '--follow'],
+};
+/** Every command of the table (src/cli/command-table.ts), with its typo. */
+const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [name, ...(TYPOS[name] ?? ['', undefined])]);
+
+test('every command in the table has a typo here', () => {
+  assert.deepEqual(commandNames().filter((n) => !TYPOS[n]), []);
+});
 
 // `vox unmute` is `vox say` under Biff's name, and speaks as it.
 const shown = (name: string) => (name === 'unmute' ? 'say' : name);
@@ -75,7 +83,7 @@ test('a mistyped command suggests the closest command and runs nothing', async (
   assert.equal(far.stderr, 'vox: unknown command "frobnicate". See "vox --help".\n');
 });
 
-test('a mistyped action or a missing value gets the same one line', async () => {
+test('a mistyped action, a missing value or a value the flag does not take gets the same one line', async () => {
   const cases: [string[], string][] = [
     [['hooks', 'instal'], 'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n'],
     [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status, config). See "vox daemon --help".\n'],
@@ -84,6 +92,12 @@ test('a mistyped action or a missing value gets the same one line', async () => 
     [['say', 'hi', '--voice'], 'vox say: --voice needs a value. See "vox say --help".\n'],
     [['say', '--rate', 'fast', 'hi'], 'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n'],
     [['stop', 'now'], 'vox stop: takes no arguments, got "now". See "vox stop --help".\n'],
+    [['say', '--priority', 'improtant', 'hi'], 'vox say: --priority must be important, message, text, notification or progress, got "improtant"; did you mean "important"? See "vox say --help".\n'],
+    [['say', '--timeout', '10s', 'hi'], 'vox say: --timeout must be a number of seconds from 0.1 to 86400, got "10s". See "vox say --help".\n'],
+    [['logs', '-n', 'ten'], 'vox logs: -n must be a whole number of at least 0, got "ten". See "vox logs --help".\n'],
+    [['listen', '--max', 'ten'], 'vox listen: --max must be a number, got "ten". See "vox listen --help".\n'],
+    [['daemon', 'status', '--timeout', 'soon'], 'vox daemon: --timeout must be a positive number of seconds, got "soon". See "vox daemon --help".\n'],
+    [['hooks', 'install', '--type', 'http'], 'vox hooks: --type must be mcp_tool or command, got "http". See "vox hooks --help".\n'],
   ];
   for (const [args, line] of cases) {
     const r = await vox(args, { env, cwd: home });

@@ -307,7 +307,7 @@ describe('clients: vox listen, and the MCP tools listen and converse', () => {
     assert.match(bad.stderr, /--silence \(field "silenceMs"\)/);
     const nan = await vox(['listen', '--max', 'ten'], { env: d.env });
     assert.equal(nan.code, 2);
-    assert.match(nan.stderr, /--max takes a number/);
+    assert.match(nan.stderr, /--max must be a number/);
   });
 
   test('converse through the SDK\'s real Client: speaks the question, then returns the spoken answer', async () => {

@@ -1,8 +1,9 @@
 /**
  * One way to define a command (citty's defineCommand): a command declares its
- * name, help text, flags and how many arguments it takes, and gets the shared
- * parsing, `-h`/`--help` on stdout, and the same one-line usage errors as every
- * other command (an unknown flag names the closest known one).
+ * name, help text, flags (and the values they take) and how many arguments it
+ * takes, and gets the shared parsing, `-h`/`--help` on stdout, the same
+ * one-line usage errors as every other command (an unknown flag names the
+ * closest known one), and the same report of whatever it throws.
  *
  * Design notes:
  * - The parser reads the tokens of node:util parseArgs in non-strict mode
@@ -13,23 +14,37 @@
  *   parseArgs costs `vox say` and `vox hook`, which run this on every Claude
  *   Code hook, about 0.7 ms of their start (docs/benchmarks.md);
  *   test/command.test.ts checks it against parseArgs token for token.
+ * - A flag's value is checked by its type (number, duration, enum) before the
+ *   command runs, in the order the flags are declared, and a bad one reads the
+ *   same for every flag: `--rate must be a number from 80 to 500, got "fast"`.
+ *   A duration is a plain number in the unit its help names (seconds or
+ *   milliseconds, as vox has always taken them); the command gets it in ms.
  * - Help texts are written by hand (docs/cli.md shows them);
  *   test/command.test.ts checks that each names exactly the declared flags.
+ * - Whatever `run` throws is reported here (report.ts: the cause and its fix
+ *   on one line, the exit code by the error's kind), so a command catches
+ *   only what it reports differently.
  * - A usage error is one line on stderr and exit 2, except in a `lenient`
- *   command (vox hook), where it is reported and ignored: Claude Code reads a
- *   hook's exit 2 as "block this action".
+ *   command (vox hook), where it is reported and ignored, and so is anything
+ *   the command throws (one line, exit 0): Claude Code reads a hook's exit 2
+ *   as "block this action", and a hook that fails disturbs its session.
  */
-import { closest } from '@vox/protocol';
 import { EXIT, type CliContext, type Command } from './context.js';
-import { ClientError } from '../errors.js';
+import { reportThrown, warnThrown } from './report.js';
+import { suggestion, UsageError, usageLine } from './usage.js';
 
-export interface FlagSpec {
-  type: 'string' | 'boolean';
-  /** One-letter alias, e.g. `q` for `-q`. */
-  short?: string;
-}
+/** A flag and the value it takes; `short` is a one-letter alias, e.g. `q` for `-q`. */
+export type FlagSpec = { short?: string } & (
+  | { type: 'string' | 'boolean' }
+  /** `positive`: above 0; `integer`: a whole number. */
+  | { type: 'number'; min?: number; max?: number; integer?: boolean; positive?: boolean }
+  /** A number of `unit` (bounds in that unit too), handed to the command in milliseconds. */
+  | { type: 'duration'; unit: 's' | 'ms'; min?: number; max?: number; positive?: boolean }
+  | { type: 'enum'; values: readonly string[] }
+);
 export type FlagSpecs = Record<string, FlagSpec>;
-export type FlagValues<F extends FlagSpecs> = { [K in keyof F]?: F[K]['type'] extends 'string' ? string : boolean };
+type ValueOf<S> = S extends { type: 'boolean' } ? boolean : S extends { type: 'number' | 'duration' } ? number : S extends { values: readonly (infer V)[] } ? V : string;
+export type FlagValues<F extends FlagSpecs> = { [K in keyof F]?: ValueOf<F[K]> };
 
 export interface CommandSpec<F extends FlagSpecs> {
   /** As typed after `vox`: "say" makes messages start "vox say: ". */
@@ -40,37 +55,17 @@ export interface CommandSpec<F extends FlagSpecs> {
   flags: F;
   /** How many positional arguments it accepts (default 0). */
   maxArgs?: number;
-  /** Report usage errors and go on, exit code untouched (vox hook). */
+  /** Report usage errors and go on (the exit code is run's); report what run throws and exit 0 (vox hook). */
   lenient?: boolean;
+  /** The boolean flag that leaves the exit code as the only report of a bad value or a throw (vox say -q). */
+  quiet?: keyof F;
   run(input: { ctx: CliContext; flags: FlagValues<F>; args: string[] }): Promise<number>;
 }
 
-export interface DefinedCommand<F extends FlagSpecs = FlagSpecs> {
-  spec: CommandSpec<F>;
+/** A command as the command table and the tests see it, whatever its flags. */
+export interface DefinedCommand {
+  spec: Pick<CommandSpec<FlagSpecs>, 'name' | 'usage' | 'flags' | 'maxArgs' | 'lenient'>;
   run: Command;
-}
-
-/** A bad flag, argument or value: reported as one line with the pointer to --help, exit 2. */
-export class UsageError extends ClientError {
-  constructor(message: string) {
-    super('VOX_ERR_CLIENT_USAGE', message);
-    this.name = 'UsageError';
-  }
-}
-
-/** The one format of a usage error. */
-export function usageLine(name: string, message: string): string {
-  const text = message.trim();
-  return `vox ${name}: ${text}${/[.?!]$/.test(text) ? '' : '.'} See "vox ${name} --help".\n`;
-}
-
-/** "; did you mean X?" for the candidate closest to `word` (a typo, or the start of only one), or "". */
-export function suggestion(word: string, candidates: readonly string[], quote = false): string {
-  const fold = (s: string) => s.toLowerCase().replace(/^-+/, '');
-  const w = fold(word);
-  const starting = w.length >= 2 ? candidates.filter((c) => fold(c).startsWith(w)) : [];
-  const near = starting.length === 1 ? starting[0] : closest(word, candidates, fold);
-  return near ? `; did you mean ${quote ? `"${near}"` : near}?` : '';
 }
 
 /** `args[0]` when it is one of `actions`; a UsageError naming the closest one otherwise. `what` names it in the message. */
@@ -102,7 +97,8 @@ export type Token =
 export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
   const tokens: Token[] = [];
   const has = (name: string) => Object.hasOwn(options, name);
-  const isString = (name: string) => has(name) && options[name]!.type === 'string';
+  // parseArgs' "string" flags: every flag that takes a value.
+  const isString = (name: string) => has(name) && options[name]!.type !== 'boolean';
   const longOf = (short: string) => {
     for (const name of Object.keys(options)) if (Object.hasOwn(options[name]!, 'short') && options[name]!.short === short) return name;
     return short;
@@ -166,15 +162,49 @@ export interface Parsed<F extends FlagSpecs> {
   help: boolean;
   /** Usage problems, each one sentence; empty when the arguments are fine. */
   problems: string[];
+  /** Values their flag does not take, each one sentence, in the order the flags are declared (such a flag is left out of `flags`). */
+  invalid: string[];
+}
+
+/** What a flag takes, in words: "a number from 80 to 500", "a positive number of seconds", "mcp_tool or command". */
+function allowed(spec: FlagSpec): string {
+  if (spec.type === 'enum') return spec.values.length > 1 ? `${spec.values.slice(0, -1).join(', ')} or ${spec.values.at(-1)}` : String(spec.values[0]);
+  if (spec.type !== 'number' && spec.type !== 'duration') return 'a value';
+  let noun = `a ${spec.positive ? 'positive ' : ''}${spec.type === 'number' && spec.integer ? 'whole number' : 'number'}`;
+  if (spec.type === 'duration') noun += spec.unit === 's' ? ' of seconds' : ' of milliseconds';
+  const { min, max } = spec;
+  if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
+  if (min !== undefined) return `${noun} of at least ${min}`;
+  return max !== undefined ? `${noun} of at most ${max}` : noun;
+}
+
+/** The value of a flag that takes `text`, or undefined when it does not take it. */
+function convert(spec: FlagSpec, text: string): string | number | undefined {
+  if (spec.type === 'enum') return spec.values.includes(text) ? text : undefined;
+  if (spec.type !== 'number' && spec.type !== 'duration') return text;
+  // Number() as vox always read these ("1e3", " 5 "), but a blank is no number (Number("") is 0).
+  const n = Number(text);
+  const ok =
+    text.trim() !== '' &&
+    Number.isFinite(n) &&
+    !(spec.type === 'number' && spec.integer && !Number.isInteger(n)) &&
+    !(spec.positive && n <= 0) &&
+    !(spec.min !== undefined && n < spec.min) &&
+    !(spec.max !== undefined && n > spec.max);
+  if (!ok) return undefined;
+  return spec.type === 'duration' && spec.unit === 's' ? n * 1000 : n;
 }
 
 /** Parse `argv` against `flags` (plus --help); never throws. */
 export function parseCommandLine<F extends FlagSpecs>(argv: string[], flags: F, maxArgs = 0): Parsed<F> {
   const options = { ...flags, help: HELP };
   const tokens = tokenize(argv, options);
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | number> = {};
+  /** Each flag's name as typed, for its message ("-n" or "--lines"). */
+  const typed: Record<string, string> = {};
   const args: string[] = [];
   const problems: string[] = [];
+  const invalid: string[] = [];
   let help = false;
   const known = Object.keys(options);
   const names = known.map((k) => `--${k}`);
@@ -198,36 +228,53 @@ export function parseCommandLine<F extends FlagSpecs>(argv: string[], flags: F, 
         problems.push(`${t.rawName} needs a value, not the flag ${t.value} (write ${t.rawName}=${t.value} if that is the value)`);
       } else {
         values[t.name] = t.value;
+        typed[t.name] = t.rawName;
       }
     }
+  }
+  for (const [name, spec] of Object.entries(flags)) {
+    if (spec.type === 'boolean' || typeof values[name] !== 'string') continue;
+    const text = values[name];
+    const value = convert(spec, text);
+    if (value !== undefined) {
+      values[name] = value;
+      continue;
+    }
+    delete values[name];
+    const hint = spec.type === 'enum' ? suggestion(text, spec.values, true) : '';
+    invalid.push(`${typed[name]} must be ${allowed(spec)}, got ${JSON.stringify(text)}${hint}`);
   }
   if (args.length > maxArgs) {
     const extra = args.slice(maxArgs).map((a) => `"${a}"`).join(' ');
     problems.push(maxArgs === 0 ? `takes no arguments, got ${extra}` : `unexpected argument ${extra}`);
   }
-  return { flags: values as FlagValues<F>, args, help, problems };
+  return { flags: values as FlagValues<F>, args, help, problems, invalid };
 }
 
-export function defineCommand<const F extends FlagSpecs>(spec: CommandSpec<F>): DefinedCommand<F> {
+export function defineCommand<const F extends FlagSpecs>(spec: CommandSpec<F>): { spec: CommandSpec<F>; run: Command } {
   const run: Command = async (ctx) => {
     const parsed = parseCommandLine(ctx.argv, spec.flags, spec.maxArgs ?? 0);
     if (parsed.help) {
       ctx.stdout.write(spec.usage);
       return EXIT.OK;
     }
-    if (parsed.problems.length) {
-      if (!spec.lenient) {
-        ctx.stderr.write(usageLine(spec.name, parsed.problems[0]!));
-        return EXIT.USAGE;
-      }
-      for (const p of parsed.problems) ctx.stderr.write(usageLine(spec.name, `ignoring ${p}`));
+    const quiet = spec.quiet !== undefined && parsed.flags[spec.quiet] === true;
+    if (spec.lenient) {
+      for (const p of [...parsed.problems, ...parsed.invalid]) ctx.stderr.write(usageLine(spec.name, `ignoring ${p}`));
+    } else if (parsed.problems.length) {
+      ctx.stderr.write(usageLine(spec.name, parsed.problems[0]!));
+      return EXIT.USAGE;
+    } else if (parsed.invalid.length) {
+      // A bad value is the command's own usage error, which --quiet silences; a line that does not parse is not.
+      return reportThrown(ctx, spec.name, new UsageError(parsed.invalid[0]!), { quiet });
     }
     try {
       return await spec.run({ ctx, flags: parsed.flags, args: parsed.args });
     } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      ctx.stderr.write(usageLine(spec.name, err.message));
-      return spec.lenient ? EXIT.OK : EXIT.USAGE;
+      if (!spec.lenient) return reportThrown(ctx, spec.name, err, { quiet });
+      if (err instanceof UsageError) ctx.stderr.write(usageLine(spec.name, err.message));
+      else warnThrown(ctx, spec.name, err);
+      return EXIT.OK;
     }
   };
   return { spec, run };

@@ -1,6 +1,11 @@
-/** Shared exit handling for the small commands: wire errors and client errors to exit codes. */
+/**
+ * How a command reports what went wrong: voxd's refusals (wire errors) and
+ * what a command throws, each as one line on stderr and an exit code by kind.
+ * The definer (command.ts) reports every throw with these, so a command
+ * catches only what it reports differently.
+ */
 import type { WireError } from '@vox/protocol';
-import { UsageError, usageLine } from './command.js';
+import { UsageError, usageLine } from './usage.js';
 import { ConfigError } from '../project/config-validation.js';
 import { EXIT, type CliContext } from './context.js';
 import { ClientError } from '../errors.js';
@@ -28,6 +33,7 @@ export function reportWireError(ctx: CliContext, name: string, status: number, b
   return exitForStatus(status);
 }
 
+/** A thrown error: its cause (and the fix its message names) on stderr; the exit code by kind. */
 export function reportThrown(ctx: CliContext, name: string, err: unknown, options: ReportOptions = {}): number {
   if (err instanceof ConfigError) {
     write(ctx, name, err.message, options);
@@ -41,8 +47,27 @@ export function reportThrown(ctx: CliContext, name: string, err: unknown, option
     write(ctx, name, `${err.code}: ${err.message}`, options);
     return err.code === 'VOX_ERR_CLIENT_USAGE' ? EXIT.USAGE : EXIT.UNREACHABLE;
   }
-  write(ctx, name, `unexpected error: ${(err as Error).message}`, options);
+  write(ctx, name, `unexpected error: ${err instanceof Error ? err.message : String(err)}`, options);
   return EXIT.INTERNAL;
+}
+
+/**
+ * A warning of a command that must not fail (vox hook): one line whatever the
+ * text holds, and never a throw of its own, even when stderr is closed.
+ */
+export function warn(ctx: CliContext, name: string, line: string): void {
+  try {
+    ctx.stderr.write(`vox ${name}: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
+  } catch {
+    // stderr closed: nothing more to do
+  }
+}
+
+/** What a command that must not fail threw, as its warning: the error's code (when its message lacks it) and message. */
+export function warnThrown(ctx: CliContext, name: string, err: unknown): void {
+  if (!(err instanceof Error)) return warn(ctx, name, String(err));
+  const { code } = err as Error & { code?: unknown };
+  warn(ctx, name, `${code && !err.message.includes(String(code)) ? `${String(code)}: ` : ''}${err.message}`);
 }
 
 /** -1, 0 or 1 as version `a` is older than, equal to or newer than `b` (numeric major.minor.patch; a leading v and pre-release tags are ignored). */

@@ -35,6 +35,7 @@ export const command = defineCommand({
     try {
       config = await resolveConfig(ctx.cwd);
     } catch (err) {
+      // The problems alone, each line naming the file (vox config check's report), without the "vox config:" prefix.
       if (err instanceof ConfigError) {
         ctx.stderr.write(`${err.message}\n`);
         return EXIT.CONFIG_INVALID;

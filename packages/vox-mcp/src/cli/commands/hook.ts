@@ -20,6 +20,7 @@ import type { Reply } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
+import { warn as report } from '../report.js';
 import { decideHook, hookDelivery, type HookAction, type HookPayload } from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
 import { readStdin } from '../stdin.js';
@@ -78,7 +79,7 @@ function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<
   return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS, deadlineMs: HOOK_DEADLINE_MS });
 }
 
-// Lenient: a bad flag is reported and ignored, because a hook must exit 0.
+// Lenient: a bad flag is reported and ignored, and so is anything run throws (defineCommand), because a hook must exit 0.
 export const command = defineCommand({
   name: 'hook',
   usage: HOOK_USAGE,
@@ -86,62 +87,51 @@ export const command = defineCommand({
   maxArgs: 1,
   lenient: true,
   async run({ ctx, flags, args }) {
-    const warn = (line: string) => {
+    const warn = (line: string) => report(ctx, 'hook', line);
+    const dryRun = flags['dry-run'] === true;
+
+    const raw = await readPayload(ctx.stdin);
+    let payload: HookPayload = {};
+    if (raw.trim()) {
       try {
-        ctx.stderr.write(`vox hook: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
-      } catch {
-        // stderr closed: nothing more to do
-      }
-    };
-    try {
-      const dryRun = flags['dry-run'] === true;
-
-      const raw = await readPayload(ctx.stdin);
-      let payload: HookPayload = {};
-      if (raw.trim()) {
-        try {
-          const parsed: unknown = JSON.parse(raw);
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-          payload = parsed as HookPayload;
-        } catch (err) {
-          warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
-          return EXIT.OK;
-        }
-      }
-      const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
-      const event = args[0] ?? named;
-      if (!event) {
-        warn('no event named: run as "vox hook EVENT" with the payload on stdin');
+        const parsed: unknown = JSON.parse(raw);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+        payload = parsed as HookPayload;
+      } catch (err) {
+        warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
         return EXIT.OK;
       }
+    }
+    const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
+    const event = args[0] ?? named;
+    if (!event) {
+      warn('no event named: run as "vox hook EVENT" with the payload on stdin');
+      return EXIT.OK;
+    }
 
-      // The payload's cwd even when it does not exist here: its name is still the project's.
-      const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
-      const config = await resolveConfig(cwd);
-      const projectName = config.projectName;
-      const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
-      const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+    // The payload's cwd even when it does not exist here: its name is still the project's.
+    const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
+    const config = await resolveConfig(cwd);
+    const projectName = config.projectName;
+    const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
+    const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
 
-      const delivery = hookDelivery(action, config, session);
-      if (!delivery) {
-        if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
-        return EXIT.OK;
-      }
-      const { route, body } = delivery;
-      if (dryRun) {
-        ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
-        return EXIT.OK;
-      }
-      const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
-      const mismatch = settingsMismatch(ctx.env);
-      if (mismatch) warn(mismatch);
-      if (reply.status >= 400) {
-        const err = reply.body as Partial<WireError> | undefined;
-        warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
-      }
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      warn(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
+    const delivery = hookDelivery(action, config, session);
+    if (!delivery) {
+      if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
+      return EXIT.OK;
+    }
+    const { route, body } = delivery;
+    if (dryRun) {
+      ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
+      return EXIT.OK;
+    }
+    const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+    const mismatch = settingsMismatch(ctx.env);
+    if (mismatch) warn(mismatch);
+    if (reply.status >= 400) {
+      const err = reply.body as Partial<WireError> | undefined;
+      warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
     }
     return EXIT.OK;
   },

@@ -2,9 +2,10 @@
  * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings.
  */
 import { EXIT } from '../context.js';
-import { defineCommand, pickAction, UsageError } from '../command.js';
+import { defineCommand, pickAction } from '../command.js';
+import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
-import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand, type HookType } from '../../claude/hook-entries.js';
+import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand } from '../../claude/hook-entries.js';
 import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
@@ -41,7 +42,7 @@ export const command = defineCommand({
     user: { type: 'boolean' },
     project: { type: 'boolean' },
     local: { type: 'boolean' },
-    type: { type: 'string' },
+    type: { type: 'enum', values: HOOK_TYPES },
     server: { type: 'string' },
     portable: { type: 'boolean' },
     json: { type: 'boolean' },
@@ -75,14 +76,11 @@ export const command = defineCommand({
       const path = settingsPath(scope, where);
       if (action === 'install') {
         const portable = values.portable === true;
-        if (values.type !== undefined && !(HOOK_TYPES as readonly string[]).includes(values.type)) {
-          throw new UsageError(`--type must be mcp_tool or command, not "${values.type}"`);
-        }
         if (values.server !== undefined && !/^[\w.:@-]{1,100}$/.test(values.server)) {
-          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, not "${values.server}"`);
+          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, got ${JSON.stringify(values.server)}`);
         }
         const server = values.server ?? DEFAULT_SERVER;
-        const choice = values.type ? { type: values.type as HookType, reason: `--type ${values.type}` } : detectHookType(ctx.env);
+        const choice = values.type ? { type: values.type, reason: `--type ${values.type}` } : detectHookType(ctx.env);
         const res = installHooks(path, { portable, type: choice.type, server });
         const example = hookCommand('Stop', { portable });
         const mcpEvents = choice.type === 'mcp_tool' ? MCP_TOOL_EVENTS : [];
@@ -111,6 +109,7 @@ export const command = defineCommand({
       out({ action, scope, ...res }, res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`);
       return EXIT.OK;
     } catch (err) {
+      // A settings file that cannot be read or written: its own message, not an "unexpected error".
       if (err instanceof SettingsError) {
         ctx.stderr.write(`vox hooks: ${err.message}\n`);
         return EXIT.INTERNAL;

@@ -2,9 +2,9 @@
 import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ListenRequest, ListenResponse } from '@vox/protocol';
-import { defineCommand, UsageError } from '../command.js';
+import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
-import { reportThrown, exitForStatus } from '../report.js';
+import { exitForStatus } from '../report.js';
 
 const USAGE = `Usage: vox listen [--max N] [--silence MS] [--out FILE.wav] [--json]
 
@@ -28,13 +28,6 @@ Exit codes: 0 listened (also when nothing was said); 2 bad usage;
 option out of range, the microphone in use by another session).
 `;
 
-function number(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flag} takes a number, not ${JSON.stringify(text)}`);
-  return n;
-}
-
 /** voxd's field names back to this command's flags, for its messages. */
 const FLAG_OF: Record<string, string> = { maxSeconds: '--max', silenceMs: '--silence', startTimeoutMs: '--start-timeout', language: '--language' };
 
@@ -42,9 +35,10 @@ export const command = defineCommand({
   name: 'listen',
   usage: USAGE,
   flags: {
-    max: { type: 'string' },
-    silence: { type: 'string' },
-    'start-timeout': { type: 'string' },
+    // No bounds here: voxd checks them and names the flag (FLAG_OF), exit 4.
+    max: { type: 'number' },
+    silence: { type: 'duration', unit: 'ms' },
+    'start-timeout': { type: 'duration', unit: 'ms' },
     language: { type: 'string' },
     out: { type: 'string' },
     'no-prompt': { type: 'boolean' },
@@ -52,46 +46,39 @@ export const command = defineCommand({
     json: { type: 'boolean' },
   },
   async run({ ctx, flags }) {
-    try {
-      const body: ListenRequest = {};
-      const max = number('--max', flags.max);
-      const silence = number('--silence', flags.silence);
-      const start = number('--start-timeout', flags['start-timeout']);
-      if (max !== undefined) body.maxSeconds = max;
-      if (silence !== undefined) body.silenceMs = silence;
-      if (start !== undefined) body.startTimeoutMs = start;
-      if (flags.language !== undefined) body.language = flags.language;
-      if (flags['no-prompt']) body.prompt = false;
-      if (flags.interrupt) body.interrupt = true;
-      if (flags.out !== undefined) body.keepAudio = true;
-      const { projectNameFor } = await import('../../project/config.js');
-      const { sessionLabel } = await import('../../project/session.js');
-      body.session = sessionLabel(projectNameFor(ctx.cwd), ctx.env);
-      const { listen, listenFailure } = await import('../../daemon/listening.js');
-      const reply = await listen(ctx.env, body);
-      if (reply.status !== 200) {
-        let line = listenFailure(reply.status, reply.body);
-        for (const [field, flag] of Object.entries(FLAG_OF)) line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);
-        ctx.stderr.write(`vox listen: ${line}\n`);
-        return exitForStatus(reply.status === 409 ? 400 : reply.status);
-      }
-      const r = reply.body as ListenResponse;
-      if (flags.out !== undefined && r.audioPath) {
-        const out = resolve(ctx.cwd, flags.out);
-        try {
-          copyFileSync(r.audioPath, out);
-        } catch (err) {
-          ctx.stderr.write(`vox listen: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the recording is at ${r.audioPath}\n`);
-          return EXIT.INTERNAL;
-        }
-      }
-      if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
-      else if (r.text) ctx.stdout.write(`${r.text}\n`);
-      if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
-      return EXIT.OK;
-    } catch (err) {
-      return reportThrown(ctx, 'listen', err);
+    const body: ListenRequest = {};
+    if (flags.max !== undefined) body.maxSeconds = flags.max;
+    if (flags.silence !== undefined) body.silenceMs = flags.silence;
+    if (flags['start-timeout'] !== undefined) body.startTimeoutMs = flags['start-timeout'];
+    if (flags.language !== undefined) body.language = flags.language;
+    if (flags['no-prompt']) body.prompt = false;
+    if (flags.interrupt) body.interrupt = true;
+    if (flags.out !== undefined) body.keepAudio = true;
+    const { projectNameFor } = await import('../../project/config.js');
+    const { sessionLabel } = await import('../../project/session.js');
+    body.session = sessionLabel(projectNameFor(ctx.cwd), ctx.env);
+    const { listen, listenFailure } = await import('../../daemon/listening.js');
+    const reply = await listen(ctx.env, body);
+    if (reply.status !== 200) {
+      let line = listenFailure(reply.status, reply.body);
+      for (const [field, flag] of Object.entries(FLAG_OF)) line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);
+      ctx.stderr.write(`vox listen: ${line}\n`);
+      return exitForStatus(reply.status === 409 ? 400 : reply.status);
     }
+    const r = reply.body as ListenResponse;
+    if (flags.out !== undefined && r.audioPath) {
+      const out = resolve(ctx.cwd, flags.out);
+      try {
+        copyFileSync(r.audioPath, out);
+      } catch (err) {
+        ctx.stderr.write(`vox listen: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the recording is at ${r.audioPath}\n`);
+        return EXIT.INTERNAL;
+      }
+    }
+    if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
+    else if (r.text) ctx.stdout.write(`${r.text}\n`);
+    if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
+    return EXIT.OK;
   },
 });
 export const run = command.run;

@@ -266,13 +266,9 @@ export function follow(path: string, onLine: (line: string) => void, options: Fo
 export const command = defineCommand({
   name: 'logs',
   usage: LOGS_USAGE,
-  flags: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'string', short: 'n' }, json: { type: 'boolean' } },
+  flags: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'number', short: 'n', integer: true, min: 0 }, json: { type: 'boolean' } },
   async run({ ctx, flags: values }) {
-    const n = values.lines === undefined ? 50 : Number(values.lines);
-    if (!Number.isInteger(n) || n < 0) {
-      ctx.stderr.write(`vox logs: -n must be a whole number of lines (0 or more), got ${JSON.stringify(values.lines)}\n`);
-      return EXIT.USAGE;
-    }
+    const n = values.lines ?? 50;
     // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
     const closed = new AbortController();
     ctx.stdout.on('error', () => closed.abort());

@@ -1,6 +1,6 @@
 /**
  * `vox mcp`: the stdio MCP server of one Claude Code session. Thin: the
- * server and its tools are built in ../mcp-server.ts; this only checks the
+ * server and its tools are built in ../../mcp/server.ts; this only checks the
  * arguments and wires the process's streams to it. It runs until Claude Code
  * closes stdin.
  */
@@ -12,7 +12,7 @@ import type { McpTool } from '../../mcp/tool.js';
 
 /**
  * Tools defined in other modules, served after the built-in ones. A module
- * exports an `McpTool` (see mcp-server.ts: name, description, input schema,
+ * exports an `McpTool` (see ../../mcp/tool.ts: name, description, input schema,
  * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
  */
 const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
@@ -30,6 +30,6 @@ upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
   -h, --help   show this help
 `;
 
-// Usage errors go to stderr (defineCommand): an MCP client may be reading stdout.
+// Usage errors and failures go to stderr (defineCommand): an MCP client may be reading stdout.
 export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
 export const run = command.run;

@@ -3,16 +3,17 @@
  * path of every hook: it imports node:http, the config walker and nothing else
  * that is heavy unless the project has a config file.
  */
-import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type Priority, type SpeakResponse, type WireError } from '@vox/protocol';
+import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type SpeakResponse, type WireError } from '@vox/protocol';
 import { call, settingsMismatch } from '../../daemon/client.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
-import { defineCommand, UsageError, type FlagSpecs, type FlagValues } from '../command.js';
+import { defineCommand, type FlagSpecs, type FlagValues } from '../command.js';
+import { UsageError } from '../usage.js';
 import { sessionLabel } from '../../project/session.js';
 import { buildDelivery, type SpeechOverrides } from '../../project/speech.js';
 import { readStdin } from '../stdin.js';
 import { ClientError } from '../../errors.js';
-import { compareVersions, reportThrown, reportWireError } from '../report.js';
+import { compareVersions, reportWireError } from '../report.js';
 
 export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
        vox unmute [options] [TEXT | -]
@@ -43,32 +44,23 @@ Exit codes: 0 queued, played or deduped; 2 bad usage; 3 voxd unreachable;
 7 invalid config.
 `;
 
-function numberFlag(name: string, value: string | undefined, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
 const FLAGS = {
     voice: { type: 'string' },
-    rate: { type: 'string' },
-    once: { type: 'string' },
+    rate: { type: 'number', min: 80, max: 500 },
+    once: { type: 'number', min: MIN_ONCE_SECONDS, max: MAX_ONCE_SECONDS },
     key: { type: 'string' },
-    priority: { type: 'string' },
-    'max-age': { type: 'string' },
+    priority: { type: 'enum', values: PRIORITIES },
+    'max-age': { type: 'duration', unit: 'ms', min: 0, max: 86_400_000 },
     engine: { type: 'string' },
     model: { type: 'string' },
     out: { type: 'string' },
     wait: { type: 'boolean' },
-    timeout: { type: 'string' },
+    timeout: { type: 'duration', unit: 's', min: 0.1, max: 86_400 },
     json: { type: 'boolean' },
     quiet: { type: 'boolean', short: 'q' },
 } as const satisfies FlagSpecs;
 
-export const command = defineCommand({ name: 'say', usage: SAY_USAGE, flags: FLAGS, maxArgs: Infinity, run: ({ ctx, flags, args }) => speak(ctx, flags, args) });
+export const command = defineCommand({ name: 'say', usage: SAY_USAGE, flags: FLAGS, maxArgs: Infinity, quiet: 'quiet', run: ({ ctx, flags, args }) => speak(ctx, flags, args) });
 export const run = command.run;
 
 /**
@@ -87,80 +79,67 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     if (!quiet) say(line);
   };
 
-  try {
-    const overrides: SpeechOverrides = {};
-    if (values.voice) overrides.voice = values.voice;
-    const rate = numberFlag('rate', values.rate, 80, 500);
-    if (rate !== undefined) overrides.rate = rate;
-    const once = numberFlag('once', values.once, MIN_ONCE_SECONDS, MAX_ONCE_SECONDS);
-    if (once !== undefined) overrides.once = once;
-    if (values.key) overrides.dedupKey = values.key;
-    if (values.priority) {
-      if (!(PRIORITIES as readonly string[]).includes(values.priority)) {
-        throw new UsageError(`--priority must be one of ${PRIORITIES.join(', ')}, got ${JSON.stringify(values.priority)}`);
-      }
-      overrides.priority = values.priority as Priority;
-    }
-    const maxAge = numberFlag('max-age', values['max-age'], 0, 86_400_000);
-    if (maxAge !== undefined) overrides.maxAgeMs = Math.round(maxAge);
-    if (values.engine) overrides.engine = values.engine;
-    if (values.model) overrides.model = values.model;
-    if (values.wait) overrides.wait = true;
-    const timeout = numberFlag('timeout', values.timeout, 0.1, 86_400);
-    const timeoutMs = timeout === undefined ? undefined : Math.round(timeout * 1000);
+  const overrides: SpeechOverrides = {};
+  if (values.voice) overrides.voice = values.voice;
+  if (values.rate !== undefined) overrides.rate = values.rate;
+  if (values.once !== undefined) overrides.once = values.once;
+  if (values.key) overrides.dedupKey = values.key;
+  if (values.priority) overrides.priority = values.priority;
+  if (values['max-age'] !== undefined) overrides.maxAgeMs = Math.round(values['max-age']);
+  if (values.engine) overrides.engine = values.engine;
+  if (values.model) overrides.model = values.model;
+  if (values.wait) overrides.wait = true;
+  const timeoutMs = values.timeout === undefined ? undefined : Math.round(values.timeout);
 
-    if (values.out) {
-      const { outProblem } = await import('../../daemon/recording.js');
-      const problem = outProblem(ctx.cwd, values.out);
-      if (problem) throw new UsageError(problem);
-    }
+  if (values.out) {
+    const { outProblem } = await import('../../daemon/recording.js');
+    const problem = outProblem(ctx.cwd, values.out);
+    if (problem) throw new UsageError(problem);
+  }
 
-    let text = positionals.join(' ');
-    if (positionals.length === 1 && positionals[0] === '-') text = '';
-    const fromStdin = positionals[0] === '-' || (positionals.length === 0 && !ctx.stdin.isTTY);
-    if (fromStdin) {
-      text = await readStdin(ctx.stdin, { firstByteMs: 2000, idleMs: 500, maxBytes: 1024 * 1024 });
-    }
-    if (!text.trim()) {
-      const why = positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.';
-      say(`VOX_ERR_CLIENT_NO_TEXT: ${why}`);
-      return EXIT.USAGE;
-    }
+  let text = positionals.join(' ');
+  if (positionals.length === 1 && positionals[0] === '-') text = '';
+  const fromStdin = positionals[0] === '-' || (positionals.length === 0 && !ctx.stdin.isTTY);
+  if (fromStdin) {
+    text = await readStdin(ctx.stdin, { firstByteMs: 2000, idleMs: 500, maxBytes: 1024 * 1024 });
+  }
+  if (!text.trim()) {
+    const why = positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.';
+    say(`VOX_ERR_CLIENT_NO_TEXT: ${why}`);
+    return EXIT.USAGE;
+  }
 
-    const config = await resolveConfig(ctx.cwd);
-    const session = sessionLabel(config.projectName, ctx.env);
-    if (values.out) {
-      const { recordTo } = await import('../../daemon/recording.js');
-      return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
-    }
-    const delivery = buildDelivery(text, config, session, overrides);
-    const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000));
-    if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-    const mismatch = settingsMismatch(ctx.env);
-    if (mismatch) report(mismatch);
-    if (reply.daemonVersion && compareVersions(reply.daemonVersion, VERSION) < 0) {
-      report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
-    }
-    if (reply.status >= 400) return reportWireError(ctx, 'say', reply.status, reply.body, { quiet });
-    const res = reply.body as SpeakResponse;
-    if (typeof res !== 'object' || res === null || typeof res.status !== 'string' || typeof res.id !== 'string') {
-      throw new ClientError('VOX_ERR_CLIENT_NOT_VOXD', `voxd's answer to ${delivery.route} is not a speak response (${JSON.stringify(reply.body)?.slice(0, 80)}); run "vox daemon restart"`);
-    }
-    if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
-    switch (res.status) {
-      case 'queued':
-      case 'played':
-      case 'deduped':
-        return EXIT.OK;
-      case 'failed':
-        report(`${res.error?.code ?? 'failed'}: ${res.error?.message ?? res.reason ?? 'playback failed'}`);
-        return EXIT.PLAYBACK_FAILED;
-      default:
-        // dropped, expired, replaced, interrupted, stopped: reported, not an error of the caller's.
-        report(`${res.status}${res.reason ? `: ${res.reason}` : ''}`);
-        return values.wait ? EXIT.PLAYBACK_FAILED : EXIT.OK;
-    }
-  } catch (err) {
-    return reportThrown(ctx, 'say', err, { quiet });
+  const config = await resolveConfig(ctx.cwd);
+  const session = sessionLabel(config.projectName, ctx.env);
+  if (values.out) {
+    const { recordTo } = await import('../../daemon/recording.js');
+    return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
+  }
+  const delivery = buildDelivery(text, config, session, overrides);
+  const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000));
+  if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+  const mismatch = settingsMismatch(ctx.env);
+  if (mismatch) report(mismatch);
+  if (reply.daemonVersion && compareVersions(reply.daemonVersion, VERSION) < 0) {
+    report(`voxd ${reply.daemonVersion} is older than this vox (${VERSION}); run "vox daemon restart"`);
+  }
+  if (reply.status >= 400) return reportWireError(ctx, 'say', reply.status, reply.body, { quiet });
+  const res = reply.body as SpeakResponse;
+  if (typeof res !== 'object' || res === null || typeof res.status !== 'string' || typeof res.id !== 'string') {
+    throw new ClientError('VOX_ERR_CLIENT_NOT_VOXD', `voxd's answer to ${delivery.route} is not a speak response (${JSON.stringify(reply.body)?.slice(0, 80)}); run "vox daemon restart"`);
+  }
+  if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
+  switch (res.status) {
+    case 'queued':
+    case 'played':
+    case 'deduped':
+      return EXIT.OK;
+    case 'failed':
+      report(`${res.error?.code ?? 'failed'}: ${res.error?.message ?? res.reason ?? 'playback failed'}`);
+      return EXIT.PLAYBACK_FAILED;
+    default:
+      // dropped, expired, replaced, interrupted, stopped: reported, not an error of the caller's.
+      report(`${res.status}${res.reason ? `: ${res.reason}` : ''}`);
+      return values.wait ? EXIT.PLAYBACK_FAILED : EXIT.OK;
   }
 }

@@ -10,7 +10,7 @@ import { call } from '../../daemon/client.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
-import { compareVersions, reportThrown, reportWireError } from '../report.js';
+import { compareVersions, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
 
@@ -57,18 +57,14 @@ export const command = defineCommand({
   flags: { json: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' } },
   async run({ ctx, flags: values }) {
     const env = { ...ctx.env, VOX_NO_AUTOSTART: ctx.env.VOX_NO_AUTOSTART ?? '1' };
-    try {
-      const reply = await call<StatusResponse>(env, 'GET', '/v1/status');
-      if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
-      if (!values.watch) {
-        ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
-        if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
-        return EXIT.OK;
-      }
-      return await watch(ctx, env);
-    } catch (err) {
-      return reportThrown(ctx, 'status', err);
+    const reply = await call<StatusResponse>(env, 'GET', '/v1/status');
+    if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
+    if (!values.watch) {
+      ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
+      if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
+      return EXIT.OK;
     }
+    return await watch(ctx, env);
   },
 });
 export const run = command.run;

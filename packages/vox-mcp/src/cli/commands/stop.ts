@@ -3,7 +3,7 @@ import type { StopRequest, StopResponse } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
-import { reportThrown, reportWireError } from '../report.js';
+import { reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox stop [--all | --session LABEL | --id ID] [--json]
 
@@ -27,15 +27,11 @@ export const command = defineCommand({
         : values.id
           ? { scope: 'id', id: values.id }
           : { scope: 'current' };
-    try {
-      const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body);
-      if (reply.status !== 200) return reportWireError(ctx, 'stop', reply.status, reply.body);
-      if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-      else ctx.stdout.write(reply.body.stopped.length ? `stopped ${reply.body.stopped.join(', ')}\n` : 'nothing was playing\n');
-      return EXIT.OK;
-    } catch (err) {
-      return reportThrown(ctx, 'stop', err);
-    }
+    const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body);
+    if (reply.status !== 200) return reportWireError(ctx, 'stop', reply.status, reply.body);
+    if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+    else ctx.stdout.write(reply.body.stopped.length ? `stopped ${reply.body.stopped.join(', ')}\n` : 'nothing was playing\n');
+    return EXIT.OK;
   },
 });
 export const run = command.run;

@@ -7,12 +7,13 @@ import { createInterface } from 'node:readline/promises';
 import { voxHome, type VoicesResponse } from '@vox/protocol';
 import { listModels, type ModelCheck } from '@vox/protocol/models';
 import { call } from '../../daemon/client.js';
-import { defineCommand, pickAction, UsageError } from '../command.js';
+import { defineCommand, pickAction } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../../errors.js';
 import { catalogue, type CatalogueEntry } from '../../models/catalogue.js';
 import { assertVerifiable, installModel, removeModel } from '../../models/install.js';
-import { reportThrown, reportWireError } from '../report.js';
+import { reportWireError } from '../report.js';
+import { UsageError } from '../usage.js';
 
 const USAGE = `Usage: vox voices [--engine NAME] [--language CODE] [--json]
        vox voices list [--installed] [--json]
@@ -89,6 +90,7 @@ export const command = defineCommand({
       else for (const v of voices) ctx.stdout.write(`${v.id.padEnd(28)} ${v.name}${v.languages.length ? `  (${v.languages.join(', ')})` : ''}\n`);
       return EXIT.OK;
     } catch (err) {
+      // The model errors have exit codes of their own: 4 refused, 3 a download that failed (docs/cli.md).
       if (err instanceof ClientError && err.code.startsWith('VOX_ERR_CLIENT_') && err.code !== 'VOX_ERR_CLIENT_USAGE' && !err.code.includes('DAEMON') && err.code !== 'VOX_ERR_CLIENT_NOT_VOXD') {
         ctx.stderr.write(`vox voices: ${err.code}: ${err.message}\n`);
         return err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED' ? EXIT.UNREACHABLE : EXIT.REJECTED;
@@ -97,7 +99,7 @@ export const command = defineCommand({
         ctx.stderr.write(`vox voices: VOX_ERR_CLIENT_USAGE: ${err.message}\n`);
         return EXIT.USAGE;
       }
-      return reportThrown(ctx, 'voices', err);
+      throw err; // reported as every command's (defineCommand)
     }
   },
 });
