@@ -10,10 +10,11 @@
 // 0 turns it off, e.g. under a debugger), so a test that never calls back
 // fails instead of holding the run. The slowest tests take about 25 s on a
 // loaded 2-core machine; a test that needs longer says so with its own
-// `{ timeout }`, which wins. --test-force-exit then ends a test file whose
-// timed-out test left a handle open (a server, a child's pipe, a timer), as it
-// would otherwise never exit; its leftover processes are still the leak
-// check's to find.
+// `{ timeout }`, which wins. scripts/test-file-exit.mjs then ends a test file
+// whose timed-out test left a handle open (a server, a child's pipe, a timer),
+// 30 s after its last test, as it would otherwise never exit (not
+// --test-force-exit, which loses results: see that file); its leftover
+// processes are still the leak check's to find.
 //
 // Leak check: the run gets its own TMPDIR (a fresh directory) and a unique
 // VOX_TEST_RUN marker that every child inherits. Afterwards, any process that
@@ -75,7 +76,7 @@ const marker = `VOX_TEST_RUN=${runId}`;
 console.log(`running ${files.length} test files (${timeoutMs ? `timeout ${timeoutMs} ms a test` : 'no timeout'}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...(timeoutMs ? [`--test-timeout=${timeoutMs}`, '--test-force-exit'] : []), ...files.map((f) => relative(root, f))],
+  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', '--test-concurrency=2', ...(timeoutMs ? [`--test-timeout=${timeoutMs}`] : []), ...files.map((f) => relative(root, f))],
   {
     stdio: 'inherit',
     cwd: root,
