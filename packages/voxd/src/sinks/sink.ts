@@ -9,6 +9,18 @@
  * fix, and a sink that was repaired is used again without a restart.
  */
 import type { AudioFormat } from '../audio/pcm.js';
+import { VoxError } from '../errors.js';
+
+/**
+ * A sink's failure to play, in its own words: the player settles the
+ * utterance `failed` with this code and these words as its reason
+ * (dispatch/player.ts), as it did before they had a code.
+ */
+export class SinkError extends VoxError {
+  constructor(message: string) {
+    super('VOX_ERR_PLAYBACK_FAILED', { message });
+  }
+}
 
 export interface SinkState {
   name: string;
