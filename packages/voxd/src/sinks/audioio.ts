@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
-import { NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { audioFailed, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 /** Device buffer, in ms: the callback period, and the wait for the first sample. */
 const BUFFER_MS = 20;
@@ -204,6 +204,10 @@ export class AudioIoSink implements Sink {
       Atomics.notify(ctl, CTL.WRITTEN);
       const message = (err as Error).message;
       this.#log?.({ sink: this.name, err: message, aborted: signal.aborted }, 'audioio play failed');
+      if (audioFailed(err)) {
+        await this.#close().catch(() => {});
+        throw err;
+      }
       this.#lastError = message.startsWith('audio-io') ? message : `audio-io: ${message}`;
       await this.#close().catch(() => {});
       throw new SinkError(this.#lastError);

@@ -13,7 +13,7 @@ import { Pacer } from '../audio/pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../audio/wav.js';
-import { DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { audioFailed, DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
@@ -184,6 +184,7 @@ export class CommandSink implements Sink {
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
     } catch (err) {
+      if (audioFailed(err)) throw err;
       const e = err as NodeJS.ErrnoException;
       this.#lastError = e.code === 'ENOENT' ? `${player} not found` : e.message;
       throw new SinkError(this.#lastError);

@@ -22,6 +22,16 @@ export class SinkError extends VoxError {
   }
 }
 
+/**
+ * Whether what a sink caught while it played is the audio's own failure (an
+ * engine that died mid-stream, engines/engine.ts's EngineError, or the speech
+ * stream's watchdog): not the sink's, so a sink passes it on as it is and
+ * keeps it out of its state.
+ */
+export function audioFailed(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'VOX_ERR_SYNTHESIS_FAILED';
+}
+
 export interface SinkState {
   name: string;
   ok: boolean;

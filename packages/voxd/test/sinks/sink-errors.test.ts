@@ -1,8 +1,10 @@
 /**
  * A sink that cannot play rejects with VOX_ERR_PLAYBACK_FAILED in its own
  * words (SinkError), which the player keeps as the utterance's code and
- * reason; the words are the same as before they had a code.
+ * reason; the words are the same as before they had a code. What the audio
+ * itself throws (an engine that died) is passed on, not taken as the sink's.
  */
+import { spawn as nodeSpawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,7 @@ import { CommandSink, type SpawnFn } from '../../src/sinks/command.js';
 import { FileSink } from '../../src/sinks/file.js';
 import { SpeakerSink } from '../../src/sinks/speaker.js';
 import { AutoSink } from '../../src/sinks/auto.js';
+import { EngineError } from '../../src/engines/engine.js';
 
 const FORMAT = { sampleRate: 22050, channels: 1, bitDepth: 16 } as const;
 const audio = async function* () {
@@ -60,5 +63,24 @@ test('the speaker sink whose device fails, with no player to fall back on', asyn
     code: 'VOX_ERR_PLAYBACK_FAILED',
     message: /^no audio output: speaker failed \(speaker process exited with code 1\) and no player command was found/,
   });
+  await sink.close();
+});
+
+test("an engine that dies mid-stream is passed on as it is, not taken for the player's failure", async () => {
+  // A player that takes whatever it is given and exits 0 at the end of its input.
+  const spawn = ((_cmd: string, _args: string[], options: object) =>
+    nodeSpawn(process.execPath, ['-e', 'process.stdin.resume()'], options)) as unknown as SpawnFn;
+  const sink = new CommandSink({ player: 'aplay', spawn, env: process.env });
+  const dying = async function* () {
+    yield Buffer.alloc(441 * 2);
+    throw new EngineError('espeak-ng exited with code 3: it died');
+  };
+  await assert.rejects(sink.play(FORMAT, dying(), new AbortController().signal), {
+    code: 'VOX_ERR_SYNTHESIS_FAILED',
+    message: 'espeak-ng exited with code 3: it died',
+  });
+  // Before, the player was blamed: VOX_ERR_PLAYBACK_FAILED, and its state said the engine's words.
+  assert.equal(sink.state().ok, true);
+  assert.equal(sink.state().lastError, undefined);
   await sink.close();
 });
