@@ -8,7 +8,7 @@ import { COMMANDS, commandNames, findCommand, usage } from '../../src/cli/comman
 import type { CliContext } from '../../src/cli/context.js';
 import { suggestion, UsageError } from '../../src/cli/usage.js';
 import { ClientError } from '../../src/errors.js';
-import { ConfigError } from '../../src/project/config.js';
+import { ConfigError } from '../../src/project/config-validation.js';
 
 /** Every command of the table, loaded (an alias runs its command's module). */
 const ALL: DefinedCommand[] = await Promise.all(COMMANDS.map(async (c) => (await c.load()).command));
