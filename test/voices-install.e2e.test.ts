@@ -342,3 +342,20 @@ test('on a terminal: a progress bar, and a licence that is not free is asked abo
     removeDir(home);
   }
 });
+
+test('a bad VOX_VOICES_CATALOGUE is a usage error naming the file and the entry (exit 2)', async () => {
+  const { home, env } = setup();
+  try {
+    const file = join(home, 'bad-catalogue.json');
+    writeFileSync(file, '{"not": "a list"}');
+    const l = await vox(['voices', 'list'], { ...env, VOX_VOICES_CATALOGUE: file });
+    assert.equal(l.status, 2);
+    assert.equal(l.stderr, `vox voices: VOX_ERR_CLIENT_USAGE: VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries\n`);
+    writeFileSync(file, '[{"name": "mine"}]');
+    const i = await vox(['voices', 'install', 'mine'], { ...env, VOX_VOICES_CATALOGUE: file });
+    assert.equal(i.status, 2);
+    assert.match(i.stderr, /^vox voices: VOX_ERR_CLIENT_USAGE: VOX_VOICES_CATALOGUE \(.*\): entry 1 \(mine\): /);
+  } finally {
+    removeDir(home);
+  }
+});

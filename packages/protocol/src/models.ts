@@ -98,6 +98,7 @@ function inside(rel: string): boolean {
 export function parseManifest(text: string): ModelManifest {
   const m = JSON.parse(text) as Partial<ModelManifest>;
   const fail = (what: string): never => {
+    // Caught by checkModel, the one caller, which words it as the model's reason; the protocol throws no catalogue errors of its own.
     throw new Error(`${MODEL_MANIFEST}: ${what}`);
   };
   if (m === null || typeof m !== 'object') fail('not an object');

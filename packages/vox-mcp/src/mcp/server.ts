@@ -48,6 +48,7 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   const { env, cwd, log } = options;
   const tools = new Map<string, McpTool>();
   for (const t of [...BUILTIN_TOOLS, ...(options.tools ?? [])]) {
+    // Can't happen but by a bug in the tool lists (BUILTIN_TOOLS, the mcp command's EXTRA_TOOLS): an assertion, not a report.
     if (tools.has(t.name)) throw new Error(`vox mcp: two tools are named "${t.name}"`);
     tools.set(t.name, t);
   }

@@ -19,6 +19,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { MODEL_NAME, MODEL_TYPES, type ModelFiles, type ModelSpeaker, type ModelType } from '@vox/protocol/models';
+import { ClientError } from '../errors.js';
 
 export interface CatalogueEntry {
   name: string;
@@ -118,12 +119,12 @@ export function catalogue(env: NodeJS.ProcessEnv): CatalogueEntry[] {
     try {
       extra = JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
-      throw new Error(`VOX_VOICES_CATALOGUE (${file}): ${(err as Error).message}`);
+      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): ${(err as Error).message}`);
     }
-    if (!Array.isArray(extra)) throw new Error(`VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries`);
+    if (!Array.isArray(extra)) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries`);
     extra.forEach((e: Partial<CatalogueEntry>, i) => {
       const problem = problemOf(e);
-      if (problem) throw new Error(`VOX_VOICES_CATALOGUE (${file}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${e.name})` : ''}: ${problem}`);
+      if (problem) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${e.name})` : ''}: ${problem}`);
       entries.set(e.name!, { title: e.name!, ...e } as CatalogueEntry);
     });
   }

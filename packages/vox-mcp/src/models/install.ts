@@ -152,6 +152,7 @@ export async function download(url: string, part: string, options: Pick<InstallO
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);
+      // res.destroy() takes a plain Error; its words become the try's lastCut, reported in the final VOX_ERR_CLIENT_DOWNLOAD_FAILED.
       timer = setTimeout(() => res.destroy(new Error(`no data for ${idleMs / 1000} s`)), idleMs);
     };
     arm();
@@ -175,6 +176,7 @@ export async function download(url: string, part: string, options: Pick<InstallO
         out.end();
       });
       res.on('aborted', () => {
+        // Only its words are kept (lastCut), for the final VOX_ERR_CLIENT_DOWNLOAD_FAILED.
         cutBy ??= new Error('the connection was cut');
       });
       out.on('error', (err) => {

@@ -44,6 +44,8 @@ export function readTemplate(): string {
       // try the next place
     }
   }
+  // A broken install, not a catalogue failure: reported as unexpected (exit 1, EXIT.INTERNAL), which it is; every
+  // non-usage ClientError would exit 3, "voxd could not be reached", which it is not.
   throw new Error(
     `the config template is missing; looked in ${TEMPLATE_URLS.map((u) => fileURLToPath(u)).join(' and ')}. Reinstall vox.`,
   );

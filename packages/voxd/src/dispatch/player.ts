@@ -56,6 +56,7 @@ export class Player {
    * settles `interrupted`). Speech that arrives meanwhile queues as usual.
    */
   hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
+    // Can't happen: the listener holds once per listen, and one listen at a time (VOX_ERR_LISTEN_BUSY).
     if (this.#hold) throw new Error('the player is held already');
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));

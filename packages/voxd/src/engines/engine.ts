@@ -5,6 +5,7 @@
  */
 import type { Voice } from '@vox/protocol';
 import type { AudioFormat } from '../audio/pcm.js';
+import { VoxError } from '../errors.js';
 
 export interface SynthesisRequest {
   /** Text already cleaned for speech, for this engine: expressive tags only if it performs them (understandsTags). */
@@ -56,6 +57,20 @@ export interface Engine {
   /** Parameters besides text/voice/rate/volume that change the audio (for the cache key). */
   cacheParams?(request: SynthesisRequest): Record<string, string | number | undefined>;
   close(): Promise<void>;
+}
+
+/**
+ * An engine's own failure (its process died, its output was broken, its model
+ * would not load), in the engine's words: they become the utterance's reason
+ * and the fallback's account, as they were before they had a code. The class
+ * tells it apart from the registry's own VOX_ERR_SYNTHESIS_FAILED, whose text
+ * is already whole: /v1/synthesize puts an engine's words inside the
+ * catalogue's sentence (routes/synthesize.ts).
+ */
+export class EngineError extends VoxError {
+  constructor(message: string) {
+    super('VOX_ERR_SYNTHESIS_FAILED', { message });
+  }
 }
 
 export function assertEngine(engine: unknown): asserts engine is Engine {

@@ -10,7 +10,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { findExecutable, type Voice } from '@vox/protocol';
 import { slices } from '../audio/pcm.js';
-import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { EngineError, type Engine, type Readiness, type Synthesis, type SynthesisRequest } from './engine.js';
 import type { AudioFormat } from '../audio/pcm.js';
 
 export interface EspeakNgEngineOptions {
@@ -39,29 +39,29 @@ export async function readWav(source: AsyncIterable<Buffer>): Promise<Synthesis>
   };
   if (!(await need(12)) || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') {
     await it.return?.();
-    throw new Error('not a WAV stream');
+    throw new EngineError('not a WAV stream');
   }
   let pos = 12;
   let format: AudioFormat | undefined;
   for (;;) {
-    if (!(await need(pos + 8))) throw new Error('WAV stream ended before its data');
+    if (!(await need(pos + 8))) throw new EngineError('WAV stream ended before its data');
     const id = buf.toString('ascii', pos, pos + 4);
     const size = buf.readUInt32LE(pos + 4);
     pos += 8;
     if (id === 'data') {
-      if (!format) throw new Error('WAV data before its fmt chunk');
+      if (!format) throw new EngineError('WAV data before its fmt chunk');
       const limit = size === 0 || size >= 0x7fff0000 ? Infinity : size;
       const rest = buf.subarray(pos);
       return { format, chunks: slices(bounded(rest, it, limit), 1 << 20) };
     }
-    if (!(await need(pos + size))) throw new Error(`WAV stream ended inside its ${id} chunk`);
+    if (!(await need(pos + size))) throw new EngineError(`WAV stream ended inside its ${id} chunk`);
     if (id === 'fmt ') {
       const tag = buf.readUInt16LE(pos);
       const channels = buf.readUInt16LE(pos + 2);
       const sampleRate = buf.readUInt32LE(pos + 4);
       const bits = buf.readUInt16LE(pos + 14);
       if ((tag !== 1 && tag !== 0xfffe) || channels !== 1 || bits !== 16) {
-        throw new Error(`unsupported WAV format (tag ${tag}, ${channels} channels, ${bits} bits); need 16-bit mono PCM`);
+        throw new EngineError(`unsupported WAV format (tag ${tag}, ${channels} channels, ${bits} bits); need 16-bit mono PCM`);
       }
       format = { sampleRate, channels: 1, bitDepth: 16 };
     }
@@ -129,7 +129,7 @@ export class EspeakNgEngine implements Engine {
 
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {
     const path = this.#path();
-    if (!path) throw new Error(`${this.#bin} is not installed`);
+    if (!path) throw new EngineError(`${this.#bin} is not installed`);
     request.signal?.throwIfAborted();
     const args = ['--stdout', '--stdin'];
     if (request.voice) args.push('-v', request.voice);
@@ -152,8 +152,8 @@ export class EspeakNgEngine implements Engine {
     const failure = async (): Promise<Error> => {
       const { code, error } = await exited;
       if (request.signal?.aborted) return abortError(request.signal);
-      if (error) return new Error(`${this.#bin} failed to start: ${error.message}`);
-      return new Error(`${this.#bin} exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
+      if (error) return new EngineError(`${this.#bin} failed to start: ${error.message}`);
+      return new EngineError(`${this.#bin} exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
     };
 
     let wav: Synthesis;

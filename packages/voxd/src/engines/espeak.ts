@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { Voice } from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { ChunkChannel } from './chunk-channel.js';
-import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { EngineError, type Engine, type Readiness, type Synthesis, type SynthesisRequest } from './engine.js';
 import type { AudioFormat } from '../audio/pcm.js';
 import type { WorkerReply, WorkerRequest } from './espeak-worker.js';
 
@@ -57,7 +57,7 @@ export class EspeakEngine implements Engine {
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
         else if (msg.type === 'done') job.push(null);
         // An unknown voice is the caller's mistake, not a failure of the engine: it carries its own code.
-        else if (msg.type === 'error') job.push(null, msg.unknownVoice ? new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: msg.message }) : new Error(msg.message));
+        else if (msg.type === 'error') job.push(null, msg.unknownVoice ? new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: msg.message }) : new EngineError(msg.message));
         else if (msg.type === 'voice') job.known?.(msg.known);
         else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
         if (msg.type !== 'chunk') this.#jobs.delete(msg.job);
@@ -65,7 +65,7 @@ export class EspeakEngine implements Engine {
       const fail = (err: Error) => {
         this.#failure = err.message;
         reject(err);
-        for (const job of this.#jobs.values()) job.push(null, new Error(`espeak worker stopped: ${err.message}`));
+        for (const job of this.#jobs.values()) job.push(null, new EngineError(`espeak worker stopped: ${err.message}`));
         this.#jobs.clear();
         // The next request starts a fresh worker.
         this.#readyPromise = undefined;
@@ -73,7 +73,7 @@ export class EspeakEngine implements Engine {
       };
       worker.on('error', fail);
       worker.on('exit', (code) => {
-        if (this.#worker === worker) fail(new Error(`worker exited with code ${code}`));
+        if (this.#worker === worker) fail(new EngineError(`worker exited with code ${code}`));
       });
     });
     return this.#readyPromise;
@@ -148,7 +148,7 @@ export class EspeakEngine implements Engine {
   }
 
   #post(msg: WorkerRequest): void {
-    if (!this.#worker) throw new Error(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
+    if (!this.#worker) throw new EngineError(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
     this.#worker.postMessage(msg);
   }
 
@@ -159,7 +159,7 @@ export class EspeakEngine implements Engine {
     this.#worker = undefined;
     this.#readyPromise = undefined;
     this.#inWorker.clear();
-    for (const job of this.#jobs.values()) job.push(null, new Error(`espeak worker restarted: ${reason}`));
+    for (const job of this.#jobs.values()) job.push(null, new EngineError(`espeak worker restarted: ${reason}`));
     this.#jobs.clear();
     await worker.terminate();
   }

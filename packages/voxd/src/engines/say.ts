@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Voice } from '@vox/protocol';
 import { applyGain } from '../audio/pcm.js';
-import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { EngineError, type Engine, type Readiness, type Synthesis, type SynthesisRequest } from './engine.js';
 import { findExecutable } from '@vox/protocol';
 import { readWav } from './espeak-ng.js';
 
@@ -69,7 +69,7 @@ export class SayEngine implements Engine {
 
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {
     const path = this.#path();
-    if (!path) throw new Error((await this.ready()).ready ? 'say unavailable' : `say is not available on ${this.#platform}`);
+    if (!path) throw new EngineError((await this.ready()).ready ? 'say unavailable' : `say is not available on ${this.#platform}`);
     request.signal?.throwIfAborted();
     const dir = await mkdtemp(join(this.#tmpDir, 'vox-say-'));
     const file = join(dir, 'out.wav');
@@ -110,12 +110,12 @@ export class SayEngine implements Engine {
       child.stdin!.end(text);
       child.once('error', (err) => {
         this.#children.delete(child);
-        reject(signal?.aborted ? err : new Error(`say failed to start: ${err.message}`));
+        reject(signal?.aborted ? err : new EngineError(`say failed to start: ${err.message}`));
       });
       child.once('close', (code) => {
         this.#children.delete(child);
         if (code === 0) resolve();
-        else reject(new Error(`say exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`));
+        else reject(new EngineError(`say exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`));
       });
     });
   }

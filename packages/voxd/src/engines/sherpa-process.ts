@@ -11,7 +11,7 @@ import { join, sep } from 'node:path';
 import type { ModelCheck } from '@vox/protocol/models';
 import type { AudioFormat } from '../audio/pcm.js';
 import { ChunkChannel } from './chunk-channel.js';
-import type { Synthesis } from './engine.js';
+import { EngineError, type Synthesis } from './engine.js';
 import type { HostReply, HostRequest } from './sherpa-host.js';
 
 /** How long a synthesis that nobody reads keeps its host from an idle unload (ms): far longer than any sentence plays. */
@@ -74,7 +74,7 @@ export class Host {
         }
         if (msg.type === 'error' && msg.job === undefined) {
           this.failure = msg.message.replaceAll(`${model.dir}${sep}`, '');
-          reject(new Error(this.failure));
+          reject(new EngineError(this.failure));
           this.kill();
           return;
         }
@@ -82,7 +82,7 @@ export class Host {
         if (!job) return;
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm.buffer, msg.pcm.byteOffset, msg.pcm.byteLength));
         else {
-          job.push(null, msg.type === 'error' ? new Error(msg.message) : undefined);
+          job.push(null, msg.type === 'error' ? new EngineError(msg.message) : undefined);
           this.#jobs.delete(msg.job!);
           // Rendered: what is left is its reader's, which still holds the host.
           this.#loosen(job.hold);
@@ -94,8 +94,8 @@ export class Host {
         const last = this.#stderr.trim().split('\n').filter(Boolean).pop()?.replace(/^\S+:\S+:\d+ /, '').replaceAll(`${model.dir}${sep}`, '').trim();
         this.failure ??= `${signal ? `crashed (${signal})` : `exited with code ${code}`}${last ? `: ${last}` : ''}`;
         const whileLoading = !this.loadedOk;
-        reject(new Error(this.failure));
-        for (const job of this.#jobs.values()) job.push(null, new Error(`sherpa model ${model.manifest.name} ${this.failure}`));
+        reject(new EngineError(this.failure));
+        for (const job of this.#jobs.values()) job.push(null, new EngineError(`sherpa model ${model.manifest.name} ${this.failure}`));
         this.#jobs.clear();
         this.#holds.clear();
         clearTimeout(this.#idleTimer);

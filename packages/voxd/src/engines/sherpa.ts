@@ -33,7 +33,7 @@ import { checkModel, listModels, modelsDir, type ModelCheck, type ModelManifest 
 import type { Voice } from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { splitFirstPhrase } from '../text/phrase.js';
-import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
+import { EngineError, type Engine, type Readiness, type Synthesis, type SynthesisRequest } from './engine.js';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Host, type Installed } from './sherpa-process.js';
 
@@ -232,7 +232,7 @@ export class SherpaEngine implements Engine {
     const fresh = checkModel(model.dir, name);
     if (!fresh.ok) {
       this.#checked = undefined;
-      throw new Error(`model ${name} is not usable: ${fresh.reason}`);
+      throw new EngineError(`model ${name} is not usable: ${fresh.reason}`);
     }
     const host = new Host(
       model,
@@ -281,7 +281,7 @@ export class SherpaEngine implements Engine {
 
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {
     const problem = this.#moduleCheck();
-    if (problem) throw new Error(problem);
+    if (problem) throw new EngineError(problem);
     request.signal?.throwIfAborted();
     const p = this.#pick(request.voice);
     if (!p) {
@@ -289,7 +289,7 @@ export class SherpaEngine implements Engine {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: `unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)` });
       }
       const r = await this.ready();
-      throw new Error(r.ready ? 'no voice model is installed' : r.reason);
+      throw new EngineError(r.ready ? 'no voice model is installed' : r.reason);
     }
     const host = this.#host(p.model);
     // Held from here: a host that is (re)loading for this request is not unloaded under it.
@@ -298,7 +298,7 @@ export class SherpaEngine implements Engine {
     try {
       format = await host.loaded;
     } catch (err) {
-      throw new Error(`model ${p.model.manifest.name} failed to load: ${(err as Error).message}`);
+      throw new EngineError(`model ${p.model.manifest.name} failed to load: ${(err as Error).message}`);
     } finally {
       host.release(waiting);
     }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { synthesizeRequestSchema, type SynthesizeRequest } from '@vox/protocol';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
+import { EngineError } from '../engines/engine.js';
 import { VoxError } from '../errors.js';
 import { record, RecordingSlots } from '../synthesis/recording.js';
 import type { PrepareFn } from '../text/preparer.js';
@@ -26,7 +27,8 @@ export const synthesizeRoute: FastifyPluginAsync<{
       const req = request.body;
       const rec = await record(synthesizer, prepare, req, undefined, maxBytes)
         .catch((err: Error & { code?: string }) => {
-          if (err.code?.startsWith('VOX_ERR_')) throw err;
+          // An engine's own words go inside the catalogue's sentence, as they did before they had a code (engines/engine.ts).
+          if (err.code?.startsWith('VOX_ERR_') && !(err instanceof EngineError)) throw err;
           throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', err.message);
         })
         .finally(release);

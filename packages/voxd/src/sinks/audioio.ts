@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
-import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { audioFailed, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 /** Device buffer, in ms: the callback period, and the wait for the first sample. */
 const BUFFER_MS = 20;
@@ -138,6 +138,7 @@ export class AudioIoSink implements Sink {
           lastCallbacks = n;
           lastCallbackAt = now;
         } else if (opened && now - lastCallbackAt > DEVICE_SILENT_MS) {
+          // Caught by play()'s catch below, which reports it as a SinkError.
           throw new Error(`audio-io: the audio device stopped taking audio for ${DEVICE_SILENT_MS} ms (unplugged, or taken by another program?)`);
         }
       };
@@ -203,9 +204,13 @@ export class AudioIoSink implements Sink {
       Atomics.notify(ctl, CTL.WRITTEN);
       const message = (err as Error).message;
       this.#log?.({ sink: this.name, err: message, aborted: signal.aborted }, 'audioio play failed');
+      if (audioFailed(err)) {
+        await this.#close().catch(() => {});
+        throw err;
+      }
       this.#lastError = message.startsWith('audio-io') ? message : `audio-io: ${message}`;
       await this.#close().catch(() => {});
-      throw new Error(this.#lastError);
+      throw new SinkError(this.#lastError);
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#playing = false;
@@ -248,6 +253,7 @@ export class AudioIoSink implements Sink {
       for (const r of this.#replies.splice(0)) r({ type: 'failed', message: err.message });
     };
     worker.on('message', (msg: AudioIoReply) => this.#replies.shift()?.(msg));
+    // These reach only play() and the probe, which report their words (a SinkError, the state's lastError).
     worker.on('error', (err) => gone(new Error(`audio-io: ${err.message.split('\n')[0]}`)));
     worker.on('exit', (code) => gone(new Error(`audio-io: its worker exited with code ${code}`)));
     this.#worker = worker;
@@ -264,6 +270,7 @@ export class AudioIoSink implements Sink {
 
   async #open(sampleRate: number, r: Ring): Promise<void> {
     const reply = await this.#timed(this.#request({ type: 'open', sampleRate, bufferMs: BUFFER_MS, ...r }), OPEN_TIMEOUT_MS, 'open');
+    // Caught by play() and the probe, which report it (a SinkError, the state's lastError).
     if (reply.type !== 'opened') throw new Error(reply.type === 'failed' ? reply.message : 'unexpected reply from the audio worker');
   }
 
@@ -278,6 +285,7 @@ export class AudioIoSink implements Sink {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.#abandon();
+        // Caught by play() and the probe, which report it (a SinkError, the state's lastError).
         reject(new Error(`the audio device did not ${what} within ${ms} ms (a hung driver or sound server?)`));
       }, ms);
     });

@@ -6,7 +6,7 @@
  * back, or a player installed later, is used without a restart.
  */
 import type { AudioFormat } from '../audio/pcm.js';
-import { NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export class AutoSink implements Sink {
   readonly name = 'auto';
@@ -60,7 +60,7 @@ export class AutoSink implements Sink {
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
     if (!this.#chosen) await this.check();
     const sink = this.#chosen;
-    if (!sink) throw new Error(`no audio output: ${this.state().lastError}`);
+    if (!sink) throw new SinkError(`no audio output: ${this.state().lastError}`);
     // A failure fails this utterance (its state says why); the next check chooses again.
     return sink.play(format, chunks, signal, meta);
   }

@@ -13,7 +13,7 @@ import { Pacer } from '../audio/pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../audio/wav.js';
-import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { audioFailed, DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
@@ -110,7 +110,7 @@ export class CommandSink implements Sink {
   async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta?: { id: string }): Promise<PlayResult> {
     const player = this.player;
     if (!player) {
-      throw new Error(`no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`);
+      throw new SinkError(`no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`);
     }
     this.#tried = true;
     this.#playing = true;
@@ -169,6 +169,7 @@ export class CommandSink implements Sink {
           await Promise.race([closed, new Promise((r) => setTimeout(r, 500))]);
           // The last line says what failed; ALSA prints a page of config noise before it.
           const why = stderr.trim().split('\n').pop()?.trim();
+          // Not reported as it is: the catch below keeps its words as the state's lastError and throws a SinkError.
           throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${why ? `: ${why}` : ''}`);
         }
       } finally {
@@ -183,9 +184,10 @@ export class CommandSink implements Sink {
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
     } catch (err) {
+      if (audioFailed(err)) throw err;
       const e = err as NodeJS.ErrnoException;
       this.#lastError = e.code === 'ENOENT' ? `${player} not found` : e.message;
-      throw new Error(this.#lastError);
+      throw new SinkError(this.#lastError);
     } finally {
       this.#playing = false;
       if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -25,15 +25,18 @@ export function createSink(spec: string, options: SinkOptions = {}): Sink {
   if (spec === 'command' || spec.startsWith('command:')) {
     const player = spec.slice('command:'.length) || undefined;
     if (player && !(PLAYERS as readonly string[]).includes(player)) {
+      // Can't happen from voxd: audioSpecProblem refused the spec at the edge (settings); kept for direct callers.
       throw new Error(`unknown player "${player}" in audio sink "${spec}"; use one of ${PLAYERS.join(', ')}`);
     }
     return new CommandSink({ ...rest, ...(log ? { log } : {}), ...(player ? { player: player as PlayerName } : {}) });
   }
   if (spec.startsWith('file:')) {
     const [dir, query = ''] = spec.slice('file:'.length).split('?');
+    // Can't happen from voxd: audioSpecProblem refused the spec at the edge (settings).
     if (!dir) throw new Error(`audio sink "${spec}" needs a directory: file:DIR`);
     const realtime = new URLSearchParams(query).get('realtime');
     return new FileSink(dir, { realtime: realtime !== '0' && realtime !== 'false' });
   }
+  // Can't happen from voxd: audioSpecProblem refused the spec at the edge (settings).
   throw new Error(`unknown audio sink "${spec}"; use one of ${SINK_SPECS}`);
 }

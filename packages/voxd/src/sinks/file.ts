@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AudioFormat } from '../audio/pcm.js';
 import { bytesForMs, sleepUntil, slices } from '../audio/pcm.js';
 import { WAV_HEADER_BYTES, wavHeader } from '../audio/wav.js';
-import type { PlayResult, Sink, SinkState } from './sink.js';
+import { SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 /** Granularity of real-time pacing, in ms: a stop cuts the file within one slice. */
 const SLICE_MS = 20;
@@ -43,6 +43,7 @@ export class FileSink implements Sink {
   /** The directory must still exist and be writable (it is not re-created: a removed one is a mistake to report). */
   async check(): Promise<SinkState> {
     try {
+      // Not reported: caught just below, which words the state.
       if (!statSync(this.dir).isDirectory()) throw new Error('not a directory');
       accessSync(this.dir, constants.W_OK);
       this.#lastError = undefined;
@@ -62,7 +63,7 @@ export class FileSink implements Sink {
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       this.#lastError = e.code === 'ENOENT' ? `the file sink's directory ${this.dir} does not exist` : `cannot write ${path}: ${e.message}`;
-      throw new Error(this.#lastError);
+      throw new SinkError(this.#lastError);
     }
     let bytes = 0;
     let firstAudioAt: number | undefined;

@@ -9,6 +9,28 @@
  * fix, and a sink that was repaired is used again without a restart.
  */
 import type { AudioFormat } from '../audio/pcm.js';
+import { VoxError } from '../errors.js';
+
+/**
+ * A sink's failure to play, in its own words: the player settles the
+ * utterance `failed` with this code and these words as its reason
+ * (dispatch/player.ts), as it did before they had a code.
+ */
+export class SinkError extends VoxError {
+  constructor(message: string) {
+    super('VOX_ERR_PLAYBACK_FAILED', { message });
+  }
+}
+
+/**
+ * Whether what a sink caught while it played is the audio's own failure (an
+ * engine that died mid-stream, engines/engine.ts's EngineError, or the speech
+ * stream's watchdog): not the sink's, so a sink passes it on as it is and
+ * keeps it out of its state.
+ */
+export function audioFailed(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'VOX_ERR_SYNTHESIS_FAILED';
+}
 
 export interface SinkState {
   name: string;

@@ -12,7 +12,7 @@ import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../audio/pcm.js';
 import { groupGone, killGroup } from './player-group.js';
 import { writeTo } from './pipe.js';
-import { DEVICE_FIX, NO_OUTPUT_FIX, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 const CHILD = fileURLToPath(new URL('./speaker-child.js', import.meta.url));
 
@@ -92,7 +92,7 @@ export class SpeakerSink implements Sink {
     const problem = await this.probe();
     if (problem !== undefined) {
       if (!this.#fallback.player) {
-        throw new Error(`no audio output: speaker failed (${problem}) and no player command was found (paplay, pw-play, aplay, afplay); install one, or set VOXD_AUDIO=file:DIR`);
+        throw new SinkError(`no audio output: speaker failed (${problem}) and no player command was found (paplay, pw-play, aplay, afplay); install one, or set VOXD_AUDIO=file:DIR`);
       }
       return this.#fallback.play(format, chunks, signal, meta);
     }
@@ -124,7 +124,7 @@ export class SpeakerSink implements Sink {
       const { code, signal: sig } = await exited;
       if (!signal.aborted && code !== 0) {
         this.#lastError = describeExit(code, sig, stderr);
-        throw new Error(this.#lastError);
+        throw new SinkError(this.#lastError);
       }
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };

@@ -34,6 +34,7 @@ export async function createSynthesis(options: {
   });
   const fallbackDefault = options.env.VOXD_ENGINE && options.env.VOXD_ENGINE !== 'auto' ? options.env.VOXD_ENGINE : undefined;
   if (fallbackDefault && !registry.names().includes(fallbackDefault)) {
+    // Can't happen from voxd: the settings check refused any engine not in ENGINE_NAMES at the edge; kept for direct callers.
     throw new Error(`VOXD_ENGINE=${fallbackDefault} is not an engine; use one of ${registry.names().join(', ')} or auto`);
   }
   const resolve = (requested?: string, voice?: string) => registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault, voice);

@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { VoxError } from '../errors.js';
 import { splitSentences } from './sentences.js';
 import { cleanForSpeech } from './cleanup.js';
 
@@ -75,7 +76,8 @@ export class TextPreparer {
   }
 
   readonly prepare: PrepareFn = (text, options) => {
-    if (this.#closed) return Promise.reject(new Error('text preparation is closed'));
+    // Closed at a shutdown: a request that races it is told so (503), not "internal error".
+    if (this.#closed) return Promise.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
     if (text.length <= this.#inlineChars || !this.threaded) {
       try {
         return Promise.resolve(prepareText(text, options));
@@ -99,6 +101,7 @@ export class TextPreparer {
       const p = this.#pending.get(reply.id);
       if (!p) return;
       this.#pending.delete(reply.id);
+      // A bug in cleanup, not a catalogue failure: code-less, it is answered VOX_ERR_INTERNAL and these words are logged (server.ts).
       if ('error' in reply) p.reject(new Error(reply.error));
       else p.resolve(reply.prepared);
     });
@@ -107,6 +110,7 @@ export class TextPreparer {
       this.#worker = undefined;
       for (const [id, p] of this.#pending) {
         this.#pending.delete(id);
+        // As above: VOX_ERR_INTERNAL on the wire, the worker's end in the log.
         p.reject(new Error(`text preparation failed: ${why}`));
       }
     };
@@ -123,7 +127,7 @@ export class TextPreparer {
     this.#worker = undefined;
     for (const [id, p] of this.#pending) {
       this.#pending.delete(id);
-      p.reject(new Error('text preparation is closed'));
+      p.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
     }
     if (worker) await worker.terminate();
   }

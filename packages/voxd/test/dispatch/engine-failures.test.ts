@@ -8,7 +8,8 @@ import { Dispatcher } from '../../src/dispatch/dispatcher.js';
 import type { Engine } from '../../src/engines/engine.js';
 import { singleEngine } from '../../src/server.js';
 import { NullSink } from '../../src/sinks/null.js';
-import { CrashingEngine, DyingEngine, HangingEngine, SilentEngine } from '../fixtures/failing-engines.js';
+import { rmSync } from 'node:fs';
+import { CrashingEngine, DyingEngine, dyingEspeakNg, HangingEngine, SilentEngine } from '../fixtures/failing-engines.js';
 
 function rig(engine: Engine, synthesisTimeoutMs = 30_000) {
   return new Dispatcher({ synthesizer: singleEngine(engine), sink: new NullSink(), synthesisTimeoutMs });
@@ -58,4 +59,15 @@ test('an engine that dies mid-stream fails the utterance with its error', async 
   assert.equal(r.status, 'failed');
   assert.match(r.reason ?? '', /died mid-sentence/);
   assert.equal(d.counters.failed, 1);
+});
+
+test('an engine process that dies mid-stream fails the utterance as a synthesis failure, not a playback one', async (t) => {
+  const { engine, dir } = dyingEspeakNg();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const d = rig(engine);
+  const r = await outcome(d, 'Dies halfway.');
+  assert.equal(r.status, 'failed');
+  assert.equal(r.reason, 'espeak-ng exited with code 3: fake espeak-ng died');
+  // Before engines threw catalogue errors this was VOX_ERR_PLAYBACK_FAILED: the speaker was blamed for the engine.
+  assert.equal(r.error?.code, 'VOX_ERR_SYNTHESIS_FAILED');
 });

@@ -88,7 +88,7 @@ describe('finding executables', () => {
     assert.equal(r.ready, false);
     assert.match((r as { reason: string }).reason, /espeak-ng is not installed.*apt-get install espeak-ng/);
     assert.deepEqual(await engine.voices(), []);
-    await assert.rejects(engine.synthesize({ text: 'x' }), /not installed/);
+    await assert.rejects(engine.synthesize({ text: 'x' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /not installed/ });
   });
 });
 
@@ -155,7 +155,7 @@ describe('the real espeak-ng binary', { skip: needTool('espeak-ng') }, () => {
   });
 
   test('an unknown voice fails before any audio, with espeak-ng’s reason', async () => {
-    await assert.rejects(engine.synthesize({ text: 'hello', voice: 'zzqq' }), /espeak-ng exited with code 1.*voice does not exist/);
+    await assert.rejects(engine.synthesize({ text: 'hello', voice: 'zzqq' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /espeak-ng exited with code 1.*voice does not exist/ });
   });
 
   test('abort stops the process', async () => {

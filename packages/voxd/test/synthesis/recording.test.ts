@@ -12,6 +12,8 @@ import { EspeakEngine } from '../../dist/engines/espeak.js';
 import { buildServer, singleEngine } from '../../src/server.js';
 import { splitSentences } from '../../src/text/sentences.js';
 import { NullSink } from '../../src/sinks/null.js';
+import { rmSync } from 'node:fs';
+import { dyingEspeakNg } from '../fixtures/failing-engines.js';
 
 const TOKEN = 'r'.repeat(43);
 const prepare = async (t: string) => ({ text: t, sentences: splitSentences(t) });
@@ -56,4 +58,18 @@ test('POST /v1/synthesize answers 413 in the documented error shape past the cap
   const ok = await app.inject({ method: 'POST', url: '/v1/synthesize', headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Short enough.' } });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.headers['content-type'], 'audio/wav');
+});
+
+test("POST /v1/synthesize says an engine's failure inside the catalogue's sentence", async (t) => {
+  const { engine: dying, dir } = dyingEspeakNg();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { app } = await buildServer({ token: TOKEN, synthesizer: singleEngine(dying), sink: new NullSink(), prepare });
+  t.after(() => app.close());
+  const r = await app.inject({ method: 'POST', url: '/v1/synthesize', headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Dies halfway.' } });
+  assert.equal(r.statusCode, 500);
+  assert.deepEqual(r.json(), {
+    code: 'VOX_ERR_SYNTHESIS_FAILED',
+    statusCode: 500,
+    message: 'Speech synthesis failed: espeak-ng exited with code 3: fake espeak-ng died. Check "vox status" and the logs in VOX_HOME/logs.',
+  });
 });

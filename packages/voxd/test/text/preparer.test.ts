@@ -7,6 +7,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { INLINE_CHARS, prepareText, TextPreparer } from '../../dist/text/preparer.js';
+import { buildServer, singleEngine } from '../../src/server.js';
+import { NullSink } from '../../src/sinks/null.js';
+import { SineEngine } from '../fixtures/sine-engine.js';
+
+const TOKEN = 'p'.repeat(43);
 
 const long = (i: number) => `Request ${i}: ` + 'The build finished and **every** test passed, see `src/a/b/c.ts:12`. '.repeat(60);
 
@@ -39,10 +44,24 @@ describe('TextPreparer', () => {
 
   it('fails what it still holds on close, and refuses work after it; close twice is harmless', async () => {
     const p = new TextPreparer({ inlineChars: 0 });
-    const failed = assert.rejects(p.prepare(long(3).repeat(5), { keepTags: false, maxChars: 20_000 }), /closed/);
+    // Closed at a shutdown: VOX_ERR_SHUTTING_DOWN (before, a code-less error that answered 500 VOX_ERR_INTERNAL).
+    const shuttingDown = { code: 'VOX_ERR_SHUTTING_DOWN', statusCode: 503, message: /voxd is shutting down/ };
+    const failed = assert.rejects(p.prepare(long(3).repeat(5), { keepTags: false, maxChars: 20_000 }), shuttingDown);
     await p.close();
     await p.close();
     await failed;
-    await assert.rejects(p.prepare('after', { keepTags: false }), /closed/);
+    await assert.rejects(p.prepare('after', { keepTags: false }), shuttingDown);
+  });
+
+  it('a request that races the shutdown of text preparation is answered 503 VOX_ERR_SHUTTING_DOWN', async (t) => {
+    const p = new TextPreparer();
+    await p.close();
+    const { app } = await buildServer({ token: TOKEN, synthesizer: singleEngine(new SineEngine()), sink: new NullSink(), prepare: p.prepare });
+    t.after(() => app.close());
+    for (const url of ['/v1/speak', '/v1/synthesize']) {
+      const r = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Too late.' } });
+      assert.equal(r.statusCode, 503, url);
+      assert.equal(r.json().code, 'VOX_ERR_SHUTTING_DOWN', url);
+    }
   });
 });

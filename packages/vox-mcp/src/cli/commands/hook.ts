@@ -95,6 +95,7 @@ export const command = defineCommand({
     if (raw.trim()) {
       try {
         const parsed: unknown = JSON.parse(raw);
+        // Caught just below, with JSON.parse's own errors, and warned about: the hook never fails.
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
         payload = parsed as HookPayload;
       } catch (err) {

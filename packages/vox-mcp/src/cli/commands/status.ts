@@ -113,6 +113,7 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent | Gap
     } catch (err) {
       return reject(err);
     }
+    // Read by watch() alone, which words it as why voxd is down and keeps waiting: not a failure it reports.
     if (!endpoint) return reject(new Error('voxd is not running (no voxd.json)'));
     const headers: Record<string, string> = {};
     if (endpoint.token) headers.authorization = `Bearer ${endpoint.token}`;
@@ -155,6 +156,7 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent | Gap
       },
     );
     // voxd sends a heartbeat every 15 s: a silent socket is a voxd that is gone (or hung).
+    // req.destroy() takes a plain Error; watch() reads its words as why voxd is down.
     req.setTimeout(staleMs, () => req.destroy(new Error(`no heartbeat from voxd for ${Math.round(staleMs / 1000)} s`)));
     req.on('error', (err) => ((err as Error).name === 'AbortError' || signal?.aborted ? resolve() : reject(err)));
     req.end();

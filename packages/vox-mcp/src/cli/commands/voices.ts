@@ -95,10 +95,6 @@ export const command = defineCommand({
         ctx.stderr.write(`vox voices: ${err.code}: ${err.message}\n`);
         return err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED' ? EXIT.UNREACHABLE : EXIT.REJECTED;
       }
-      if (err instanceof Error && /^VOX_VOICES_CATALOGUE/.test(err.message)) {
-        ctx.stderr.write(`vox voices: VOX_ERR_CLIENT_USAGE: ${err.message}\n`);
-        return EXIT.USAGE;
-      }
       throw err; // reported as every command's (defineCommand)
     }
   },
