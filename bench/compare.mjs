@@ -23,7 +23,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, median, round } from './lib.mjs';
+import { cleanEnv, jsonLines, median, round } from './lib.mjs';
 
 const head = fileURLToPath(new URL('..', import.meta.url));
 const { values, positionals: names } = parseArgs({
@@ -58,14 +58,8 @@ function runIn(side, tree, file) {
     failed += 1;
     process.stderr.write(`# ${side}: ${file} exited with ${r.status}\n`);
   }
-  for (const line of (r.stdout ?? '').split('\n')) {
-    let j;
-    try {
-      j = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!j || typeof j !== 'object' || typeof j.bench !== 'string') continue;
+  for (const j of jsonLines(r.stdout)) {
+    if (typeof j.bench !== 'string') continue;
     // A bench may print several lines of one name (variants): the label fields tell them apart.
     const label = ['figure', 'variant', 'chars', 'flags'].filter((k) => j[k] !== undefined).map((k) => `${k}=${Array.isArray(j[k]) ? j[k].join(',') : j[k]}`).join(' ');
     const key = `${j.bench}${label ? ` ${label}` : ''} @${j.node}`;

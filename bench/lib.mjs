@@ -51,6 +51,20 @@ export const percentile = (xs, p) => {
 };
 export const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
+/** The JSON objects among a bench's output lines (what report() printed); other lines are skipped. */
+export function jsonLines(text) {
+  const out = [];
+  for (const line of (text ?? '').split('\n')) {
+    try {
+      const j = JSON.parse(line);
+      if (j && typeof j === 'object') out.push(j);
+    } catch {
+      // not a figure
+    }
+  }
+  return out;
+}
+
 /** Prints one JSON line, with the Node version that ran the bench (and every process it timed). */
 export function report(obj) {
   process.stdout.write(`${JSON.stringify({ ...obj, node: process.version })}\n`);

@@ -26,7 +26,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv } from './lib.mjs';
+import { cleanEnv, jsonLines } from './lib.mjs';
 
 /**
  * One line per bench. `everyNode`: it times Node processes starting (a client
@@ -115,13 +115,7 @@ for (let rep = 0; rep < repeat; rep++) {
       process.stderr.write(`# ${file}\n`);
       const r = spawnSync(node, [join(dir, file)], { stdio: ['ignore', 'pipe', 'inherit'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
       process.stdout.write(r.stdout ?? '');
-      for (const line of (r.stdout ?? '').split('\n')) {
-        let j;
-        try {
-          j = JSON.parse(line);
-        } catch {
-          continue;
-        }
+      for (const j of jsonLines(r.stdout)) {
         if (typeof j.ratioToFloor !== 'number') continue;
         const key = `${j.bench}\0${j.node}`;
         if (!ratios.has(key)) ratios.set(key, { bench: j.bench, node: j.node, ratios: [], paired: [], toNode: [] });
