@@ -290,6 +290,8 @@ export const command = defineCommand({
     }
     for (const line of tailLog(dir, n, size, values.follow === true)) print(line);
     if (!values.follow) return EXIT.OK;
+    // Ctrl-C, SIGTERM or SIGHUP ends the follow like a closed pipe: exit 0.
+    ctx.takeSignals?.().addEventListener('abort', () => closed.abort(), { once: true });
     // Start right after the last complete line shown, so nothing is skipped or repeated.
     await follow(path, print, { from: size === undefined ? 0 : completeEnd(path, size), signal: closed.signal });
     return EXIT.OK;

@@ -194,7 +194,7 @@ function lostBecause(err: NodeJS.ErrnoException): string {
  * with that error's exit code.
  */
 async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
-  const signal = ctx.signal ?? new AbortController().signal;
+  const signal = ctx.takeSignals?.() ?? new AbortController().signal;
   const tty = ctx.stdout.isTTY === true;
   const note = (text: string) => ctx.stdout.write(`${new Date().toISOString()} ${text}\n`);
   const render = async () => {
