@@ -272,6 +272,8 @@ export const command = defineCommand({
     // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
     const closed = new AbortController();
     ctx.stdout.on('error', () => closed.abort());
+    // Ctrl-C, SIGTERM or SIGHUP ends a follow like a closed pipe, exit 0; taken before the first line is out.
+    if (values.follow) ctx.takeSignals?.().addEventListener('abort', () => closed.abort(), { once: true });
     const dir = homePaths(voxHome(ctx.env)).logs;
     const path = join(dir, LOG_FILE);
     const print = (line: string) => {
@@ -290,8 +292,6 @@ export const command = defineCommand({
     }
     for (const line of tailLog(dir, n, size, values.follow === true)) print(line);
     if (!values.follow) return EXIT.OK;
-    // Ctrl-C, SIGTERM or SIGHUP ends the follow like a closed pipe: exit 0.
-    ctx.takeSignals?.().addEventListener('abort', () => closed.abort(), { once: true });
     // Start right after the last complete line shown, so nothing is skipped or repeated.
     await follow(path, print, { from: size === undefined ? 0 : completeEnd(path, size), signal: closed.signal });
     return EXIT.OK;
