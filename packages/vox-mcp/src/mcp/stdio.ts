@@ -7,11 +7,14 @@
  * closes a stdio server's stdin at exit, it signals, then SIGKILLs 0.5 s
  * later, and MCP's stdio shutdown expects a server to exit on SIGTERM), it
  * stops reading and lets go of stdin, sends what is ready, answers each
- * request still in flight with a JSON-RPC error (SHUTTING_DOWN), cancels it
- * (its tool's signal aborts, so a listen hangs up) and resolves at once:
- * nothing waits on voxd, which plays on what it accepted. Waiting for the
- * in-flight answers instead was rejected: a tool call can wait on voxd for
- * minutes (a listen, a voxd being started).
+ * request still in flight with a JSON-RPC error (SHUTTING_DOWN), writes
+ * nothing after, and resolves at once; the entry then exits (cli/context.ts
+ * `interrupted`), which hangs up the requests to voxd (a listen's microphone
+ * is released). Nothing waits on voxd, and what voxd accepted plays on.
+ * Rejected: waiting for the in-flight answers (a tool call can wait on voxd
+ * for minutes: a listen, a voxd being started); cancelling them as
+ * `notifications/cancelled` does (a cancelled `speak` that voxd queued
+ * meanwhile is stopped, and speech accepted before the exit must play).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -147,10 +150,6 @@ export function serveStdio(io: StdioOptions): Promise<number> {
           if (answers.length) send(batch ? answers : answers[0]!);
         }
         ended = true;
-        // Cancel them (the protocol aborts each tool's signal and drops its late answer).
-        for (const { ids } of cut) {
-          for (const requestId of ids) void mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'vox mcp is shutting down' } });
-        }
         if (cut.length) log(`vox mcp: shutting down; ${cut.reduce((n, w) => n + w.ids.length, 0)} request(s) in flight answered with an error`);
         resolve(0);
       });
