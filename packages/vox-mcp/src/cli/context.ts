@@ -62,15 +62,20 @@ export function interrupted(): boolean {
   return interrupt?.signal.aborted === true;
 }
 
+/** How long an exit waits for stdout and stderr to drain to a reader that has stopped reading. */
+const FLUSH_MS = 1000;
+
 /**
  * Ends the process with `code` once stdout and stderr have taken what was
- * written (a pipe's writes can be asynchronous, as on macOS).
+ * written (a pipe's writes can be asynchronous, as on macOS), or after
+ * FLUSH_MS when a reader has stopped reading.
  */
 export function exitAfterFlush(code: number): void {
   let left = 2;
   const done = () => {
     if (--left === 0) process.exit(code);
   };
+  setTimeout(() => process.exit(code), FLUSH_MS).unref();
   process.stdout.write('', done);
   process.stderr.write('', done);
 }
