@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { processContext } from '../../src/cli/context.js';
 import { cleanEnv } from '../../../../test/helpers/daemon.js';
 import { silentServer, startVox, type SilentServer } from '../../../../test/helpers/signals.js';
 
@@ -31,6 +32,14 @@ const WAITING: { args: string[]; request: string }[] = [
   { args: ['status', '--watch'], request: 'GET /v1/status' },
   { args: ['say', '--wait', 'a sentence that voxd never answers'], request: 'POST /v1/speak' },
 ];
+
+test('copying or spreading the process context takes over no signal (the trap that left vox mcp deaf to them)', () => {
+  const before = ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
+  const ctx = processContext([]);
+  const copies = [{ ...ctx }, Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx))];
+  assert.equal(typeof copies[0]!.takeSignals, 'function');
+  assert.deepEqual(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)), before);
+});
 
 describe('long-running commands end on a signal, exit 0', () => {
   for (const { args, request } of WAITING) {
