@@ -53,6 +53,7 @@ const BENCHES = [
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
   { file: 'sherpa.mjs' },
+  { file: 'claude-exit.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

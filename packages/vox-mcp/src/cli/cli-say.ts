@@ -6,8 +6,9 @@
  * flags, help and messages.
  */
 import { run } from './commands/say.js';
-import { processContext } from './context.js';
+import { exitAfterFlush, interrupted, processContext } from './context.js';
 
 void run(processContext(process.argv.slice(3))).then((code) => {
   process.exitCode = code;
+  if (interrupted()) exitAfterFlush(code); // `say --wait` ended by a signal (context.ts)
 });

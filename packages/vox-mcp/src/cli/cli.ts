@@ -4,7 +4,7 @@
  * because every Claude Code hook starts one (see bench/say.mjs).
  */
 import { commandNames, findCommand, usage } from './command-table.js';
-import { processContext, type CliContext } from './context.js';
+import { exitAfterFlush, interrupted, processContext, type CliContext } from './context.js';
 import { suggestion } from './usage.js';
 
 export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
@@ -35,4 +35,6 @@ export async function main(argv: string[], ctx: Omit<CliContext, 'argv'>): Promi
 void main(process.argv.slice(2), processContext([])).then((code) => {
   // Commands that hold handles (mcp, status --watch, logs -f) resolve when they end.
   process.exitCode = code;
+  // Ended by a signal: exit now, whatever a request to voxd still holds (context.ts `interrupted`).
+  if (interrupted()) exitAfterFlush(code);
 });

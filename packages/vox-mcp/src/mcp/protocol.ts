@@ -44,8 +44,8 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
  */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 
-/** JSON-RPC 2.0 error codes. */
-export const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, UNSUPPORTED_PROTOCOL_VERSION: -32022 } as const;
+/** JSON-RPC 2.0 error codes; SHUTTING_DOWN (a server error, -32000 to -32099) answers a request cut off by a signal (stdio.ts). */
+export const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603, UNSUPPORTED_PROTOCOL_VERSION: -32022, SHUTTING_DOWN: -32000 } as const;
 
 /** The 2026-07-28 `_meta` keys. */
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';

@@ -1,6 +1,20 @@
 /**
  * The stdio transport of `vox mcp`: one JSON-RPC message per line. stdout
  * carries JSON-RPC only; diagnostics go to stderr.
+ *
+ * It ends two ways. When stdin ends, every request already read is answered
+ * first. When `signal` aborts (SIGINT, SIGTERM or SIGHUP: Claude Code never
+ * closes a stdio server's stdin at exit, it signals, then SIGKILLs 0.5 s
+ * later, and MCP's stdio shutdown expects a server to exit on SIGTERM), it
+ * stops reading and lets go of stdin, sends what is ready, answers each
+ * request still in flight with a JSON-RPC error (SHUTTING_DOWN), writes
+ * nothing after, and resolves at once; the entry then exits (cli/context.ts
+ * `interrupted`), which hangs up the requests to voxd (a listen's microphone
+ * is released). Nothing waits on voxd, and what voxd accepted plays on.
+ * Rejected: waiting for the in-flight answers (a tool call can wait on voxd
+ * for minutes: a listen, a voxd being started); cancelling them as
+ * `notifications/cancelled` does (a cancelled `speak` that voxd queued
+ * meanwhile is stopped, and speech accepted before the exit must play).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -20,23 +34,44 @@ export interface StdioOptions {
   stderr: Writable;
   /** Tools from other modules (VoxMcpOptions.tools). */
   tools?: readonly McpTool[];
+  /** Ends the server now (the process's SIGINT, SIGTERM, SIGHUP): see the note above. */
+  signal?: AbortSignal;
+}
+
+/** A message being answered: the ids of the requests in it, and whether it was a batch. */
+interface Work {
+  ids: (string | number)[];
+  batch: boolean;
+}
+
+/** The ids of the requests in a message (notifications and responses have none to answer). */
+function requestIds(message: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (typeof m !== 'object' || m === null || typeof (m as { method?: unknown }).method !== 'string') continue;
+    const id = (m as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
 }
 
 /**
  * Serves MCP on stdin/stdout, one JSON-RPC message per line (the MCP stdio
- * transport), until stdin ends; answers every request already read, then
- * resolves with the exit code.
+ * transport), until stdin ends (every request already read is answered) or
+ * `signal` aborts (see the note above); then resolves with the exit code, 0.
  */
 export function serveStdio(io: StdioOptions): Promise<number> {
   const log = (line: string) => {
     io.stderr.write(`${line}\n`);
   };
   const mcp = createVoxMcp({ env: io.env, cwd: io.cwd, log, ...(io.tools ? { tools: io.tools } : {}) });
-  const pending = new Set<Promise<void>>();
+  const pending = new Map<Promise<void>, Work>();
   let broken = false;
+  /** Shut down by the signal: nothing more is read, and nothing more is written once the last answers are out. */
+  let ended = false;
 
   const send = (message: JSONRPCMessage | JSONRPCMessage[]) => {
-    if (!broken) io.stdout.write(`${JSON.stringify(message)}\n`);
+    if (!broken && !ended) io.stdout.write(`${JSON.stringify(message)}\n`);
   };
 
   const receive = (line: string) => {
@@ -57,17 +92,16 @@ export function serveStdio(io: StdioOptions): Promise<number> {
         log(`vox mcp: cannot answer: ${(err as Error).stack ?? String(err)}`);
       }
     })();
-    pending.add(work);
+    pending.set(work, { ids: requestIds(message), batch: Array.isArray(message) });
     void work.finally(() => pending.delete(work));
   };
 
   return new Promise<number>((resolve) => {
     let buffer = '';
-    io.stdin.setEncoding('utf8');
-    io.stdin.on('data', (chunk: string) => {
+    const onData = (chunk: string) => {
       buffer += chunk;
       let i: number;
-      while ((i = buffer.indexOf('\n')) !== -1) {
+      while (!ended && (i = buffer.indexOf('\n')) !== -1) {
         const line = buffer.slice(0, i);
         buffer = buffer.slice(i + 1);
         receive(line.endsWith('\r') ? line.slice(0, -1) : line);
@@ -77,15 +111,18 @@ export function serveStdio(io: StdioOptions): Promise<number> {
         send(errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: message longer than ${MAX_LINE_CHARS} characters`));
         buffer = '';
       }
-    });
+    };
+    io.stdin.setEncoding('utf8');
+    io.stdin.on('data', onData);
     const finish = async () => {
       if (buffer.trim()) receive(buffer);
       buffer = '';
-      while (pending.size) await Promise.allSettled([...pending]);
+      while (pending.size) await Promise.allSettled([...pending.keys()]);
       resolve(0);
     };
     io.stdin.once('end', () => void finish());
     io.stdin.once('error', (err) => {
+      if (ended) return;
       log(`vox mcp: stdin: ${err.message}`);
       void finish();
     });
@@ -97,5 +134,27 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       io.stdin.destroy();
       void finish();
     });
+
+    const shutdown = () => {
+      if (ended) return;
+      // Stop reading, and release stdin (an open pipe would keep the process alive).
+      io.stdin.off('data', onData);
+      io.stdin.pause();
+      io.stdin.destroy();
+      buffer = '';
+      // One turn of the loop: an answer that is ready (its last await settled) goes out as usual.
+      setImmediate(() => {
+        const cut = [...pending.values()];
+        for (const { ids, batch } of cut) {
+          const answers = ids.map((id) => errorResponse(id, RPC.SHUTTING_DOWN, 'Request cancelled: vox mcp is shutting down (it was signalled to end)'));
+          if (answers.length) send(batch ? answers : answers[0]!);
+        }
+        ended = true;
+        if (cut.length) log(`vox mcp: shutting down; ${cut.reduce((n, w) => n + w.ids.length, 0)} request(s) in flight answered with an error`);
+        resolve(0);
+      });
+    };
+    if (io.signal?.aborted) shutdown();
+    else io.signal?.addEventListener('abort', shutdown, { once: true });
   });
 }

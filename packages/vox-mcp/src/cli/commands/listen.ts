@@ -3,7 +3,7 @@ import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ListenRequest, ListenResponse } from '@vox/protocol';
 import { defineCommand } from '../command.js';
-import { EXIT } from '../context.js';
+import { EXIT, unlessAborted } from '../context.js';
 import { exitForStatus } from '../report.js';
 
 const USAGE = `Usage: vox listen [--max N] [--silence MS] [--out FILE.wav] [--json]
@@ -58,7 +58,16 @@ export const command = defineCommand({
     const { sessionLabel } = await import('../../project/session.js');
     body.session = sessionLabel(projectNameFor(ctx.cwd), ctx.env);
     const { listen, listenFailure } = await import('../../daemon/listening.js');
-    const reply = await listen(ctx.env, body);
+    // A signal hangs up the listen (voxd releases the microphone) and ends it, exit 0.
+    const signal = ctx.takeSignals?.();
+    let reply;
+    try {
+      reply = await unlessAborted(listen(ctx.env, body, signal), signal);
+    } catch (err) {
+      if (!signal?.aborted) throw err;
+      ctx.stderr.write('vox listen: stopped by a signal; nothing transcribed\n');
+      return EXIT.OK;
+    }
     if (reply.status !== 200) {
       let line = listenFailure(reply.status, reply.body);
       for (const [field, flag] of Object.entries(FLAG_OF)) line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);

@@ -272,6 +272,8 @@ export const command = defineCommand({
     // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
     const closed = new AbortController();
     ctx.stdout.on('error', () => closed.abort());
+    // Ctrl-C, SIGTERM or SIGHUP ends a follow like a closed pipe, exit 0; taken before the first line is out.
+    if (values.follow) ctx.takeSignals?.().addEventListener('abort', () => closed.abort(), { once: true });
     const dir = homePaths(voxHome(ctx.env)).logs;
     const path = join(dir, LOG_FILE);
     const print = (line: string) => {

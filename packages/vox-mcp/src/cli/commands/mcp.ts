@@ -1,8 +1,9 @@
 /**
  * `vox mcp`: the stdio MCP server of one Claude Code session. Thin: the
  * server and its tools are built in ../../mcp/server.ts; this only checks the
- * arguments and wires the process's streams to it. It runs until Claude Code
- * closes stdin.
+ * arguments and wires the process's streams to it. It runs until stdin ends
+ * or a signal (SIGINT, SIGTERM, SIGHUP) ends it, exit 0: Claude Code signals
+ * its stdio servers at exit rather than closing their stdin.
  */
 import { defineCommand } from '../command.js';
 import { hookTool } from '../../mcp/tools/hook.js';
@@ -31,5 +32,14 @@ upward from there) sets the voice, rate and pronunciations. See docs/mcp.md.
 `;
 
 // Usage errors and failures go to stderr (defineCommand): an MCP client may be reading stdout.
-export const command = defineCommand({ name: 'mcp', usage: USAGE, flags: {}, run: ({ ctx }) => serveStdio({ ...ctx, tools: EXTRA_TOOLS }) });
+// Each part is named, never `...ctx`: copying the context must not decide which signals are taken.
+export const command = defineCommand({
+  name: 'mcp',
+  usage: USAGE,
+  flags: {},
+  run: ({ ctx }) => {
+    const signal = ctx.takeSignals?.();
+    return serveStdio({ env: ctx.env, cwd: ctx.cwd, stdin: ctx.stdin, stdout: ctx.stdout, stderr: ctx.stderr, tools: EXTRA_TOOLS, ...(signal ? { signal } : {}) });
+  },
+});
 export const run = command.run;

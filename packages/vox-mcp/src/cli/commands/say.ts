@@ -6,7 +6,7 @@
 import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type SpeakResponse, type WireError } from '@vox/protocol';
 import { call, settingsMismatch } from '../../daemon/client.js';
 import { resolveConfig } from '../../project/config.js';
-import { EXIT, type CliContext } from '../context.js';
+import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { defineCommand, type FlagSpecs, type FlagValues } from '../command.js';
 import { UsageError } from '../usage.js';
 import { sessionLabel } from '../../project/session.js';
@@ -116,7 +116,16 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
   }
   const delivery = buildDelivery(text, config, session, overrides);
-  const reply = await call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000));
+  // With --wait, a signal stops the waiting only: what voxd accepted it plays (it owns it), and this exits 0.
+  const signal = values.wait ? ctx.takeSignals?.() : undefined;
+  let reply;
+  try {
+    reply = await unlessAborted(call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000), signal ? { signal } : {}), signal);
+  } catch (err) {
+    if (!signal?.aborted) throw err;
+    report('stopped waiting (a signal); voxd still speaks what it accepted');
+    return EXIT.OK;
+  }
   if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
   const mismatch = settingsMismatch(ctx.env);
   if (mismatch) report(mismatch);

@@ -9,7 +9,7 @@ import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
-import { EXIT, type CliContext } from '../context.js';
+import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { compareVersions, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
@@ -57,7 +57,15 @@ export const command = defineCommand({
   flags: { json: { type: 'boolean' }, watch: { type: 'boolean', short: 'w' } },
   async run({ ctx, flags: values }) {
     const env = { ...ctx.env, VOX_NO_AUTOSTART: ctx.env.VOX_NO_AUTOSTART ?? '1' };
-    const reply = await call<StatusResponse>(env, 'GET', '/v1/status');
+    // A watch takes the signals from the start: one during this first request ends it too, exit 0.
+    const signal = values.watch ? ctx.takeSignals?.() : undefined;
+    let reply;
+    try {
+      reply = await unlessAborted(call<StatusResponse>(env, 'GET', '/v1/status'), signal);
+    } catch (err) {
+      if (signal?.aborted) return EXIT.OK;
+      throw err;
+    }
     if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
     if (!values.watch) {
       ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
@@ -196,7 +204,7 @@ function lostBecause(err: NodeJS.ErrnoException): string {
  * with that error's exit code.
  */
 async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
-  const signal = ctx.signal ?? new AbortController().signal;
+  const signal = ctx.takeSignals?.() ?? new AbortController().signal;
   const tty = ctx.stdout.isTTY === true;
   const note = (text: string) => ctx.stdout.write(`${new Date().toISOString()} ${text}\n`);
   const render = async () => {

@@ -198,7 +198,7 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
     ...(flags.unverified ? { unverified: true } : {}),
     progress,
     note,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.takeSignals ? { signal: ctx.takeSignals() } : {}),
   });
   if (tty) ctx.stderr.write('\n');
   const speakers = result.manifest.speakers.map((s) => (result.manifest.speakers.length === 1 ? entry.name : `${entry.name}:${s.id}`));

@@ -62,7 +62,7 @@ test('the watch resumes with Last-Event-ID from the same voxd, not from a new on
   let err = '';
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const ac = new AbortController();
-  const ctx: CliContext = { argv: ['--watch'], env: { VOX_HOME: home, VOX_NO_AUTOSTART: '1' }, cwd: home, stdin: new PassThrough(), stdout, stderr, signal: ac.signal };
+  const ctx: CliContext = { argv: ['--watch'], env: { VOX_HOME: home, VOX_NO_AUTOSTART: '1' }, cwd: home, stdin: new PassThrough(), stdout, stderr, takeSignals: () => ac.signal };
   try {
     const done = run(ctx);
     const deadline = Date.now() + 20_000;

@@ -1,0 +1,141 @@
+// What vox's MCP server costs a trivial `claude -p` run, start to exit: the
+// real Claude Code (the pinned devDependency) against a loopback stand-in for
+// the Messages API (test/helpers/messages-api.ts) that answers "ok", a real
+// voxd (null sink). Three sides, interleaved, medians:
+// - `without`: `--strict-mcp-config` with no server;
+// - `mcp`: the same with `vox mcp` (the plugin's server, as its .mcp.json
+//   starts it) as the one server: budget 1.05x of `without`;
+// - `plugin`: the vox plugin installed from this repository's marketplace,
+//   its server and its hooks (SessionStart, Stop, SessionEnd: each a vox
+//   process or a tool call): reported, no budget (the hooks are what a user
+//   installs the plugin for).
+// BENCH_VOX names another vox entry for the `mcp` side (an older build).
+//
+// Why: Claude Code 2.1.332 never closes a stdio MCP server's stdin at exit; it
+// sends SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after that. A `vox mcp`
+// deaf to the signals held every exit ~0.5 s (docs/mcp.md, "Ending").
+//
+// `node bench/claude-exit.mjs [RUNS]` (default 15 per side). With
+// CLAUDE_EXIT_DEBUG=DIR, each run writes Claude Code's debug log there.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } from './lib.mjs';
+
+const BUDGET = 1.05;
+const runs = Number(process.argv[2] ?? 15);
+const debugDir = process.env.CLAUDE_EXIT_DEBUG;
+
+/** The native binary of the pinned Claude Code (as test/claude-code.e2e.test.ts finds it). */
+function claudeBinary() {
+  const require = createRequire(join(ROOT, 'package.json'));
+  const libc = process.platform === 'linux' && !process.report?.getReport()?.header?.glibcVersionRuntime ? '-musl' : '';
+  const exe = process.platform === 'win32' ? 'claude.exe' : 'claude';
+  for (const pkg of [`@anthropic-ai/claude-code-${process.platform}-${process.arch}${libc}`, '@anthropic-ai/claude-code']) {
+    try {
+      const dir = dirname(require.resolve(`${pkg}/package.json`));
+      for (const file of [join(dir, exe), join(dir, 'bin', 'claude.exe')]) if (existsSync(file) && statSync(file).size > 1_000_000) return file;
+    } catch {
+      // not installed for this platform
+    }
+  }
+  return undefined;
+}
+
+const CLAUDE = claudeBinary();
+if (!CLAUDE) {
+  report({ bench: 'claude-exit', skipped: 'the pinned @anthropic-ai/claude-code has no binary for this platform' });
+  process.exit(0);
+}
+
+/** One run, wall time in ms (async: the stand-in answers from this process). */
+function run(args, options) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(CLAUDE, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (code !== 0) reject(new Error(`claude ${args.join(' ')} exited ${code}: ${out}`));
+      else resolve(ms);
+    });
+  });
+}
+
+const { startMessagesApi } = await tsImport('../test/helpers/messages-api.ts', import.meta.url);
+const api = await startMessagesApi(() => ({ text: 'ok' }));
+const root = mkdtempSync(join(tmpdir(), 'vox-bench-claude-exit-'));
+const voxd = await startVoxd({ audio: 'null' });
+try {
+  const homes = { with: join(root, 'with'), without: join(root, 'without') };
+  const project = join(root, 'project');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'README.md'), 'a project\n');
+  const envOf = (home) =>
+    cleanEnv({
+      // Node for the plugin's launcher, and the system's basics: no vox on PATH.
+      PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter),
+      HOME: home,
+      VOX_HOME: voxd.home,
+      VOX_NO_AUTOSTART: '1',
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    });
+  for (const home of Object.values(homes)) mkdirSync(home, { recursive: true });
+  await run(['plugin', 'marketplace', 'add', ROOT], { cwd: homes.with, env: envOf(homes.with) });
+  await run(['plugin', 'install', 'vox@vox'], { cwd: homes.with, env: envOf(homes.with) });
+
+  const strict = (servers) => ['--strict-mcp-config', '--mcp-config', JSON.stringify({ mcpServers: servers })];
+  const SIDES = {
+    without: { home: homes.without, args: strict({}) },
+    mcp: { home: homes.without, args: strict({ vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } }) },
+    plugin: { home: homes.with, args: [] },
+  };
+  const names = Object.keys(SIDES);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  let n = 0;
+  const once = async (name) => {
+    const args = ['-p', 'Say ok.', ...SIDES[name].args];
+    if (debugDir) {
+      mkdirSync(debugDir, { recursive: true });
+      args.push('--debug-file', join(debugDir, `${name}-${++n}.log`));
+    }
+    return run(args, { cwd: project, env: envOf(SIDES[name].home) });
+  };
+  // Warm-up: one of each, not counted; then rounds, the order rotating.
+  for (const name of names) await once(name);
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length];
+      times[name].push(await once(name));
+    }
+  }
+  const m = (name) => median(times[name]);
+  const figures = (name) => ({ medianMs: round(m(name), 1), p90Ms: round(percentile(times[name], 90), 1) });
+  const ratio = m('mcp') / m('without');
+  report({
+    bench: 'claude-exit',
+    runs,
+    without: figures('without'),
+    mcp: figures('mcp'),
+    plugin: figures('plugin'),
+    ratio: round(ratio, 3),
+    pluginRatio: round(m('plugin') / m('without'), 3),
+    budget: BUDGET,
+    withinBudget: ratio <= BUDGET,
+  });
+} finally {
+  await api.close();
+  await voxd.stop();
+  rmSync(root, { recursive: true, force: true });
+}
