@@ -31,7 +31,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'packages/vox-mcp/bin/vox.cjs');
+/** BENCH_VOX names another build's bin/vox.cjs to measure (e.g. the code before a change). */
+const cli = process.env.BENCH_VOX || join(repo, 'packages/vox-mcp/bin/vox.cjs');
 const floorMcp = join(repo, 'bench/floor-mcp.cjs');
 const voxdMain = join(repo, 'packages/voxd/dist/main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
@@ -202,7 +203,10 @@ async function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((r) => child.on('exit', r));
   child.kill('SIGTERM');
+  // Builds before the signal fix ignored SIGTERM while stdin was open (BENCH_VOX may name one): close it too.
+  const late = setTimeout(() => child.stdin?.end(), 2000);
   await gone;
+  clearTimeout(late);
 }
 
 // ---------------------------------------------------------------------------
