@@ -6,7 +6,8 @@
 // SUBSTRING (after `npm run build`); an argument that is a *.test.ts file runs
 // that file, even one under a fixtures directory.
 //
-// Timeout: each test fails after 120 s (VOX_TEST_TIMEOUT_MS overrides, in ms;
+// Timeout: each test fails after 120 s (VOX_TEST_TIMEOUT_MS overrides, in ms; on
+// Node 22, whose flag times whole files, each file after 20 min;
 // 0 turns it off, e.g. under a debugger), so a test that never calls back
 // fails instead of holding the run. The slowest tests take about 25 s on a
 // loaded 2-core machine; a test that needs longer says so with its own
@@ -66,6 +67,12 @@ if (!/^\d+$/.test(timeoutText)) {
   process.exit(1);
 }
 const timeoutMs = Number(timeoutText);
+// Node 22's --test-timeout also times each test file as a whole (from 23 on, only each test), so there it
+// would fail a file whose tests together take longer than one may (journal.e2e takes over 2 min). On 22 the
+// flag gets FILE_TIMEOUT_MS instead: a test that hangs still fails the run, only later.
+const FILE_TIMEOUT_MS = 20 * 60_000;
+const perTest = Number(process.versions.node.split('.')[0]) >= 23;
+const flagMs = timeoutMs && !perTest ? Math.max(timeoutMs, FILE_TIMEOUT_MS) : timeoutMs;
 
 const runId = randomUUID();
 const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
@@ -73,10 +80,10 @@ const pulseDir = join(runTmp, 'pulse');
 mkdirSync(pulseDir, { mode: 0o700 });
 const marker = `VOX_TEST_RUN=${runId}`;
 
-console.log(`running ${files.length} test files (${timeoutMs ? `timeout ${timeoutMs} ms a test` : 'no timeout'}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
+console.log(`running ${files.length} test files (${!flagMs ? 'no timeout' : perTest ? `timeout ${flagMs} ms a test` : `timeout ${flagMs} ms a file, as Node ${process.versions.node} times files`}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', '--test-concurrency=2', ...(timeoutMs ? [`--test-timeout=${timeoutMs}`] : []), ...files.map((f) => relative(root, f))],
+  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', '--test-concurrency=2', ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...files.map((f) => relative(root, f))],
   {
     stdio: 'inherit',
     cwd: root,
