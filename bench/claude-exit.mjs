@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } from './lib.mjs';
 
@@ -68,7 +68,7 @@ function run(args, options) {
   });
 }
 
-const { startMessagesApi } = await tsImport('../test/helpers/messages-api.ts', import.meta.url);
+const { offlineClaudeEnv, startMessagesApi } = await tsImport('../test/helpers/messages-api.ts', import.meta.url);
 const api = await startMessagesApi(() => ({ text: 'ok' }));
 const root = mkdtempSync(join(tmpdir(), 'vox-bench-claude-exit-'));
 const voxd = await startVoxd({ audio: 'null' });
@@ -78,19 +78,7 @@ try {
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, 'README.md'), 'a project\n');
   const envOf = (home) =>
-    cleanEnv({
-      // Node for the plugin's launcher, and the system's basics: no vox on PATH.
-      PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter),
-      HOME: home,
-      VOX_HOME: voxd.home,
-      VOX_NO_AUTOSTART: '1',
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-    });
+    cleanEnv(offlineClaudeEnv({ home, voxHome: voxd.home, apiUrl: api.url }));
   for (const home of Object.values(homes)) mkdirSync(home, { recursive: true });
   await run(['plugin', 'marketplace', 'add', ROOT], { cwd: homes.with, env: envOf(homes.with) });
   await run(['plugin', 'install', 'vox@vox'], { cwd: homes.with, env: envOf(homes.with) });

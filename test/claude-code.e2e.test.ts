@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
-import { resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import { offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { wavStats } from './helpers/wav.js';
 
 /** The native binary of the pinned Claude Code, from its per-platform package (no postinstall needed). */
@@ -105,19 +105,7 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     mkdirSync(join(project, '.vox'), { recursive: true });
     writeFileSync(join(project, '.vox', 'config.md'), '---\nrate: 100\n---\n');
     // Node for the plugin's launcher, and the system's basics: no vox anywhere on PATH.
-    const path = [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter);
-    env = {
-      PATH: path,
-      HOME: home,
-      VOX_HOME: d.home,
-      VOX_NO_AUTOSTART: '1',
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-    };
+    env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
   });
   after(async () => {
     await api?.close();

@@ -9,6 +9,7 @@
  * read (what the model would have seen: tool results, tool lists).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { delimiter, dirname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 export interface ToolCall {
@@ -90,6 +91,26 @@ function sse(res: ServerResponse, turn: Turn, model: string, n: number): void {
   event('message_delta', { delta: { stop_reason: turn.tools?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
   event('message_stop', {});
   res.end();
+}
+
+/**
+ * The environment of a real Claude Code run against the stand-in API at
+ * `apiUrl`: an isolated HOME, vox's VOX_HOME, no vox on PATH (the plugin's
+ * launcher finds Node), and nothing that reaches out (updates, telemetry).
+ */
+export function offlineClaudeEnv(o: { home: string; voxHome: string; apiUrl: string }): Record<string, string> {
+  return {
+    PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter),
+    HOME: o.home,
+    VOX_HOME: o.voxHome,
+    VOX_NO_AUTOSTART: '1',
+    ANTHROPIC_BASE_URL: o.apiUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
 }
 
 /** Starts the stand-in on 127.0.0.1 (a free port). `script` gives the model's turn for each Messages request. */
