@@ -18,10 +18,9 @@
 // `node bench/claude-exit.mjs [RUNS]` (default 15 per side). With
 // CLAUDE_EXIT_DEBUG=DIR, each run writes Claude Code's debug log there.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } from './lib.mjs';
 
@@ -29,25 +28,9 @@ const BUDGET = 1.05;
 const runs = Number(process.argv[2] ?? 15);
 const debugDir = process.env.CLAUDE_EXIT_DEBUG;
 
-/** The native binary of the pinned Claude Code (as test/claude-code.e2e.test.ts finds it). */
-function claudeBinary() {
-  const require = createRequire(join(ROOT, 'package.json'));
-  const libc = process.platform === 'linux' && !process.report?.getReport()?.header?.glibcVersionRuntime ? '-musl' : '';
-  const exe = process.platform === 'win32' ? 'claude.exe' : 'claude';
-  for (const pkg of [`@anthropic-ai/claude-code-${process.platform}-${process.arch}${libc}`, '@anthropic-ai/claude-code']) {
-    try {
-      const dir = dirname(require.resolve(`${pkg}/package.json`));
-      for (const file of [join(dir, exe), join(dir, 'bin', 'claude.exe')]) if (existsSync(file) && statSync(file).size > 1_000_000) return file;
-    } catch {
-      // not installed for this platform
-    }
-  }
-  return undefined;
-}
-
-const CLAUDE = claudeBinary();
+const { CLAUDE, claudeSkip } = await tsImport('../test/helpers/claude-code.ts', import.meta.url);
 if (!CLAUDE) {
-  report({ bench: 'claude-exit', skipped: 'the pinned @anthropic-ai/claude-code has no binary for this platform' });
+  report({ bench: 'claude-exit', skipped: claudeSkip });
   process.exit(0);
 }
 

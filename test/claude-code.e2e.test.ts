@@ -1,5 +1,5 @@
 /**
- * The real Claude Code CLI (the pinned devDependency @anthropic-ai/claude-code)
+ * The real Claude Code CLI (the pinned version, test/helpers/claude-code.ts)
  * with the vox plugin installed from this repository's marketplace, in `-p`
  * mode against a loopback stand-in for the Messages API that scripts the
  * model's turns, and the real voxd (file sink, real time).
@@ -12,35 +12,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
 import { offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { wavStats } from './helpers/wav.js';
 
-/** The native binary of the pinned Claude Code, from its per-platform package (no postinstall needed). */
-function claudeBinary(): string | undefined {
-  const require = createRequire(join(ROOT, 'package.json'));
-  const libc = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime ? '-musl' : '';
-  const exe = process.platform === 'win32' ? 'claude.exe' : 'claude';
-  for (const pkg of [`@anthropic-ai/claude-code-${process.platform}-${process.arch}${libc}`, '@anthropic-ai/claude-code']) {
-    try {
-      const dir = dirname(require.resolve(`${pkg}/package.json`));
-      for (const file of [join(dir, exe), join(dir, 'bin', 'claude.exe')]) {
-        // The wrapper's bin/claude.exe is a placeholder until its postinstall has run.
-        if (existsSync(file) && statSync(file).size > 1_000_000) return file;
-      }
-    } catch {
-      // not installed for this platform
-    }
-  }
-  return undefined;
-}
-
-const CLAUDE = claudeBinary();
-const skip = CLAUDE ? false : 'the pinned @anthropic-ai/claude-code has no binary for this platform';
-if (!CLAUDE && process.env.CI === 'true') throw new Error('CI: @anthropic-ai/claude-code is not installed for this platform; run npm ci');
+const skip = claudeSkip;
 
 const SESSION = 'c0de0000-1111-4222-8333-444455556666';
 const SPOKEN = 'The build is green.';
