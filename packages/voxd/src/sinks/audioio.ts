@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
-import { audioFailed, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { audioFailed, nameMissingDevice, NO_DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 /** Device buffer, in ms: the callback period, and the wait for the first sample. */
 const BUFFER_MS = 20;
@@ -271,7 +271,7 @@ export class AudioIoSink implements Sink {
   async #open(sampleRate: number, r: Ring): Promise<void> {
     const reply = await this.#timed(this.#request({ type: 'open', sampleRate, bufferMs: BUFFER_MS, ...r }), OPEN_TIMEOUT_MS, 'open');
     // Caught by play() and the probe, which report it (a SinkError, the state's lastError).
-    if (reply.type !== 'opened') throw new Error(reply.type === 'failed' ? reply.message : 'unexpected reply from the audio worker');
+    if (reply.type !== 'opened') throw new Error(reply.type === 'failed' ? nameMissingDevice(reply.message) : 'unexpected reply from the audio worker');
   }
 
   async #close(): Promise<void> {
@@ -318,5 +318,6 @@ function ring(sampleRate: number): Ring {
 
 function fixFor(error: string): string {
   if (/libasound/.test(error)) return `install the ALSA library (apt-get install libasound2), or ${NO_OUTPUT_FIX}`;
+  if (/no sound device/.test(error)) return NO_DEVICE_FIX;
   return `check the audio device with "vox doctor", or ${NO_OUTPUT_FIX}`;
 }

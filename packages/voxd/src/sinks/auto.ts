@@ -6,7 +6,7 @@
  * back, or a player installed later, is used without a restart.
  */
 import type { AudioFormat } from '../audio/pcm.js';
-import { NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import { NO_DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
 export class AutoSink implements Sink {
   readonly name = 'auto';
@@ -30,9 +30,10 @@ export class AutoSink implements Sink {
     }
     if (!this.#checked) return { name: this.name, ok: true, detail: 'not probed yet' };
     const why = this.#candidates.map((c) => c.state().lastError ?? `${c.name}: failed`).join('; ');
-    // A missing libasound2 first (audio-io's cause); else the last resort's own fix: install a player
-    // when there is none, look at the device when an installed player failed.
-    const fixes = this.#candidates.map((c) => c.state().fix).filter((f): f is string => !!f && f.includes('libasound2'));
+    // audio-io's cause first when it is the machine's (no libasound2, or no device, which no player
+    // would find either); else the last resort's own fix: install a player when there is none,
+    // look at the device when an installed player failed.
+    const fixes = this.#candidates.map((c) => c.state().fix).filter((f): f is string => !!f && (f.includes('libasound2') || f === NO_DEVICE_FIX));
     return { name: this.name, ok: false, detail: 'no audio output works', lastError: why, fix: fixes[0] ?? this.#candidates.at(-1)?.state().fix ?? NO_OUTPUT_FIX };
   }
 

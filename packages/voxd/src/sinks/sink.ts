@@ -67,10 +67,28 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+/*
+ * The fixes name "vox daemon config set", never VOXD_AUDIO: a voxd that a
+ * client starts takes its settings from that file, not from the variable.
+ */
+
 /** What to do when no audio output works at all: a player, or files. */
 export const NO_OUTPUT_FIX =
-  'install a player command (apt-get install alsa-utils, or pulseaudio-utils), or write WAV files instead with "vox daemon config set audio file:DIR" (or VOXD_AUDIO=file:DIR)';
+  'install a player command (apt-get install alsa-utils, or pulseaudio-utils), or write WAV files instead with "vox daemon config set audio file:DIR"';
 
 /** What to do when a device output was there but failed: the device, the sound server, or files. */
 export const DEVICE_FIX =
-  'check the sound card and the sound server (PipeWire, PulseAudio) with "vox doctor", or write WAV files instead with "vox daemon config set audio file:DIR" (or VOXD_AUDIO=file:DIR)';
+  'check the sound card and the sound server (PipeWire, PulseAudio) with "vox doctor", or write WAV files instead with "vox daemon config set audio file:DIR"';
+
+/** What to do when the audio library loads but finds no device to open: a player would find none either. */
+export const NO_DEVICE_FIX =
+  'connect a sound card (ALSA lists none: "aplay -l"), or start a sound server (PipeWire or PulseAudio) with its player (apt-get install pulseaudio-utils), or write WAV files instead with "vox daemon config set audio file:DIR"';
+
+/** The words audio-io's addon uses when the system cannot open its default output. */
+export const OPEN_FAILED = 'Failed to open audio device';
+
+/** audio-io's open failure with what it means: the library loaded, so the device is what is missing. */
+export function nameMissingDevice(message: string, platform: NodeJS.Platform = process.platform): string {
+  if (message !== OPEN_FAILED) return message;
+  return `${message} (no sound device: ${platform === 'linux' ? "ALSA could not open 'default'" : 'the system could not open its default output'})`;
+}
