@@ -27,7 +27,7 @@ export const CAPTURE_FORMAT = { sampleRate: CAPTURE_RATE, channels: 1, bitDepth:
 export type RecorderKind = 'arecord' | 'rec' | 'sox';
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
-const INSTALL = 'apt-get install alsa-utils (arecord) or sox (rec); on macOS, brew install sox';
+/* What to install is the catalogue's fix (VOX_ERR_RECORDER_MISSING): the cause here does not repeat it. */
 
 /** The recorder's arguments: raw s16le, 16 kHz, mono, to stdout (node-record-lpcm16's, less the WAV header). */
 export function recorderArgs(kind: RecorderKind, rate = CAPTURE_RATE): string[] {
@@ -59,14 +59,14 @@ export function resolveRecorder(setting: string, env: NodeJS.ProcessEnv = proces
     const kind = kindOf(setting);
     if (!kind) throw new VoxError('VOX_ERR_RECORDER_MISSING', `listen.recorder "${basename(setting)}" is none of arecord, rec, sox`);
     const path = findExecutable(setting, env, platform);
-    if (!path) throw new VoxError('VOX_ERR_RECORDER_MISSING', `${setting.includes('/') ? `${basename(setting)} (listen.recorder) is not an executable file` : `${setting} is not on PATH`}; ${INSTALL}`);
+    if (!path) throw new VoxError('VOX_ERR_RECORDER_MISSING', `${setting.includes('/') ? `${basename(setting)} (listen.recorder) is not an executable file` : `${setting} is not on PATH`}`);
     return { path, kind };
   }
   for (const name of names) {
     const path = findExecutable(name, env, platform);
     if (path) return { path, kind: name };
   }
-  throw new VoxError('VOX_ERR_RECORDER_MISSING', `none of ${names.join(', ')} is on PATH; ${INSTALL}`);
+  throw new VoxError('VOX_ERR_RECORDER_MISSING', `none of ${names.join(', ')} is on PATH`);
 }
 
 /** How a capture ended: stopped by us, or the recorder exited on its own. */
@@ -132,12 +132,12 @@ export class Capture {
         // Its own process group (detached), so a stop ends it and anything it started.
         child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: true });
       } catch (err) {
-        reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ${INSTALL}`));
+        reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`));
         return;
       }
       // The handler that node-record-lpcm16 lacks: ENOENT or EACCES is an error, not a crash.
       child.once('error', (err: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message}); ${INSTALL}`));
+        if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message})`));
       });
       child.once('spawn', () => resolve(new Capture(child, options)));
     });
