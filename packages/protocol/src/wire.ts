@@ -147,6 +147,11 @@ export interface StatusResponse {
   playing: { id: string; session?: string; priority: Priority; text: string; startedAt: string } | null;
   counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };
   history: HistoryEntry[];
+  /**
+   * Who holds voxd's microphone: the listen recording now (its id and
+   * session), or null. Absent from a voxd older than this field.
+   */
+  listening?: { id: string; session?: string } | null;
 }
 
 export interface HealthResponse {

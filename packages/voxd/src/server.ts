@@ -117,7 +117,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     await dispatcher.close();
   });
 
-  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt });
+  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt, listener });
   await app.register(speakRoute, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });

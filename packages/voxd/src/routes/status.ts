@@ -3,6 +3,7 @@ import type { HealthResponse, StatusResponse } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
+import type { ListenerSlot } from './listen.js';
 
 /** Queue items in one status answer: a deep queue must not make it megabytes (docs/protocol.md). */
 const STATUS_DEFAULT_LIMIT = 20;
@@ -14,6 +15,8 @@ export interface StatusDeps {
   defaultEngine: () => Promise<Engine>;
   version: string;
   startedAt: number;
+  /** The listener, to say who holds the microphone (none loaded: nobody has listened yet). */
+  listener?: ListenerSlot;
 }
 
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
@@ -63,6 +66,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         : null,
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
+      listening: deps.listener?.loaded()?.active ?? null,
     };
   },
   );
