@@ -10,6 +10,7 @@ import { call } from '../../daemon/client.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
+import { daemonDown } from '../daemon-down.js';
 import { compareVersions, reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
@@ -64,7 +65,7 @@ export const command = defineCommand({
       reply = await unlessAborted(call<StatusResponse>(env, 'GET', '/v1/status'), signal);
     } catch (err) {
       if (signal?.aborted) return EXIT.OK;
-      throw err;
+      throw daemonDown(err, 'status', ctx.env);
     }
     if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
     if (!values.watch) {

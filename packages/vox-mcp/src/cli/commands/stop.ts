@@ -3,6 +3,7 @@ import type { StopRequest, StopResponse } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
+import { daemonDown } from '../daemon-down.js';
 import { reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox stop [--all | --session LABEL | --id ID] [--json]
@@ -27,7 +28,10 @@ export const command = defineCommand({
         : values.id
           ? { scope: 'id', id: values.id }
           : { scope: 'current' };
-    const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body);
+    // Stopping never starts voxd; if it is down, say so in the user's terms (daemon-down.ts).
+    const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body).catch((err: unknown) => {
+      throw daemonDown(err, 'stop', ctx.env);
+    });
     if (reply.status !== 200) return reportWireError(ctx, 'stop', reply.status, reply.body);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
     else ctx.stdout.write(reply.body.stopped.length ? `stopped ${reply.body.stopped.join(', ')}\n` : 'nothing was playing\n');
