@@ -18,6 +18,14 @@ export interface ProbeResult {
   detail: string;
 }
 
+/** audio-io's probe: why it failed, when the reason is known (the library, the device, the package). */
+export interface AudioIoProbe extends ProbeResult {
+  cause?: 'library' | 'device' | 'module';
+}
+
+/** A transcriber's answer to a GET of its models: the HTTP status, or why nothing answered. */
+export type TranscriberProbe = { status: number } | { error: string };
+
 /** What `vox doctor` asks of voxd, gathered once. */
 export interface DaemonView {
   /** Where the client looked, e.g. `127.0.0.1:8421 (from voxd.json)`; undefined when nothing says where. */
@@ -45,6 +53,10 @@ export interface DoctorOptions {
   daemon?: (env: NodeJS.ProcessEnv) => Promise<DaemonView>;
   /** Default: run voxd's speaker child with `--probe`. */
   probeSpeaker?: (env: NodeJS.ProcessEnv) => Promise<ProbeResult>;
+  /** Default: open and close the default output with voxd's @echogarden/audio-io, in a child process. */
+  probeAudioIo?: (env: NodeJS.ProcessEnv) => Promise<AudioIoProbe>;
+  /** Default: GET URL/models (no key sent), within a few seconds. */
+  probeTranscriber?: (url: string) => Promise<TranscriberProbe>;
   /** Default: pipe 10 ms of silence into the player. */
   probePlayer?: (player: PlayerName, path: string, env: NodeJS.ProcessEnv) => Promise<ProbeResult>;
   /** Default: look in env.PATH. */

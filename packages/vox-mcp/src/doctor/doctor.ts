@@ -6,25 +6,33 @@
  * - `fail` means speech will not work as set up: Node too old, no audio output
  *   at all where one is needed, voxd refusing the token or reporting a broken
  *   sink, a token file others can read, an invalid project config, voxd's
- *   engine missing. `warn` means something is off but speech still comes out:
- *   voxd not running while clients may start it, versions differ, hooks not
- *   installed, a chosen engine not ready (voxd falls back to the embedded one).
+ *   engine missing, hooks that call an MCP server no session has. `warn` means
+ *   something is off but speech still comes out: voxd not running while
+ *   clients may start it, versions differ, neither the plugin nor the hooks,
+ *   both of them (the doubled set-up), a chosen engine not ready (voxd falls
+ *   back to the embedded one), voice input that would fail.
  * - The client never imports daemon code: engines.ts says how it sees the
  *   engines (voxd reports its default engine's readiness itself, and that line
- *   comes from voxd); the audio device is probed the way voxd does it
- *   (probes.ts, audio.ts).
+ *   comes from voxd); the audio outputs are probed the way voxd does it, in
+ *   children (probes.ts, audio.ts).
+ * - voxd's settings are read from its settings file, as every voxd reads them;
+ *   fixes name "vox daemon config set ...", never a VOXD_* variable that an
+ *   auto-started voxd ignores.
  * - Every probe is injectable, so tests run the checks without spawning.
  *
  * This module runs the checks in order; check.ts holds the types and the
- * printing, and one module per group: daemon, engines, audio, project.
+ * printing, and one module per group: daemon, engines, audio, listen, project,
+ * claude (the plugin, the hooks, the MCP servers).
  */
 import { VERSION } from '@vox/protocol';
 import type { Check, DaemonView, DoctorOptions } from './check.js';
 import { audioChecks } from './audio.js';
 import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js';
 import { engineChecks } from './engines.js';
-import { embeddedEngine, probePlayer, probeSpeaker, sherpaModule, which } from './probes.js';
-import { configCheck, hooksCheck } from './project.js';
+import { hooksCheck, mcpServerChecks, pluginState } from './claude.js';
+import { microphoneCheck, recorderCheck, transcriberCheck } from './listen.js';
+import { embeddedEngine, probeAudioIo, probePlayer, probeSpeaker, probeTranscriber, sherpaModule, which } from './probes.js';
+import { configCheck } from './project.js';
 
 /** The Node lines vox supports and CI tests (scripts/ci/node-lines, engines.node); a test keeps them in step. */
 export const NODE_LINES = [22, 24, 26] as const;
@@ -55,6 +63,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     which: options.which ?? which,
     probeSpeaker: options.probeSpeaker ?? probeSpeaker,
     probePlayer: options.probePlayer ?? probePlayer,
+    probeAudioIo: options.probeAudioIo ?? probeAudioIo,
     embeddedEngine: options.embeddedEngine ?? (() => embeddedEngine(env)),
     sherpaModule: options.sherpaModule ?? (() => sherpaModule(env)),
   };
@@ -67,9 +76,16 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   };
 
   const view = await (options.daemon ?? viewDaemon)(env).catch((err: Error): DaemonView => ({ error: err.message }));
-  const [config, audio, service] = await Promise.all([
+  // What every voxd reads (an auto-started one ignores the VOXD_* variables): the settings file, else the defaults.
+  const { readSettingsFile, resolveSettings, settingsPath } = await import('@vox/protocol/settings');
+  const file = readSettingsFile(settingsPath(env));
+  const daemonSettings = resolveSettings({ env: {}, file });
+  const setting = { value: daemonSettings.values.audio, fromFile: daemonSettings.sources.audio === 'file' };
+  const listenSettings = { recorder: daemonSettings.values['listen.recorder'], transcriberUrl: daemonSettings.values['transcriber.url'] };
+  const where = { env, cwd: options.cwd };
+  const [config, audio, service, transcriber] = await Promise.all([
     configCheck(options.cwd),
-    guard('audio', () => audioChecks(probe, view)),
+    guard('audio', () => audioChecks(probe, view, setting)),
     guard('service', async () => {
       const installed = await (options.serviceInstalled ?? defaultServiceInstalled)(env);
       const kind = platform === 'darwin' ? 'launchd' : 'systemd user units';
@@ -88,6 +104,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
         },
       ];
     }),
+    guard('transcriber', async () => [await transcriberCheck(env, listenSettings, options.probeTranscriber ?? probeTranscriber)]),
   ]);
 
   const settings = await guard('daemon settings', async () => [await settingsCheck(env)]);
@@ -105,8 +122,14 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...daemon.filter(isEngine),
     ...(await guard('engines', () => engineChecks(probe, selected))),
     ...audio,
+    ...(await guard('recorder', () => [recorderCheck(probe, listenSettings)])),
+    ...transcriber,
+    ...(await guard('microphone', () => [microphoneCheck(view)])),
     config.check,
-    ...(await guard('hooks', () => [hooksCheck(env, options.cwd)])),
+    ...(await guard('hooks', () => {
+      const plugin = pluginState(where);
+      return [hooksCheck(where, plugin), ...mcpServerChecks(where, plugin)];
+    })),
     ...settings,
     ...service,
   ];

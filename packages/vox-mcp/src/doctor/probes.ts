@@ -6,10 +6,13 @@
  */
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { findExecutable } from '@vox/protocol';
-import type { PlayerName, ProbeResult } from './check.js';
+import type { AudioIoProbe, PlayerName, ProbeResult, TranscriberProbe } from './check.js';
 
 const PROBE_TIMEOUT_MS = 5000;
 
@@ -81,6 +84,75 @@ export async function probeSpeaker(env: NodeJS.ProcessEnv): Promise<ProbeResult>
   if (r.signal === 'SIGKILL') return { ok: false, detail: `speaker did not finish within ${PROBE_TIMEOUT_MS / 1000} s` };
   if (r.code === 3) return { ok: false, detail: 'the optional speaker module is not installed (it needs libasound2-dev to build on Linux)' };
   return { ok: false, detail: lastLine(r.stderr) || `speaker probe exited with ${r.code ?? r.signal}` };
+}
+
+/** The probe run in the child: open the default output as voxd's audioio sink does, close it, say why not. */
+const AUDIO_IO_PROBE = `
+try {
+  const { createAudioOutput } = await import(process.argv[1]);
+  const out = await createAudioOutput({ sampleRate: 22050, channelCount: 1, bufferDuration: 20 }, () => {});
+  await out.dispose();
+  process.exit(0);
+} catch (err) {
+  process.stderr.write('\\nvox-probe: ' + String((err && err.message) || err).split('\\n')[0] + '\\n');
+  process.exit(4);
+}`;
+
+/**
+ * voxd's first output, @echogarden/audio-io, opening the default device in a
+ * child (a native addon: a crash there must not be doctor's). ALSA writes its
+ * own reason on stderr ("Unknown PCM default"), which the detail keeps.
+ */
+export async function probeAudioIo(env: NodeJS.ProcessEnv): Promise<AudioIoProbe> {
+  let mod: string;
+  try {
+    mod = createRequire(voxdEntry(env)).resolve('@echogarden/audio-io');
+  } catch {
+    return { ok: false, cause: 'module', detail: '@echogarden/audio-io (an optional dependency of voxd) is not installed beside voxd' };
+  }
+  const r = await runChild(process.execPath, ['--input-type=module', '-e', AUDIO_IO_PROBE, pathToFileURL(mod).href], env);
+  if (r.code === 0) return { ok: true, detail: 'audio-io opened the default device' };
+  if (r.error) return { ok: false, detail: `audio-io probe: ${r.error}` };
+  if (r.signal === 'SIGKILL') return { ok: false, detail: `audio-io did not open the device within ${PROBE_TIMEOUT_MS / 1000} s (a hung driver or sound server?)` };
+  const lines = r.stderr.split('\n');
+  const why = lines.filter((l) => l.startsWith('vox-probe: ')).pop()?.slice(11) ?? lastLine(r.stderr);
+  const lib = /(lib[\w.-]+\.so[\d.]*): cannot open shared object file/.exec(why);
+  if (lib) return { ok: false, cause: 'library', detail: `${lib[1]} is missing, so audio-io cannot load` };
+  if (why === 'Failed to open audio device') {
+    // ALSA's own last word, e.g. "Unknown PCM default" or "cannot find card '0'".
+    const alsa = lines.filter((l) => l.startsWith('ALSA lib ')).map((l) => l.replace(/^ALSA lib [^)]*\)\s*/, '')).pop();
+    const what = process.platform === 'linux' ? "ALSA could not open 'default'" : 'the system could not open its default output';
+    return { ok: false, cause: 'device', detail: `no sound device: ${what}${alsa ? ` (${alsa.length > 120 ? `${alsa.slice(0, 117)}...` : alsa})` : ''}` };
+  }
+  return { ok: false, detail: `audio-io: ${why || `exit ${r.code ?? r.signal}`}` };
+}
+
+/**
+ * GET URL/models, no key sent: whether something answers there, not whether
+ * it transcribes. node:http(s), not fetch: fetch refuses ports browsers block
+ * (6000, 6665...), where a local server may well listen.
+ */
+export function probeTranscriber(url: string): Promise<TranscriberProbe> {
+  return new Promise((resolve) => {
+    let target: URL;
+    try {
+      target = new URL(`${url.replace(/\/+$/, '')}/models`);
+    } catch {
+      return resolve({ error: 'not a URL' });
+    }
+    const get = target.protocol === 'https:' ? httpsGet : httpGet;
+    const req = get(target, (res) => {
+      clearTimeout(timer);
+      resolve({ status: res.statusCode ?? 0 });
+      req.destroy();
+    });
+    // The whole exchange, not the socket's idle time: a server that trickles bytes is cut off too.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('no answer within 3 s'), { code: 'ETIMEDOUT' })), 3000);
+    req.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ error: err.code === 'ETIMEDOUT' ? err.message : (err.code ?? err.message) });
+    });
+  });
 }
 
 function playerArgs(player: PlayerName): string[] {

@@ -1,5 +1,4 @@
-/** The checks of this project: its `.vox/config.md` and Claude Code's hook settings. */
-import { inspectHooks, settingsPath, type SettingsScope } from '../claude/hooks-settings.js';
+/** The check of this project: its `.vox/config.md` (Claude Code's side is claude.ts). */
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { ConfigError } from '../project/config-validation.js';
 import { resolveConfig } from '../project/config.js';
@@ -30,33 +29,3 @@ export async function configCheck(cwd: string): Promise<{ check: Check; config?:
     return { check: { name: 'config', level: 'fail', detail: `cannot read the config: ${(err as Error).message}`, fix: 'check the permissions of .vox/config.md' } };
   }
 }
-
-export function hooksCheck(env: NodeJS.ProcessEnv, cwd: string): Check {
-  const scopes: SettingsScope[] = ['user', 'project', 'local'];
-  const states = scopes.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, { env, cwd })) }));
-  const complete = states.filter((s) => !s.error && s.missing.length === 0);
-  const partial = states.filter((s) => !s.error && s.installed.length > 0 && s.missing.length > 0);
-  const broken = states.filter((s) => s.error);
-  const describe = (s: (typeof states)[number]) =>
-    s.error ? `${s.scope}: cannot read ${s.path}` : s.missing.length === 0 ? `${s.scope}: installed` : s.installed.length ? `${s.scope}: partly (missing ${s.missing.join(', ')})` : `${s.scope}: not installed`;
-  const detail = states.map(describe).join('; ');
-  if (broken.length) {
-    return { name: 'hooks', level: 'warn', detail: `${detail} (${broken.map((s) => s.error).join('; ')})`, fix: `fix the JSON in ${broken.map((s) => s.path).join(' and ')}; Claude Code cannot read it either` };
-  }
-  if (complete.length) {
-    if (partial.length) {
-      return { name: 'hooks', level: 'ok', detail };
-    }
-    return { name: 'hooks', level: 'ok', detail: `${detail} (${complete.map((s) => s.path).join(', ')})` };
-  }
-  if (partial.length) {
-    return { name: 'hooks', level: 'warn', detail, fix: `run "vox hooks install --${partial[0]!.scope}" to add the missing events` };
-  }
-  return {
-    name: 'hooks',
-    level: 'warn',
-    detail: `${detail}; sessions speak only when Claude calls the tools (unless the vox plugin is installed)`,
-    fix: 'run "vox hooks install" (every project) or "vox hooks install --project"; or install the plugin (docs/claude-code.md)',
-  };
-}
-

@@ -57,11 +57,14 @@ function options(over: Partial<DoctorOptions> & { home?: string; view?: DaemonVi
     daemon: async () => view ?? down,
     probeSpeaker: async () => ({ ok: false, detail: 'speaker could not open the audio device (no sound card?)' }),
     probePlayer: async (p) => ({ ok: false, detail: `${p} failed: no device` }),
+    probeAudioIo: async () => ({ ok: false, cause: 'device', detail: "no sound device: ALSA could not open 'default' (Unknown PCM default)" }),
+    probeTranscriber: async () => ({ error: 'ECONNREFUSED' }),
     which: (name) => (name === 'aplay' ? '/usr/bin/aplay' : undefined),
     embeddedEngine: () => ({ ok: true, detail: 'embedded in voxd, always available' }),
     serviceInstalled: async () => false,
     ...rest,
-    env: { VOX_HOME: home, CLAUDE_CONFIG_DIR: claude, PATH: '/nowhere', ...(over.env ?? {}) },
+    // HOME and VOX_CONFIG_HOME too: nothing of the machine's (~/.claude.json, ~/.config/vox) is read.
+    env: { VOX_HOME: home, HOME: home, VOX_CONFIG_HOME: join(home, 'config'), CLAUDE_CONFIG_DIR: claude, PATH: '/nowhere', ...(over.env ?? {}) },
   };
 }
 
@@ -219,11 +222,31 @@ describe('doctor checks', () => {
     assert.equal(byName(await runDoctor(options({ embeddedEngine: () => ({ ok: false, detail: 'missing' }) })), 'engine espeak').level, 'fail');
   });
 
-  test('audio: no device at all fails when voxd needs one', async () => {
-    const c = byName(await runDoctor(options()), 'audio device');
+  test('audio: no device at all fails when voxd needs one, and the fix names the device, not a player', async () => {
+    const checks = await runDoctor(options());
+    const c = byName(checks, 'audio device');
     assert.equal(c.level, 'fail');
-    assert.match(c.detail, /speaker could not open.*aplay failed/);
-    assert.ok(c.fix);
+    assert.match(c.detail, /audio-io: no sound device: ALSA could not open 'default'.*speaker could not open.*aplay failed/);
+    assert.match(c.fix!, /^connect a sound card/);
+    assert.match(c.fix!, /"vox daemon config set audio file:\/ABSOLUTE\/DIR"/);
+    const io = byName(checks, 'audio-io');
+    assert.equal(io.level, 'warn');
+    assert.equal(io.fix, 'the fix under "audio device" below', 'one fix, said once');
+  });
+
+  test('audio: without libasound2 the fix is the library, on the audio-io line and under the verdict', async () => {
+    const checks = await runDoctor(options({ probeAudioIo: async () => ({ ok: false, cause: 'library', detail: 'libasound.so.2 is missing, so audio-io cannot load' }) }));
+    const c = byName(checks, 'audio device');
+    assert.equal(c.level, 'fail');
+    assert.match(c.fix!, /^install the ALSA library: "apt-get install libasound2"/);
+    assert.match(byName(checks, 'audio-io').detail, /^libasound\.so\.2 is missing/);
+  });
+
+  test('audio: audio-io working is enough, whatever speaker and the players say', async () => {
+    const checks = await runDoctor(options({ probeAudioIo: async () => ({ ok: true, detail: 'audio-io opened the default device' }) }));
+    assert.equal(byName(checks, 'audio-io').level, 'ok');
+    assert.equal(byName(checks, 'audio device').level, 'ok');
+    assert.match(byName(checks, 'audio device').detail, /^audio-io works/);
   });
 
   test('audio: speaker failing but a player working is ok (voxd falls back)', async () => {
@@ -232,11 +255,17 @@ describe('doctor checks', () => {
     assert.match(c.detail, /falls back to aplay/);
   });
 
-  test('audio: a file or null sink needs no device, so a missing one only warns', async () => {
+  test('audio: a file or null sink needs no device, so a missing one only warns; VOXD_AUDIO alone does not make it so', async () => {
     const checks = await runDoctor(options({ view: up(status({ sink: { name: 'file:/tmp/out', ok: true, detail: '/tmp/out' } })) }));
     assert.equal(byName(checks, 'audio (voxd)').level, 'ok');
     assert.equal(byName(checks, 'audio device').level, 'warn');
-    assert.equal(byName(await runDoctor(options({ env: { VOXD_AUDIO: 'null' } })), 'audio device').level, 'warn');
+    // An auto-started voxd ignores VOXD_AUDIO: its settings file decides.
+    const home = dir('home');
+    const env = options({ home, env: { VOXD_AUDIO: 'null' } });
+    assert.equal(byName(await runDoctor(env), 'audio device').level, 'fail');
+    mkdirSync(join(home, 'config'), { recursive: true });
+    writeFileSync(join(home, 'config', 'voxd.yaml'), 'audio: "null"\n');
+    assert.equal(byName(await runDoctor(options({ home })), 'audio device').level, 'warn');
   });
 
   test('audio: a working device sink in voxd is trusted, not probed again; a failing one fails', async () => {
@@ -248,6 +277,8 @@ describe('doctor checks', () => {
     const failing = await runDoctor(options({ view: up(status({ sink: { name: 'speaker', ok: false, detail: 'speaker unavailable; no fallback', lastError: 'aplay exited with code 1' } })) }));
     assert.equal(byName(failing, 'audio (voxd)').level, 'fail');
     assert.match(byName(failing, 'audio (voxd)').detail, /aplay exited with code 1/);
+    assert.match(byName(failing, 'audio (voxd)').fix!, /"vox daemon config set audio command:paplay"/);
+    assert.doesNotMatch(byName(failing, 'audio (voxd)').fix!, /VOXD_AUDIO/);
   });
 
   test('config: none, valid, invalid', async () => {
@@ -281,6 +312,35 @@ describe('doctor checks', () => {
     assert.match(partial.detail, /project: partly/);
     writeFileSync(project, '{ not json');
     assert.equal(byName(await runDoctor(env1), 'hooks').level, 'warn');
+  });
+
+  test('microphone: nobody, a session holding it, or a voxd too old to say', async () => {
+    assert.match(byName(await runDoctor(options()), 'microphone').detail, /voxd is not running/);
+    assert.equal(byName(await runDoctor(options({ view: up(status({ listening: null })) })), 'microphone').detail, 'free: voxd is not listening');
+    const held = byName(await runDoctor(options({ view: up(status({ listening: { id: 'listen-1a2b3c4d', session: 'shop#3c07f0' } })) })), 'microphone');
+    assert.match(held.detail, /^held by session shop#3c07f0 \(listen-1a2b3c4d\)/);
+    assert.match(byName(await runDoctor(options({ view: up() })), 'microphone').detail, /does not report who holds the microphone/);
+  });
+
+  test('recorder and transcriber: found on PATH, a listen.recorder path, no transcriber, a remote one without a key', async () => {
+    const whichAll = (names: string[]) => (n: string) => (names.includes(n) ? `/usr/bin/${n}` : undefined);
+    assert.match(byName(await runDoctor(options({ which: whichAll(['rec']) })), 'recorder').detail, /^\/usr\/bin\/rec/);
+    const none = byName(await runDoctor(options({ which: whichAll([]) })), 'recorder');
+    assert.equal(none.level, 'warn');
+    assert.match(none.fix!, /vox daemon config set listen\.recorder/);
+    assert.equal(byName(await runDoctor(options()), 'transcriber').level, 'ok');
+    const home = dir('home');
+    mkdirSync(join(home, 'config'), { recursive: true });
+    writeFileSync(join(home, 'config', 'voxd.yaml'), 'transcriber.url: https://api.example.com/v1\n');
+    let asked = '';
+    const remote = byName(await runDoctor(options({ home, probeTranscriber: async (u) => ((asked = u), { status: 401 }) })), 'transcriber');
+    assert.equal(asked, 'https://api.example.com/v1');
+    assert.equal(remote.level, 'warn');
+    assert.match(remote.detail, /no TRANSCRIBER_API_KEY is set/);
+    writeFileSync(join(home, 'keys.env'), 'TRANSCRIBER_API_KEY=sk-secret-value\n', { mode: 0o600 });
+    const keyed = await runDoctor(options({ home, probeTranscriber: async () => ({ status: 401 }) }));
+    assert.equal(byName(keyed, 'transcriber').level, 'ok');
+    assert.ok(!JSON.stringify(keyed).includes('sk-secret-value'), 'the key is never printed');
   });
 
   test('a check that throws becomes a failed line, not a crash', async () => {
@@ -329,7 +389,8 @@ describe('vox doctor (the binary)', () => {
     }
     const audio = lines.findIndex((l) => l.startsWith('fail  audio device: '));
     assert.ok(audio >= 0, r.stdout);
-    assert.match(lines[audio + 1]!, /^ {2}fix: .*VOXD_AUDIO=file:DIR/);
+    assert.match(lines[audio + 1]!, /^ {2}fix: .*"vox daemon config set audio file:\/ABSOLUTE\/DIR"/);
+    assert.doesNotMatch(r.stdout, /fix: .*VOXD_AUDIO/);
     const daemon = lines.findIndex((l) => l.startsWith('warn  daemon: not running'));
     assert.ok(daemon >= 0, r.stdout);
     assert.match(lines[daemon + 1]!, /^ {2}fix: /);
@@ -361,6 +422,8 @@ describe('vox doctor (the binary)', () => {
       const claude = dir('claude');
       const env = noHardware({ ...d.env, CLAUDE_CONFIG_DIR: claude });
       installHooks(settingsPath('user', { env, cwd: tmp }), { portable: true });
+      // The server its mcp_tool hooks call, as "claude mcp add --scope user vox -- vox mcp" registers it.
+      writeFileSync(join(claude, '.claude.json'), JSON.stringify({ mcpServers: { vox: { type: 'stdio', command: 'vox', args: ['mcp'] } } }));
       const r = await vox(['doctor'], { env, cwd: dir('cwd') });
       assert.equal(r.code, 0, r.stdout);
       const lines = r.stdout.split('\n');

@@ -17,10 +17,15 @@ Checks: Node.js version; voxd (running, its version against this client's,
 its default engine); the token file (mode 600, accepted by voxd); each engine
 as this shell sees it (the embedded espeak, espeak-ng and say on PATH, cloud
 keys in the environment or VOX_HOME/keys.env, never printed); the audio
-output (voxd's sink, the speaker module probed in a child process, player
-commands); this directory's .vox/config.md; vox's Claude Code hooks (user,
-project and local settings); voxd's settings file; the voxd service
-(installed but not running is a failure).
+output (voxd's sink; audio-io and its ALSA library, libasound.so.2, opening
+the default device; the speaker module and the player commands, each probed
+in a child process); the recorder, the transcriber and who holds voxd's
+microphone; this directory's .vox/config.md; Claude Code: the vox plugin
+against vox's hooks (user, project and local settings; both is the doubled
+set-up), and the MCP server each mcp_tool hook calls, registered; voxd's
+settings file; the voxd service (installed but not running is a failure).
+Fixes name "vox daemon config set KEY VALUE": a voxd that a client starts
+reads its settings file, not VOXD_* variables.
 
 Does not start voxd.
 
