@@ -310,10 +310,12 @@ test('on a terminal: a progress bar, and a licence that is not free is asked abo
   try {
     // script(1) gives vox a pseudo-terminal; what is typed on its stdin reaches vox's.
     const inPty = (args: string[], input: string) =>
-      new Promise<{ status: number | null; out: string }>((resolve, reject) => {
+      new Promise<{ status: number | null; out: string; err: string }>((resolve, reject) => {
         const cmd = [process.execPath, VOX, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
         const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
         let out = '';
+        let err = '';
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
         child.stdout.setEncoding('utf8').on('data', (d: string) => {
           out += d;
           if (input && /\[y\/N\]/.test(out)) {
@@ -325,18 +327,20 @@ test('on a terminal: a progress bar, and a licence that is not free is asked abo
         child.on('error', reject);
         child.on('close', (status) => {
           clearTimeout(timer);
-          resolve({ status, out });
+          resolve({ status, out, err });
         });
       });
+    // What happened, not "1 !== 0": script's own words (no pseudo-terminal?) and vox's output.
+    const said = (r: { status: number | null; out: string; err: string }) => `script exited ${r.status}; its stderr: ${JSON.stringify(r.err.slice(-500))}; the terminal showed: ${JSON.stringify(r.out.slice(-500))}`;
     const r = await inPty(['voices', 'install', 'synthetic'], '');
-    assert.equal(r.status, 0, r.out);
+    assert.equal(r.status, 0, said(r));
     assert.match(r.out, /\r\[#{30}\] [\d.]+ \/ [\d.]+ MB/, 'a bar redrawn in place, full at the end');
     const no = await inPty(['voices', 'install', 'nonfree'], 'n\n');
-    assert.notEqual(no.status, 0);
+    assert.notEqual(no.status, 0, said(no));
     assert.match(no.out, /licence CC BY-NC-SA 4\.0[\s\S]*Install it under this licence\? \[y\/N\]/);
     assert.ok(!existsSync(join(home, 'models', 'nonfree')));
     const yes = await inPty(['voices', 'install', 'nonfree'], 'y\n');
-    assert.equal(yes.status, 0, yes.out);
+    assert.equal(yes.status, 0, said(yes));
     assert.ok(existsSync(join(home, 'models', 'nonfree', 'vox-model.json')));
   } finally {
     removeDir(home);

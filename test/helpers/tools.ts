@@ -75,6 +75,18 @@ function sherpaProbe(): string | undefined {
   return r.status === 0 ? undefined : `sherpa-onnx-node does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
 }
 
+/**
+ * script(1) that can open a pseudo-terminal: a container or sandbox may have
+ * the program but no /dev/pts to give it, and then every run exits 1.
+ */
+export function ptyProbe(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!findExecutable('script', env)) return 'script is not on PATH';
+  const r = spawnSync('script', ['-qec', 'true', '/dev/null'], { encoding: 'utf8', env, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status === 0) return undefined;
+  const why = firstLine(r.stderr || r.stdout || '') || (r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`);
+  return `script is on PATH but cannot open a pseudo-terminal here (${why})`;
+}
+
 function plistlibProbe(): string | undefined {
   if (!findExecutable('python3')) return 'python3 is not on PATH';
   const r = spawnSync('python3', ['-c', 'import plistlib'], { encoding: 'utf8', timeout: 20_000 });
@@ -89,7 +101,7 @@ const PROBES: Record<string, Probe> = {
   'systemd-socket-activate': onPath('systemd-socket-activate', 'apt-get install systemd'),
   systemctl: onPath('systemctl', 'apt-get install systemd'),
   git: onPath('git', 'apt-get install git'),
-  script: onPath('script', 'apt-get install bsdutils'),
+  script: { check: () => ptyProbe(), install: 'apt-get install bsdutils, and a /dev/pts (in a container: mount devpts)' },
   prlimit: onPath('prlimit', 'apt-get install util-linux'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   python3: onPath('python3', 'apt-get install python3'),
