@@ -161,6 +161,21 @@ describe('the plugin against the hooks', () => {
     }
   });
 
+  test('enabled in the project settings but not installed here: not counted as the plugin, and said so', async () => {
+    const u = user();
+    try {
+      quiet(u);
+      mkdirSync(join(u.cwd, '.claude'));
+      writeFileSync(join(u.cwd, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'vox@vox': true } }));
+      const d = await doctor(u);
+      const hooks = one(d.checks, 'hooks');
+      assert.equal(hooks.level, 'warn', d.text);
+      assert.match(hooks.detail, /the vox plugin vox@vox is enabled in the project settings but not installed: "claude plugin install vox@vox"/);
+    } finally {
+      removeDir(u.home);
+    }
+  });
+
   test('a ~/.claude.json too large to read (33 MB): named, not read, and doctor finishes', async () => {
     const u = user();
     try {
@@ -363,9 +378,12 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
       const r = await vox(['doctor', '--json'], { env: d.env, cwd: home });
       const mic = (JSON.parse(r.stdout).checks as Check[]).find((c) => c.name === 'microphone')!;
       assert.match(mic.detail, /^held by session shop#3c07f0 \(listen-[0-9a-f]+\)/);
+      const st = await vox(['status'], { env: d.env });
+      assert.match(st.stdout, /^mic: {4}held by session shop#3c07f0 \(listen-[0-9a-f]+\)$/m);
       assert.equal((await vox(['stop', '--all'], { env: d.env })).code, 0);
       await listening;
       assert.equal((await d.api('GET', '/v1/status')).body.listening, null, 'released after the stop');
+      assert.doesNotMatch((await vox(['status'], { env: d.env })).stdout, /^mic:/m, 'no mic line when nobody holds it');
     } finally {
       await d.stop();
       removeDir(home);

@@ -210,7 +210,13 @@ export function hooksCheck(where: Where, plugin: PluginState): Check {
       fix: `keep one route (docs/claude-code.md): ${withVox.map((s) => `"vox hooks uninstall ${scopeFlag(s.scope)}"`).join(' and ')}, or uninstall the plugin ("claude plugin uninstall ${plugin.key}")`,
     };
   }
-  const pluginNote = plugin.key && plugin.disabledIn.length ? ` (the vox plugin ${plugin.key} is disabled)` : '';
+  const pluginNote = !plugin.key
+    ? ''
+    : plugin.enabledIn.length
+      ? ` (the vox plugin ${plugin.key} is enabled in the ${plugin.enabledIn.join(' and ')} settings but not installed: "claude plugin install ${plugin.key}")`
+      : plugin.disabledIn.length
+        ? ` (the vox plugin ${plugin.key} is disabled)`
+        : '';
   if (complete.length) return { name: 'hooks', level: 'ok', detail: `${detail} (${complete.map((s) => s.path).join(', ')})${pluginNote}` };
   if (withVox.length) return { name: 'hooks', level: 'warn', detail: `${detail}${pluginNote}`, fix: `run "vox hooks install ${scopeFlag(withVox[0]!.scope)}" to add the missing events` };
   return {

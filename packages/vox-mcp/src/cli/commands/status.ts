@@ -44,6 +44,8 @@ export function formatStatus(s: StatusResponse, clientVersion = VERSION): string
     `audio:  ${p(s.sink.name)} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${p(s.sink.detail)})` : ''}${s.sink.lastError ? ` last error: ${p(s.sink.lastError)}` : ''}`,
     `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}`,
     `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
+    // Only while someone holds it: the line says who ("vox stop" ends a listen).
+    ...(s.listening ? [`mic:    held by ${s.listening.session ? `session ${p(s.listening.session)}` : 'a listen without a session'} (${p(s.listening.id)})`] : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     'recent:',
