@@ -32,7 +32,7 @@ async function kill9(d: Daemon): Promise<void> {
   await waitFor(() => d.proc.signalCode !== null || undefined, 10_000, 'voxd to die');
 }
 
-test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 202 is replayed; a smaller cap at the restart replays the first ones in order and a re-send of the rest learns it was dropped', async () => {
+test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 202 is replayed; a smaller cap at the restart replays the first ones in order and a re-send of the rest learns it was dropped', async (t) => {
   const cap = 64 * 1024;
   const d = await startDaemon({ env: { VOXD_JOURNAL_MAX_BYTES: String(cap) } });
   const home = d.home;
@@ -55,7 +55,9 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
 
     const again = await startDaemon({ home, env: { VOXD_JOURNAL_MAX_BYTES: String(cap) } });
     try {
-      assert.deepEqual(await live(again), accepted, 'every request answered 202 is back, in order');
+      const back = await live(again);
+      t.diagnostic(`at a cap of ${cap} bytes: ${accepted.length} answered 202, then 503; after kill -9, ${back.length} of ${accepted.length} replayed`);
+      assert.deepEqual(back, accepted, 'every request answered 202 is back, in order');
     } finally {
       await kill9(again);
     }
@@ -65,6 +67,7 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
     try {
       const back = await live(half);
       assert.ok(back.length > 0 && back.length < accepted.length, `${back.length} of ${accepted.length} fit in half the cap`);
+      t.diagnostic(`restarted with half the cap: ${back.length} of ${accepted.length} replayed in order, ${accepted.length - back.length} reported`);
       assert.deepEqual(back, accepted.slice(0, back.length));
       await logSays(home, new RegExp(`held ${accepted.length - back.length} unsettled requests? past its cap`));
       assert.ok(!existsSync(join(home, 'journal.jsonl.too-big')));
@@ -197,6 +200,7 @@ test('a full disk (VOX_HOME on a 2 MB tmpfs): requests are refused with 503 VOX_
       }
     }
     assert.ok(answers.some((a) => a.status === 503), 'a full disk is told');
+    t.diagnostic(`full disk: ${answers.filter((a) => a.status === 503).length} of 3 refused 503, ${answers.filter((a) => a.status === 202).length} answered 202`);
     // Space again: taken again, no restart needed.
     rmSync(filler);
     const later = await d.api('POST', '/v1/speak', { text: 'The disk has room again.' });
@@ -204,7 +208,9 @@ test('a full disk (VOX_HOME on a 2 MB tmpfs): requests are refused with 503 VOX_
     accepted.push(later.body.id);
     await kill9(d);
     again = await startDaemon({ home: fs.dir, audio });
-    assert.deepEqual(await live(again), accepted, 'every request answered 202 was replayed');
+    const back = await live(again);
+    t.diagnostic(`after kill -9: ${back.length} of ${accepted.length} answered 202 replayed`);
+    assert.deepEqual(back, accepted, 'every request answered 202 was replayed');
   } finally {
     await again?.stop();
     await d?.stop();
