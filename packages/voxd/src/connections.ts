@@ -89,6 +89,11 @@ export class ConnectionLimit {
     return this.#open.size;
   }
 
+  /** Open connections with no request in flight. */
+  get idle(): number {
+    return this.#idle.size;
+  }
+
   attach(server: Server): void {
     server.on('connection', (socket: Socket) => this.#connected(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#request(req.socket, res));

@@ -56,6 +56,8 @@ export interface VoxServer {
   events: EventStream;
   /** The microphone's owner, loaded on the first listen. */
   listener: ListenerSlot;
+  /** The connection limit (connections.ts). */
+  connections: ConnectionLimit;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -90,11 +92,12 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
       setTimeout(() => socket.destroy(), 1000).unref();
     },
   });
-  new ConnectionLimit({
+  const connections = new ConnectionLimit({
     ...(options.maxConnections ? { max: options.maxConnections } : {}),
     ...(options.version ? { version: options.version } : {}),
     ...(options.logger ? { log: options.logger } : {}),
-  }).attach(app.server);
+  });
+  connections.attach(app.server);
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
@@ -147,5 +150,5 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
-  return { app, dispatcher, events, listener };
+  return { app, dispatcher, events, listener, connections };
 }
