@@ -189,7 +189,8 @@ export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined
   }
 }
 
-export async function startDaemon(options: { audio?: string; realtime?: boolean; env?: NodeJS.ProcessEnv; home?: string; args?: string[] } = {}): Promise<Daemon> {
+/** `wrap`: a command voxd runs under, which execs it (`['prlimit', '--nofile=256:256', '--']`). */
+export async function startDaemon(options: { audio?: string; realtime?: boolean; env?: NodeJS.ProcessEnv; home?: string; args?: string[]; wrap?: string[] } = {}): Promise<Daemon> {
   const home = options.home ?? tempDir();
   const out = join(home, 'out');
   const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
@@ -203,7 +204,8 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
     if (value && !checkSetting(key, value, variable)) same[key] = value;
   }
   if (Object.keys(same).length) writeSettings(env, same);
-  const proc = spawn(process.execPath, [VOXD, ...(options.args ?? [])], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const argv = [process.execPath, VOXD, ...(options.args ?? [])];
+  const proc = options.wrap?.length ? spawn(options.wrap[0]!, [...options.wrap.slice(1), ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] }) : spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));

@@ -62,6 +62,18 @@ export const WIRE_ERRORS = {
     statusCode: 503,
     message: 'The speech queue holds %s requests already. Wait for it to drain, or stop it with "vox stop --all".',
   },
+  VOX_ERR_JOURNAL_FULL: {
+    statusCode: 503,
+    message: 'voxd\'s journal holds %s unsettled requests, its cap of %s bytes (VOXD_JOURNAL_MAX_BYTES): it cannot keep more across a restart, so this one was not taken. Wait for the queue to drain, or clear it with "vox stop --all".',
+  },
+  VOX_ERR_JOURNAL_UNWRITABLE: {
+    statusCode: 503,
+    message: 'voxd cannot write its journal %s (%s), so it cannot keep this request across a restart and did not take it. Free space on that disk, or remove what is in the journal\'s place; the next request tries again.',
+  },
+  VOX_ERR_TOO_MANY_CONNECTIONS: {
+    statusCode: 503,
+    message: 'voxd has %s connections open, its limit (a share of its file-descriptor limit, ulimit -n %s), and none of them idle. Retry in a moment; if it persists, a program is holding many connections to voxd.',
+  },
   VOX_ERR_SHUTTING_DOWN: {
     statusCode: 503,
     message: 'voxd is shutting down. Retry in a moment; the next request starts a new daemon.',

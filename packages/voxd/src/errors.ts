@@ -58,6 +58,10 @@ export function toWireError(err: unknown): WireError {
 
 /** Seconds a client has to send its whole request (headers and body); a `wait` response is not timed. */
 export const REQUEST_TIMEOUT_SECONDS = 30;
+/** Seconds a client has to send its request's headers; a connection that sends nothing is closed then. */
+export const HEADERS_TIMEOUT_SECONDS = 10;
+/** Seconds an idle keep-alive connection is kept open. */
+export const IDLE_CONNECTION_SECONDS = 5;
 
 /**
  * The raw HTTP response for a connection-level error (Node rejected the bytes

@@ -11,7 +11,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, vox
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
-import { Journal } from './dispatch/journal.js';
+import { Journal, journalMaxBytes } from './dispatch/journal.js';
 import { appendStartupLog, createLogger } from './log/logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
@@ -264,7 +264,14 @@ if (sherpa && [undefined, 'auto', 'sherpa'].includes(env.VOXD_ENGINE || undefine
 }
 const text = new TextPreparer();
 // Only the lock holder reads the journal: what it holds is replayed before voxd listens.
-const journal = Journal.open(paths.journal, { log });
+let journalCap: number;
+try {
+  journalCap = journalMaxBytes(env);
+} catch (err) {
+  await release();
+  fail((err as Error).message, 2);
+}
+const journal = Journal.open(paths.journal, { log, maxBytes: journalCap });
 const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],

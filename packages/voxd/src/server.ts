@@ -7,7 +7,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
-import { clientErrorResponse, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
+import { ConnectionLimit } from './connections.js';
+import { clientErrorResponse, HEADERS_TIMEOUT_SECONDS, IDLE_CONNECTION_SECONDS, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   synthesizeMaxBytes?: number;
   /** Accepted requests kept across restarts (dispatch/journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
   journal?: Journal;
+  /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
+  maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
   listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };
 }
@@ -53,6 +56,8 @@ export interface VoxServer {
   events: EventStream;
   /** The microphone's owner, loaded on the first listen. */
   listener: ListenerSlot;
+  /** The connection limit (connections.ts). */
+  connections: ConnectionLimit;
 }
 
 const PUBLIC_PATHS = new Set(['/v1/health']);
@@ -69,14 +74,30 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
     // A request whose body never finishes must not hold its connection for ever (fastify's default is no limit).
     requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
-    // Node looks for timed-out requests every 30 s by default, which let a stalled one stay up to 90 s.
-    http: { connectionsCheckingInterval: 1000 },
+    // An idle keep-alive is closed soon (fastify's default is 72 s): each holds a descriptor.
+    keepAliveTimeout: IDLE_CONNECTION_SECONDS * 1000,
+    http: {
+      // Node looks for timed-out requests every 30 s by default, which let a stalled one stay up to 90 s.
+      connectionsCheckingInterval: 1000,
+      // Node times a request whose headers are in by requestTimeout only when headersTimeout is below it:
+      // with Node's default of 60 s, a body that never ended was cut at 60 s, not 30. A connection that
+      // sends nothing is closed (408) at this deadline too.
+      headersTimeout: HEADERS_TIMEOUT_SECONDS * 1000,
+    },
     // Errors Node finds before routing (malformed HTTP, huge headers, the timeout above) get our error body too.
     clientErrorHandler: (err, socket) => {
-      if (socket.writable) socket.end(clientErrorResponse(err as NodeJS.ErrnoException, options.version ?? VERSION));
-      else socket.destroy();
+      if (!socket.writable) return socket.destroy();
+      socket.end(clientErrorResponse(err as NodeJS.ErrnoException, options.version ?? VERSION));
+      // end() only half-closes: a peer that never reads nor closes would keep the descriptor for ever.
+      setTimeout(() => socket.destroy(), 1000).unref();
     },
   });
+  const connections = new ConnectionLimit({
+    ...(options.maxConnections ? { max: options.maxConnections } : {}),
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.logger ? { log: options.logger } : {}),
+  });
+  connections.attach(app.server);
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
@@ -129,5 +150,5 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
-  return { app, dispatcher, events, listener };
+  return { app, dispatcher, events, listener, connections };
 }

@@ -140,10 +140,22 @@ export class Admission {
     );
   }
 
-  /** "queued" is said only once the request is on disk: a crash after this replays it. */
+  /**
+   * "queued" is said only once the request is on disk: a crash after this
+   * replays it. A sync that fails takes back a request still queued, and the
+   * caller is refused (503) rather than told "queued" for what a crash could lose.
+   */
   async #admitDurably(spec: Spec, sink: SinkHealth): Promise<Admitted> {
     const admitted = this.#admit(spec, sink);
-    await admitted.durable;
+    if (!admitted.durable) return admitted;
+    try {
+      await admitted.durable.done;
+    } catch (err) {
+      const u = admitted.durable.u;
+      if (!this.#o.queue.remove(u)) return admitted; // already playing: it is spoken, and the caller hears so
+      this.#o.ledger.settle(u, 'failed', (err as Error).message, 'VOX_ERR_JOURNAL_UNWRITABLE');
+      throw err;
+    }
     return admitted;
   }
 
@@ -164,7 +176,7 @@ export class Admission {
     return health;
   }
 
-  #admit(spec: Spec, sink: SinkHealth): Admitted & { durable?: Promise<void> } {
+  #admit(spec: Spec, sink: SinkHealth): Admitted & { durable?: { done: Promise<void>; u: Utterance } } {
     const { clock, dedup, ledger, queue, player, journal } = this.#o;
     if (spec.requestId) {
       const joined = this.#join(spec.requestId, spec.dedupKey, spec.apiKey, sink);
@@ -218,6 +230,9 @@ export class Admission {
       waiters: [],
       ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}),
     };
+    // On disk before anything else changes: when it cannot be (the cap, a full
+    // disk), this throws a 503 and the request was never taken.
+    const done = journal ? this.#journalAccept(u, journal) : undefined;
     ledger.counters.accepted += 1;
     ledger.record(entry);
     ledger.byId.set(id, u);
@@ -230,7 +245,6 @@ export class Admission {
     }
     dedup.begin(u.dedupKey, id, u.windowMs);
     if (u.requestId) ledger.byRequest.set(u.requestId, u);
-    const durable = journal ? this.#journalAccept(u, journal) : undefined;
     ledger.emit('queued', eventBase(u));
     for (const r of admission.removed) ledger.settle(r.item, r.outcome, r.reason);
     if (admission.playing !== 'continue' && player.playing) {
@@ -238,7 +252,7 @@ export class Admission {
     }
     if (maxAgeMs !== undefined) player.expireAfter(u, maxAgeMs + 1);
     player.kick();
-    return { response: { id, status: 'queued', text: u.text, sink }, settled: ledger.outcomeOf(u), ...(durable ? { durable } : {}) };
+    return { response: { id, status: 'queued', text: u.text, sink }, settled: ledger.outcomeOf(u), ...(done ? { durable: { done, u } } : {}) };
   }
 
   /**
@@ -263,8 +277,10 @@ export class Admission {
   }
 
   #journalAccept(u: Utterance, journal: Journal): Promise<void> {
+    const done = journal.accept(journalEntry(u));
+    done.catch(() => {}); // awaited by #admitDurably, unless the priority rules drop it at once
     u.journaled = true;
-    return journal.accept(journalEntry(u));
+    return done;
   }
 
   #assertOpen(): void {

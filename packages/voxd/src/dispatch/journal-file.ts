@@ -1,36 +1,91 @@
 /**
  * The journal's file on disk: 0600 like the token, never opened through a
- * link (one in its place is replaced), and set aside rather than read when
- * it is something voxd did not write.
+ * link (one in its place is replaced), and read in bounded pieces: a file
+ * of any size costs at most a chunk and a line of memory beyond what is
+ * replayed (journal-records.ts bounds that).
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, rmSync } from 'node:fs';
+import type { JournalReader, Replay } from './journal-records.js';
 
-/** A file bigger than this is not voxd's journal: it is set aside, not read. */
-const MAX_READ_BYTES = 256 * 1024 * 1024;
+/** A line longer than this is no record voxd wrote (a text of MAX_TEXT_CHARS, escaped, is far less): skipped unread. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 
-/** The text of the journal at `path` ('' when there is none or it cannot be read), and what was wrong with the file. */
-export function readJournalFile(path: string): { text: string; problems: string[] } {
-  const problems: string[] = [];
-  let text = '';
+/**
+ * Feed the journal at `path` to `reader` line by line, reading at most
+ * `maxReadBytes` of it (what lies past that is reported, not read): memory
+ * stays bounded whatever the file is. Problems with the file itself are
+ * added to `problems`.
+ */
+export function readJournalFile(path: string, reader: JournalReader, maxReadBytes: number, problems: string[]): Replay {
   try {
     const st = lstatSync(path);
     if (st.isSymbolicLink()) {
       problems.push(`the journal ${path} was a symbolic link; it was replaced, not followed`);
       rmSync(path, { force: true });
     } else if (!st.isFile()) {
-      problems.push(`the journal ${path} is not a regular file; voxd runs without a journal (a restart loses what is queued) until it is removed`);
-    } else if (st.size > MAX_READ_BYTES) {
-      const aside = `${path}.too-big`;
-      renameSync(path, aside);
-      problems.push(`the journal was ${st.size} bytes, too big to be voxd's; it was moved to ${aside} and not replayed`);
+      problems.push(`the journal ${path} is not a regular file; voxd refuses speech (503 VOX_ERR_JOURNAL_UNWRITABLE) until it is removed`);
     } else {
-      text = readNoFollow(path, st.size);
+      return readLines(path, reader, maxReadBytes, problems);
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code !== 'ENOENT') problems.push(`the journal could not be read (${e.code ?? e.message}); nothing was replayed`);
   }
-  return { text, problems };
+  return reader.finish();
+}
+
+function readLines(path: string, reader: JournalReader, maxReadBytes: number, problems: string[]): Replay {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const buf = Buffer.alloc(CHUNK_BYTES);
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  /** Inside a line too long to hold: drop bytes until its newline. */
+  let skipping = false;
+  let n = 0;
+  let at = 0;
+  try {
+    while (at < maxReadBytes) {
+      const got = readSync(fd, buf, 0, Math.min(CHUNK_BYTES, maxReadBytes - at), at);
+      if (got === 0) break;
+      at += got;
+      let from = 0;
+      for (let nl = buf.indexOf(10, from); nl !== -1 && nl < got; nl = buf.indexOf(10, from)) {
+        n++;
+        if (skipping) {
+          skipping = false;
+          problems.push(`journal line ${n} is longer than ${MAX_LINE_BYTES} bytes; it was skipped`);
+        } else {
+          const part = buf.subarray(from, nl);
+          reader.line((carryBytes ? Buffer.concat([...carry, part]) : part).toString('utf8'), n);
+        }
+        carry = [];
+        carryBytes = 0;
+        from = nl + 1;
+      }
+      if (from < got && !skipping) {
+        carry.push(Buffer.from(buf.subarray(from, got)));
+        carryBytes += got - from;
+        if (carryBytes > MAX_LINE_BYTES) {
+          skipping = true;
+          carry = [];
+          carryBytes = 0;
+        }
+      }
+    }
+    const size = fstatSync(fd).size;
+    if (size > at) {
+      problems.push(`the journal was ${size} bytes; voxd read the first ${at} (twice its cap and more) and left the rest unread: requests recorded there are not replayed`);
+      return reader.finish();
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (skipping) {
+    problems.push(`the journal's last line is longer than ${MAX_LINE_BYTES} bytes; it was skipped`);
+    return reader.finish();
+  }
+  return reader.finish(Buffer.concat(carry).toString('utf8'));
 }
 
 /** Open for appending, 0600, never through a link; a looser mode is tightened. */
@@ -42,22 +97,6 @@ export function openAppend(path: string): number {
     // mode is best effort on odd filesystems
   }
   return fd;
-}
-
-function readNoFollow(path: string, size: number): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const buf = Buffer.alloc(size);
-    let at = 0;
-    while (at < size) {
-      const n = readSync(fd, buf, at, size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return buf.subarray(0, at).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Make a rename durable (Linux, macOS); not possible on Windows, where it is skipped. */

@@ -3,9 +3,16 @@
  * dispatcher needs to play it again), `p` = sentence n started, `s` =
  * settled (with its outcome, and what a re-send must be joined to: request
  * id, duplicate key and window). Reading them back skips and reports a torn
- * last line or a corrupt one, never fails.
+ * last line, a corrupt one, or one with a field voxd does not know or a value
+ * it would not have written (a `priority` of `__proto__`), never fails: a
+ * record is checked field by field against what voxd writes, so nothing
+ * past this module sees a value it could not have produced.
+ *
+ * The reader holds at most `maxPendingBytes` of unsettled records: those past
+ * it, in file order, are not replayed but reported (how many, which ids), and
+ * a re-send of one learns it was dropped.
  */
-import type { ChimeSignal, Outcome, Priority, SpeakRequest, WireErrorCode } from '@vox/protocol';
+import { CHIME_SIGNALS, ENGINE_NAMES, PRIORITIES, WIRE_ERRORS, type ChimeSignal, type Outcome, type Priority, type SpeakRequest, type WireErrorCode } from '@vox/protocol';
 
 /** An accepted request as the journal keeps it: what it takes to play it again. */
 export type JournalEntry = Pick<SpeakRequest, 'requestId' | 'session' | 'final' | 'voice' | 'rate' | 'volume' | 'model'> & {
@@ -54,6 +61,8 @@ export interface Replay {
   settled: SettledRecord[];
   /** Records that could not be read (a torn last line, a corrupt line), each said in a sentence. */
   problems: string[];
+  /** Unsettled requests past the cap, not replayed (each is in `settled` as dropped, and in `problems`). */
+  notReplayed?: number;
 }
 
 export type Line =
@@ -66,50 +75,171 @@ export function lineBytes(line: Line): number {
   return Buffer.byteLength(JSON.stringify(line)) + 1;
 }
 
-/** The records in a journal file's `text`; what cannot be read is added to `problems`. */
-export function parseJournal(text: string, problems: string[]): Replay {
-  const pending = new Map<string, PendingRecord>();
-  const settled: SettledRecord[] = [];
-  const lines = text.split('\n');
-  // The last element is what follows the final newline: empty, or a torn record.
-  const torn = lines.pop();
-  if (torn) problems.push(`the journal's last record was cut short (${torn.length} bytes; voxd stopped during a write); it was ignored`);
-  lines.forEach((raw, i) => {
-    if (!raw) return;
-    let line: Line;
-    try {
-      line = JSON.parse(raw) as Line;
-    } catch {
-      problems.push(`journal line ${i + 1} is not JSON; it was skipped`);
-      return;
-    }
-    if (line?.t === 'a' && valid(line)) {
-      const { t: _t, ...entry } = line;
-      pending.set(line.id, entry);
-    } else if (line?.t === 'p' && typeof line.id === 'string' && Number.isInteger(line.n) && line.n >= 0) {
-      const p = pending.get(line.id);
-      if (p && line.n < p.sentences.length) p.sentence = line.n;
-    } else if (line?.t === 's' && typeof line.id === 'string' && typeof line.outcome === 'string' && typeof line.at === 'number') {
-      pending.delete(line.id);
-      const { t: _t, ...rec } = line;
-      settled.push(rec);
-    } else {
-      problems.push(`journal line ${i + 1} is not a record voxd knows; it was skipped`);
-    }
-  });
-  return { pending: [...pending.values()], settled, problems };
+/** Outcomes a settle record may hold (what the ledger writes). */
+const SETTLED_OUTCOMES: readonly string[] = ['played', 'stopped', 'expired', 'failed', 'dropped', 'replaced', 'interrupted', 'deduped'] satisfies Outcome[];
+/** Settles kept while reading (the journal keeps fewer: keepSettled). */
+const MAX_SETTLED_READ = 4096;
+/** Bad lines named one by one; past this, one sentence says how many more. */
+const MAX_PROBLEMS_NAMED = 10;
+
+type Check = (v: unknown) => boolean;
+const str: Check = (v) => typeof v === 'string';
+const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const bool: Check = (v) => typeof v === 'boolean';
+const oneOf = (values: readonly string[]): Check => (v) => typeof v === 'string' && values.includes(v);
+const strings: Check = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/** Every field an accept record may have, and what its value must be. */
+const ACCEPT_FIELDS: Record<string, Check> = {
+  t: (v) => v === 'a',
+  id: str,
+  kind: oneOf(['speech', 'chime']),
+  priority: oneOf(PRIORITIES),
+  text: str,
+  sentences: strings,
+  dedupKey: str,
+  windowMs: num,
+  acceptedAt: num,
+  requestId: str,
+  session: str,
+  final: bool,
+  voice: str,
+  rate: num,
+  volume: num,
+  engine: oneOf(ENGINE_NAMES.filter((e) => e !== 'auto')),
+  model: str,
+  signal: oneOf(CHIME_SIGNALS),
+  expiresAt: num,
+  hadApiKey: bool,
+};
+const ACCEPT_REQUIRED = ['id', 'kind', 'priority', 'text', 'sentences', 'dedupKey', 'windowMs', 'acceptedAt'];
+
+const SETTLE_FIELDS: Record<string, Check> = {
+  t: (v) => v === 's',
+  id: str,
+  requestId: str,
+  dedupKey: str,
+  windowMs: num,
+  outcome: oneOf(SETTLED_OUTCOMES),
+  reason: str,
+  code: (v) => typeof v === 'string' && Object.hasOwn(WIRE_ERRORS, v),
+  at: num,
+};
+const SETTLE_REQUIRED = ['id', 'dedupKey', 'windowMs', 'outcome', 'at'];
+
+const PROGRESS_FIELDS: Record<string, Check> = {
+  t: (v) => v === 'p',
+  id: str,
+  n: (v) => Number.isInteger(v) && (v as number) >= 0,
+};
+
+/** Why `rec` is not a record of this shape, or undefined when it is. */
+function problemOf(rec: Record<string, unknown>, fields: Record<string, Check>, required: readonly string[]): string | undefined {
+  for (const key of Object.keys(rec)) {
+    if (!Object.hasOwn(fields, key)) return `has a field voxd does not write (${JSON.stringify(key.slice(0, 40))})`;
+    if (!fields[key]!(rec[key])) return `has a value voxd does not write in "${key}"`;
+  }
+  const missing = required.find((k) => !Object.hasOwn(rec, k));
+  return missing ? `lacks "${missing}"` : undefined;
 }
 
-function valid(e: Partial<JournalEntry>): e is JournalEntry {
-  return (
-    typeof e.id === 'string' &&
-    (e.kind === 'speech' || e.kind === 'chime') &&
-    typeof e.priority === 'string' &&
-    typeof e.text === 'string' &&
-    Array.isArray(e.sentences) &&
-    e.sentences.every((s) => typeof s === 'string') &&
-    typeof e.dedupKey === 'string' &&
-    typeof e.windowMs === 'number' &&
-    typeof e.acceptedAt === 'number'
-  );
+/**
+ * Reads a journal one line at a time (journal-file.ts feeds it): bounded
+ * memory whatever the file holds, and every line checked.
+ */
+export class JournalReader {
+  readonly #maxPendingBytes: number;
+  readonly #pending = new Map<string, { rec: PendingRecord; bytes: number }>();
+  #pendingBytes = 0;
+  #settled: SettledRecord[] = [];
+  /** Unsettled accepts past the cap, by id (settled ones leave: nothing of theirs is lost). */
+  readonly #over = new Map<string, SettledRecord>();
+  /** Set at the first accept that did not fit. */
+  #full = false;
+  #bad = 0;
+  readonly #problems: string[];
+
+  readonly #now: number;
+
+  constructor(options: { maxPendingBytes: number; problems?: string[]; now?: number }) {
+    this.#maxPendingBytes = options.maxPendingBytes;
+    this.#now = options.now ?? Date.now();
+    this.#problems = options.problems ?? [];
+  }
+
+  /** One line of the file (no newline); `n` counts from 1. */
+  line(raw: string, n: number): void {
+    if (!raw) return;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(raw);
+    } catch {
+      return this.#skip(`journal line ${n} is not JSON; it was skipped`);
+    }
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) return this.#skip(`journal line ${n} is not a record voxd knows; it was skipped`);
+    const r = rec as Record<string, unknown>;
+    const [fields, required] = r.t === 'a' ? [ACCEPT_FIELDS, ACCEPT_REQUIRED] : r.t === 's' ? [SETTLE_FIELDS, SETTLE_REQUIRED] : r.t === 'p' ? [PROGRESS_FIELDS, ['id', 'n']] : [undefined, []];
+    if (!fields) return this.#skip(`journal line ${n} is not a record voxd knows; it was skipped`);
+    const problem = problemOf(r, fields, required) ?? (r.t === 'a' && r.kind === 'chime' && r.signal === undefined ? 'is a chime without its signal' : undefined);
+    if (problem) return this.#skip(`journal line ${n} ${problem}; that record was skipped, the rest is replayed`);
+    if (r.t === 'a') this.#accept(r as unknown as Line & { t: 'a' }, Buffer.byteLength(raw) + 1);
+    else if (r.t === 'p') {
+      const p = this.#pending.get(r.id as string);
+      if (p && (r.n as number) < p.rec.sentences.length) p.rec.sentence = r.n as number;
+    } else this.#settle(r as unknown as Line & { t: 's' });
+  }
+
+  /** What was read; `torn` is what followed the last newline (a cut-short record), if anything. */
+  finish(torn?: string): Replay {
+    if (torn) this.#problems.push(`the journal's last record was cut short (${torn.length} bytes; voxd stopped during a write); it was ignored`);
+    if (this.#bad > MAX_PROBLEMS_NAMED) this.#problems.push(`${this.#bad - MAX_PROBLEMS_NAMED} more journal lines were skipped as well`);
+    if (this.#over.size) {
+      const ids = [...this.#over.keys()];
+      this.#problems.push(
+        `the journal held ${ids.length} unsettled request${ids.length === 1 ? '' : 's'} past its cap of ${this.#maxPendingBytes} bytes (VOXD_JOURNAL_MAX_BYTES); ` +
+          `${ids.length === 1 ? 'it was' : 'they were'} not replayed and a re-send learns it was dropped: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}`,
+      );
+    }
+    const dropped = [...this.#over.values()].slice(-MAX_SETTLED_READ);
+    return { pending: [...this.#pending.values()].map((p) => p.rec), settled: [...this.#settled, ...dropped], problems: this.#problems, ...(this.#over.size ? { notReplayed: this.#over.size } : {}) };
+  }
+
+  #accept(line: Line & { t: 'a' }, bytes: number): void {
+    const { t: _t, ...entry } = line;
+    const old = this.#pending.get(entry.id);
+    if (old) this.#pendingBytes -= old.bytes;
+    // In order: once one does not fit, none after it is replayed ahead of it.
+    if (this.#full || this.#pendingBytes + bytes > this.#maxPendingBytes) {
+      this.#full = true;
+      this.#pending.delete(entry.id);
+      this.#over.set(entry.id, {
+        id: entry.id,
+        ...(entry.requestId ? { requestId: entry.requestId } : {}),
+        dedupKey: entry.dedupKey,
+        windowMs: entry.windowMs,
+        outcome: 'dropped',
+        reason: 'not replayed: the journal held more than its cap when voxd restarted',
+        at: this.#now,
+      });
+      return;
+    }
+    this.#pending.set(entry.id, { rec: entry, bytes });
+    this.#pendingBytes += bytes;
+  }
+
+  #settle(line: Line & { t: 's' }): void {
+    const { t: _t, ...rec } = line;
+    const p = this.#pending.get(rec.id);
+    if (p) {
+      this.#pending.delete(rec.id);
+      this.#pendingBytes -= p.bytes;
+    }
+    this.#over.delete(rec.id);
+    this.#settled.push(rec);
+    if (this.#settled.length > 2 * MAX_SETTLED_READ) this.#settled = this.#settled.slice(-MAX_SETTLED_READ);
+  }
+
+  #skip(problem: string): void {
+    if (++this.#bad <= MAX_PROBLEMS_NAMED) this.#problems.push(problem);
+  }
 }

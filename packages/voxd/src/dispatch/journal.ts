@@ -19,11 +19,35 @@
  * - A torn last line (a crash during an append) or a corrupt one is skipped
  *   and reported, never fatal. The file is 0600 like the token, and a link
  *   in its place is replaced, never followed (journal-file.ts).
+ * - Nothing accepted is lost: an accept that would take the live records
+ *   past `maxBytes`, or that cannot be written whole (a full disk, no file),
+ *   throws a 503 VoxError before anything else changed, so the caller is
+ *   refused rather than told "queued" for what a restart would not find. A
+ *   partial write is cut off again, so the next record starts on its own
+ *   line. At open, at most `maxBytes` of unsettled records are replayed, in
+ *   order, and the rest reported (journal-records.ts).
  */
-import { closeSync, constants, fdatasync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { VoxError } from '../errors.js';
 import { openAppend, readJournalFile, syncDir } from './journal-file.js';
-import { lineBytes, parseJournal, type JournalEntry, type Line, type Replay, type SettledRecord } from './journal-records.js';
+import { JournalReader, lineBytes, type JournalEntry, type Line, type Replay, type SettledRecord } from './journal-records.js';
+
+/** Default cap on the live records (unsettled accepts and kept settles), in bytes. */
+export const JOURNAL_MAX_BYTES = 256 * 1024 * 1024;
+/** The smallest cap VOXD_JOURNAL_MAX_BYTES may set: one request of the longest text fits. */
+export const JOURNAL_MIN_BYTES = 4096;
+
+/** The cap from VOXD_JOURNAL_MAX_BYTES (bytes, an integer), or the default; a bad value is an error that says so. */
+export function journalMaxBytes(env: NodeJS.ProcessEnv): number {
+  const raw = env.VOXD_JOURNAL_MAX_BYTES;
+  if (raw === undefined || raw === '') return JOURNAL_MAX_BYTES;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < JOURNAL_MIN_BYTES) {
+    throw new Error(`VOXD_JOURNAL_MAX_BYTES=${JSON.stringify(raw.slice(0, 40))} is not a number of bytes of at least ${JOURNAL_MIN_BYTES}; set it to an integer such as ${JOURNAL_MAX_BYTES}, or unset it`);
+  }
+  return n;
+}
 
 export type { JournalEntry, PendingRecord, Replay, SettledRecord } from './journal-records.js';
 
@@ -36,6 +60,8 @@ export interface JournalOptions {
   keepSettledMs?: number;
   /** Compact once the file is past this size and twice the live records. Default 64 KiB. */
   compactBytes?: number;
+  /** Most bytes of live records: an accept past it is refused (503), a replay stops there. Default JOURNAL_MAX_BYTES. */
+  maxBytes?: number;
   log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -47,6 +73,7 @@ export class Journal {
   readonly #keepSettled: number;
   readonly #keepSettledMs: number;
   readonly #compactBytes: number;
+  readonly #maxBytes: number;
   readonly #log: JournalOptions['log'];
   #fd: number | undefined;
   /** Unsettled accepts, in accept order (Map keeps insertion order), with their last progress. */
@@ -56,8 +83,8 @@ export class Journal {
   #settledHead = 0;
   #liveBytes = 0;
   #fileBytes = 0;
-  /** Accepts written and waiting for a sync that starts after them. */
-  #waiting: Array<() => void> = [];
+  /** Accepts written and waiting for a sync that starts after them (told the sync's error, if any). */
+  #waiting: Array<(err?: NodeJS.ErrnoException) => void> = [];
   #syncing = false;
   /** A descriptor replaced by compaction while a sync ran on it: closed when that sync ends. */
   #retired: number[] = [];
@@ -70,6 +97,7 @@ export class Journal {
     this.#keepSettled = options.keepSettled ?? 256;
     this.#keepSettledMs = options.keepSettledMs ?? 10 * 60_000;
     this.#compactBytes = options.compactBytes ?? 64 * 1024;
+    this.#maxBytes = options.maxBytes ?? JOURNAL_MAX_BYTES;
     this.#log = options.log;
     const replay = this.#read();
     for (const p of replay.pending) {
@@ -99,22 +127,47 @@ export class Journal {
     return this.#pending.size;
   }
 
+  /** The cap on live records, in bytes. */
+  get maxBytes(): number {
+    return this.#maxBytes;
+  }
+
   /**
    * Record an accepted request. The record is written at once (in call
-   * order); the promise resolves once it is on disk (fdatasync). It never
-   * rejects: a journal that cannot be written is logged, and speech goes on
-   * without it.
+   * order), or this throws a 503 VoxError and nothing changed: past the cap
+   * (VOX_ERR_JOURNAL_FULL), or not written whole (VOX_ERR_JOURNAL_UNWRITABLE).
+   * The promise resolves once it is on disk (fdatasync), and rejects with
+   * VOX_ERR_JOURNAL_UNWRITABLE when that sync fails.
    */
   accept(entry: JournalEntry): Promise<void> {
+    if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
     const line: Line = { t: 'a', ...entry };
-    const bytes = this.#write(line);
+    const text = `${JSON.stringify(line)}\n`;
+    const bytes = Buffer.byteLength(text);
+    if (this.#liveBytes + bytes > this.#maxBytes) {
+      throw new VoxError('VOX_ERR_JOURNAL_FULL', this.#pending.size, this.#maxBytes);
+    }
+    // A journal that was missing or failed is tried again: a freed disk or a removed directory lets speech in again.
+    if (this.#fd === undefined) {
+      try {
+        this.#fd = openAppend(this.path);
+      } catch (err) {
+        throw this.#refuse(err as NodeJS.ErrnoException);
+      }
+    }
+    const problem = this.#append(text, bytes);
+    if (problem) throw this.#refuse(problem);
     this.#pending.set(entry.id, { entry, bytes });
     this.#liveBytes += bytes;
-    if (this.#fd === undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#waiting.push(resolve);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push((err) => (err ? reject(new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message)) : resolve()));
       this.#sync();
     });
+  }
+
+  #refuse(err: NodeJS.ErrnoException): VoxError {
+    this.#fail('cannot write the journal', err);
+    return new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message);
   }
 
   /** Sentence `n` of request `id` started playing. Written, not synced (cheap: one small write). */
@@ -168,29 +221,51 @@ export class Journal {
       this.#syncing = false;
       for (const fd of this.#retired.splice(0)) closeSync(fd);
       if (err) this.#fail('cannot sync the journal', err);
-      for (const w of batch) w();
+      for (const w of batch) w(err ?? undefined);
       this.#sync();
     });
   }
 
+  /** Progress and settle records: a failure is logged, and speech goes on. */
   #write(line: Line): number {
     const text = `${JSON.stringify(line)}\n`;
     const bytes = Buffer.byteLength(text);
-    if (this.#fd === undefined) return bytes;
-    try {
-      writeSync(this.#fd, text);
-      this.#fileBytes += bytes;
-    } catch (err) {
-      this.#fail('cannot write the journal', err as Error);
+    if (this.#fd !== undefined) {
+      const problem = this.#append(text, bytes);
+      if (problem) this.#fail('cannot write the journal', problem);
     }
     return bytes;
   }
 
+  /** Append `text` whole, or cut the file back to where it was and say why. */
+  #append(text: string, bytes: number): NodeJS.ErrnoException | undefined {
+    const fd = this.#fd!;
+    let before: number | undefined;
+    try {
+      before = fstatSync(fd).size;
+      const wrote = writeSync(fd, text);
+      if (wrote === bytes) {
+        this.#fileBytes += bytes;
+        this.#failed = false;
+        return undefined;
+      }
+      throw Object.assign(new Error(`wrote ${wrote} of ${bytes} bytes (a full disk?)`), { code: 'ENOSPC' });
+    } catch (err) {
+      // A torn line would glue the next record to it: the file goes back to its last whole record.
+      try {
+        if (before !== undefined) ftruncateSync(fd, before);
+      } catch {
+        // The next read skips a torn line anyway.
+      }
+      return err as NodeJS.ErrnoException;
+    }
+  }
+
   #fail(what: string, err: Error): void {
-    // Said once: a full disk must not flood the log (or stop speech).
+    // Said once per failure: a full disk must not flood the log.
     if (this.#failed) return;
     this.#failed = true;
-    this.#log?.error({ err: (err as Error).message, path: this.path }, `${what}: speech goes on, but a restart may lose or repeat what is queued now`);
+    this.#log?.error({ err: err.message, path: this.path }, `${what}: new requests are refused (503 VOX_ERR_JOURNAL_UNWRITABLE) until it can be written; what is queued still plays`);
   }
 
   #trimSettled(): void {
@@ -265,7 +340,9 @@ export class Journal {
   }
 
   #read(): Replay {
-    const { text, problems } = readJournalFile(this.path);
-    return parseJournal(text, problems);
+    const problems: string[] = [];
+    const reader = new JournalReader({ maxPendingBytes: this.#maxBytes, problems, now: this.#clock() });
+    // A journal voxd wrote is at most twice its live records past the compaction threshold (compaction's rule).
+    return readJournalFile(this.path, reader, 2 * this.#maxBytes + this.#compactBytes + 16 * 1024 * 1024, problems);
   }
 }

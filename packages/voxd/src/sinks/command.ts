@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer } from '../audio/pcm.js';
-import { groupGone, killGroup } from './player-group.js';
+import { PlayerTree } from './player-group.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../audio/wav.js';
 import { audioFailed, DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
@@ -53,6 +53,8 @@ export class CommandSink implements Sink {
   /** Whether the player has been run at all (a probe or a playback): until then its state is a guess. */
   #tried = false;
   #playing = false;
+  /** Players running now, killed with all they started at close(). */
+  readonly #trees = new Set<PlayerTree>();
   #log: ((obj: object, msg: string) => void) | undefined;
 
   constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn; log?: (obj: object, msg: string) => void } = {}) {
@@ -126,13 +128,15 @@ export class CommandSink implements Sink {
         tmp = mkdtempSync(join(tmpdir(), 'voxd-'));
         writeFileSync(join(tmp, 'u.wav'), toWav(format, Buffer.concat(input)));
       }
-      // Its own process group (detached), so a stop, a timeout or the end of the
-      // utterance can kill the player and everything it started (player-group.ts).
+      // Its own session and group (detached), so a stop, a timeout or the end of the
+      // utterance can kill the player and everything it started, even what left its group (player-group.ts).
       const child = this.#spawn(player, playerArgs(player, format, tmp && join(tmp, 'u.wav')), {
         stdio: [player === 'afplay' ? 'ignore' : 'pipe', 'ignore', 'pipe'],
         env: this.#env,
         detached: true,
       });
+      const tree = new PlayerTree(child);
+      this.#trees.add(tree);
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => {
         stderr = (stderr + d).slice(-2000);
@@ -144,7 +148,7 @@ export class CommandSink implements Sink {
       });
       exited.catch(() => {});
       const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-      const kill = () => killGroup(child);
+      const kill = () => tree.killNow();
       signal.addEventListener('abort', kill, { once: true });
       try {
         if (input) {
@@ -165,7 +169,7 @@ export class CommandSink implements Sink {
         const code = await exited;
         if (!signal.aborted && code !== 0) {
           // Whatever it left behind goes too, so its last words are all read.
-          killGroup(child);
+          tree.killNow();
           await Promise.race([closed, new Promise((r) => setTimeout(r, 500))]);
           // The last line says what failed; ALSA prints a page of config noise before it.
           const why = stderr.trim().split('\n').pop()?.trim();
@@ -175,11 +179,9 @@ export class CommandSink implements Sink {
       } finally {
         signal.removeEventListener('abort', kill);
         // Nothing the player started outlives the utterance, and the audio has
-        // ended (the group is dead) before play() returns.
-        killGroup(child);
-        if (child.pid !== undefined && !(await groupGone(child.pid))) {
-          this.#log?.({ pid: child.pid, player }, 'player process group still alive 1 s after SIGKILL');
-        }
+        // ended (the tree is dead) before play() returns.
+        if (await tree.end()) this.#trees.delete(tree);
+        else this.#log?.({ pid: child.pid, player, pids: tree.known }, 'player processes still alive 1 s after SIGKILL');
       }
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };
@@ -194,5 +196,9 @@ export class CommandSink implements Sink {
     }
   }
 
-  async close(): Promise<void> {}
+  /** Kills every player still running, with all it started. Harmless twice. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#trees].map((t) => t.end()));
+    this.#trees.clear();
+  }
 }

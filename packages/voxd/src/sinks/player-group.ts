@@ -1,13 +1,228 @@
 /**
- * A player's process group. A player runs detached, as the leader of its own
- * group, so that a stop or a timeout can end it together with whatever it
- * started: a player script whose child inherits its pipes would otherwise keep
- * them open, and the utterance "playing", for as long as that child lives.
+ * A player's processes: its group, and on Linux its whole tree. A player
+ * runs detached, as the leader of its own session and group, so that a stop,
+ * a timeout or the end of the utterance can end it together with whatever it
+ * started: a player script whose child inherits its pipes would otherwise
+ * keep them open, and the utterance "playing", for as long as that child lives.
+ *
+ * A descendant can leave the group (setsid, setpgid, a `detached` spawn).
+ * On Linux the tree is therefore also tracked: while the player runs, the
+ * children of every process known to be its (from /proc/PID/task/TID/children,
+ * cheap: only the tree's own files) are recorded, a little often at first,
+ * when players start their helpers; at the end a sweep of /proc adds every
+ * process whose parent, session or group is one of the tree (those that left
+ * the group keep their session, and their own children theirs), and all of
+ * them get SIGKILL, again until none is left. Each pid is kept with its start
+ * time, so a reused pid is never killed. At voxd's exit, trees still alive
+ * are killed too.
+ *
+ * What it cannot see: a process that left the session and whose parent
+ * died before the first look (a few ms after the spawn), or anything once
+ * voxd itself is SIGKILLed. A cgroup (a systemd user scope) would cover
+ * both; `systemd-run --user` needs a user bus, which voxd often lacks, so it
+ * is not used (docs/operations.md says which platform gets what).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 
-/** SIGKILL the whole group led by `child` (the child alone where groups are not available). */
+/** While the player runs: how often its tree is looked at (fast at first, then slower). */
+const WATCH_MS = [20, 20, 40, 80, 160, 250] as const;
+
+interface Stat {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  sid: number;
+  state: string;
+  start: string;
+}
+
+function readStat(pid: number | string): Stat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid pgrp session … starttime (field 22); comm may hold spaces and parentheses.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid: Number(pid), state: f[0]!, ppid: Number(f[1]), pgrp: Number(f[2]), sid: Number(f[3]), start: f[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+const running = (s: Stat | undefined): s is Stat => s !== undefined && s.state !== 'Z' && s.state !== 'X';
+
+/** Trees not yet reaped, killed at voxd's exit. */
+const live = new Set<PlayerTree>();
+let exitHook = false;
+
+export class PlayerTree {
+  readonly pid: number | undefined;
+  /** Known members: pid -> start time. */
+  readonly #known = new Map<number, string>();
+  #timer: NodeJS.Timeout | undefined;
+  #step = 0;
+  readonly #linux = process.platform === 'linux';
+
+  constructor(child: ChildProcess) {
+    this.pid = child.pid;
+    if (this.pid === undefined) return;
+    const self = this.#linux ? readStat(this.pid) : undefined;
+    this.#known.set(this.pid, self?.start ?? '');
+    live.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.once('exit', () => {
+        for (const t of live) t.killNow();
+      });
+    }
+    if (this.#linux) this.#watch();
+  }
+
+  /** Pids of the tree known now (for tests and logs). */
+  get known(): number[] {
+    return [...this.#known.keys()];
+  }
+
+  /** SIGKILL everything of the tree that can be found, at once (synchronous: usable at exit). */
+  killNow(): void {
+    this.#stopWatching();
+    if (this.pid === undefined) return;
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // No group (or gone): the members below still are.
+    }
+    if (!this.#linux) {
+      this.#signal(this.pid);
+      return;
+    }
+    this.#sweep();
+    for (const pid of this.#known.keys()) this.#signal(pid);
+  }
+
+  /**
+   * Kill the tree and resolve true once nothing of it runs (zombies waiting
+   * for init count as gone), false after `timeoutMs`. Processes forked while
+   * it is being killed are found by the next sweep.
+   */
+  async end(timeoutMs = 1000): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      this.killNow();
+      if (!this.#alive()) {
+        live.delete(this);
+        return true;
+      }
+      if (performance.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  #watch(): void {
+    const ms = WATCH_MS[Math.min(this.#step++, WATCH_MS.length - 1)]!;
+    this.#timer = setTimeout(() => {
+      this.#children();
+      this.#watch();
+    }, ms);
+    this.#timer.unref();
+  }
+
+  #stopWatching(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Record the children of every known member (their parent link survives a setsid). */
+  #children(): void {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const pid of [...this.#known.keys()]) {
+        let tasks: string[];
+        try {
+          tasks = readdirSync(`/proc/${pid}/task`);
+        } catch {
+          continue;
+        }
+        for (const tid of tasks) {
+          let kids: string;
+          try {
+            kids = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+          } catch {
+            continue;
+          }
+          for (const k of kids.split(' ')) {
+            const kid = Number(k);
+            if (!kid || this.#known.has(kid)) continue;
+            const st = readStat(kid);
+            if (st) {
+              this.#known.set(kid, st.start);
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Every process whose parent, session or group is a member joins the tree; a reused pid leaves it. */
+  #sweep(): void {
+    this.#children();
+    const all: Stat[] = [];
+    try {
+      for (const name of readdirSync('/proc')) if (/^\d+$/.test(name)) {
+        const st = readStat(name);
+        if (st) all.push(st);
+      }
+    } catch {
+      return;
+    }
+    for (const st of all) {
+      const start = this.#known.get(st.pid);
+      if (start !== undefined && start !== '' && start !== st.start) this.#known.delete(st.pid);
+    }
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const st of all) {
+        if (this.#known.has(st.pid) || st.pid === process.pid) continue;
+        if (this.#known.has(st.ppid) || this.#known.has(st.sid) || this.#known.has(st.pgrp)) {
+          this.#known.set(st.pid, st.start);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  #signal(pid: number): void {
+    const start = this.#known.get(pid);
+    if (this.#linux && start) {
+      const st = readStat(pid);
+      if (!st || st.start !== start) return; // gone, or the pid is another process's now
+    }
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+
+  #alive(): boolean {
+    if (this.pid === undefined) return false;
+    if (!this.#linux) {
+      try {
+        process.kill(-this.pid, 0);
+        return true;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    }
+    for (const [pid, start] of this.#known) {
+      const st = readStat(pid);
+      if (running(st) && (!start || st.start === start)) return true;
+    }
+    return false;
+  }
+}
+
+/** SIGKILL the whole group led by `child` (the child alone where groups are not available). For children that track no tree. */
 export function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
@@ -21,10 +236,7 @@ export function killGroup(child: ChildProcess): void {
   }
 }
 
-/**
- * Resolves true once no live process is left in the group `pgid` (zombies
- * waiting to be reaped by init count as gone), false after `timeoutMs`.
- */
+/** Resolves true once no live process is left in the group `pgid` (zombies count as gone), false after `timeoutMs`. */
 export async function groupGone(pgid: number, timeoutMs = 1000): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -42,21 +254,13 @@ function groupAlive(pgid: number): boolean {
   }
   if (process.platform !== 'linux') return true;
   // kill(-pgid, 0) also succeeds for zombies; on Linux, look for a member that still runs.
-  let pids: string[];
   try {
-    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+    return readdirSync('/proc').some((n) => {
+      if (!/^\d+$/.test(n)) return false;
+      const st = readStat(n);
+      return running(st) && st.pgrp === pgid;
+    });
   } catch {
     return true;
   }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return false;
 }

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Journal, type JournalEntry } from '../../src/dispatch/journal.js';
@@ -146,17 +146,77 @@ test('a link where the journal should be is replaced, never followed', { skip: p
   assert.ok(lstatSync(path).isFile());
 });
 
-test('a directory where the journal should be: reported, and accepts still resolve (speech goes on without a journal)', async () => {
+test('a directory where the journal should be: reported, accepts are refused with 503 VOX_ERR_JOURNAL_UNWRITABLE, and taken again once it is gone', async () => {
   const d = dir();
   const path = join(d, 'journal.jsonl');
   mkdirSync(path);
   const errors: string[] = [];
   const j = Journal.open(path, { log: { warn: () => {}, error: (_o, msg) => errors.push(msg ?? '') } });
   assert.match(j.replay.problems.join('\n'), /not a regular file/);
-  await j.accept(entry('a'));
-  j.progress('a', 0);
-  j.settle({ id: 'a', dedupKey: 'say a', windowMs: 5000, outcome: 'played' });
-  await j.close();
+  assert.throws(() => j.accept(entry('a')), (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE' && err.statusCode === 503 && /EISDIR/.test(err.message));
+  assert.throws(() => j.accept(entry('b')), (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE');
+  assert.equal(j.pendingCount, 0, 'nothing refused is counted as kept');
   assert.equal(errors.length, 1, 'said once');
   assert.ok(lstatSync(path).isDirectory(), 'left as it was');
+  rmdirSync(path);
+  await j.accept(entry('c'));
+  await j.close();
+  const again = Journal.open(path);
+  assert.deepEqual(again.replay.pending.map((p) => p.id), ['c']);
+  await again.close();
+});
+
+test('hostile or unknown fields skip that record with a warning; the rest replays', async () => {
+  const d = dir();
+  const path = join(d, 'journal.jsonl');
+  const good = (id: string, extra: object = {}) => JSON.stringify({ t: 'a', ...entry(id), ...extra });
+  writeFileSync(
+    path,
+    [
+      good('ok1'),
+      ...['urgent', 'bogus', '__proto__', 'constructor', 'toString'].map((p, i) => good(`bad${i}`, { priority: p })),
+      good('bad5', { kind: 'song' }),
+      good('bad6', { surprise: 1 }),
+      '{"t":"a","__proto__":{"priority":"message"},"id":"bad7"}',
+      good('bad8', { sentences: [1, 2] }),
+      JSON.stringify({ t: 's', id: 'x', dedupKey: 'k', windowMs: 1, outcome: 'exploded', at: 1 }),
+      JSON.stringify({ t: 's', id: 'x', dedupKey: 'k', windowMs: 1, outcome: 'played', at: 1, code: 'constructor' }),
+      JSON.stringify({ t: 'p', id: 'ok1', n: 0, more: true }),
+      '[1,2,3]',
+      'null',
+      good('ok2'),
+      '',
+    ].join('\n'),
+  );
+  const j = Journal.open(path);
+  assert.deepEqual(j.replay.pending.map((p) => p.id), ['ok1', 'ok2']);
+  assert.equal(j.replay.pending[0]!.sentence, undefined, 'the progress record with an unknown field was skipped');
+  assert.deepEqual(j.replay.settled, []);
+  const problems = j.replay.problems.join('\n');
+  assert.match(problems, /line 2 has a value voxd does not write in "priority"/);
+  assert.match(problems, /field voxd does not write \("surprise"\)/);
+  assert.match(problems, /more journal lines were skipped/);
+  await j.close();
+});
+
+test('a journal past its cap at open: the first records within the cap are replayed in order, the rest reported and settled as dropped', async () => {
+  const d = dir();
+  const path = join(d, 'journal.jsonl');
+  const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ t: 'a', ...entry(`r${i}`), requestId: `req-${i}`, text: 'x'.repeat(900) }));
+  // r3 is settled later in the file: it is not lost, whatever the cap.
+  lines.push(JSON.stringify({ t: 's', id: 'r3', dedupKey: 'say r3', windowMs: 5000, outcome: 'played', at: Date.now() }));
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  const j = Journal.open(path, { maxBytes: 10_000 });
+  const ids = j.replay.pending.map((p) => p.id);
+  assert.ok(ids.length >= 5 && ids.length < 12, `some fit, not all: ${ids.length}`);
+  assert.deepEqual(ids, Array.from({ length: 50 }, (_, i) => `r${i}`).filter((id) => id !== 'r3').slice(0, ids.length), 'the first ones, in order');
+  const dropped = j.replay.settled.filter((s) => s.outcome === 'dropped');
+  assert.equal(dropped.length, 49 - ids.length);
+  assert.equal(j.replay.notReplayed, dropped.length);
+  assert.ok(dropped.every((s) => s.requestId?.startsWith('req-')), 'a re-send can be told');
+  assert.match(j.replay.problems.join('\n'), new RegExp(`held ${dropped.length} unsettled requests past its cap of 10000 bytes`));
+  assert.ok(existsSync(path) && !existsSync(`${path}.too-big`), 'nothing is moved aside');
+  // Full now: the next accept is refused, not taken.
+  assert.throws(() => j.accept({ ...entry('new'), text: 'y'.repeat(9000) }), (err: any) => err.code === 'VOX_ERR_JOURNAL_FULL' && err.statusCode === 503);
+  await j.close();
 });
