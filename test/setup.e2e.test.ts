@@ -71,7 +71,7 @@ describe('vox setup', () => {
       ['plugin', 'marketplace', 'add', realpathSync(ROOT)],
       ['plugin', 'install', 'vox@vox'],
     ]);
-    assert.match(r.stdout, /^Ran: claude plugin install vox@vox \(✔ done\)$/m);
+    assert.match(r.stdout, /^Ran: claude plugin install vox@vox \(done\)$/m);
 
     // Outside npx and outside the checkout: the shell finds both on PATH.
     const env = { ...w.env, PATH: `${w.bin}${delimiter}${w.env.PATH}` };
@@ -231,7 +231,7 @@ describe('vox setup with the real Claude Code', () => {
     const r = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /^Ran: claude plugin marketplace add /m);
-    assert.match(r.stdout, /^Ran: claude plugin install vox@vox /m);
+    assert.match(r.stdout, /^Ran: claude plugin install vox@vox \(Successfully installed plugin: vox@vox \(scope: user\)\)$/m);
     const claude = (args: string[]) => spawnSync(CLAUDE!, args, { env, cwd: w.home, encoding: 'utf8', timeout: 60_000 });
     const list = claude(['plugin', 'list']);
     assert.equal(list.status, 0, list.stderr);

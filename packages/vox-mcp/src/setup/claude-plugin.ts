@@ -92,5 +92,7 @@ export function runClaude(claude: string, args: readonly string[], env: NodeJS.P
       `"${shownCommand(args)}" failed (${why}). The links are in place; run that command yourself to see why, then "vox setup" again.`,
     );
   }
-  return lastLine(r.stdout);
+  // "Adding marketplace…✔ Successfully added ...": the spinner's text, then the outcome.
+  const answer = lastLine(r.stdout);
+  return answer.includes('\u2714') ? answer.slice(answer.lastIndexOf('\u2714') + 1).trim() : answer;
 }
