@@ -241,8 +241,9 @@ run_p() {
     [ "$(readlink "$root/home/user/.local/bin/${link%%:*}")" = "/home/user/vox/packages/${link#*:}" ] \
       || { echo "fresh P: ~/.local/bin/${link%%:*} is not a link to ~/vox/packages/${link#*:}" >&2; return 1; }
   done
-  # In ~, outside the clone: npx would not find vox here, PATH does.
-  as_home '! npx --no vox --version 2>/dev/null && command -v vox voxd && voxd --help >/dev/null'
+  # In ~, outside the clone (no node_modules/.bin for npx): the shell finds both in ~/.local/bin.
+  as_home '[ "$(command -v vox)" = /home/user/.local/bin/vox ] && [ "$(command -v voxd)" = /home/user/.local/bin/voxd ] && voxd --help >/dev/null' \
+    || { echo "fresh P: vox and voxd are not found on PATH in ~/.local/bin" >&2; return 1; }
   as_home 'vox say "Hello from the PATH"' "${alsa[@]}"
   as_home 'node vox/scripts/ci/wait-idle.mjs --timeout-ms 60000 -- vox status --json' "${alsa[@]}"
   as_home 'node vox/scripts/ci/pcm-check.mjs /home/user/capture.raw --rate 22050 --channels 1 --min-ms 400 --max-ms 5000'
