@@ -262,6 +262,14 @@ run_p() {
   grep -A3 'vox@vox' "$root$out" | grep -qF 'Read from: /home/user/vox/plugin' \
     || { echo "fresh P: claude plugin list does not show vox@vox read from the clone" >&2; return 1; }
   as_home 'node vox/scripts/ci/claude-check.mjs' "${alsa[@]}"
+  # Route A as docs/claude-code.md writes it, in a Claude Code config of its own
+  # (not beside the plugin): vox mcp from PATH, which Claude Code reports as
+  # "Executable not found" when vox is not there.
+  local route_a=(CLAUDE_CONFIG_DIR=/home/user/.claude-route-a ANTHROPIC_API_KEY=sk-ant-test-not-a-key ANTHROPIC_BASE_URL=http://127.0.0.1:9)
+  echo '$ claude mcp add --scope user vox -- vox mcp && claude mcp list'
+  as_home "claude mcp add --scope user vox -- vox mcp >/dev/null && claude mcp list >$out 2>&1" "${offline[@]}" "${route_a[@]}"
+  cat "$root$out"
+  grep -q '^vox: vox mcp - ✔ Connected' "$root$out" || { echo "fresh P: claude mcp list does not show route A's vox mcp connected" >&2; return 1; }
   stop_voxd
 }
 export -f run_p
