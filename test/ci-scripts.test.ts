@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT, removeDir, tempDir } from './helpers/daemon.js';
 import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
@@ -290,6 +290,48 @@ describe('claude-check.mjs: the plugin in a real Claude Code, as the fresh root 
       });
       assert.equal(r.status, 1, r.stdout + r.stderr);
       assert.match(r.stderr, /claude-check: claude mcp list does not show plugin:vox:vox connected/);
+    });
+  });
+});
+
+describe('npm-ci.sh: npm ci installs cleanly and within the size budget', () => {
+  /** npm-ci.sh in `dir` with a stand-in npm whose `ci` prints `output` and writes `mb` MB into node_modules. */
+  function npmCi(dir: string, output: string, mb: number, budget?: number) {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const npm = join(bin, 'npm');
+    writeFileSync(
+      npm,
+      `#!/bin/sh\n[ "$1" = --version ] && { echo 11.0.0; exit 0; }\nmkdir -p node_modules\nhead -c ${mb * 1024 * 1024} /dev/zero > node_modules/blob\nprintf '%s\\n' ${JSON.stringify(output)}\n`,
+    );
+    chmodSync(npm, 0o755);
+    return spawnSync('bash', [join(ROOT, 'scripts/ci/npm-ci.sh')], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, ...(budget ? { VOX_CI_MODULES_MB: String(budget) } : {}) },
+    });
+  }
+
+  test('a clean install within budget passes and says its size', () => {
+    withDir((dir) => {
+      const r = npmCi(dir, 'added 205 packages in 20s', 2);
+      assert.equal(r.status, 0, r.stderr);
+      // du rounds up to whole MB.
+      assert.match(r.stdout, /npm-ci: node_modules is [23] MB on disk \(budget 200 MB\)/);
+    });
+  });
+
+  test('any npm warning fails, shown; so does node_modules over its budget', () => {
+    withDir((dir) => {
+      const r = npmCi(dir, 'npm warn deprecated inflight@1.0.6: This module is not supported', 1);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /npm-ci: npm printed warnings on Node v\d+.*\nnpm warn deprecated inflight@1\.0\.6/);
+    });
+    withDir((dir) => {
+      const r = npmCi(dir, 'added 1 package', 5, 2);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /npm-ci: node_modules is [56] MB, over its budget of 2 MB/);
     });
   });
 });
