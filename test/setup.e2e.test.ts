@@ -120,6 +120,15 @@ describe('vox setup', () => {
     assert.equal(existsSync(join(w.bin, 'vox')), false);
   });
 
+  test('a directory that cannot hold the links is named, with the fix', async () => {
+    const w = world();
+    writeFileSync(join(w.home, 'a-file'), '');
+    const r = await setup(w, ['--bin', 'a-file/bin', '--no-plugin']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^vox setup: VOX_ERR_CLIENT_SETUP_CONFLICT: cannot put links in .*\/a-file\/bin: ENOTDIR: .*Choose a directory you can write with --bin DIR/);
+    assert.equal(r.stdout, '');
+  });
+
   test("a link of vox's from a moved checkout is re-pointed without --force; another program's link is not", async () => {
     const w = world();
     mkdirSync(w.bin, { recursive: true });

@@ -59,6 +59,14 @@ export function defaultBinDir(env: NodeJS.ProcessEnv, home: string): string {
   return join(env.HOME || home, '.local', 'bin');
 }
 
+/** A directory that cannot hold the links (a file in its path, no permission), as setup's own error. */
+function unusable(dir: string, err: unknown): ClientError {
+  return new ClientError(
+    'VOX_ERR_CLIENT_SETUP_CONFLICT',
+    `cannot put links in ${dir}: ${(err as Error).message}. Choose a directory you can write with --bin DIR, or fix the one in the way.`,
+  );
+}
+
 /** What is at `path`, for the plan; `own` tells a link of some vox's bin. */
 function inspect(path: string, name: BinTarget['name']): { kind: 'none' } | { kind: 'link'; to: string; own: boolean } | { kind: 'dir' | 'file' } {
   let st;
@@ -66,7 +74,7 @@ function inspect(path: string, name: BinTarget['name']): { kind: 'none' } | { ki
     st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'none' };
-    throw err;
+    throw unusable(dirname(path), err);
   }
   if (st.isSymbolicLink()) {
     const to = resolve(dirname(path), readlinkSync(path));
@@ -110,6 +118,14 @@ export function planLinks(dir: string, bins: readonly BinTarget[], opts: { force
 
 /** Carry out a plan from `planLinks`. */
 export function applyLinks(dir: string, plans: readonly LinkPlan[]): void {
+  try {
+    applyEach(dir, plans);
+  } catch (err) {
+    throw unusable(dir, err);
+  }
+}
+
+function applyEach(dir: string, plans: readonly LinkPlan[]): void {
   if (plans.some((p) => p.action === 'create' || p.action === 'repoint' || p.action === 'replace')) mkdirSync(dir, { recursive: true, mode: 0o755 });
   for (const p of plans) {
     if (p.action === 'remove') unlinkSync(p.path);
