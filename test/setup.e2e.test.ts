@@ -37,11 +37,19 @@ function world(o: { claude?: boolean; fail?: string; onPath?: boolean } = {}): W
   mkdirSync(standIn);
   const calls = join(home, 'claude-calls.jsonl');
   const fake = join(standIn, 'claude');
+  // Like Claude Code, it keeps what is installed (a file here) and lists it with --json.
+  const state = join(home, 'claude-installed');
   writeFileSync(
     fake,
     `#!${process.execPath}\n` +
-      `require('fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n` +
-      (o.fail ? `process.stderr.write(${JSON.stringify(`${o.fail}\n`)}); process.exit(1);\n` : `console.log('\\u2714 done');\n`),
+      `const fs = require('fs'); const args = process.argv.slice(2); const state = ${JSON.stringify(state)};\n` +
+      `fs.appendFileSync(${JSON.stringify(calls)}, JSON.stringify(args) + '\\n');\n` +
+      (o.fail ? `process.stderr.write(${JSON.stringify(`${o.fail}\n`)}); process.exit(1);\n` : '') +
+      `const on = fs.existsSync(state);\n` +
+      `if (args.at(-1) === '--json') { console.log(JSON.stringify(!on ? [] : args[1] === 'list' ? [{ id: 'vox@vox' }] : [{ name: 'vox' }])); process.exit(0); }\n` +
+      `if (args[1] === 'install') fs.writeFileSync(state, '');\n` +
+      `if (args[1] === 'uninstall') fs.rmSync(state, { force: true });\n` +
+      `console.log('\\u2714 done');\n`,
   );
   chmodSync(fake, 0o755);
   const bin = join(home, '.local', 'bin');
@@ -180,9 +188,16 @@ describe('vox setup', () => {
     assert.equal(existsSync(join(w.bin, 'voxd')), false);
     assert.equal(existsSync(join(w.bin, 'vox-notes')), true);
     assert.deepEqual(claudeCalls(w).slice(2), [
+      ['plugin', 'list', '--json'],
+      ['plugin', 'marketplace', 'list', '--json'],
       ['plugin', 'uninstall', 'vox@vox'],
       ['plugin', 'marketplace', 'remove', 'vox'],
     ]);
+    // Twice: nothing left to remove, in Claude Code's lists either (an uninstall would fail).
+    r = await setup(w, ['--remove']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Claude Code: the plugin vox@vox and the marketplace "vox" are not installed\.$/m);
+    assert.deepEqual(claudeCalls(w).slice(6).map((c) => c.join(' ')), ['plugin list --json', 'plugin marketplace list --json']);
     // A file of the user's where the link was is left alone.
     writeFileSync(join(w.bin, 'vox'), 'mine');
     r = await setup(w, ['--remove', '--no-plugin']);
@@ -252,5 +267,12 @@ describe('vox setup with the real Claude Code', () => {
     // Twice is the same: Claude Code's own commands are idempotent.
     const again = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
     assert.equal(again.code, 0, again.stderr);
+    // --remove takes the plugin out, and a second --remove finds nothing to take.
+    for (const said of [/^Ran: claude plugin uninstall vox@vox /m, /are not installed\.$/m]) {
+      const removed = await vox(['setup', '--remove'], { env, cwd: w.home, timeoutMs: 110_000 });
+      assert.equal(removed.code, 0, `${removed.stdout}\n${removed.stderr}`);
+      assert.match(removed.stdout, said);
+    }
+    assert.doesNotMatch(claude(['plugin', 'list']).stdout, /vox@vox/);
   });
 });

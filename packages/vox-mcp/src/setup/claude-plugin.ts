@@ -65,13 +65,45 @@ export function pluginCommands(m: Marketplace, remove = false): string[][] {
       ];
 }
 
+/**
+ * For --remove: the commands of `pluginCommands(m, true)` that still have
+ * something to remove, from `claude plugin list --json` and `claude plugin
+ * marketplace list --json` (Claude Code fails an uninstall of what is not
+ * installed, so a second --remove would fail). A list it cannot read keeps
+ * its command: then Claude Code's own answer decides.
+ */
+export function stillInstalled(claude: string, m: Marketplace, env: NodeJS.ProcessEnv, cwd: string): string[][] {
+  const ids = (args: string[], key: 'id' | 'name'): string[] | undefined => {
+    try {
+      const list = JSON.parse(runClaude(claude, args, env, cwd, { whole: true })) as Array<Record<string, unknown>>;
+      return Array.isArray(list) ? list.map((e) => String(e[key])) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const plugins = ids(['plugin', 'list', '--json'], 'id');
+  const markets = ids(['plugin', 'marketplace', 'list', '--json'], 'name');
+  const [uninstall, removeMarket] = pluginCommands(m, true) as [string[], string[]];
+  return [...(plugins && !plugins.includes(m.plugin) ? [] : [uninstall]), ...(markets && !markets.includes(m.name) ? [] : [removeMarket])];
+}
+
 /** `claude ARGS` as a user would type it (for messages and --dry-run). */
 export function shownCommand(args: readonly string[]): string {
   return ['claude', ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-/** Runs `claude` (the executable found on PATH) with `args`; its stdout's last line, or VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED. */
-export function runClaude(claude: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): string {
+/**
+ * Runs `claude` (the executable found on PATH) with `args`: its stdout's last
+ * line (`whole`: all of it), or VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED, whose
+ * message ends with `after` (what state setup leaves).
+ */
+export function runClaude(
+  claude: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  o: { whole?: boolean; after?: string } = {},
+): string {
   const r = spawnSync(claude, args, { env, cwd, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lastLine = (s: string | null | undefined) =>
     (s ?? '')
@@ -89,9 +121,10 @@ export function runClaude(claude: string, args: readonly string[], env: NodeJS.P
       : `exit ${r.status ?? r.signal}${lastLine(r.stderr) || lastLine(r.stdout) ? `: ${(lastLine(r.stderr) || lastLine(r.stdout)).slice(0, 300)}` : ''}`;
     throw new ClientError(
       'VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED',
-      `"${shownCommand(args)}" failed (${why}). The links are in place; run that command yourself to see why, then "vox setup" again.`,
+      `"${shownCommand(args)}" failed (${why}). ${o.after ?? 'The links are in place; run that command yourself to see why, then "vox setup" again.'}`,
     );
   }
+  if (o.whole) return r.stdout;
   // "Adding marketplace…✔ Successfully added ...": the spinner's text, then the outcome.
   const answer = lastLine(r.stdout);
   return answer.includes('\u2714') ? answer.slice(answer.lastIndexOf('\u2714') + 1).trim() : answer;

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import { ClientError } from '../../errors.js';
 import { applyLinks, defaultBinDir, onPath, pathLine, planLinks, shadowingVox, voxBins, type LinkPlan } from '../../setup/bin-links.js';
-import { findMarketplace, pluginCommands, runClaude, shownCommand } from '../../setup/claude-plugin.js';
+import { findMarketplace, pluginCommands, runClaude, shownCommand, stillInstalled } from '../../setup/claude-plugin.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 
@@ -69,12 +69,16 @@ function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean;
     say(`Claude Code: claude is not on PATH. To ${o.remove ? 'remove the plugin' : 'add vox to Claude Code'} later: ${commands.map(shownCommand).join(' && ')}`);
     return;
   }
-  for (const args of commands) {
+  // Removing what is already gone would fail: only what Claude Code still lists.
+  const todo = o.remove ? stillInstalled(claude, market, ctx.env, ctx.cwd) : commands;
+  if (o.remove && todo.length === 0) say(`Claude Code: the plugin ${market.plugin} and the marketplace "${market.name}" are not installed.`);
+  const after = (args: string[]) => (o.remove ? { after: `The links are removed; run "${shownCommand(args)}" yourself to see why.` } : {});
+  for (const args of todo) {
     if (o.dryRun) {
       say(`Would run: ${shownCommand(args)}`);
       continue;
     }
-    const answer = runClaude(claude, args, ctx.env, ctx.cwd);
+    const answer = runClaude(claude, args, ctx.env, ctx.cwd, after(args));
     say(`Ran: ${shownCommand(args)}${answer ? ` (${answer})` : ''}`);
   }
   if (!o.dryRun && !o.remove) say('Claude Code loads plugins at session start: restart running sessions.');
