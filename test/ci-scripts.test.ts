@@ -6,9 +6,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ROOT, removeDir, tempDir } from './helpers/daemon.js';
+import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 
 function run(script: string, args: string[]) {
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts/ci', script), ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -24,10 +25,10 @@ function withDir(fn: (dir: string) => void): void {
   }
 }
 
-describe('readme-command.mjs: the README\'s two commands, as the README writes them', () => {
+describe('readme-command.mjs: the README\'s set-up commands, as the README writes them', () => {
   test('each is the whole of the one-line sh block after its heading in README.md', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    for (const [which, heading] of [['install', 'Install and speak'], ['test', 'Run every test']] as const) {
+    for (const [which, heading] of [['install', 'Install and speak'], ['setup', 'Put vox on PATH'], ['test', 'Run every test']] as const) {
       const r = run('readme-command.mjs', [which]);
       assert.equal(r.status, 0, r.stderr);
       const command = r.stdout.replace(/\n$/, '');
@@ -37,6 +38,7 @@ describe('readme-command.mjs: the README\'s two commands, as the README writes t
       assert.equal(/```sh\n([^]*?)```/.exec(after)?.[1], `${command}\n`, `the ${which} block is exactly "${command}"`);
     }
     assert.equal(run('readme-command.mjs', ['test']).stdout, 'npm test\n', 'the README promises `npm test`');
+    assert.equal(run('readme-command.mjs', ['setup']).stdout, 'npx vox setup\n', 'the README puts vox on PATH with `npx vox setup`');
   });
 
   test('a README without the heading, or whose block grew a second line, fails and says why', () => {
@@ -249,6 +251,87 @@ describe('without.sh: the suite as a machine where an optional dependency did no
       assert.equal(r.status, 1);
       assert.match(r.stderr, /without: no node_modules\/fake-\* to move aside/);
       assert.deepEqual(modules(dir), ['kept']);
+    });
+  });
+});
+
+describe('claude-check.mjs: the plugin in a real Claude Code, as the fresh root checks it', () => {
+  const SAMPLE = [
+    '2026-12-02T04:41:28.500Z [DEBUG] MCP server "plugin:vox:vox": Successfully connected (transport: stdio) in 53ms',
+    '2026-12-02T04:41:28.583Z [DEBUG] MCP server "plugin:vox:vox": Sending SIGINT to MCP server process',
+    '2026-12-02T04:41:28.634Z [DEBUG] MCP server "plugin:vox:vox": MCP server process exited cleanly',
+  ];
+
+  test('a log where vox ends on SIGINT passes; one where Claude Code had to send SIGTERM or SIGKILL is named', async () => {
+    const { forcedEnds, connected } = await import('../scripts/ci/claude-check.mjs');
+    assert.deepEqual(forcedEnds(SAMPLE.join('\n')), []);
+    const killed = '2026-12-02T04:41:29.100Z [DEBUG] MCP server "plugin:vox:vox": Sending SIGKILL to MCP server process';
+    const termed = '2026-12-02T04:41:28.700Z [DEBUG] MCP server "plugin:vox:vox": Sending SIGTERM to MCP server process';
+    assert.deepEqual(forcedEnds([...SAMPLE.slice(0, 2), termed, killed].join('\n')), [termed, killed]);
+    // Another server's kill is not vox's.
+    assert.deepEqual(forcedEnds('MCP server "other": Sending SIGKILL to MCP server process'), []);
+
+    assert.equal(connected('Checking MCP server health…\n\nplugin:vox:vox: node /x/plugin/bin/vox.cjs mcp - ✔ Connected\n'), true);
+    assert.equal(connected('plugin:vox:vox: node /x/plugin/bin/vox.cjs mcp - ✗ Failed to connect\n'), false);
+    assert.equal(connected('vox: vox mcp - ✔ Connected\n'), false, 'a server registered by hand is not the plugin');
+    assert.equal(connected('No MCP servers configured.\n'), false);
+  });
+
+  test('with no plugin installed it fails, saying the server is not connected', { skip: claudeSkip, timeout: 120_000 }, () => {
+    withDir((home) => {
+      const bin = join(home, 'bin');
+      mkdirSync(bin);
+      symlinkSync(CLAUDE!, join(bin, 'claude'));
+      const r = spawnSync(process.execPath, [join(ROOT, 'scripts/ci/claude-check.mjs')], {
+        encoding: 'utf8',
+        timeout: 100_000,
+        cwd: home,
+        env: { HOME: home, PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, LANG: 'C.UTF-8' },
+      });
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /claude-check: claude mcp list does not show plugin:vox:vox connected/);
+    });
+  });
+});
+
+describe('npm-ci.sh: npm ci installs cleanly and within the size budget', () => {
+  /** npm-ci.sh in `dir` with a stand-in npm whose `ci` prints `output` and writes `mb` MB into node_modules. */
+  function npmCi(dir: string, output: string, mb: number, budget?: number) {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const npm = join(bin, 'npm');
+    writeFileSync(
+      npm,
+      `#!/bin/sh\n[ "$1" = --version ] && { echo 11.0.0; exit 0; }\nmkdir -p node_modules\nhead -c ${mb * 1024 * 1024} /dev/zero > node_modules/blob\nprintf '%s\\n' ${JSON.stringify(output)}\n`,
+    );
+    chmodSync(npm, 0o755);
+    return spawnSync('bash', [join(ROOT, 'scripts/ci/npm-ci.sh')], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, ...(budget ? { VOX_CI_MODULES_MB: String(budget) } : {}) },
+    });
+  }
+
+  test('a clean install within budget passes and says its size', () => {
+    withDir((dir) => {
+      const r = npmCi(dir, 'added 205 packages in 20s', 2);
+      assert.equal(r.status, 0, r.stderr);
+      // du rounds up to whole MB.
+      assert.match(r.stdout, /npm-ci: node_modules is [23] MB on disk \(budget 200 MB\)/);
+    });
+  });
+
+  test('any npm warning fails, shown; so does node_modules over its budget', () => {
+    withDir((dir) => {
+      const r = npmCi(dir, 'npm warn deprecated inflight@1.0.6: This module is not supported', 1);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /npm-ci: npm printed warnings on Node v\d+.*\nnpm warn deprecated inflight@1\.0\.6/);
+    });
+    withDir((dir) => {
+      const r = npmCi(dir, 'added 1 package', 5, 2);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /npm-ci: node_modules is [56] MB, over its budget of 2 MB/);
     });
   });
 });

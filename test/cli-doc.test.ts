@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../packages/vox-mcp/src/cli/command-table.js';
 import { ROOT, VOX, VOXD } from './helpers/daemon.js';
@@ -35,4 +35,50 @@ test('voxd --help flags are documented', () => {
   const r = spawnSync(process.execPath, [VOXD, '--help'], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(r.status, 0);
   for (const f of flags(r.stdout)) assert.ok(doc.includes(f), `voxd: ${f} is not in docs/cli.md`);
+});
+
+/** Every `vox ...` the docs show: the lines of sh blocks and inline code spans that start with `vox `. */
+function docCommands(): Array<{ file: string; command: string }> {
+  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const out: Array<{ file: string; command: string }> = [];
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const candidates: string[] = [];
+    for (const block of text.matchAll(/```(?:sh|bash|console)\n([^]*?)```/g)) candidates.push(...block[1]!.split('\n'));
+    for (const span of text.matchAll(/`(vox [^`\n]+)`/g)) candidates.push(span[1]!);
+    for (const line of candidates) {
+      // One command: up to a comment, a pipe, a redirect or the next command of a list.
+      const command = line.replace(/^\$ /, '').split(/\s+#|\s*(?:&&|\|\||[|;<>])/)[0]!.trim();
+      if (/^vox\s/.test(command)) out.push({ file, command });
+    }
+  }
+  return out;
+}
+
+test('every vox command the docs show names a command of the table and only flags it takes', async () => {
+  const specs = new Map<string, Record<string, { short?: string }>>();
+  for (const entry of COMMANDS) {
+    const { command } = await entry.load();
+    for (const name of [entry.name, ...(entry.aliases ?? [])]) specs.set(name, command.spec.flags);
+  }
+  const shown = docCommands();
+  assert.ok(shown.length > 50, `found only ${shown.length} vox commands in the docs`);
+  const problems: string[] = [];
+  for (const { file, command } of shown) {
+    const [, name = ''] = command.split(/\s+/);
+    // `vox --help`, `vox --version`, and placeholders (`vox <command>`, `vox NAME`) name no command.
+    if (name.startsWith('-') || /^[<[]|^[A-Z]+:?$/.test(name) || name === '...' || name === '…') continue;
+    const flags = specs.get(name);
+    if (!flags) {
+      problems.push(`${file}: "${command}": no command "${name}"`);
+      continue;
+    }
+    for (const [flag] of command.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
+      if (flag !== '--help' && !Object.hasOwn(flags, flag.slice(2))) problems.push(`${file}: "${command}": vox ${name} takes no ${flag}`);
+    }
+    for (const [, short] of command.matchAll(/(?<=\s)-([a-zA-Z])(?=\s|$)/g)) {
+      if (short !== 'h' && !Object.values(flags).some((f) => f.short === short)) problems.push(`${file}: "${command}": vox ${name} takes no -${short}`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });

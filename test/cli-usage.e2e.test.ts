@@ -30,6 +30,7 @@ const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
   config: ['--jsn', '--json'],
   init: ['--forse', '--force'],
   daemon: ['--timout', '--timeout'],
+  setup: ['--remvoe', '--remove'],
   doctor: ['--josn', '--json'],
   logs: ['--follwo', '--follow'],
 };

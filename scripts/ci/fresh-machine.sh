@@ -8,7 +8,11 @@
 #      nothing will be heard;
 #   T. the test command passes;
 #   A. with the libasound2 runtime library and ALSA_CONFIG_PATH at ALSA's file
-#      device: the install-and-speak command puts speech into the captured file.
+#      device: the install-and-speak command puts speech into the captured file;
+#   P. outside npx: the README's setup command, then vox and voxd from
+#      ~/.local/bin in the home directory (say, status, vox mcp with a real MCP
+#      client), then the pinned Claude Code copied in, the plugin installed by
+#      setup, `claude mcp list` and a scripted `claude -p` (claude-check.mjs).
 # Mounts and every process inside the root are cleaned up however it ends.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +22,14 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 # minimal Debian root lacks, and that is Node's requirement, not vox's.
 major=${VOX_CI_FRESH_NODE:-24}
 install_cmd=$(node "$repo/scripts/ci/readme-command.mjs" install)
+setup_cmd=$(node "$repo/scripts/ci/readme-command.mjs" setup)
 test_cmd=$(node "$repo/scripts/ci/readme-command.mjs" test)
+runs=" ${VOX_CI_FRESH_RUNS:-B T A P} "
+# P copies the pinned Claude Code into the root (.ci/run has fetched it already).
+claude_bin=
+if [[ $runs == *" P "* ]]; then
+  claude_bin=${VOX_CLAUDE_CODE:-$(step 5m "fresh: Claude Code $(cat "$repo/scripts/ci/claude-code-version")" "$repo/scripts/ci/claude-code.sh")}
+fi
 
 tarball=$(step 20m "fresh: debian root (debootstrap, cached)" "$repo/scripts/ci/debian-root.sh")
 nodedir=$(step 10m "fresh: node $major for the root" "$repo/scripts/ci/node-line.sh" "$major")
@@ -130,6 +141,16 @@ as_user() {
     PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 $port_env_s "$@" /bin/bash -c "cd ~/vox && $cmd"
 }
 export -f as_user
+# as_home CMD [ENV=VALUE...]: as as_user, but in the home directory (not the
+# clone, so npx cannot find vox) with ~/.local/bin first on PATH, as a login
+# shell has it once the line vox setup prints is added.
+as_home() {
+  local cmd=$1
+  shift
+  chroot --userspec=user:user "$root" /usr/bin/env -i HOME=/home/user USER=user LOGNAME=user SHELL=/bin/bash \
+    PATH=/home/user/.local/bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 $port_env_s "$@" /bin/bash -c "cd ~ && $cmd"
+}
+export -f as_home
 # Arrays do not cross `bash -c`; pass the optional port as a string.
 export port_env_s="${port_env[*]}"
 
@@ -169,10 +190,9 @@ run_b() {
 export -f run_b stop_voxd
 export install_cmd test_cmd
 
-# A: the libasound2 runtime library (from the root's apt cache; apt-get as root,
+# The libasound2 runtime library (from the root's apt cache; apt-get as root,
 # as a user's sudo would) and ALSA's file device instead of a sound card.
-run_a() {
-  set -euo pipefail
+with_sound() {
   chroot "$root" apt-get install -y -qq --no-download --no-install-recommends libasound2 >/dev/null
   cat >"$root/home/user/asound-file.conf" <<'CONF'
 pcm.!default {
@@ -182,7 +202,16 @@ pcm.!default {
     format "raw"
 }
 CONF
-  local alsa=(ALSA_CONFIG_PATH=/home/user/asound-file.conf VOX_TEST_ALSA_FILE=/home/user/capture.raw)
+}
+alsa=(ALSA_CONFIG_PATH=/home/user/asound-file.conf VOX_TEST_ALSA_FILE=/home/user/capture.raw)
+export alsa_s="${alsa[*]}"
+export -f with_sound
+
+# A: with sound, the install-and-speak command puts speech into the capture.
+run_a() {
+  set -euo pipefail
+  with_sound
+  local alsa=($alsa_s)
   echo "\$ $install_cmd"
   as_user "$install_cmd" "${alsa[@]}"
   # vox say returns once voxd queued the text; wait until voxd says it played it.
@@ -193,11 +222,63 @@ CONF
 }
 export -f run_a
 
+# P: outside npx, as the README's set-up leaves a user (docs/ci.md).
+run_p() {
+  set -euo pipefail
+  local out=/home/user/p.out link
+  local alsa=($alsa_s)
+  # Run alone (VOX_CI_FRESH_RUNS=P), it starts from an installed clone too.
+  [ -d "$root/home/user/vox/node_modules" ] || as_user 'npm install --no-audit --no-fund --loglevel=error'
+  with_sound
+  rm -f "$root/home/user/capture.raw"
+  echo "\$ $setup_cmd"
+  as_user "$setup_cmd >$out 2>&1" || { cat "$root$out"; return 1; }
+  cat "$root$out"
+  grep -qF '/home/user/.local/bin is not on PATH' "$root$out" && grep -qF 'export PATH="$HOME/.local/bin:$PATH"' "$root$out" \
+    || { echo "fresh P: setup must say that ~/.local/bin is not on PATH, and print the line to add" >&2; return 1; }
+  grep -qF 'claude is not on PATH' "$root$out" || { echo "fresh P: without Claude Code, setup must say how to add the plugin later" >&2; return 1; }
+  for link in vox:vox-mcp/bin/vox.cjs voxd:voxd/bin/voxd.js; do
+    [ "$(readlink "$root/home/user/.local/bin/${link%%:*}")" = "/home/user/vox/packages/${link#*:}" ] \
+      || { echo "fresh P: ~/.local/bin/${link%%:*} is not a link to ~/vox/packages/${link#*:}" >&2; return 1; }
+  done
+  # In ~, outside the clone (no node_modules/.bin for npx): the shell finds both in ~/.local/bin.
+  as_home '[ "$(command -v vox)" = /home/user/.local/bin/vox ] && [ "$(command -v voxd)" = /home/user/.local/bin/voxd ] && voxd --help >/dev/null' \
+    || { echo "fresh P: vox and voxd are not found on PATH in ~/.local/bin" >&2; return 1; }
+  as_home 'vox say "Hello from the PATH"' "${alsa[@]}"
+  as_home 'node vox/scripts/ci/wait-idle.mjs --timeout-ms 60000 -- vox status --json' "${alsa[@]}"
+  as_home 'node vox/scripts/ci/pcm-check.mjs /home/user/capture.raw --rate 22050 --channels 1 --min-ms 400 --max-ms 5000'
+  as_home 'node vox/scripts/ci/mcp-speak.mjs heard --path' "${alsa[@]}"
+  # Claude Code, as its npm package installs it: the pinned native binary on PATH.
+  cp "$claude_bin" "$root/usr/local/bin/claude"
+  chmod 755 "$root/usr/local/bin/claude"
+  local offline=(CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1)
+  echo "\$ $setup_cmd  # again, with claude on PATH"
+  as_user "$setup_cmd >$out 2>&1" "${offline[@]}" || { cat "$root$out"; return 1; }
+  cat "$root$out"
+  grep -q '^Already linked /home/user/.local/bin/vox ' "$root$out" || { echo "fresh P: a second setup must keep the links" >&2; return 1; }
+  grep -q '^Ran: claude plugin install vox@vox' "$root$out" || { echo "fresh P: setup did not install the plugin" >&2; return 1; }
+  as_home "claude plugin list >$out 2>&1" "${offline[@]}"
+  cat "$root$out"
+  grep -A3 'vox@vox' "$root$out" | grep -qF 'Read from: /home/user/vox/plugin' \
+    || { echo "fresh P: claude plugin list does not show vox@vox read from the clone" >&2; return 1; }
+  as_home 'node vox/scripts/ci/claude-check.mjs' "${alsa[@]}"
+  # Route A as docs/claude-code.md writes it, in a Claude Code config of its own
+  # (not beside the plugin): vox mcp from PATH, which Claude Code reports as
+  # "Executable not found" when vox is not there.
+  local route_a=(CLAUDE_CONFIG_DIR=/home/user/.claude-route-a ANTHROPIC_API_KEY=sk-ant-test-not-a-key ANTHROPIC_BASE_URL=http://127.0.0.1:9)
+  echo '$ claude mcp add --scope user vox -- vox mcp && claude mcp list'
+  as_home "claude mcp add --scope user vox -- vox mcp >/dev/null && claude mcp list >$out 2>&1" "${offline[@]}" "${route_a[@]}"
+  cat "$root$out"
+  grep -q '^vox: vox mcp - ✔ Connected' "$root$out" || { echo "fresh P: claude mcp list does not show route A's vox mcp connected" >&2; return 1; }
+  stop_voxd
+}
+export -f run_p
+export setup_cmd claude_bin
+
 # The runs go on after one fails, so one CI run shows all three; T comes before
 # A because A adds libasound2 and T's root must have only Node.js.
-# VOX_CI_FRESH_RUNS picks runs (default "B T A").
+# VOX_CI_FRESH_RUNS picks runs (default "B T A P"; read above).
 failed=()
-runs=" ${VOX_CI_FRESH_RUNS:-B T A} "
 [[ $runs != *" B "* ]] || step 15m "fresh B: no libasound2: $install_cmd" bash -c run_b || failed+=(B)
 # T: the suite passes, and leaves no process behind in the root.
 run_t() {
@@ -210,6 +291,7 @@ run_t() {
 export -f run_t root_pids kill_root_procs
 [[ $runs != *" T "* ]] || step 40m "fresh T: $test_cmd (only Node.js, CI unset)" bash -c run_t || { failed+=(T); kill_root_procs "stopping what T left"; }
 [[ $runs != *" A "* ]] || step 10m "fresh A: libasound2 + ALSA file device: $install_cmd" bash -c run_a || failed+=(A)
+[[ $runs != *" P "* ]] || step 10m "fresh P: outside npx: $setup_cmd, vox from ~/.local/bin, the plugin in Claude Code" bash -c run_p || failed+=(P)
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fresh: failed runs: ${failed[*]}" >&2
   exit 1

@@ -1,18 +1,19 @@
 #!/usr/bin/env node
-// readme-command.mjs install|test [README]: print one of the README's two
+// readme-command.mjs install|setup|test [README]: print one of the README's
 // set-up commands exactly as README.md writes them, so CI runs what a reader
 // runs and breaks when the README changes. Each is the one line of the first
-// ```sh block after its heading line ("Install and speak", "Run every test").
+// ```sh block after its heading line ("Install and speak", "Put vox on PATH",
+// "Run every test").
 // A block of more than one line is an error: CI would run only part of what
 // the reader is told to run. README defaults to this repository's README.md
 // (test/ci-scripts.test.ts passes others).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const headings = { install: 'Install and speak', test: 'Run every test' };
+const headings = { install: 'Install and speak', setup: 'Put vox on PATH', test: 'Run every test' };
 const [which, file = fileURLToPath(new URL('../../README.md', import.meta.url))] = process.argv.slice(2);
 if (!(which in headings)) {
-  console.error('usage: readme-command.mjs install|test [README]');
+  console.error('usage: readme-command.mjs install|setup|test [README]');
   process.exit(2);
 }
 const lines = readFileSync(file, 'utf8').split('\n');

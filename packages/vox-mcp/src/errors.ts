@@ -17,6 +17,8 @@ export const CLIENT_ERRORS = {
   VOX_ERR_CLIENT_MODEL_ARCHIVE: 'vox voices install: the archive is damaged, not a .tar.bz2, or does not hold the model\'s files.',
   VOX_ERR_CLIENT_MODEL_LICENCE: 'vox voices install: the voice\'s licence is not free and was not accepted.',
   VOX_ERR_CLIENT_DOWNLOAD_FAILED: 'vox voices install: the download failed (HTTP error, or the connection kept being cut).',
+  VOX_ERR_CLIENT_SETUP_CONFLICT: 'vox setup: a file that is not a link vox made is where a link goes, the directory cannot hold links, or a bin file is missing.',
+  VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED: 'vox setup: a claude plugin command failed or did not answer in time.',
   VOX_ERR_CLIENT_DISK_FULL: 'vox voices install: no room to write the download or the model\'s files.',
 } as const;
 

@@ -35,6 +35,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'config', synopsis: 'config [check]', summary: "show or validate this project's .vox/config.md", load: () => import('./commands/config.js') },
   { name: 'init', synopsis: 'init', summary: 'write a commented .vox/config.md', load: () => import('./commands/init.js') },
   { name: 'daemon', synopsis: 'daemon install|uninstall|start|stop|restart|status|config', load: () => import('./commands/daemon.js') },
+  { name: 'setup', synopsis: 'setup', summary: 'put vox and voxd on PATH, add the Claude Code plugin', load: () => import('./commands/setup.js') },
   { name: 'doctor', synopsis: 'doctor', summary: 'check the installation', load: () => import('./commands/doctor.js') },
   { name: 'logs', synopsis: 'logs [-f]', summary: "show voxd's logs", load: () => import('./commands/logs.js') },
 ];

@@ -208,7 +208,7 @@ export function refusal(manager: ServiceManager, detail: string): string {
   const what = manager === 'systemd' ? 'no working systemd user manager' : 'no launchd GUI session (run it from a Terminal window of your desktop login, not over ssh)';
   return (
     `${what}: ${detail}. Nothing was installed or stopped. Without a service manager, voxd still runs: ` +
-    'clients start it on demand (nothing to do; "vox daemon start" starts it now), or run "voxd" under your own supervisor (a container init, runit, supervisord).'
+    'clients start it on demand (nothing to do; "vox daemon start" starts it now), or run "voxd" under your own supervisor (a container init, runit, supervisord; "npx vox setup" in the vox checkout puts voxd on PATH).'
   );
 }
 

@@ -387,7 +387,8 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
       assert.equal(s.hooks.SessionStart[0].hooks[0].type, 'command', 'SessionStart is always a command');
       if (type === 'mcp_tool') {
         assert.equal(s.hooks.Stop[0].hooks[0].server, 'vox');
-        assert.match(r.stdout, /claude mcp add --scope user vox -- vox mcp/);
+        // The server as the command hooks run vox: node and vox.cjs by absolute path, PATH or not.
+        assert.ok(r.stdout.includes(`claude mcp add --scope user vox -- ${process.execPath} ${fileURLToPath(new URL('../../bin/vox.cjs', import.meta.url))} mcp`), r.stdout);
       }
       const json = JSON.parse(vox(['hooks', 'install', '--json'], cwd, home, version).stdout);
       assert.equal(json.type, type);

@@ -90,7 +90,10 @@ export const command = defineCommand({
           `Wrote ${choice.type === 'mcp_tool' ? 'mcp_tool' : 'command'} hooks: ${choice.reason}.`,
         ];
         if (mcpEvents.length) {
-          lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- vox mcp).`);
+          // The server is started as the command hooks are: by absolute paths unless --portable, so it
+          // starts whatever PATH Claude Code has (a desktop launcher's lacks ~/.local/bin).
+          const serve = example.replace(/ hook Stop$/, ' mcp');
+          lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- ${serve}).`);
         }
         lines.push(`${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`);
         if (scope === 'project' && !portable) {

@@ -21,7 +21,9 @@ const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
 const USAGE = `Usage: vox mcp
 
 Runs the MCP server for one Claude Code session on stdin/stdout (tools: speak,
-stop, voices, status, configure, record, listen, converse). Register it once:
+stop, voices, status, configure, record, listen, converse). "vox setup" adds
+it to Claude Code as the vox plugin; or register it yourself, once (vox is on
+PATH after "vox setup"; docs/claude-code.md has the scopes):
 
   claude mcp add vox -- vox mcp
 
