@@ -1,10 +1,10 @@
 // `npm run bench`: runs the benches and collects their JSON lines (one per figure).
 //
-//   node bench/run.mjs [--node PATH]... [--lines 20,24] [--repeat N] [NAME...]
+//   node bench/run.mjs [--node PATH]... [--lines 22,24,26] [--repeat N] [NAME...]
 //
 // NAME...      only the benches whose file name contains one of them.
-// --lines L    the Node lines for the start-up benches (default 20,24, or
-//              BENCH_NODE_LINES). The running node serves its own line; any
+// --lines L    the Node lines for the start-up benches (default: the lines
+//              vox supports, scripts/ci/node-lines; or BENCH_NODE_LINES). The running node serves its own line; any
 //              other is the `node-<os>-<arch>` package from the npm registry,
 //              installed on first use (it says so) into
 //              $XDG_CACHE_HOME/vox-bench (default ~/.cache/vox-bench), outside
@@ -21,7 +21,7 @@
 // NODE_OPTIONS or NODE_EXTRA_CA_CERTS among them, on either side of any
 // comparison) and prints the Node version on each line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -76,6 +76,12 @@ const major = (v) => Number(/^v?(\d+)/.exec(v)?.[1]);
 const version = (node) => spawnSync(node, ['--version'], { env, encoding: 'utf8' }).stdout?.trim();
 
 /** The node binary of a Node line: this one, or the registry's package, installed into the cache once. */
+/** The Node majors vox supports, as CI lists them. */
+function supportedLines() {
+  const file = fileURLToPath(new URL('../scripts/ci/node-lines', import.meta.url));
+  return readFileSync(file, 'utf8').split('\n').filter((l) => /^\s*\d/.test(l)).map((l) => l.trim()).join(',');
+}
+
 function nodeOfLine(line) {
   if (major(process.version) === line) return process.execPath;
   const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'vox-bench', `node-${line}`);
@@ -96,7 +102,7 @@ function nodeOfLine(line) {
 let nodes;
 if (values.node?.length) nodes = values.node;
 else {
-  const lines = (values.lines ?? process.env.BENCH_NODE_LINES ?? '20,24').split(',').map(Number);
+  const lines = (values.lines ?? process.env.BENCH_NODE_LINES ?? supportedLines()).split(',').map(Number);
   if (!lines.includes(major(process.version))) lines.unshift(major(process.version));
   nodes = lines.map(nodeOfLine);
 }
