@@ -14,8 +14,10 @@ import {
   isVoxMcpToolHook,
   mcpToolHook,
   hookCommand,
+  QUIET_GATE,
   isVoxHookCommand,
   voxHookEntries,
+  type HookEvent,
 } from '../../src/claude/hook-entries.js';
 import { SettingsError, hooksInstalled, inspectHooks, installHooks, settingsPath, uninstallHooks } from '../../src/claude/hooks-settings.js';
 
@@ -102,8 +104,36 @@ describe('hook commands', () => {
   });
 
   test("the plugin's commands start its launcher from ${CLAUDE_PLUGIN_ROOT}, and are recognised", () => {
-    assert.equal(hookCommand('SessionStart', { plugin: true }), 'node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart');
+    assert.equal(hookCommand('SessionStart', { plugin: true }), `${QUIET_GATE}node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart`);
     assert.ok(isVoxHookCommand(hookCommand('SessionEnd', { plugin: true })));
+  });
+
+  test('SessionStart and SessionEnd commands start nothing unless the nearest .vox/config.md mentions continuous; other events are not gated', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vox-gate-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const write = (rel: string, text: string) => {
+      mkdirSync(join(dir, rel, '.vox'), { recursive: true });
+      writeFileSync(join(dir, rel, '.vox', 'config.md'), text);
+    };
+    write('loud', '---\nnotify: continuous\n---\n');
+    write('quiet', '---\nnotify: normal\n---\n');
+    // The nearest file wins: a quiet project inside a loud one is quiet.
+    write('loud/inner', '---\nrate: 200\n---\n');
+    mkdirSync(join(dir, 'loud', 'src', 'deep'), { recursive: true });
+    mkdirSync(join(dir, 'none'));
+    // "node" here is echo: what reaches it is what would have started node.
+    const cmd = (event: HookEvent) => hookCommand(event, { node: '/bin/echo', cli: 'NODE' });
+    const run = (event: HookEvent, cwd: string) => spawnSync('/bin/sh', ['-c', cmd(event)], { cwd: join(dir, cwd), encoding: 'utf8', timeout: 10_000 });
+    for (const [cwd, ran] of [['loud', true], ['loud/src/deep', true], ['loud/inner', false], ['quiet', false], ['none', false]] as const) {
+      for (const event of ['SessionStart', 'SessionEnd'] as const) {
+        const r = run(event, cwd);
+        assert.equal(r.status, 0, `${event} in ${cwd}: ${r.stderr}`);
+        assert.equal(r.stdout, ran ? `NODE hook ${event}\n` : '', `${event} in ${cwd}`);
+        assert.equal(r.stderr, '', `${event} in ${cwd}`);
+      }
+    }
+    assert.equal(run('Stop', 'none').stdout, 'NODE hook Stop\n');
+    assert.ok(cmd('SessionStart').startsWith(QUIET_GATE) && !cmd('Stop').includes(QUIET_GATE));
   });
 
   test('settings paths per scope', () => {
