@@ -13,7 +13,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { delimiter, join } from 'node:path';
 import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
-import { lastUser, offlineClaudeEnv, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 
 const TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
 const SESSION = '5e55a000-1111-4222-8333-444455556666';
@@ -23,11 +23,13 @@ function model(req: MessagesRequest): Turn {
   const last = lastUser(req);
   const results = toolResults(last);
   if (results.has('toolu_bash')) return { text: 'The file could not be made.' };
+  if (results.has('toolu_status')) return { text: 'Status read.' };
   if (results.size) return { text: 'Forked and spoken.' };
   if (!req.tools?.length) return { text: 'ok' };
   const prompt = userText(last);
   if (prompt.includes('BASH')) return { tools: [{ id: 'toolu_bash', name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }] };
   if (prompt.includes('FAIL')) return { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
+  if (prompt.includes('STATUS')) return { tools: [{ id: 'toolu_status', name: TOOL('status'), input: {} }] };
   if (prompt.includes('FORK')) return { tools: [{ id: 'toolu_fork_speak', name: TOOL('speak'), input: { text: 'Spoken from the fork.' } }] };
   return { text: 'The first run is done.' };
 }
@@ -101,6 +103,14 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     assert.equal(run1.code, 0, run1.stderr + run1.stdout);
     const first = await waitFor(async () => (await history()).find((h) => h.text === 'The first run is done.'), 20_000, 'the first Stop summary');
     assert.equal(first.session, 'resumed#5e55a0');
+
+    const resumed = await claude(dir, ['-p', 'STATUS', '--resume', SESSION, '--allowedTools', TOOL('status')]);
+    assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
+    const result = api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_status')).find(Boolean);
+    assert.ok(result, 'the stand-in saw the result of status');
+    const status = JSON.parse(resultText(result.content)) as { session: string; sessions: string[] };
+    assert.equal(status.session, first.session, 'a resumed session keeps its label');
+    assert.deepEqual(status.sessions, [first.session]);
 
     const forked = await claude(dir, ['-p', 'FORK', '--resume', SESSION, '--fork-session', '--allowedTools', TOOL('speak')]);
     assert.equal(forked.code, 0, forked.stderr + forked.stdout);
