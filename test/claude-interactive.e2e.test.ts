@@ -6,7 +6,8 @@
  * - /clear keeps `vox mcp` running with the first CLAUDE_CODE_SESSION_ID while
  *   the hooks carry a new session_id. The model's stop must still stop the
  *   Stop summary that the hook spoke under the new id, and its later speech
- *   goes under the new id too.
+ *   goes under the new id from the first turn after the clear (SessionStart's
+ *   mcp_tool group for `clear`).
  * - A permission dialog fires PermissionRequest at once and a
  *   permission_prompt Notification ~6 s later: one announcement.
  */
@@ -117,14 +118,20 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
     if (home) removeDir(home);
   });
 
-  test('/clear: the model follows the new session id, and its stop stops the Stop summary spoken under it', async () => {
+  test('/clear: the model follows the new session id from its first turn, and its stop stops the Stop summary spoken under it', async () => {
     type('hello');
     const before = await find('the first Stop summary', (h) => h.text === 'Hello from before the clear.');
     type('/clear');
     await waitFor(() => (/SessionStart:clear/.test(readFileSync(debug, 'utf8')) ? true : undefined), 20_000, 'SessionStart:clear');
+    // The first turn after the clear: SessionStart's mcp_tool group (matcher clear) gave vox mcp the new id already.
+    type('SAY');
+    const said = await find("the model's speak after /clear", (h) => h.text === 'After the clear.');
+    const saidSummary = await find('its Stop summary', (h) => h.text === 'Said.');
+    assert.notEqual(saidSummary.session, before.session, 'the hooks carry the new session id');
+    assert.equal(said.session, saidSummary.session, "the model's first speech after /clear has the hooks' new label");
     type('LONG');
     const summary = await find('the Stop summary after /clear', (h) => h.text.startsWith('I rewrote the invoice exporter'));
-    assert.notEqual(summary.session, before.session, 'the hooks carry the new session id');
+    assert.equal(summary.session, said.session);
     type('QUIET');
     const result = await waitFor(() => api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_stop')).find(Boolean), 30_000, 'the result of stop');
     const stopped = JSON.parse(resultText(result.content)) as { session: string; sessions: string[]; stopped: string[] };
@@ -133,9 +140,6 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
     assert.ok(stopped.stopped.includes(summary.id), `stop stopped the summary: ${JSON.stringify(stopped)}`);
     await d.idle();
     assert.equal((await history()).find((h) => h.id === summary.id)?.outcome, 'stopped');
-    type('SAY');
-    const said = await find("the model's speak after /clear", (h) => h.text === 'After the clear.');
-    assert.equal(said.session, summary.session);
   });
 
   test('a permission dialog is announced once, though PermissionRequest and a permission_prompt Notification both carry it', async () => {

@@ -20,6 +20,12 @@
  *   <Event>` instead, for files shared between machines (a committed
  *   `.claude/settings.json`); `plugin` gives the plugin's launcher under
  *   `${CLAUDE_PLUGIN_ROOT}`.
+ * - One exception: SessionStart from `/clear` runs while the server is
+ *   connected, and 2.1.332 does call an mcp_tool hook then (its debug log:
+ *   "mcp_tool calling ... with 3 arg(s)"). `/clear` gives the session a new
+ *   id while `vox mcp` keeps running, so an mcp_tool group with matcher
+ *   `clear` tells the hook tool the new id at once (it says nothing), and the
+ *   model's first speech after the clear already has the new label.
  * - SessionStart and SessionEnd say something only in `notify: continuous`,
  *   so their commands start with a gate in the shell itself (QUIET_GATE):
  *   unless the nearest `.vox/config.md` mentions "continuous", the hook
@@ -179,10 +185,21 @@ export function voxHook(event: HookEvent, opts: HookEntryOptions = {}): CommandH
   return { type: 'command', command: hookCommand(event, opts), timeout: HOOK_TIMEOUT_SECONDS };
 }
 
-/** vox's settings entries, keyed by event: one group per event, matching everything. */
+/** The SessionStart source after which the session's server is connected and its id has changed. */
+export const CLEAR_MATCHER = 'clear';
+
+/**
+ * vox's settings entries, keyed by event: one group per event, matching
+ * everything; with mcp_tool hooks, SessionStart also has a `clear` group
+ * that calls the hook tool (the session's new id, see above).
+ */
 export function voxHookEntries(opts: HookEntryOptions = {}): Record<HookEvent, HookGroup[]> {
   const out = {} as Record<HookEvent, HookGroup[]>;
   for (const event of HOOK_EVENTS) out[event] = [{ matcher: '', hooks: [voxHook(event, opts)] }];
+  if ((opts.type ?? 'mcp_tool') === 'mcp_tool') {
+    const server = opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER);
+    out.SessionStart.push({ matcher: CLEAR_MATCHER, hooks: [mcpToolHook('SessionStart', server)] });
+  }
   return out;
 }
 

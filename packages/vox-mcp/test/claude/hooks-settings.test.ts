@@ -75,6 +75,10 @@ describe('hook commands', () => {
 
   test('mcp_tool entries call the hook tool of the named server where Claude Code allows it; SessionStart and SessionEnd stay commands', () => {
     const entries = voxHookEntries({ node: OPTS.node, cli: OPTS.cli, server: 'speech' });
+    // After /clear the server is connected: SessionStart's second group tells the hook tool the new session id.
+    assert.deepEqual(entries.SessionStart[1], { matcher: 'clear', hooks: [mcpToolHook('SessionStart', 'speech')] });
+    assert.equal(entries.SessionStart.length, 2);
+    assert.equal(voxHookEntries(OPTS).SessionStart.length, 1, 'command hooks only: no mcp_tool group');
     assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact']);
     for (const e of HOOK_EVENTS) {
       const [hook] = entries[e][0]!.hooks;
@@ -213,11 +217,12 @@ describe('settings.json round trip', () => {
     for (const e of HOOK_EVENTS) {
       const hooks = s.hooks[e].flatMap((g: { hooks: unknown[] }) => g.hooks);
       const vox = hooks.filter((h: { command?: string }) => isVoxHookCommand(h.command) || isVoxMcpToolHook(h));
-      assert.equal(vox.length, 1, e);
-      assert.equal(vox[0].type, MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command', e);
+      // SessionStart: the command, and the mcp_tool call for /clear.
+      assert.deepEqual(vox.map((h: { type: string }) => h.type), e === 'SessionStart' ? ['command', 'mcp_tool'] : [MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command'], e);
     }
     assert.deepEqual(inspectHooks(path).missing, []);
-    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length);
+    assert.equal(installHooks(path, { ...OPTS, type: 'mcp_tool' }).changed, false, 'installing again changes nothing');
+    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length + 1);
     assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
   });
 
