@@ -82,6 +82,9 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     api = await startMessagesApi(model);
     home = tempDir('vox-claude-session-');
     env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
+    // Claude Code's own temporary files go into HOME, removed with it.
+    env.TMPDIR = join(home, 'tmp');
+    mkdirSync(env.TMPDIR);
     // A `node` ahead of the real one that notes its arguments: the plugin's hooks and server run "node".
     const bin = join(home, 'bin');
     mkdirSync(bin);
