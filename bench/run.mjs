@@ -39,6 +39,7 @@ const BENCHES = [
   { file: 'hook-deadline.mjs' },
   { file: 'mcp.mjs', everyNode: true },
   { file: 'mcp-tool-hook.mjs' },
+  { file: 'session-hook.mjs' },
   { file: 'cache.mjs' },
   { file: 'cloud.mjs' },
   { file: 'daemon.mjs' },

@@ -142,6 +142,24 @@ describe('vox hook with every fixture payload', () => {
     assert.deepEqual(r.added, []);
   });
 
+  test('claude -p (CLAUDE_CODE_ENTRYPOINT=sdk-cli): permission and input prompts are silent unless unattendedPrompts: true', async () => {
+    writeConfig(join(root, 'ci-loud'), 'unattendedPrompts: true');
+    const headless = { ...env, CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' };
+    const run = async (file: string, cwd: string) => {
+      await d.idle();
+      const seen = new Set((await history()).map((h) => h.id));
+      const input = payload(file, cwd);
+      const r = await vox(['hook', String(JSON.parse(input).hook_event_name)], { env: headless, input, timeoutMs: 20_000 });
+      assert.equal(r.code, 0, r.stderr);
+      return (await history()).filter((h) => !seen.has(h.id)).map((h) => h.text);
+    };
+    for (const file of ['permission-request.json', 'notification-permission.json', 'notification-elicitation.json']) {
+      assert.deepEqual(await run(file, join(root, 'shop')), [], file);
+    }
+    assert.deepEqual(await run('permission-request.json', join(root, 'ci-loud')), ['ci-loud needs your permission to use Bash']);
+    assert.equal((await run('stop.json', join(root, 'shop'))).length, 1, 'the Stop summary is still heard');
+  });
+
   test('normal mode ignores SubagentStop, SessionStart and SessionEnd', async () => {
     for (const file of ['subagent-stop.json', 'session-start.json', 'session-end.json']) {
       const input = payload(file, join(root, 'shop'));

@@ -132,6 +132,64 @@ describe('the hook tool of vox mcp with every fixture payload', () => {
     assert.equal(s.session, added[0]!.session);
   });
 
+  test('after /clear (a new session_id in the hooks, the first in the environment) the model\'s calls follow the hooks, and stop and status cover both labels', async () => {
+    const first = 'f1f1f100-0000-4000-8000-0000000000aa';
+    const cleared = 'c1c1c100-0000-4000-8000-0000000000bb';
+    const cwd = join(root, 'shop');
+    const client = await connect(cwd, { CLAUDE_CODE_SESSION_ID: first });
+    const speak = async (text: string) => (await client.callTool({ name: 'speak', arguments: { text } })) as CallToolResult;
+    const before = await speak('Before the clear.');
+    assert.equal(before.isError, undefined, JSON.stringify(before.content));
+    const { added } = await hook(client, { ...fixture('stop.json'), cwd, session_id: cleared });
+    assert.equal(added[0]?.session, 'shop#c1c1c1', "the hook speaks as the hooks' new session");
+    await speak('After the clear.');
+    await d.idle();
+    const labels = new Map((await history()).filter((h) => h.text.endsWith('the clear.')).map((h) => [h.text, h.session]));
+    assert.deepEqual(Object.fromEntries(labels), { 'Before the clear.': 'shop#f1f1f1', 'After the clear.': 'shop#c1c1c1' });
+    const status = (await client.callTool({ name: 'status', arguments: {} })) as CallToolResult;
+    const st = status.structuredContent as { session: string; sessions: string[] };
+    assert.equal(st.session, 'shop#c1c1c1');
+    assert.deepEqual(st.sessions, ['shop#f1f1f1', 'shop#c1c1c1']);
+    const stop = (await client.callTool({ name: 'stop', arguments: {} })) as CallToolResult;
+    const s = stop.structuredContent as { session: string; sessions: string[]; stopped: string[] };
+    assert.equal(s.session, 'shop#c1c1c1');
+    assert.deepEqual(s.sessions, ['shop#f1f1f1', 'shop#c1c1c1']);
+  });
+
+  test('one announcement per permission ask: the permission_prompt that follows the PermissionRequest, naming no tool, says nothing', async () => {
+    const id = 'ab12ab12-0000-4000-8000-0000000000cc';
+    const cwd = join(root, 'shop');
+    const client = await connect(cwd, { CLAUDE_CODE_SESSION_ID: id });
+    const asked = await hook(client, { ...fixture('permission-request.json'), cwd, session_id: id });
+    assert.deepEqual(asked.added.map((h) => h.text), ['shop needs your permission to use Bash']);
+    // Claude Code 2.1.332's permission_prompt ~6 s later: its duplicate key (no tool) differs from the request's.
+    const prompt = { ...fixture('notification-permission.json'), cwd, session_id: id, message: 'Claude needs your permission' };
+    const later = await hook(client, prompt);
+    assert.equal(later.result.isError, undefined);
+    assert.deepEqual(later.added, [], 'not spoken, not even deduped: the tool knew it was the same ask');
+    // Without a request before it (the PermissionRequest hook not installed), the prompt is heard.
+    const other = await connect(cwd, { CLAUDE_CODE_SESSION_ID: 'cd34cd34-0000-4000-8000-0000000000dd' });
+    const alone = await hook(other, { ...prompt, session_id: 'cd34cd34-0000-4000-8000-0000000000dd' });
+    assert.deepEqual(alone.added.map((h) => h.text), ['shop needs your permission']);
+  });
+
+  test('claude -p (CLAUDE_CODE_ENTRYPOINT=sdk-cli): no permission announcement, unless the project sets unattendedPrompts', async () => {
+    const quiet = join(root, 'headless');
+    const loud = join(root, 'headless-loud');
+    writeConfig(quiet, 'notify: normal');
+    writeConfig(loud, 'notify: normal\nunattendedPrompts: true');
+    for (const [cwd, heard] of [[quiet, []], [loud, ['headless-loud needs your permission to use Bash']]] as const) {
+      const id = cwd === quiet ? 'ee00ee00-0000-4000-8000-0000000000ee' : 'ff00ff00-0000-4000-8000-0000000000ff';
+      const client = await connect(cwd, { CLAUDE_CODE_SESSION_ID: id, CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' });
+      const r = await hook(client, { ...fixture('permission-request.json'), cwd, session_id: id });
+      assert.equal(r.result.isError, undefined);
+      assert.deepEqual(r.added.map((h) => h.text), heard, cwd);
+      // The Stop summary of such a run is still heard.
+      const stop = await hook(client, { ...fixture('stop.json'), cwd, session_id: id });
+      assert.equal(stop.added.length, 1, cwd);
+    }
+  });
+
   test('a failure is an isError result naming the cause (voxd unreachable), never a hook decision', async () => {
     const home = tempDir('vox-mcp-hooks-nohome-');
     try {

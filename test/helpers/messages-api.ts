@@ -23,6 +23,8 @@ export interface ToolCall {
 export interface Turn {
   text?: string;
   tools?: ToolCall[];
+  /** Answer with this API error instead (HTTP status, the error's type, its message). */
+  error?: { status: number; type: string; message: string };
 }
 
 /** A Messages API request as Claude Code sends it (only what tests read). */
@@ -59,6 +61,15 @@ export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text) : '')).join('');
   return '';
+}
+
+/**
+ * The request with only its last user message: interactive Claude Code ends
+ * its messages with a `system` one (the environment), `-p` with the user's.
+ */
+export function lastUser(req: MessagesRequest): MessagesRequest {
+  const last = [...req.messages].reverse().find((m) => m.role === 'user');
+  return { ...req, messages: last ? [last] : [] };
 }
 
 /** All user text of a request (prompts, system reminders), joined. */
@@ -140,6 +151,11 @@ export async function startMessagesApi(script: (req: MessagesRequest) => Turn): 
         } catch (err) {
           res.writeHead(500, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `stand-in script failed: ${(err as Error).message}` } }));
+          return;
+        }
+        if (turn.error) {
+          res.writeHead(turn.error.status, { 'content-type': 'application/json', 'request-id': `req_standin_${requests.length}` });
+          res.end(JSON.stringify({ type: 'error', error: { type: turn.error.type, message: turn.error.message } }));
           return;
         }
         sse(res, turn, body.model, requests.length);

@@ -20,6 +20,21 @@
  *   <Event>` instead, for files shared between machines (a committed
  *   `.claude/settings.json`); `plugin` gives the plugin's launcher under
  *   `${CLAUDE_PLUGIN_ROOT}`.
+ * - One exception: SessionStart from `/clear` runs while the server is
+ *   connected, and 2.1.332 does call an mcp_tool hook then (its debug log:
+ *   "mcp_tool calling ... with 3 arg(s)"). `/clear` gives the session a new
+ *   id while `vox mcp` keeps running, so an mcp_tool group with matcher
+ *   `clear` tells the hook tool the new id at once (it says nothing), and the
+ *   model's first speech after the clear already has the new label.
+ * - SessionStart and SessionEnd say something only in `notify: continuous`,
+ *   so their commands start with a gate in the shell itself (QUIET_GATE):
+ *   unless the nearest `.vox/config.md` mentions "continuous", the hook
+ *   exits before node starts. Node costs ~70-130 ms a hook; the gate a few
+ *   ms (bench/session-hook.mjs). A false positive only costs that process:
+ *   node then reads the config and decides. Claude Code 2.1.332 cannot run
+ *   these two as mcp_tool hooks: "mcp_tool hooks are not available for the
+ *   'SessionStart' hook event (no MCP client context)", and at SessionEnd
+ *   "MCP server ... is not connected" (its debug log, tried for real).
  * - vox's entries are recognised by their shape (a command `vox hook <Event>`
  *   or `.../vox.cjs hook <Event>`; an mcp_tool call of `hook` whose input
  *   passes `${session_id}`), not by a private marker key that Claude Code
@@ -133,13 +148,26 @@ export interface HookEntryOptions extends HookCommandOptions {
   server?: string;
 }
 
+/** The events that speak only in `notify: continuous`, whose commands are gated by QUIET_GATE. */
+export const CONTINUOUS_ONLY_COMMANDS: readonly HookEvent[] = ['SessionStart', 'SessionEnd'];
+
+/**
+ * POSIX shell run before node for CONTINUOUS_ONLY_COMMANDS: walks up from the
+ * hook's working directory (the session's) to the nearest `.vox/config.md`,
+ * in a subshell so the directory stays, and exits 0 unless that file
+ * mentions "continuous". No `${...}`: Claude Code substitutes those in a
+ * plugin's commands.
+ */
+export const QUIET_GATE = '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qs continuous .vox/config.md) || exit 0; exec ';
+
 /** The shell command Claude Code runs for an event. */
 export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): string {
-  if (opts.plugin) return `node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook ${event}`;
-  if (opts.portable) return `vox hook ${event}`;
+  const gate = CONTINUOUS_ONLY_COMMANDS.includes(event) ? QUIET_GATE : '';
+  if (opts.plugin) return `${gate}node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook ${event}`;
+  if (opts.portable) return `${gate}vox hook ${event}`;
   const node = opts.node ?? process.execPath;
   const cli = opts.cli ?? defaultCliPath();
-  return `${shellQuote(node)} ${shellQuote(cli)} hook ${event}`;
+  return `${gate}${shellQuote(node)} ${shellQuote(cli)} hook ${event}`;
 }
 
 /** The mcp_tool hook for an event: the `hook` tool of `server`, with the payload's fields substituted in. */
@@ -157,10 +185,21 @@ export function voxHook(event: HookEvent, opts: HookEntryOptions = {}): CommandH
   return { type: 'command', command: hookCommand(event, opts), timeout: HOOK_TIMEOUT_SECONDS };
 }
 
-/** vox's settings entries, keyed by event: one group per event, matching everything. */
+/** The SessionStart source after which the session's server is connected and its id has changed. */
+export const CLEAR_MATCHER = 'clear';
+
+/**
+ * vox's settings entries, keyed by event: one group per event, matching
+ * everything; with mcp_tool hooks, SessionStart also has a `clear` group
+ * that calls the hook tool (the session's new id, see above).
+ */
 export function voxHookEntries(opts: HookEntryOptions = {}): Record<HookEvent, HookGroup[]> {
   const out = {} as Record<HookEvent, HookGroup[]>;
   for (const event of HOOK_EVENTS) out[event] = [{ matcher: '', hooks: [voxHook(event, opts)] }];
+  if ((opts.type ?? 'mcp_tool') === 'mcp_tool') {
+    const server = opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER);
+    out.SessionStart.push({ matcher: CLEAR_MATCHER, hooks: [mcpToolHook('SessionStart', server)] });
+  }
   return out;
 }
 

@@ -12,10 +12,18 @@
  *   `continuous` adds SubagentStop, SessionStart, SessionEnd, PreCompact and
  *   the informative Notification types.
  * - A permission request is announced by `PermissionRequest`, the moment it is
- *   asked; the `permission_prompt` Notification that follows ~6 s later for
- *   the same request carries the same duplicate key, so voxd reports it
- *   `deduped` instead of speaking it twice. The hook never decides a
+ *   asked. The `permission_prompt` Notification that Claude Code 2.1.332
+ *   sends ~6 s later for the same request names no tool, so no duplicate key
+ *   can tie the two: the caller that saw the request (the hook tool, one
+ *   process per session) says so in `askAnnounced`, and the Notification is
+ *   then silent. Without it (command hooks, one process per event) the
+ *   Notification is spoken, unless its words name the tool (older Claude
+ *   Code), which gives it the request's key. The hook never decides a
  *   permission (it prints nothing), so the dialog is the user's.
+ * - Where nobody can answer a prompt (`claude -p`, CLAUDE_CODE_ENTRYPOINT
+ *   sdk-cli: Claude Code denies the tool within milliseconds), a permission
+ *   or input prompt says nothing, unless the project sets
+ *   `unattendedPrompts: true`.
  * - Notification types that echo what the user just did (`auth_success`,
  *   `elicitation_complete`, `elicitation_response`) are never spoken; an
  *   unknown (future) type gets the safe default, `notification` priority.
@@ -84,6 +92,23 @@ export interface HookContext {
   notify: NotifyMode;
   /** Spoken name of the project, e.g. `api`. */
   projectName: string;
+  /** Nobody can answer a prompt: a `claude -p` run (see `unattended()`). Default false. */
+  unattended?: boolean;
+  /** The project's `unattendedPrompts`: announce prompts even when unattended. Default false. */
+  unattendedPrompts?: boolean;
+  /** This session's PermissionRequest was announced a moment ago: its permission Notification is the same ask. */
+  askAnnounced?: boolean;
+}
+
+/**
+ * True when the session runs where nobody can answer a prompt: Claude Code
+ * sets CLAUDE_CODE_ENTRYPOINT=sdk-cli for `claude -p` (and the hooks and MCP
+ * servers it starts inherit it), and denies an unanswered permission at once.
+ * The Agent SDK's sdk-ts and sdk-py are left out: their host may show the
+ * prompt to a person (canUseTool).
+ */
+export function unattended(env: NodeJS.ProcessEnv): boolean {
+  return env.CLAUDE_CODE_ENTRYPOINT === 'sdk-cli';
 }
 
 /** A permission prompt not spoken within this time has most likely been answered. */
@@ -163,25 +188,35 @@ function permissionAction(project: string, tool: string | undefined, message: st
   };
 }
 
-/** StopFailure's `error` (Claude Code's matcher values, and the API's own error types) in words. */
-const FAILURE_WORDS: Record<string, string> = {
-  rate_limit: 'rate limited',
-  rate_limit_error: 'rate limited',
-  overloaded: 'the API is overloaded',
-  overloaded_error: 'the API is overloaded',
+/**
+ * StopFailure's `error` in words: every kind Claude Code 2.1.332 sends (the
+ * enum of its StopFailure schema, found with `strings` on the binary) but
+ * `unknown`, which gets the plain "the request failed"; then the API's own
+ * error types, which older versions passed through.
+ */
+export const FAILURE_WORDS: Readonly<Record<string, string>> = Object.freeze({
   authentication_failed: 'authentication failed',
-  authentication_error: 'authentication failed',
-  oauth_org_not_allowed: 'authentication failed',
+  oauth_org_not_allowed: 'the organization does not allow this login',
+  account_on_hold: 'the account is on hold',
+  verification_required: 'the account needs verification',
   billing_error: 'a billing problem',
+  rate_limit: 'rate limited',
+  overloaded: 'the API is overloaded',
+  invalid_request: 'the API rejected the request as invalid',
   model_not_found: 'model not found',
-  max_output_tokens: 'the reply was too long',
   server_error: 'a server error',
+  max_output_tokens: 'the reply was too long',
+  cloud_credential_error: 'the cloud credentials were refused',
+  rate_limit_error: 'rate limited',
+  overloaded_error: 'the API is overloaded',
+  authentication_error: 'authentication failed',
+  invalid_request_error: 'the API rejected the request as invalid',
   api_error: 'a server error',
-};
+});
 
 /** "shop: the request failed, the API is overloaded". */
 export function failureText(project: string, error: string): string {
-  const words = FAILURE_WORDS[error];
+  const words = Object.hasOwn(FAILURE_WORDS, error) ? FAILURE_WORDS[error] : undefined;
   return words ? `${project}: the request failed, ${words}` : `${project}: the request failed`;
 }
 
@@ -222,14 +257,21 @@ function untypedKind(message: string): 'permission' | 'idle' | undefined {
   return undefined;
 }
 
-function notification(payload: HookPayload, project: string, continuous: boolean): HookAction {
+const NOBODY = { kind: 'none', reason: 'nobody can answer a prompt here (claude -p); unattendedPrompts: true announces it' } as const;
+
+function notification(payload: HookPayload, ctx: HookContext, continuous: boolean): HookAction {
+  const project = ctx.projectName;
   const type = str(payload.notification_type);
   const message = str(payload.message);
   const kind = type ? NOTIFICATION_POLICY[type] : untypedKind(message);
+  const quiet = ctx.unattended === true && ctx.unattendedPrompts !== true;
   switch (kind) {
     case 'permission':
+      if (quiet) return NOBODY;
+      if (ctx.askAnnounced) return { kind: 'none', reason: "the session's PermissionRequest announced this ask a moment ago" };
       return permissionAction(project, permissionTool(message), message);
     case 'need':
+      if (quiet) return NOBODY;
       return { kind: 'speak', text: noticeText(project, message), priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS };
     case 'idle':
       return { kind: 'speak', text: `${project} is waiting for your input`, priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS };
@@ -263,10 +305,11 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
   const continuous = ctx.notify === 'continuous';
   switch (event) {
     case 'PermissionRequest':
+      if (ctx.unattended === true && ctx.unattendedPrompts !== true) return NOBODY;
       // Announced at once; the decision stays the user's (the hook outputs none).
       return permissionAction(project, str(payload.tool_name) || undefined, '');
     case 'Notification':
-      return notification(payload, project, continuous);
+      return notification(payload, ctx, continuous);
     case 'Stop': {
       if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
         return { kind: 'none', reason: 'stop_hook_active: Claude continues because of a Stop hook' };

@@ -30,11 +30,9 @@ import {
   isVoxHookCommand,
   isVoxMcpToolHook,
   voxHookEntries,
-  type CommandHook,
   type HookEntryOptions,
   type HookEvent,
   type HookGroup,
-  type McpToolHook,
 } from './hook-entries.js';
 
 
@@ -102,8 +100,13 @@ function withoutVox(groups: unknown[]): unknown[] {
   return out;
 }
 
-function sameHook(a: unknown, b: CommandHook | McpToolHook): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** vox's hooks under one event with their groups' matchers, as one string to compare. */
+function voxShape(groups: unknown[]): string {
+  const pairs: Array<[string, unknown]> = [];
+  for (const g of groups) {
+    if (isObject(g) && Array.isArray(g.hooks)) for (const h of g.hooks.filter(isVoxHook)) pairs.push([String(g.matcher ?? ''), h]);
+  }
+  return JSON.stringify(pairs);
 }
 
 /**
@@ -121,13 +124,8 @@ export function addVoxHooks(
   for (const event of HOOK_EVENTS) {
     const groups = (hooks[event] as unknown[] | undefined) ?? [];
     const want = entries[event];
-    const wantHook = want[0]!.hooks[0]!;
-    const have = voxHooksIn(groups);
-    const inPlace =
-      have.length === 1 &&
-      sameHook(have[0], wantHook) &&
-      groups.some((g) => isObject(g) && (g.matcher ?? '') === '' && Array.isArray(g.hooks) && g.hooks.includes(have[0]));
-    if (inPlace) continue;
+    // In place: vox's hooks, under the same matchers, in the same order (others' groups may sit between).
+    if (voxShape(groups) === voxShape(want)) continue;
     hooks[event] = [...withoutVox(groups), ...want];
     changed = true;
   }

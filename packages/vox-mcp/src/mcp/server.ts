@@ -79,18 +79,17 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     return toolList;
   }
 
-  // One label per process (project/session.ts).
-  let label: string | undefined;
+  // One project name per process; the id follows the session (/clear gives a new one: project/session.ts).
+  let project: string | undefined;
   async function sessionOf(config?: ResolvedConfig): Promise<string> {
-    if (label) return label;
     const { sessionLabel } = await import('../project/session.js');
-    let name = config?.projectName;
-    if (!name) {
+    project ??= config?.projectName;
+    if (!project) {
       // Without a valid config (stop must still work), the name is found the way resolveConfig finds it.
       const { projectNameFor } = await import('../project/config.js');
-      name = projectNameFor(cwd);
+      project = projectNameFor(cwd);
     }
-    return (label = sessionLabel(name, env));
+    return sessionLabel(project, env);
   }
 
   async function context(): Promise<{ config: ResolvedConfig; session: string }> {

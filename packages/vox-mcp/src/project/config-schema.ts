@@ -54,6 +54,8 @@ export interface ConfigValues {
   priority: Priority;
   /** Longest text spoken, in characters, 1..MAX_TEXT_CHARS. Default: unset, voxd's limit. */
   maxChars?: number;
+  /** Hooks announce permission and input prompts in `claude -p` runs, where nobody can answer them. Default false. */
+  unattendedPrompts: boolean;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -121,6 +123,12 @@ export const SCHEMA: { readonly [K in ConfigKey]: KeyRule } = Object.freeze({
     optional: true,
     check: isIntegerIn(1, MAX_TEXT_CHARS),
   },
+  unattendedPrompts: {
+    type: 'boolean',
+    allowed: 'true (announce prompts in claude -p runs too) or false',
+    optional: false,
+    check: (v) => typeof v === 'boolean',
+  },
 });
 
 /** Every key, in the order of the schema (and of `vox config`). */
@@ -139,6 +147,7 @@ export const DEFAULTS: Readonly<ConfigValues> = Object.freeze({
   announce: false,
   priority: 'message',
   maxChars: undefined,
+  unattendedPrompts: false,
 });
 
 /** Where a value came from: `'default'` or the config file's path. */

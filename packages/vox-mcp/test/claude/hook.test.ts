@@ -20,6 +20,8 @@ import {
   NOTIFICATION_POLICY,
   decideHook,
   failureText,
+  FAILURE_WORDS,
+  unattended,
   hookDelivery,
   noticeText,
   permissionText,
@@ -310,7 +312,56 @@ describe('phrases', () => {
   test('failures in words', () => {
     assert.equal(failureText('shop', 'rate_limit'), 'shop: the request failed, rate limited');
     assert.equal(failureText('shop', 'authentication_failed'), 'shop: the request failed, authentication failed');
+    assert.equal(failureText('shop', 'invalid_request'), 'shop: the request failed, the API rejected the request as invalid');
     assert.equal(failureText('shop', ''), 'shop: the request failed');
+    assert.equal(failureText('shop', 'unknown'), 'shop: the request failed');
+    assert.equal(failureText('shop', 'constructor'), 'shop: the request failed', 'a key of Object.prototype is no kind');
+  });
+
+  test('every StopFailure kind of Claude Code 2.1.332 has words of its own, but unknown', () => {
+    // The enum of its StopFailure hook schema (strings on the 2.1.332 binary).
+    const kinds = [
+      'authentication_failed', 'oauth_org_not_allowed', 'account_on_hold', 'verification_required', 'billing_error', 'rate_limit',
+      'overloaded', 'invalid_request', 'model_not_found', 'server_error', 'max_output_tokens', 'cloud_credential_error',
+    ];
+    assert.deepEqual(kinds.filter((k) => !Object.hasOwn(FAILURE_WORDS, k)), []);
+    const texts = kinds.map((k) => failureText('api', k));
+    assert.equal(new Set(texts).size, kinds.length, 'no two kinds share words');
+    for (const t of texts) assert.notEqual(t, 'api: the request failed');
+  });
+
+  test('unattended: claude -p (sdk-cli) only', () => {
+    assert.equal(unattended({ CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' }), true);
+    for (const e of ['cli', 'sdk-ts', 'sdk-py', 'claude-vscode', '']) assert.equal(unattended({ CLAUDE_CODE_ENTRYPOINT: e }), false, e);
+    assert.equal(unattended({}), false);
+  });
+
+  test('nobody to answer: permission and input prompts are silent unless unattendedPrompts; the rest is unchanged', () => {
+    const ctx = { notify: 'normal' as const, projectName: 'api', unattended: true };
+    const prompts: Array<[string, HookPayload]> = [
+      ['PermissionRequest', fixture('permission-request.json')],
+      ['Notification', fixture('notification-permission.json')],
+      ['Notification', fixture('notification-elicitation.json')],
+    ];
+    for (const [event, payload] of prompts) {
+      const quiet = decideHook(event, payload, ctx);
+      assert.equal(quiet.kind, 'none', event);
+      assert.match((quiet as { reason: string }).reason, /nobody can answer.*unattendedPrompts: true/);
+      assert.deepEqual(decideHook(event, payload, { ...ctx, unattendedPrompts: true }), decideHook(event, payload, { ...ctx, unattended: false }), event);
+      assert.equal(decideHook(event, payload, { ...ctx, unattended: false }).kind, 'speak', event);
+    }
+    assert.equal(decideHook('Stop', fixture('stop.json'), ctx).kind, 'speak');
+    assert.equal(decideHook('Notification', fixture('notification-idle.json'), ctx).kind, 'speak');
+  });
+
+  test("a permission_prompt after its session's PermissionRequest (askAnnounced) is silent; the request itself is not", () => {
+    const ctx = { notify: 'normal' as const, projectName: 'api', askAnnounced: true };
+    const quiet = decideHook('Notification', fixture('notification-permission.json'), ctx);
+    assert.equal(quiet.kind, 'none');
+    assert.match((quiet as { reason: string }).reason, /PermissionRequest announced this ask/);
+    assert.equal(decideHook('Notification', { notification_type: 'worker_permission_prompt', message: 'Claude needs your permission' }, ctx).kind, 'none');
+    assert.equal(decideHook('PermissionRequest', fixture('permission-request.json'), ctx).kind, 'speak');
+    assert.equal(decideHook('Notification', fixture('notification-idle.json'), ctx).kind, 'speak');
   });
 
   test("every Notification type of Claude Code 2.1.332 has a policy of its own", () => {

@@ -14,8 +14,10 @@ import {
   isVoxMcpToolHook,
   mcpToolHook,
   hookCommand,
+  QUIET_GATE,
   isVoxHookCommand,
   voxHookEntries,
+  type HookEvent,
 } from '../../src/claude/hook-entries.js';
 import { SettingsError, hooksInstalled, inspectHooks, installHooks, settingsPath, uninstallHooks } from '../../src/claude/hooks-settings.js';
 
@@ -73,6 +75,10 @@ describe('hook commands', () => {
 
   test('mcp_tool entries call the hook tool of the named server where Claude Code allows it; SessionStart and SessionEnd stay commands', () => {
     const entries = voxHookEntries({ node: OPTS.node, cli: OPTS.cli, server: 'speech' });
+    // After /clear the server is connected: SessionStart's second group tells the hook tool the new session id.
+    assert.deepEqual(entries.SessionStart[1], { matcher: 'clear', hooks: [mcpToolHook('SessionStart', 'speech')] });
+    assert.equal(entries.SessionStart.length, 2);
+    assert.equal(voxHookEntries(OPTS).SessionStart.length, 1, 'command hooks only: no mcp_tool group');
     assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact']);
     for (const e of HOOK_EVENTS) {
       const [hook] = entries[e][0]!.hooks;
@@ -102,8 +108,36 @@ describe('hook commands', () => {
   });
 
   test("the plugin's commands start its launcher from ${CLAUDE_PLUGIN_ROOT}, and are recognised", () => {
-    assert.equal(hookCommand('SessionStart', { plugin: true }), 'node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart');
+    assert.equal(hookCommand('SessionStart', { plugin: true }), `${QUIET_GATE}node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart`);
     assert.ok(isVoxHookCommand(hookCommand('SessionEnd', { plugin: true })));
+  });
+
+  test('SessionStart and SessionEnd commands start nothing unless the nearest .vox/config.md mentions continuous; other events are not gated', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vox-gate-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const write = (rel: string, text: string) => {
+      mkdirSync(join(dir, rel, '.vox'), { recursive: true });
+      writeFileSync(join(dir, rel, '.vox', 'config.md'), text);
+    };
+    write('loud', '---\nnotify: continuous\n---\n');
+    write('quiet', '---\nnotify: normal\n---\n');
+    // The nearest file wins: a quiet project inside a loud one is quiet.
+    write('loud/inner', '---\nrate: 200\n---\n');
+    mkdirSync(join(dir, 'loud', 'src', 'deep'), { recursive: true });
+    mkdirSync(join(dir, 'none'));
+    // "node" here is echo: what reaches it is what would have started node.
+    const cmd = (event: HookEvent) => hookCommand(event, { node: '/bin/echo', cli: 'NODE' });
+    const run = (event: HookEvent, cwd: string) => spawnSync('/bin/sh', ['-c', cmd(event)], { cwd: join(dir, cwd), encoding: 'utf8', timeout: 10_000 });
+    for (const [cwd, ran] of [['loud', true], ['loud/src/deep', true], ['loud/inner', false], ['quiet', false], ['none', false]] as const) {
+      for (const event of ['SessionStart', 'SessionEnd'] as const) {
+        const r = run(event, cwd);
+        assert.equal(r.status, 0, `${event} in ${cwd}: ${r.stderr}`);
+        assert.equal(r.stdout, ran ? `NODE hook ${event}\n` : '', `${event} in ${cwd}`);
+        assert.equal(r.stderr, '', `${event} in ${cwd}`);
+      }
+    }
+    assert.equal(run('Stop', 'none').stdout, 'NODE hook Stop\n');
+    assert.ok(cmd('SessionStart').startsWith(QUIET_GATE) && !cmd('Stop').includes(QUIET_GATE));
   });
 
   test('settings paths per scope', () => {
@@ -183,11 +217,12 @@ describe('settings.json round trip', () => {
     for (const e of HOOK_EVENTS) {
       const hooks = s.hooks[e].flatMap((g: { hooks: unknown[] }) => g.hooks);
       const vox = hooks.filter((h: { command?: string }) => isVoxHookCommand(h.command) || isVoxMcpToolHook(h));
-      assert.equal(vox.length, 1, e);
-      assert.equal(vox[0].type, MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command', e);
+      // SessionStart: the command, and the mcp_tool call for /clear.
+      assert.deepEqual(vox.map((h: { type: string }) => h.type), e === 'SessionStart' ? ['command', 'mcp_tool'] : [MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command'], e);
     }
     assert.deepEqual(inspectHooks(path).missing, []);
-    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length);
+    assert.equal(installHooks(path, { ...OPTS, type: 'mcp_tool' }).changed, false, 'installing again changes nothing');
+    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length + 1);
     assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
   });
 

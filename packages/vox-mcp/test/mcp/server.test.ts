@@ -205,7 +205,8 @@ describe('JSON-RPC layer', () => {
     assert.match((down.content[0] as { text: string }).text, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
     const stop = await mcp.callTool('stop', {});
     assert.equal(stop.isError, undefined, 'no voxd, nothing to stop: not an error');
-    assert.deepEqual({ ...stop.structuredContent, session: undefined }, { scope: 'session', session: undefined, stopped: [], why: 'voxd is not running' });
+    // The labels hold the process's other servers' too (one process per session in real use).
+    assert.deepEqual({ ...stop.structuredContent, session: undefined, sessions: undefined }, { scope: 'session', session: undefined, sessions: undefined, stopped: [], why: 'voxd is not running' });
     assert.equal((stop.content[0] as { text: string }).text, JSON.stringify(stop.structuredContent), 'the text block is the serialized JSON');
     const configured = await mcp.callTool('configure', { rate: 9000 });
     assert.equal(configured.isError, true);

@@ -119,6 +119,7 @@ describe('resolveConfig', () => {
         "announce: 'API server'",
         'priority: notification',
         'maxChars: 600',
+        'unattendedPrompts: true',
         '---',
       ].join('\n'),
     });
@@ -137,6 +138,7 @@ describe('resolveConfig', () => {
         announce: 'API server',
         priority: 'notification',
         maxChars: 600,
+        unattendedPrompts: true,
       },
     );
     assert.equal(announceLabel(c), 'API server');

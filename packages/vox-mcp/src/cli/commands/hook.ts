@@ -21,7 +21,7 @@ import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
-import { decideHook, hookDelivery, type HookAction, type HookPayload } from '../../claude/hook.js';
+import { decideHook, hookDelivery, unattended, type HookAction, type HookPayload } from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
 import { readStdin } from '../stdin.js';
 
@@ -114,7 +114,12 @@ export const command = defineCommand({
     const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
     const config = await resolveConfig(cwd);
     const projectName = config.projectName;
-    const action: HookAction = decideHook(event, payload, { notify: config.values.notify, projectName });
+    const action: HookAction = decideHook(event, payload, {
+      notify: config.values.notify,
+      projectName,
+      unattended: unattended(ctx.env),
+      unattendedPrompts: config.values.unattendedPrompts,
+    });
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
 
     const delivery = hookDelivery(action, config, session);

@@ -20,14 +20,20 @@
  *   unreachable, an invalid config) is an `isError` result naming cause and
  *   fix, which Claude Code reports without blocking anything.
  * - The project is the payload's `cwd` (the session may have moved), else the
- *   server's; the session label is the payload's `session_id`, which is
- *   Claude Code's CLAUDE_CODE_SESSION_ID, so the model's `stop` stops it.
+ *   server's. The payload's `session_id` is adopted as the session's id
+ *   (project/session.ts): it is CLAUDE_CODE_SESSION_ID until a `/clear`,
+ *   which gives the hooks a new id while this server keeps running, and the
+ *   model's calls must follow it or its `stop` misses the new Stop summary.
+ * - One announcement per permission ask: this process remembers the
+ *   PermissionRequests it announced (claude/permission-asks.ts), and the
+ *   `permission_prompt` Notification of the same ask is silent.
  * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
  *   must never hold the session.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpeakResponse, WireError } from '@vox/protocol';
 import type { HookPayload } from '../../claude/hook.js';
+import type { PermissionAsks } from '../../claude/permission-asks.js';
 import type { InputSchema } from '../schema.js';
 import type { McpTool } from '../tool.js';
 
@@ -69,6 +75,9 @@ export const HOOK_INPUT: InputSchema = {
 
 const EMPTY: CallToolResult = { content: [] };
 
+/** This process's announced permission asks (one process per session). */
+let asks: PermissionAsks | undefined;
+
 function failed(message: string): CallToolResult {
   return { content: [{ type: 'text', text: `vox: ${message}` }], isError: true };
 }
@@ -83,22 +92,32 @@ export const hookTool: McpTool = {
     const event = args.event as string;
     const payload: HookPayload = {};
     for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-    const [{ decideHook, hookDelivery }, { resolveConfig }, { sessionLabel }, client] = await Promise.all([
+    const [{ decideHook, hookDelivery, unattended }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
       import('../../claude/hook.js'),
       import('../../project/config.js'),
       import('../../project/session.js'),
+      import('../../claude/permission-asks.js'),
       import('../../daemon/client.js'),
     ]);
+    asks ??= new PermissionAsks();
     let config;
     try {
       config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
     } catch (err) {
       return failed((err as Error).message);
     }
-    const action = decideHook(event, payload, { notify: config.values.notify, projectName: config.projectName });
-    // This session's own events get exactly the label of the model's calls (VOX_SESSION_ID included).
-    const own = payload.session_id === undefined || payload.session_id === ctx.env.CLAUDE_CODE_SESSION_ID;
-    const session = own ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env, payload.session_id as string);
+    // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
+    if (typeof payload.session_id === 'string') adoptSessionId(payload.session_id);
+    // The payload's project: the server's unless the session moved into another (both labels are the session's).
+    const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
+    const now = Date.now();
+    const action = decideHook(event, payload, {
+      notify: config.values.notify,
+      projectName: config.projectName,
+      unattended: unattended(ctx.env),
+      unattendedPrompts: config.values.unattendedPrompts,
+      askAnnounced: asks.announced(session, now),
+    });
     const delivery = hookDelivery(action, config, session);
     if (!delivery) return EMPTY;
     try {
@@ -109,6 +128,7 @@ export const hookTool: McpTool = {
         const err = reply.body as Partial<WireError>;
         return failed(`voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`);
       }
+      if (event === 'PermissionRequest') asks.requested(session, now);
     } catch (err) {
       const e = err as Error & { code?: string };
       return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);

@@ -20,6 +20,7 @@ const STATUS_OUTPUT: InputSchema = {
   type: 'object',
   properties: {
     session: { ...str, description: "This session's label." },
+    sessions: { ...strings, description: 'Every label this session has spoken under, oldest first (a /clear gives a new one).' },
     cwd: str,
     config: {
       type: 'object',
@@ -143,6 +144,10 @@ export const status: McpTool = {
       out.daemonError = errorFact(err);
     }
     if (out.session === undefined) delete out.session;
+    else {
+      const { labelsUsed } = await import('../../project/session.js');
+      out.sessions = labelsUsed();
+    }
     return toolResult(out, failed);
   },
 };

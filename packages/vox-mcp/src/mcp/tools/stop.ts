@@ -1,4 +1,9 @@
-/** The stop tool: stop this session's speech, or everyone's. */
+/**
+ * The stop tool: stop this session's speech, or everyone's. "This session" is
+ * every label this process has used (project/session.ts): after a /clear the
+ * hooks speak under the new id while speech queued under the old one is still
+ * the session's.
+ */
 import type { StopResponse, WireError } from '@vox/protocol';
 import { str, strings, type InputSchema } from '../schema.js';
 import { toolResult, wireErrorResult, type McpTool, type Structured } from '../tool.js';
@@ -20,6 +25,7 @@ const STOP_OUTPUT: InputSchema = {
   properties: {
     scope: { type: 'string', enum: ['session', 'all'] },
     session: { ...str, description: "This session's label, when scope is session." },
+    sessions: { ...strings, description: 'Every label this session has spoken under (a /clear gives a new one), when scope is session.' },
     stopped: { ...strings, description: 'The ids of the requests stopped, playing or queued.' },
     why: { ...str, description: 'Why nothing was stopped, when that is known.' },
   },
@@ -35,12 +41,19 @@ export const stop: McpTool = {
   async run(args, ctx) {
     const all = args.scope === 'all';
     const session = all ? undefined : await ctx.session();
-    const out: Structured = all ? { scope: 'all' } : { scope: 'session', session };
+    const { labelsUsed } = await import('../../project/session.js');
+    // The current label last: what was queued under an older one is stopped first, so nothing of it starts.
+    const sessions = all ? [] : [...labelsUsed().filter((l) => l !== session), session!];
+    const out: Structured = all ? { scope: 'all' } : { scope: 'session', session, sessions };
     const { health } = await import('../../daemon/http.js');
     // Starting voxd to stop nothing would be silly: no voxd, no speech.
     if (!(await health(ctx.env))) return toolResult({ ...out, stopped: [], why: 'voxd is not running' });
-    const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', all ? { scope: 'all' } : { scope: 'session', session }, false);
-    if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
-    return toolResult({ ...out, stopped: (reply.body as StopResponse).stopped });
+    const stopped: string[] = [];
+    for (const body of all ? [{ scope: 'all' }] : sessions.map((s) => ({ scope: 'session', session: s }))) {
+      const reply = await ctx.call<StopResponse | WireError>('POST', '/v1/stop', body, false);
+      if (reply.status !== 200) return wireErrorResult(reply.status, reply.body);
+      stopped.push(...(reply.body as StopResponse).stopped);
+    }
+    return toolResult({ ...out, stopped });
   },
 };
