@@ -13,13 +13,15 @@
  * header carries a bogus length. The parts of it that matter are the three
  * argument lists below, so this module spawns the recorder itself: detached
  * (its own group, killed as a whole like the players, sinks/player-group.ts),
- * with typed errors, and a stop that is a stop.
+ * with typed errors, and a stop that is a stop. A child that leaves the group
+ * (setsid) is found by the mark in its environment (recorder-tree.ts).
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { basename } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { groupGone, killGroup } from '../sinks/player-group.js';
+import { killAll, RECORDER_MARK, recorderMark, recorderTree } from './recorder-tree.js';
 
 export const CAPTURE_RATE = 16_000;
 export const CAPTURE_FORMAT = { sampleRate: CAPTURE_RATE, channels: 1, bitDepth: 16 } as const;
@@ -92,12 +94,15 @@ export class Capture {
   readonly ended: Promise<CaptureEnd>;
   readonly #child: ChildProcess;
   readonly #log: CaptureOptions['log'];
+  readonly #mark: string;
   #stopping = false;
+  #exited = false;
   #bytes = 0;
   #stderr = '';
 
-  private constructor(child: ChildProcess, options: CaptureOptions) {
+  private constructor(child: ChildProcess, options: CaptureOptions, mark: string) {
     this.#child = child;
+    this.#mark = mark;
     this.#log = options.log;
     this.pid = child.pid;
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -112,10 +117,12 @@ export class Capture {
     this.ended = new Promise((resolve) => {
       const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
       child.once('exit', (code, signal) => {
-        // Whatever it started goes with it.
+        this.#exited = true;
+        // Whatever it started goes with it: its group, and (by the mark) what left the group.
         killGroup(child);
+        const swept = recorderTree(undefined, mark).then(killAll);
         // The last blocks it wrote may still be in the pipe: they are part of the capture.
-        void Promise.race([drained, new Promise((r) => setTimeout(r, 200))]).then(() =>
+        void Promise.all([Promise.race([drained, new Promise((r) => setTimeout(r, 200))]), swept]).then(() =>
           resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
         );
       });
@@ -128,9 +135,11 @@ export class Capture {
     const { path, kind } = options.recorder;
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
+      const mark = recorderMark();
       try {
         // Its own process group (detached), so a stop ends it and anything it started.
-        child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: true });
+        const env = { ...(options.env ?? process.env), [RECORDER_MARK]: mark };
+        child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
       } catch (err) {
         reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); ${INSTALL}`));
         return;
@@ -139,7 +148,7 @@ export class Capture {
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message}); ${INSTALL}`));
       });
-      child.once('spawn', () => resolve(new Capture(child, options)));
+      child.once('spawn', () => resolve(new Capture(child, options, mark)));
     });
   }
 
@@ -150,9 +159,16 @@ export class Capture {
 
   /** Kill the recorder's group and resolve once it is gone. Harmless twice. */
   async stop(): Promise<void> {
-    this.#stopping = true;
+    if (!this.#stopping) {
+      this.#stopping = true;
+      // The tree is read while the recorder lives: once it is gone, a setsid child hangs from init.
+      const tree = this.#exited ? [] : await recorderTree(this.pid, this.#mark);
+      killGroup(this.#child);
+      killAll(tree);
+    }
     killGroup(this.#child);
     await this.ended;
+    killAll(await recorderTree(undefined, this.#mark));
     if (this.pid !== undefined && !(await groupGone(this.pid))) {
       this.#log?.warn({ pid: this.pid }, 'recorder process group still alive 1 s after SIGKILL');
     }
