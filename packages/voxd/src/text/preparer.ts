@@ -91,7 +91,7 @@ export class TextPreparer {
   /** Inline work spent since #windowAt (ms). */
   #windowSpentMs = 0;
   #windowAt = 0;
-  /** The dearest inline cost per character seen lately (halved each window), for predicting a text's. */
+  /** The dearest inline cost per character seen lately (halved each window since), for predicting a text's. */
   #msPerChar = 0;
   #turn: NodeJS.Immediate | undefined;
   /** Texts waiting for a later turn (no worker script, as under tsx). */
@@ -145,9 +145,10 @@ export class TextPreparer {
     if (!this.threaded) return this.#spentMs < this.#budgetMs;
     const now = performance.now();
     if (now - this.#windowAt >= INLINE_WINDOW_MS) {
+      // Halved for every window gone by: one cold (unoptimized) first text must not send the next ones away.
+      this.#msPerChar /= 2 ** Math.min(30, Math.floor((now - this.#windowAt) / INLINE_WINDOW_MS));
       this.#windowAt = now;
       this.#windowSpentMs = 0;
-      this.#msPerChar /= 2;
     }
     return this.#windowSpentMs + chars * this.#msPerChar < this.#budgetMs;
   }
