@@ -80,10 +80,13 @@ async function underLoad({ rounds, batch, len }) {
 
 try {
   const idle = await probeFor(1500);
+  // BENCH_HEALTH_ONLY=inline: only the second figure.
+  const only = process.env.BENCH_HEALTH_ONLY;
   for (const [bench, load] of [
     ['health latency under 10 adversarial maximum-length requests at once', { rounds: ROUNDS, batch: BATCH, len: MAX }],
     ['health latency under 200 adversarial texts at the inline limit at once', { rounds: 3, batch: 200, len: INLINE_LIMIT }],
   ]) {
+    if (only && !bench.includes(only)) continue;
     const { served, loadMs, loaded } = await underLoad(load);
     report({
       bench,
