@@ -94,15 +94,12 @@ export class Capture {
   readonly ended: Promise<CaptureEnd>;
   readonly #child: ChildProcess;
   readonly #log: CaptureOptions['log'];
-  readonly #mark: string;
   #stopping = false;
-  #exited = false;
   #bytes = 0;
   #stderr = '';
 
   private constructor(child: ChildProcess, options: CaptureOptions, mark: string) {
     this.#child = child;
-    this.#mark = mark;
     this.#log = options.log;
     this.pid = child.pid;
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -117,10 +114,9 @@ export class Capture {
     this.ended = new Promise((resolve) => {
       const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
       child.once('exit', (code, signal) => {
-        this.#exited = true;
         // Whatever it started goes with it: its group, and (by the mark) what left the group.
         killGroup(child);
-        const swept = recorderTree(undefined, mark).then(killAll);
+        const swept = recorderTree(mark).then(killAll);
         // The last blocks it wrote may still be in the pipe: they are part of the capture.
         void Promise.all([Promise.race([drained, new Promise((r) => setTimeout(r, 200))]), swept]).then(() =>
           resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
@@ -159,16 +155,10 @@ export class Capture {
 
   /** Kill the recorder's group and resolve once it is gone. Harmless twice. */
   async stop(): Promise<void> {
-    if (!this.#stopping) {
-      this.#stopping = true;
-      // The tree is read while the recorder lives: once it is gone, a setsid child hangs from init.
-      const tree = this.#exited ? [] : await recorderTree(this.pid, this.#mark);
-      killGroup(this.#child);
-      killAll(tree);
-    }
+    this.#stopping = true;
+    // Its exit sweeps what left the group (`ended` waits for that).
     killGroup(this.#child);
     await this.ended;
-    killAll(await recorderTree(undefined, this.#mark));
     if (this.pid !== undefined && !(await groupGone(this.pid))) {
       this.#log?.warn({ pid: this.pid }, 'recorder process group still alive 1 s after SIGKILL');
     }
