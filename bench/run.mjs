@@ -46,6 +46,7 @@ const BENCHES = [
   { file: 'first-audio.mjs' },
   { file: 'stop.mjs' },
   { file: 'health.mjs' },
+  { file: 'idle-rss.mjs' },
   { file: 'mcp-result-size.mjs' },
   { file: 'sse.mjs' },
   { file: 'deep-queue.mjs' },

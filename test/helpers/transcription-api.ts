@@ -2,9 +2,10 @@
  * A real HTTP server on 127.0.0.1 that speaks OpenAI's
  * `POST /v1/audio/transcriptions` (multipart/form-data): it parses the body,
  * checks the `file` part is a WAV (wav.ts), keeps what it received, and
- * answers as the test sets it: a transcript, 401, 413, or too late.
+ * answers as the test sets it: a transcript, 401, 413, too late, or
+ * whatever a `custom` answer writes (the adversarial peers of the listen tests).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { wavStats, type AudioStats } from './wav.js';
 
 export interface Received {
@@ -21,7 +22,11 @@ export interface TranscriptionApi {
   url: string;
   received: Received[];
   /** What the next requests get. */
-  mode: { kind: 'ok'; text: string; delayMs?: number } | { kind: 'status'; status: number; body: unknown } | { kind: 'hang' };
+  mode:
+    | { kind: 'ok'; text: string; delayMs?: number }
+    | { kind: 'status'; status: number; body: unknown }
+    | { kind: 'hang' }
+    | { kind: 'custom'; respond(res: ServerResponse, got: Received): void };
   close(): Promise<void>;
 }
 
@@ -79,6 +84,11 @@ export async function startTranscriptionApi(): Promise<TranscriptionApi> {
       api.received.push(got);
       const mode = api.mode;
       if (mode.kind === 'hang') return; // never answers; the client's timeout must fire
+      if (mode.kind === 'custom') {
+        res.on('error', () => {});
+        mode.respond(res, got);
+        return;
+      }
       if (mode.kind === 'status') {
         res.writeHead(mode.status, { 'content-type': 'application/json' }).end(JSON.stringify(mode.body));
         return;

@@ -20,6 +20,7 @@ import { readState, removeState, writeState } from './access/state-file.js';
 import { ensureToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
+import { startIdleTrim } from './idle-trim.js';
 
 const USAGE = `voxd — the vox speech daemon
 
@@ -244,7 +245,6 @@ void sink.check().then((state) => {
   else log.info({ sink: state }, 'audio output ready');
 });
 const espeak = new EspeakEngine();
-const warm = espeak.start().catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 let synthesis;
 try {
   const sherpaEngine = new SherpaEngine({ home: paths.home, env, idleUnloadMs: settings.values['sherpa.idleUnloadMs'], log });
@@ -262,6 +262,12 @@ if (sherpa && [undefined, 'auto', 'sherpa'].includes(env.VOXD_ENGINE || undefine
     else if (r.model) log.info({ model: r.model, loadMs: r.loadMs, threads: sherpa.threads }, 'voice model loaded');
   });
 }
+// The embedded engine is a worker thread holding eSpeak's 24 MB of data (some 65 MB of RSS): started at boot
+// only when it is the default engine, else on its first use (a fallback), which then waits for it.
+const warm = synthesis.registry
+  .resolve(env.VOXD_ENGINE)
+  .then((engine) => (engine === espeak ? espeak.start() : undefined))
+  .catch((err: Error) => log.error({ err }, 'embedded espeak failed to start'));
 const text = new TextPreparer();
 // Only the lock holder reads the journal: what it holds is replayed before voxd listens.
 let journalCap: number;
@@ -314,9 +320,12 @@ for (const problem of journal.replay.problems) log.warn({ journal: paths.journal
 dispatcher.restore(journal.replay);
 writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources });
 serving = true;
+// Idle, the heap's slack goes back to the system (idle-trim.ts).
+const trim = startIdleTrim({ log });
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
 shutdownHook = async () => {
+  trim.stop();
   // The microphone first (its recorder is a child process), then settle speech,
   // so callers that wait hear how their request ended.
   await listener.loaded()?.close();

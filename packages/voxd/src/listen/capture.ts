@@ -13,13 +13,15 @@
  * header carries a bogus length. The parts of it that matter are the three
  * argument lists below, so this module spawns the recorder itself: detached
  * (its own group, killed as a whole like the players, sinks/player-group.ts),
- * with typed errors, and a stop that is a stop.
+ * with typed errors, and a stop that is a stop. A child that leaves the group
+ * (setsid) is found by the mark in its environment (recorder-tree.ts).
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { basename } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { groupGone, killGroup } from '../sinks/player-group.js';
+import { killAll, RECORDER_MARK, recorderMark, recorderTree } from './recorder-tree.js';
 
 export const CAPTURE_RATE = 16_000;
 export const CAPTURE_FORMAT = { sampleRate: CAPTURE_RATE, channels: 1, bitDepth: 16 } as const;
@@ -96,7 +98,7 @@ export class Capture {
   #bytes = 0;
   #stderr = '';
 
-  private constructor(child: ChildProcess, options: CaptureOptions) {
+  private constructor(child: ChildProcess, options: CaptureOptions, mark: string) {
     this.#child = child;
     this.#log = options.log;
     this.pid = child.pid;
@@ -112,10 +114,11 @@ export class Capture {
     this.ended = new Promise((resolve) => {
       const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
       child.once('exit', (code, signal) => {
-        // Whatever it started goes with it.
+        // Whatever it started goes with it: its group, and (by the mark) what left the group.
         killGroup(child);
+        const swept = recorderTree(mark).then(killAll);
         // The last blocks it wrote may still be in the pipe: they are part of the capture.
-        void Promise.race([drained, new Promise((r) => setTimeout(r, 200))]).then(() =>
+        void Promise.all([Promise.race([drained, new Promise((r) => setTimeout(r, 200))]), swept]).then(() =>
           resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
         );
       });
@@ -128,9 +131,11 @@ export class Capture {
     const { path, kind } = options.recorder;
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
+      const mark = recorderMark();
       try {
         // Its own process group (detached), so a stop ends it and anything it started.
-        child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, detached: true });
+        const env = { ...(options.env ?? process.env), [RECORDER_MARK]: mark };
+        child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
       } catch (err) {
         reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`));
         return;
@@ -139,7 +144,7 @@ export class Capture {
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message})`));
       });
-      child.once('spawn', () => resolve(new Capture(child, options)));
+      child.once('spawn', () => resolve(new Capture(child, options, mark)));
     });
   }
 
@@ -151,6 +156,7 @@ export class Capture {
   /** Kill the recorder's group and resolve once it is gone. Harmless twice. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    // Its exit sweeps what left the group (`ended` waits for that).
     killGroup(this.#child);
     await this.ended;
     if (this.pid !== undefined && !(await groupGone(this.pid))) {

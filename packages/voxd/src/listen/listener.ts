@@ -18,7 +18,7 @@
  *   nothing for it.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { LISTEN_DEFAULTS, type ListenEnd, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
 import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
@@ -130,6 +130,7 @@ export class Listener {
       reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
     });
     const pcm: Buffer[] = [];
+    let kept = 0;
     let endedBy: ListenEnd | undefined;
     let capture: Capture | undefined;
     let endpointer: EndPointer | undefined;
@@ -145,21 +146,37 @@ export class Listener {
       } else {
         const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
         endpointer = ep;
-        let decided!: (end: ListenEnd) => void;
+        let decided!: (end: ListenEnd | 'quiet') => void;
+        let done = false;
         let firstAudio: NodeJS.Timeout | undefined;
-        const decision = new Promise<ListenEnd>((r) => (decided = r));
+        const decision = new Promise<ListenEnd | 'quiet'>((r) => (decided = (end) => ((done = true), r(end))));
+        // A recorder that writes nothing (a stuck device) is not silence: after startTimeoutMs without a byte it is reported.
+        // (Within the wall clock's maximum below, when that is shorter.)
+        const quietMs = Math.min(startTimeoutMs, maxSeconds * 1000 + 1500);
+        let quiet: NodeJS.Timeout | undefined;
+        const armQuiet = () => {
+          clearTimeout(quiet);
+          quiet = setTimeout(() => decided('quiet'), quietMs);
+        };
+        armQuiet();
+        const maxBytes = maxSeconds * 1000 * BYTES_PER_MS;
         capture = await Capture.start({
           recorder,
           env: this.#o.env ?? process.env,
           ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}),
           ...(log ? { log } : {}),
           onData: (chunk) => {
-            if (endedBy) return;
+            if (endedBy || done) return;
+            armQuiet();
             // The audio's own clock starts with its first block (a recorder takes a while to open the device).
             firstAudio ??= setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
-            pcm.push(chunk);
+            // Never more than maxSeconds of audio, however fast the recorder writes.
+            const room = maxBytes - kept;
+            const block = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            kept += block.length;
+            pcm.push(block);
             const hadEnd = ep.speechEndMs;
-            const end = ep.push(chunk);
+            const end = ep.push(block) ?? (kept >= maxBytes ? 'max' : undefined);
             if (ep.speechEndMs !== hadEnd) speechEndAt = performance.now();
             if (end) decided(end);
           },
@@ -170,6 +187,10 @@ export class Listener {
         const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
         try {
           const outcome = await Promise.race([decision, abortion(gone).then(() => 'stopped' as const), capture.ended]);
+          if (outcome === 'quiet') {
+            endedBy = 'stopped';
+            throw this.#recorderStalled(quietMs, recorder.path, kept, pcm, active);
+          }
           if (typeof outcome === 'string') endedBy = outcome;
           else if (outcome.by === 'exit') {
             endedBy = 'stopped';
@@ -178,6 +199,7 @@ export class Listener {
         } finally {
           clearTimeout(wall);
           clearTimeout(firstAudio);
+          clearTimeout(quiet);
         }
       }
     } finally {
@@ -187,7 +209,7 @@ export class Listener {
       const c = capture;
       releases.push((c ? c.stop() : Promise.resolve()).finally(() => hold.release()));
     }
-    const audio = Buffer.concat(pcm);
+    const audio = recorded(pcm, endpointer);
     const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);
     const speechMs = endpointer?.speechMs ?? 0;
     const base = { durationMs, speechMs, endedBy };
@@ -216,10 +238,19 @@ export class Listener {
     const said = end.stderr ? `: ${end.stderr}` : '';
     this.#o.log?.warn({ id: active.id, code: end.code, signal: end.signal, bytes: end.bytes, stderr: end.stderr }, 'recorder ended during a listen');
     if (end.bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `the recorder ${how} before any audio${said}`);
-    const audio = Buffer.concat(pcm);
+    const audio = recorded(pcm, undefined);
     const audioPath = this.#save(toWav(CAPTURE_FORMAT, audio), active);
     const seconds = (audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1);
     return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `the recorder ${how} after ${seconds} s${said}`), { audioPath });
+  }
+
+  /** A recorder that stopped writing without exiting: before any audio, the microphone is unusable; after, the audio so far is kept. */
+  #recorderStalled(ms: number, path: string, bytes: number, pcm: Buffer[], active: Active): VoxError {
+    this.#o.log?.warn({ id: active.id, recorder: path, bytes, quietMs: ms }, 'recorder wrote no audio; stopped');
+    const what = `the recorder (${basename(path)}) wrote no audio for ${ms} ms (startTimeoutMs) and was stopped`;
+    if (bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `${what}; a stuck device or sound server?`);
+    const audio = recorded(pcm, undefined);
+    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `${what}, after ${(audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1)} s`), { audioPath: this.#save(toWav(CAPTURE_FORMAT, audio), active) });
   }
 
   /** Write a recording under VOX_HOME/listen, keeping the newest few. */
@@ -236,6 +267,16 @@ export class Listener {
     }
     return path;
   }
+}
+
+/** s16le mono at CAPTURE_RATE. */
+const BYTES_PER_MS = (CAPTURE_FORMAT.sampleRate * 2) / 1000;
+
+/** The recording: up to where end-pointing decided (a block may run past it), in whole samples. */
+function recorded(pcm: Buffer[], ep: EndPointer | undefined): Buffer {
+  const audio = Buffer.concat(pcm);
+  const end = ep?.ended ? Math.min(audio.length, ep.elapsedMs * BYTES_PER_MS) : audio.length;
+  return audio.subarray(0, end - (end % 2));
 }
 
 function abortion(signal: AbortSignal): Promise<void> {

@@ -11,11 +11,20 @@
  *   for api.openai.com, `OPENAI_API_KEY` serves too. A local server needs none.
  * - Every failure is typed: unreachable, 401/403, 413, timeout, anything else.
  *   Messages never hold the key or the server's whole body.
+ * - The peer is not trusted: its answer is read up to MAX_ANSWER_BYTES and no
+ *   further (a transcript is a few KB; one that answered 50 MB, or never ended,
+ *   once lifted voxd by gigabytes), the timeout covers the body too, a redirect
+ *   is not followed (it would carry the recording and the key elsewhere), a
+ *   body that is neither JSON nor plain text is not a transcript, and a key
+ *   the server echoes is redacted from the transcript.
  */
 import { VoxError } from '../errors.js';
 import type { KeySource } from '../access/keys.js';
 
 export const TRANSCRIBER_KEY_NAME = 'TRANSCRIBER_API_KEY';
+
+/** The most of an answer that is read: 300 s of speech is about 5 KB of text. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface TranscriberConfig {
   /** API root, e.g. `http://127.0.0.1:8080/v1`; '' when none is set. */
@@ -66,14 +75,22 @@ export class Transcriber {
     const started = performance.now();
     let res: Response;
     try {
-      res = await fetch(this.endpoint, { method: 'POST', body: form, headers: key ? { authorization: `Bearer ${key}` } : {}, signal });
+      res = await fetch(this.endpoint, { method: 'POST', body: form, headers: key ? { authorization: `Bearer ${key}` } : {}, signal, redirect: 'manual' });
     } catch (err) {
       throw this.#failure(err, timeout);
     }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel().catch(() => {});
+      throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered HTTP ${res.status}, a redirect${redact(where(res.headers.get('location'), this.endpoint), key)}, which is not followed (it would take the recording and the key there); set transcriber.url to the server's API root itself`);
+    }
     let body: string;
     try {
-      body = await res.text();
+      const read = await readCapped(res, MAX_ANSWER_BYTES);
+      // An error's status still says what failed; a 200 that large is no transcript.
+      if (read === undefined && res.ok) throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered more than ${MAX_ANSWER_BYTES / 1024} KB (HTTP ${res.status}), which is not a transcript; it was not read further`);
+      body = read ?? '';
     } catch (err) {
+      if (err instanceof VoxError) throw err;
       throw this.#failure(err, timeout);
     }
     const ms = Math.round(performance.now() - started);
@@ -90,10 +107,12 @@ export class Transcriber {
       }
       const text = (parsed as { text?: unknown })?.text;
       if (typeof text !== 'string') throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered without a "text" field`);
-      return { text: text.trim(), ms };
+      return { text: redact(text.trim(), key), ms };
     }
-    // response_format=text servers, or a server that ignores the field.
-    return { text: body.trim(), ms };
+    // response_format=text servers, or a server that ignores the field; an HTML page is not a transcript.
+    const mime = type.split(';')[0]!.trim().toLowerCase();
+    if (mime !== '' && mime !== 'text/plain') throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered ${redact(mime.slice(0, 60), key)}, not a transcript (JSON or plain text)`);
+    return { text: redact(body.trim(), key), ms };
   }
 
   #failure(err: unknown, timeout: AbortSignal): VoxError {
@@ -118,4 +137,44 @@ function detail(body: string, key: string | undefined): string {
   if (key) msg = msg.split(key).join('[key]');
   msg = msg.replace(/\b(sk|Bearer)[-_ ][A-Za-z0-9_-]{8,}/g, '[key]');
   return msg ? `: ${msg.slice(0, 200)}` : '';
+}
+
+/** A key the server echoed does not come back in the transcript. */
+function redact(text: string, key: string | undefined): string {
+  return key ? text.split(key).join('[key]') : text;
+}
+
+/** Where a redirect points, without its query (which may hold anything), for the message. */
+function where(location: string | null, base: string): string {
+  if (!location) return '';
+  try {
+    const u = new URL(location, base);
+    return ` to ${u.origin}${u.pathname}`.slice(0, 200);
+  } catch {
+    return '';
+  }
+}
+
+/** The body as text, or undefined once it passes `cap` bytes (the rest is not read: the stream is cancelled). */
+async function readCapped(res: Response, cap: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > cap) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > cap) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts).toString('utf8');
 }

@@ -1,0 +1,77 @@
+/**
+ * Memory given back while voxd is idle.
+ *
+ * Design note (docs/benchmarks.md, "voxd at rest"): after start-up, an idle
+ * voxd held 94 MB RSS, of which 11.6 MB was V8's young generation, empty but
+ * still committed, and more was old-space slack left by start-up and the last
+ * burst of work. V8 gives that back only in a memory-reducing collection,
+ * which nothing triggers in a process that is waiting. So when the event loop
+ * has been nearly idle for a whole check period and the heap grew since the
+ * last trim, one such collection runs (tens of ms, only when no one waits):
+ * idle voxd then holds about 80 MB, under twice an idle node.
+ */
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+export interface IdleTrimOptions {
+  /** How often the loop's idleness is looked at (ms). */
+  checkMs?: number;
+  /** Below this share of busy time over a period, voxd counts as idle. */
+  idleUtilization?: number;
+  log?: { debug(obj: object, msg?: string): void };
+}
+
+export interface IdleTrim {
+  /** Collections run so far. */
+  readonly trims: number;
+  stop(): void;
+}
+
+/** The heap's committed bytes (young generation included): what a trim can give back. */
+function committed(): number {
+  return v8.getHeapSpaceStatistics().reduce((n, s) => n + s.physical_space_size, 0);
+}
+
+let gcFn: Gc | undefined;
+/** V8's gc(), reached without starting Node with --expose-gc (the flag holds for contexts made after it is set). */
+function gc(): Gc {
+  if (!gcFn) {
+    v8.setFlagsFromString('--expose-gc');
+    gcFn = vm.runInNewContext('gc') as Gc;
+  }
+  return gcFn;
+}
+
+export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
+  const checkMs = options.checkMs ?? 10_000;
+  const idle = options.idleUtilization ?? 0.02;
+  let last = performance.eventLoopUtilization();
+  // A trim is worth it once the heap holds this much more than after the last one.
+  let floor = 0;
+  let trims = 0;
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    const before = committed();
+    if (busy >= idle || before < floor + 2 * 1024 * 1024) return;
+    const t0 = performance.now();
+    gc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    trims++;
+    floor = committed();
+    last = performance.eventLoopUtilization();
+    options.log?.debug({ heapBeforeMb: round(before), heapAfterMb: round(floor), ms: Math.round(performance.now() - t0) }, 'idle: heap trimmed');
+  }, checkMs);
+  timer.unref();
+  return {
+    get trims() {
+      return trims;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+const round = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
