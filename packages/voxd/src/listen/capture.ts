@@ -12,16 +12,15 @@
  * code null"); its errors are strings; and it defaults to a WAV stream whose
  * header carries a bogus length. The parts of it that matter are the three
  * argument lists below, so this module spawns the recorder itself: detached
- * (its own group, killed as a whole like the players, sinks/player-group.ts),
- * with typed errors, and a stop that is a stop. A child that leaves the group
- * (setsid) is found by the mark in its environment (recorder-tree.ts).
+ * (its own group, its whole tree killed like a player's,
+ * children/process-tree.ts, even a child that called setsid), with typed
+ * errors, and a stop that is a stop.
  */
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { basename } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import { VoxError } from '../errors.js';
-import { groupGone, killGroup } from '../sinks/player-group.js';
-import { killAll, RECORDER_MARK, recorderMark, recorderTree } from './recorder-tree.js';
+import { ProcessTree } from '../children/process-tree.js';
 
 export const CAPTURE_RATE = 16_000;
 export const CAPTURE_FORMAT = { sampleRate: CAPTURE_RATE, channels: 1, bitDepth: 16 } as const;
@@ -92,14 +91,14 @@ export interface CaptureOptions {
 export class Capture {
   readonly pid: number | undefined;
   readonly ended: Promise<CaptureEnd>;
-  readonly #child: ChildProcess;
+  readonly #tree: ProcessTree;
   readonly #log: CaptureOptions['log'];
   #stopping = false;
   #bytes = 0;
   #stderr = '';
 
-  private constructor(child: ChildProcess, options: CaptureOptions, mark: string) {
-    this.#child = child;
+  private constructor(child: ChildProcess, options: CaptureOptions, tree: ProcessTree) {
+    this.#tree = tree.track(child);
     this.#log = options.log;
     this.pid = child.pid;
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -114,9 +113,10 @@ export class Capture {
     this.ended = new Promise((resolve) => {
       const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
       child.once('exit', (code, signal) => {
-        // Whatever it started goes with it: its group, and (by the mark) what left the group.
-        killGroup(child);
-        const swept = recorderTree(mark).then(killAll);
+        // Whatever it started goes with it, even what left the group.
+        const swept = this.#tree.end().then((gone) => {
+          if (!gone) this.#log?.warn({ pid: this.pid, pids: this.#tree.known }, 'recorder processes still alive 1 s after SIGKILL');
+        });
         // The last blocks it wrote may still be in the pipe: they are part of the capture.
         void Promise.all([Promise.race([drained, new Promise((r) => setTimeout(r, 200))]), swept]).then(() =>
           resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
@@ -131,10 +131,10 @@ export class Capture {
     const { path, kind } = options.recorder;
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
-      const mark = recorderMark();
+      const tree = new ProcessTree();
       try {
         // Its own process group (detached), so a stop ends it and anything it started.
-        const env = { ...(options.env ?? process.env), [RECORDER_MARK]: mark };
+        const env = tree.env(options.env ?? process.env);
         child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
       } catch (err) {
         reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`));
@@ -144,7 +144,7 @@ export class Capture {
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message})`));
       });
-      child.once('spawn', () => resolve(new Capture(child, options, mark)));
+      child.once('spawn', () => resolve(new Capture(child, options, tree)));
     });
   }
 
@@ -153,15 +153,12 @@ export class Capture {
     return this.#bytes;
   }
 
-  /** Kill the recorder's group and resolve once it is gone. Harmless twice. */
+  /** Kill the recorder's tree and resolve once it is gone. Harmless twice. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    // Its exit sweeps what left the group (`ended` waits for that).
-    killGroup(this.#child);
+    // Its exit sweeps the rest of the tree (`ended` waits for that).
+    this.#tree.killNow();
     await this.ended;
-    if (this.pid !== undefined && !(await groupGone(this.pid))) {
-      this.#log?.warn({ pid: this.pid }, 'recorder process group still alive 1 s after SIGKILL');
-    }
   }
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer } from '../audio/pcm.js';
-import { PlayerTree } from './player-group.js';
+import { ProcessTree } from '../children/process-tree.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../audio/wav.js';
 import { audioFailed, DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
@@ -54,7 +54,7 @@ export class CommandSink implements Sink {
   #tried = false;
   #playing = false;
   /** Players running now, killed with all they started at close(). */
-  readonly #trees = new Set<PlayerTree>();
+  readonly #trees = new Set<ProcessTree>();
   #log: ((obj: object, msg: string) => void) | undefined;
 
   constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn; log?: (obj: object, msg: string) => void } = {}) {
@@ -129,13 +129,14 @@ export class CommandSink implements Sink {
         writeFileSync(join(tmp, 'u.wav'), toWav(format, Buffer.concat(input)));
       }
       // Its own session and group (detached), so a stop, a timeout or the end of the
-      // utterance can kill the player and everything it started, even what left its group (player-group.ts).
+      // utterance can kill the player and everything it started, even what left its group (children/process-tree.ts).
+      const tree = new ProcessTree();
       const child = this.#spawn(player, playerArgs(player, format, tmp && join(tmp, 'u.wav')), {
         stdio: [player === 'afplay' ? 'ignore' : 'pipe', 'ignore', 'pipe'],
-        env: this.#env,
+        env: tree.env(this.#env),
         detached: true,
       });
-      const tree = new PlayerTree(child);
+      tree.track(child);
       this.#trees.add(tree);
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => {

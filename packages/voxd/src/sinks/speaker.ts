@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { AudioFormat } from '../audio/pcm.js';
 import { CommandSink, type SpawnFn } from './command.js';
 import { Pacer } from '../audio/pcm.js';
-import { groupGone, killGroup } from './player-group.js';
+import { groupGone, killGroup } from '../children/process-tree.js';
 import { writeTo } from './pipe.js';
 import { DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
 
@@ -40,7 +40,7 @@ export class SpeakerSink implements Sink {
   /** Probe the device in a child process. Resolves to the problem, or undefined when speaker works. */
   probe(): Promise<string | undefined> {
     this.#probe ??= new Promise((resolve) => {
-      // Its own process group, like every player (player-group.ts): a timeout kills all of it.
+      // Its own process group, like every player (children/process-tree.ts): a timeout kills all of it.
       const child = this.#spawn(process.execPath, [CHILD, '--probe'], { stdio: ['ignore', 'ignore', 'pipe'], env: this.#env, detached: true });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -1,27 +1,31 @@
 /**
- * A player's processes: its group, and on Linux its whole tree. A player
- * runs detached, as the leader of its own session and group, so that a stop,
- * a timeout or the end of the utterance can end it together with whatever it
- * started: a player script whose child inherits its pipes would otherwise
- * keep them open, and the utterance "playing", for as long as that child lives.
+ * The processes of a child voxd runs (a player, a recorder): its group, and on
+ * Linux its whole tree. Such a child runs detached, as the leader of its own
+ * session and group, so that a stop, a timeout or its end can end it together
+ * with whatever it started: a player script whose child inherits its pipes
+ * would otherwise keep them open, and the utterance "playing", for as long as
+ * that child lives.
  *
  * A descendant can leave the group (setsid, setpgid, a `detached` spawn).
- * On Linux the tree is therefore also tracked: while the player runs, the
- * children of every process known to be its (from /proc/PID/task/TID/children,
- * cheap: only the tree's own files) are recorded, a little often at first,
- * when players start their helpers; at the end a sweep of /proc adds every
- * process whose parent, session or group is one of the tree (those that left
- * the group keep their session, and their own children theirs), and all of
- * them get SIGKILL, again until none is left. Each pid is kept with its start
- * time, so a reused pid is never killed. At voxd's exit, trees still alive
- * are killed too.
+ * On Linux the tree is therefore also tracked, two ways:
+ * - while the child runs, the children of every process known to be its
+ *   (from /proc/PID/task/TID/children, cheap: only the tree's own files) are
+ *   recorded, a little often at first, when players start their helpers;
+ * - the child runs with a mark in its environment (`env()`), which its
+ *   descendants inherit, so one whose parent died before the first look
+ *   (orphaned to init) is still found.
+ * At the end a sweep of /proc adds every process whose parent, session or
+ * group is one of the tree, or that carries the mark, and all of them get
+ * SIGKILL, again until none is left. Each pid is kept with its start time, so
+ * a reused pid is never killed. At voxd's exit, trees still alive are killed.
  *
- * What it cannot see: a process that left the session and whose parent
- * died before the first look (a few ms after the spawn), or anything once
- * voxd itself is SIGKILLed. A cgroup (a systemd user scope) would cover
- * both; `systemd-run --user` needs a user bus, which voxd often lacks, so it
- * is not used (docs/operations.md says which platform gets what).
+ * What it cannot see: a process that left the session, cleared its
+ * environment and lost its parent before the first look, or anything once
+ * voxd itself is SIGKILLed. A cgroup (a systemd user scope) would cover both;
+ * `systemd-run --user` needs a user bus, which voxd often lacks, so it is not
+ * used (docs/operations.md says which platform gets what).
  */
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 
@@ -50,21 +54,37 @@ function readStat(pid: number | string): Stat | undefined {
 
 const running = (s: Stat | undefined): s is Stat => s !== undefined && s.state !== 'Z' && s.state !== 'X';
 
+/** The variable the mark rides in. */
+export const TREE_MARK = 'VOX_TREE';
+
 /** Trees not yet reaped, killed at voxd's exit. */
-const live = new Set<PlayerTree>();
+const live = new Set<ProcessTree>();
 let exitHook = false;
 
-export class PlayerTree {
-  readonly pid: number | undefined;
+export class ProcessTree {
+  #pid: number | undefined;
   /** Known members: pid -> start time. */
   readonly #known = new Map<number, string>();
+  readonly #id = randomUUID();
+  /** The mark as it appears in /proc/PID/environ. */
+  readonly #mark = Buffer.from(`${TREE_MARK}=${this.#id}\0`);
   #timer: NodeJS.Timeout | undefined;
   #step = 0;
   readonly #linux = process.platform === 'linux';
 
-  constructor(child: ChildProcess) {
-    this.pid = child.pid;
-    if (this.pid === undefined) return;
+  /** The environment to spawn the child with: `base` and the tree's mark. */
+  env(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+    return { ...base, [TREE_MARK]: this.#id };
+  }
+
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  /** Start tracking `child` (spawned detached, with `env()`). */
+  track(child: ChildProcess): this {
+    this.#pid = child.pid;
+    if (this.pid === undefined) return this;
     const self = this.#linux ? readStat(this.pid) : undefined;
     this.#known.set(this.pid, self?.start ?? '');
     live.add(this);
@@ -75,6 +95,7 @@ export class PlayerTree {
       });
     }
     if (this.#linux) this.#watch();
+    return this;
   }
 
   /** Pids of the tree known now (for tests and logs). */
@@ -179,6 +200,9 @@ export class PlayerTree {
       const start = this.#known.get(st.pid);
       if (start !== undefined && start !== '' && start !== st.start) this.#known.delete(st.pid);
     }
+    for (const st of all) {
+      if (!this.#known.has(st.pid) && st.pid !== process.pid && this.#carries(st.pid)) this.#known.set(st.pid, st.start);
+    }
     for (let changed = true; changed; ) {
       changed = false;
       for (const st of all) {
@@ -188,6 +212,15 @@ export class PlayerTree {
           changed = true;
         }
       }
+    }
+  }
+
+  /** Whether `pid` carries this tree's mark (only our own processes' environments are readable). */
+  #carries(pid: number): boolean {
+    try {
+      return readFileSync(`/proc/${pid}/environ`).includes(this.#mark);
+    } catch {
+      return false;
     }
   }
 
