@@ -72,9 +72,13 @@ export function toolResult(structured: Structured, isError = false): CallToolRes
   return result;
 }
 
-/** A failed call: the message (cause and fix) as text, no structured content (so no output schema applies). */
+/**
+ * A failed call: the message (cause and fix) as text, no structured content
+ * (so no output schema applies). Its control characters are escaped, line by
+ * line: a message quotes keys, values and paths from files and input.
+ */
 export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  return { content: [{ type: 'text', text: message.split('\n').map(printable).join('\n') }], isError: true };
 }
 
 /**
