@@ -106,6 +106,22 @@ before(async () => {
       ]),
     ),
   );
+  files.set(
+    '/links.tar.bz2',
+    bzip2(
+      tar([
+        { path: 'synthetic/' },
+        { path: 'synthetic/model.onnx', data: Buffer.from('model') },
+        { path: 'synthetic/tokens.txt', data: Buffer.from('tokens') },
+        { path: 'synthetic/out', type: 'SymbolicLink', linkpath: '/tmp' },
+        { path: 'synthetic/out/vox-escaped-through-link', data: Buffer.from('x') },
+        { path: 'synthetic/hard', type: 'Link', linkpath: '/etc/passwd' },
+        { path: 'synthetic/dev', type: 'CharacterDevice' },
+        { path: 'synthetic/fifo', type: 'FIFO' },
+      ]),
+    ),
+  );
+  files.set('/absolute.tar.bz2', bzip2(tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: Buffer.from('m') }, { path: 'synthetic/tokens.txt', data: Buffer.from('t') }, { path: '/tmp/vox-escaped-absolute', data: Buffer.from('x') }])));
   server = createServer((req, res) => {
     const path = req.url ?? '';
     if (path === '/trickle.tar.bz2') {
@@ -256,12 +272,34 @@ test('../ entries, absolute paths, links out of the folder and devices write not
   mkdirSync(cwd, { recursive: true });
   try {
     const r = await vox(['voices', 'install', 'escape', '--unverified'], env, cwd);
-    assert.notEqual(r.status, null);
+    // node-tar in strict mode refuses the whole archive at its ".." entry.
+    assert.equal(r.status, 4, r.stderr);
+    assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of escape is refused: it holds an entry that points outside its directory \(TAR_ENTRY_ERROR: path contains '\.\.'\); nothing was installed/);
+    assert.deepEqual(modelsTree(home), []);
     for (const p of [join(home, 'escaped-dotdot'), join(home, 'models', '..', 'escaped-dotdot'), join(cwd, '..', '..', 'escaped-dotdot'), '/tmp/escaped-absolute', join(home, 'escaped-through-link')]) {
       assert.ok(!existsSync(p), `${p} was written`);
     }
     const tree = modelsTree(home);
     for (const p of tree) assert.doesNotMatch(p, /escaped|dev$|fifo$|hard$|out$/, `left: ${tree.join(', ')}`);
+  } finally {
+    removeDir(home);
+  }
+});
+
+test('an absolute path refuses the archive; links out of the folder, hard links and devices are skipped, never followed out', async () => {
+  const { home, env } = setup([entry('links'), entry('absolute')]);
+  try {
+    const a = await vox(['voices', 'install', 'absolute', '--unverified'], env);
+    assert.equal(a.status, 4, a.stderr);
+    assert.match(a.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of absolute is refused: it holds an entry that points outside its directory \(TAR_ENTRY_INFO: stripping \/ from absolute path\)/);
+    assert.deepEqual(modelsTree(home), []);
+    const r = await vox(['voices', 'install', 'links', '--unverified'], env);
+    assert.equal(r.status, 0, r.stderr);
+    for (const p of ['/tmp/vox-escaped-absolute', '/tmp/vox-escaped-through-link']) assert.ok(!existsSync(p), `${p} was written`);
+    // The model holds its two files and its manifest: no link, device or FIFO was made.
+    assert.deepEqual(readdirSync(join(home, 'models', 'links')).sort(), ['model.onnx', 'out', 'tokens.txt', 'vox-model.json']);
+    assert.deepEqual(readdirSync(join(home, 'models', 'links', 'out')), ['vox-escaped-through-link'], 'the link was skipped: "out" is a plain directory inside the model');
+    assert.deepEqual(readdirSync(join(home, 'models')), ['links']);
   } finally {
     removeDir(home);
   }
@@ -313,6 +351,9 @@ test('offline, the error names --from FILE and no empty models/.downloads is lef
     assert.equal(r.status, 3, r.stderr);
     assert.match(r.stderr, /VOX_ERR_CLIENT_DOWNLOAD_FAILED: download of http:\/\/127\.0\.0\.1:1\/offline\.tar\.bz2 failed after 3 tries \(.*ECONNREFUSED.*\); without a connection, fetch the archive elsewhere and run "vox voices install offline --from FILE"/);
     assert.ok(!existsSync(join(home, 'models', '.downloads')), 'no empty .downloads');
+    const bad = await vox(['voices', 'install', 'offline', '--unverified'], { ...env, VOX_VOICES_TIMEOUT: 'soon' });
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /VOX_VOICES_TIMEOUT=soon: give a number of seconds above 0 and at most 86400/);
     const d = await vox(['voices', 'install', 'downgrade', '--unverified'], env);
     assert.equal(d.status, 3, d.stderr);
     assert.match(d.stderr, /redirects to http:\/\/example\.invalid\/x\.tar\.bz2, which vox does not follow: url must be an https URL/);

@@ -173,6 +173,9 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
           throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is truncated: ${err.message}; ${o.from ? 'copy it again' : 'download it again'}; nothing was installed`);
         }
         const why = printable((err as Error).message.replace(/^Error in bzip2: /, 'bzip2: ').slice(0, 200));
+        if (/path contains '\.\.'|absolute path/.test(why)) {
+          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is refused: it holds an entry that points outside its directory (${why}); nothing was installed`);
+        }
         throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is damaged or not a .tar.bz2 (${why}); nothing was installed`);
       }
       const dir = join(stage, entry.root);
