@@ -38,10 +38,10 @@ export const MAX_ANNOUNCE_CHARS = 50;
  * hook` with the largest table allowed). Real tables are tens of short rows.
  */
 export const PRONUNCIATION_LIMITS: Readonly<PronunciationLimits> = Object.freeze({
-  rows: 500,
+  rows: 200,
   wordChars: 100,
   sayChars: 200,
-  chars: 20_000,
+  chars: 10_000,
 });
 
 export interface ConfigValues {

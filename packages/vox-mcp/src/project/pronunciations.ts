@@ -92,7 +92,7 @@ export function parsePronunciations(
     const text = lines[i]!;
     const line = firstLine + i;
 
-    const fenceMatch = FENCE.exec(text);
+    const fenceMatch = text.includes('```') || text.includes('~~~') ? FENCE.exec(text) : null;
     if (fence) {
       if (fenceMatch && fenceMatch[1]![0] === fence[0] && fenceMatch[1]!.length >= fence.length) fence = undefined;
       continue;
@@ -103,7 +103,7 @@ export function parsePronunciations(
       continue;
     }
 
-    const heading = HEADING.exec(text);
+    const heading = text.includes('#') ? HEADING.exec(text) : null;
     if (heading) {
       const level = heading[1]!.length;
       const title = heading[2]!.replace(/[ \t]+#+[ \t]*$/, '').trim();
@@ -185,8 +185,11 @@ function splitRow(text: string): string[] {
   let row = text.trim();
   if (row.startsWith('|')) row = row.slice(1);
   if (row.endsWith('|') && !row.endsWith('\\|')) row = row.slice(0, -1);
-  return row.split(/(?<!\\)\|/).map((cell) => {
-    const c = cell.trim().replace(/\\\|/g, '|');
+  // The plain split and no code match unless the row needs them: a table is read on every call.
+  const escaped = row.includes('\\');
+  return (escaped ? row.split(/(?<!\\)\|/) : row.split('|')).map((cell) => {
+    const c = escaped ? cell.trim().replace(/\\\|/g, '|') : cell.trim();
+    if (!c.includes('`')) return c;
     const code = /^`+([^`].*?)`+$/.exec(c);
     return (code ? code[1]! : c).trim();
   });
