@@ -10,10 +10,10 @@
  * | kubectl | cube control |
  * ```
  *
- * Design note: replacement is done in ONE pass over the text, walking a trie
- * of the table's words (folded to lower case, a run of spaces as one edge)
- * from each place a word may start and taking the longest word that ends
- * there. One pass means a replacement is never replaced again (`vox` →
+ * Design note: replacement is done in ONE pass over the text: from each place
+ * a word may start, a trie's walk down the table's words (folded to lower
+ * case, a run of spaces as one space; kept as one sorted array, see Compiled)
+ * takes the longest word that ends there. One pass means a replacement is never replaced again (`vox` →
  * `vocks` cannot turn into something else through a second entry), and
  * longest first means `kubectl apply` wins over `kubectl`. "Whole word" is
  * judged with Unicode letters and digits rather than `\b`, so entries such as
@@ -22,9 +22,10 @@
  * module did): a table from a cloned repository set the cost of every call
  * (440 long rows: 1.2 s to compile per process, 43 s for a long text), and a
  * large one was not a valid regular expression at all. Rejected too: an
- * Aho-Corasick automaton: its failure links buy nothing when the walk from a
- * start is bounded by the longest word (MAX_PRONUNCIATION_WORD_CHARS) and
- * cost more to build, which every `vox say` does. The table's size is capped
+ * Aho-Corasick automaton, and a trie of nodes: failure links buy nothing
+ * when the walk from a start is bounded by the longest word
+ * (PRONUNCIATION_LIMITS.wordChars), and nodes cost more to build (a trie of
+ * 20,000 characters took ~25 ms), which every `vox say` does. The table's size is capped
  * (PRONUNCIATION_LIMITS in config-schema.ts, checked here by the parser and
  * so by `vox config check`), which bounds both the build and the walk.
  *
