@@ -3,6 +3,7 @@ export * from './defaults.js';
 export * from './errors.js';
 export * from './home.js';
 export * from './keys-file.js';
+export * from './printable.js';
 export * from './process.js';
 export * from './wire.js';
 export { VERSION } from './version.js';

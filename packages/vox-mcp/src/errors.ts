@@ -15,6 +15,7 @@ export const CLIENT_ERRORS = {
   VOX_ERR_CLIENT_MODEL_UNVERIFIED: 'vox voices install: the catalogue pins no checksum for this model, and --unverified was not given.',
   VOX_ERR_CLIENT_MODEL_CHECKSUM: 'vox voices install: the archive\'s SHA-256 is not the one the catalogue pins.',
   VOX_ERR_CLIENT_MODEL_ARCHIVE: 'vox voices install: the archive is damaged, not a .tar.bz2, or does not hold the model\'s files.',
+  VOX_ERR_CLIENT_MODEL_TOO_LARGE: 'vox voices install: the download, or what the archive unpacks to, is larger than vox accepts for this model (or the archive holds too many entries).',
   VOX_ERR_CLIENT_MODEL_LICENCE: 'vox voices install: the voice\'s licence is not free and was not accepted.',
   VOX_ERR_CLIENT_DOWNLOAD_FAILED: 'vox voices install: the download failed (HTTP error, or the connection kept being cut).',
   VOX_ERR_CLIENT_SETUP_CONFLICT: 'vox setup: a file that is not a link vox made is where a link goes, the directory cannot hold links, or a bin file is missing.',

@@ -4,7 +4,7 @@
  * The definer (command.ts) reports every throw with these, so a command
  * catches only what it reports differently.
  */
-import type { WireError } from '@vox/protocol';
+import { printable, type WireError } from '@vox/protocol';
 import { UsageError, usageLine } from './usage.js';
 import { ConfigError } from '../project/config-validation.js';
 import { EXIT, type CliContext } from './context.js';
@@ -21,8 +21,11 @@ export interface ReportOptions {
   quiet?: boolean;
 }
 
+/** A report's text, line by line, with the control characters that any quoted key, value or path holds escaped. */
+const shown = (text: string) => text.split('\n').map(printable).join('\n');
+
 function write(ctx: CliContext, name: string, line: string, options: ReportOptions): void {
-  if (!options.quiet) ctx.stderr.write(`vox ${name}: ${line}\n`);
+  if (!options.quiet) ctx.stderr.write(`vox ${name}: ${shown(line)}\n`);
 }
 
 export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown, options: ReportOptions = {}): number {
@@ -57,7 +60,7 @@ export function reportThrown(ctx: CliContext, name: string, err: unknown, option
  */
 export function warn(ctx: CliContext, name: string, line: string): void {
   try {
-    ctx.stderr.write(`vox ${name}: ${line.replace(/\s*\n\s*/g, ' ')}\n`);
+    ctx.stderr.write(`vox ${name}: ${printable(line.replace(/\s*\n\s*/g, ' '))}\n`);
   } catch {
     // stderr closed: nothing more to do
   }

@@ -6,6 +6,7 @@
  * and runs them; protocol.ts speaks MCP and stdio.ts carries it.
  */
 import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { printable } from '@vox/protocol';
 import { AbortError } from '../errors.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { createProtocol } from './protocol.js';
@@ -126,6 +127,8 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
       };
       return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call: guarded, signal });
     } catch (err) {
+      const e = err as Error & { code?: unknown };
+      if (e?.name !== 'ConfigError' && !(err instanceof AbortError) && !String(e?.code ?? '').startsWith('VOX_ERR_')) log(`${name}: unexpected error: ${printable(String(e?.stack ?? e).slice(0, 2000))}`);
       return errorResult(err);
     }
   }

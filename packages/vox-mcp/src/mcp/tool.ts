@@ -8,7 +8,8 @@
  *   its first call. Nothing here imports fastify, undici, an engine or voxd.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { WireError } from '@vox/protocol';
+import { printable, type WireError } from '@vox/protocol';
+import { AbortError, TimeoutError } from '../errors.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import type { SpeechOverrides } from '../project/speech.js';
 import type { InputSchema } from './schema.js';
@@ -71,23 +72,35 @@ export function toolResult(structured: Structured, isError = false): CallToolRes
   return result;
 }
 
-/** A failed call: the message (cause and fix) as text, no structured content (so no output schema applies). */
+/**
+ * A failed call: the message (cause and fix) as text, no structured content
+ * (so no output schema applies). Its control characters are escaped, line by
+ * line: a message quotes keys, values and paths from files and input.
+ */
 export function toolError(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  return { content: [{ type: 'text', text: message.split('\n').map(printable).join('\n') }], isError: true };
 }
 
-/** A thrown error as a result: ConfigError and ClientError messages say the cause and the fix. */
+/**
+ * A thrown error as a result: ConfigError and ClientError messages say the
+ * cause and the fix. Anything else is an internal message (a stack, a regular
+ * expression, a path): the model gets only its kind, and the details go to
+ * vox mcp's stderr (the server logs them), so a result never carries them.
+ */
 export function errorResult(err: unknown): CallToolResult {
   const e = err as Error & { code?: string };
   if (e?.name === 'ConfigError') return toolError(e.message);
-  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return toolError(`${e.code}: ${e.message}`);
-  return toolError(`unexpected error in vox mcp: ${e?.message ?? String(err)}. Please report it with the steps that led to it.`);
+  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return toolError(printable(`${e.code}: ${e.message}`));
+  // vox's own uncatalogued errors (errors.ts): their words are vox's.
+  if (err instanceof AbortError || err instanceof TimeoutError) return toolError(`vox mcp: ${e.message}`);
+  const kind = typeof e?.name === 'string' && /^[A-Za-z]{1,40}$/.test(e.name) ? e.name : 'Error';
+  return toolError(`unexpected error in vox mcp (${kind}; the details are on vox mcp's stderr). Please report it with the steps that led to it.`);
 }
 
 /** voxd's refusal as a result. */
 export function wireErrorResult(status: number, body: unknown): CallToolResult {
   const err = (body ?? {}) as Partial<WireError>;
-  return toolError(`${err.code ?? `HTTP ${status}`}: ${err.message ?? 'voxd refused the request'}`);
+  return toolError(printable(`${err.code ?? `HTTP ${status}`}: ${err.message ?? 'voxd refused the request'}`));
 }
 
 /** The voice and rate a tool call asks for, over the project's. */

@@ -15,11 +15,25 @@
  * - `VOX_VOICES_CATALOGUE` names a JSON file of more entries (same shape; an
  *   entry of the same name replaces the built-in one): another Piper voice, a
  *   mirror, a pinned checksum. It is the user's own environment, never read
- *   from a project.
+ *   from a project; still, what it says sets paths, URLs and sizes, so each
+ *   entry is checked whole (problemOf): a name is one path segment, `root`
+ *   and `files` stay inside the model's directory, the URL is https (or http
+ *   to this machine: a local mirror, the tests) with no credentials in it,
+ *   `sizeMB` is at most MAX_SIZE_MB (the download cap and the unpacked cap
+ *   derive from it, install.ts), and no text holds a control character. The
+ *   file is read up to MAX_CATALOGUE_BYTES.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { hasUnprintable, printable } from '@vox/protocol';
 import { MODEL_NAME, MODEL_TYPES, type ModelFiles, type ModelSpeaker, type ModelType } from '@vox/protocol/models';
 import { ClientError } from '../errors.js';
+
+/** The largest `sizeMB` an entry may give (the largest real voice archive is a few hundred MB). */
+export const MAX_SIZE_MB = 4096;
+/** The largest VOX_VOICES_CATALOGUE file read. */
+export const MAX_CATALOGUE_BYTES = 1024 * 1024;
+/** The most entries it may hold. */
+export const MAX_CATALOGUE_ENTRIES = 1000;
 
 export interface CatalogueEntry {
   name: string;
@@ -96,18 +110,70 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   },
 ];
 
+/** Whether `url` may be downloaded from: https, or http to this machine; no credentials. Returns the problem, or undefined. */
+export function urlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'url must be an https URL';
+  }
+  if (u.username || u.password) return 'url must not hold a user name or password';
+  if (u.protocol === 'https:') return undefined;
+  const loopback = u.hostname === 'localhost' || u.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(u.hostname);
+  if (u.protocol === 'http:' && loopback) return undefined;
+  return 'url must be an https URL (plain http only to this machine: localhost, 127.0.0.1 or [::1])';
+}
+
+/** A URL as messages show it: without its query (where a signed URL keeps its token), escaped. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return printable(`${u.origin}${u.pathname}${u.search ? '?…' : ''}`);
+  } catch {
+    return printable(url.slice(0, 200));
+  }
+}
+
+/** Whether `rel` is a relative path that stays inside its directory. */
+function inside(rel: unknown): boolean {
+  return typeof rel === 'string' && rel !== '' && rel.length <= 200 && !hasUnprintable(rel) && !rel.startsWith('/') && !rel.includes('\\') && !/^[a-z]:/i.test(rel) && !rel.split('/').includes('..');
+}
+
+const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <= max && !hasUnprintable(v);
+
 /** Check one entry's shape; returns the problem or undefined. */
 function problemOf(e: Partial<CatalogueEntry>): string | undefined {
-  if (typeof e.name !== 'string' || !MODEL_NAME.test(e.name)) return 'name must be letters, digits, ".", "_" or "-" (up to 80)';
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'each entry must be an object';
+  if (typeof e.name !== 'string' || !MODEL_NAME.test(e.name) || e.name.includes('..')) return 'name must be letters, digits, ".", "_" or "-" (up to 80; no "..")';
+  if (e.title !== undefined && !isText(e.title, 200)) return 'title must be text of up to 200 characters, without control characters';
   if (!MODEL_TYPES.includes(e.type as ModelType)) return `type must be one of ${MODEL_TYPES.join(', ')}`;
-  if (typeof e.url !== 'string' || !/^https?:\/\//.test(e.url)) return 'url must be an http(s) URL';
-  if (typeof e.root !== 'string' || e.root === '' || e.root.includes('..')) return 'root must name the archive\'s top directory';
+  if (typeof e.url !== 'string' || e.url.length > 2000) return 'url must be an https URL';
+  const url = urlProblem(e.url);
+  if (url) return url;
+  if (!inside(e.root)) return "root must name the archive's top directory (a relative path inside it: no \"..\", no leading \"/\")";
+  if (e.sizeMB !== undefined && !(typeof e.sizeMB === 'number' && Number.isFinite(e.sizeMB) && e.sizeMB > 0 && e.sizeMB <= MAX_SIZE_MB)) return `sizeMB must be a number above 0 and at most ${MAX_SIZE_MB}`;
   if (e.sha256 !== null && (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(e.sha256))) return 'sha256 must be 64 hex digits, or null';
-  if (typeof e.licence !== 'string' || typeof e.free !== 'boolean') return 'licence (text) and free (true or false) are required';
-  if (!e.files || typeof e.files.model !== 'string' || typeof e.files.tokens !== 'string') return 'files.model and files.tokens are required';
-  if (!Array.isArray(e.speakers) || e.speakers.length === 0 || e.speakers.some((s) => typeof s?.id !== 'string' || !Number.isInteger(s.sid))) return 'speakers must list {id, sid} entries';
-  if (!Array.isArray(e.languages)) return 'languages must be a list';
+  if (!isText(e.licence, 200) || typeof e.free !== 'boolean') return 'licence (text of up to 200 characters) and free (true or false) are required';
+  if (e.licenceNote !== undefined && !isText(e.licenceNote, 2000)) return 'licenceNote must be text of up to 2000 characters, without control characters';
+  if (!e.files || typeof e.files !== 'object' || typeof e.files.model !== 'string' || typeof e.files.tokens !== 'string') return 'files.model and files.tokens are required';
+  if (!Object.values(e.files).every(inside)) return "files must be paths inside the model's directory";
+  if (!Array.isArray(e.speakers) || e.speakers.length === 0 || e.speakers.length > 1000 || e.speakers.some((s) => !isText(s?.id, 100) || !Number.isInteger(s.sid) || s.sid < 0)) return 'speakers must list 1 to 1000 {id, sid} entries';
+  if (!Array.isArray(e.languages) || e.languages.length > 100 || !e.languages.every((l) => isText(l, 35))) return 'languages must be a list of language codes';
   return undefined;
+}
+
+/** The file, read up to one byte past the cap. */
+function readBounded(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(MAX_CATALOGUE_BYTES + 1);
+    const got = readSync(fd, buf, 0, buf.length, 0);
+    if (got > MAX_CATALOGUE_BYTES) throw new Error(`the file is over ${MAX_CATALOGUE_BYTES} bytes`);
+    return buf.subarray(0, got).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The built-in catalogue plus the entries of `VOX_VOICES_CATALOGUE`; throws naming the file and entry on a bad one. */
@@ -115,16 +181,18 @@ export function catalogue(env: NodeJS.ProcessEnv): CatalogueEntry[] {
   const entries = new Map(CATALOGUE.map((e) => [e.name, e]));
   const file = env.VOX_VOICES_CATALOGUE;
   if (file) {
+    const shown = printable(file);
     let extra: unknown;
     try {
-      extra = JSON.parse(readFileSync(file, 'utf8'));
+      extra = JSON.parse(readBounded(file));
     } catch (err) {
-      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): ${(err as Error).message}`);
+      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): ${printable((err as Error).message)}`);
     }
-    if (!Array.isArray(extra)) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries`);
+    if (!Array.isArray(extra)) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): must be a JSON list of entries`);
+    if (extra.length > MAX_CATALOGUE_ENTRIES) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): ${extra.length} entries, more than the ${MAX_CATALOGUE_ENTRIES} allowed`);
     extra.forEach((e: Partial<CatalogueEntry>, i) => {
       const problem = problemOf(e);
-      if (problem) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${file}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${e.name})` : ''}: ${problem}`);
+      if (problem) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${printable(e.name.slice(0, 80))})` : ''}: ${problem}`);
       entries.set(e.name!, { title: e.name!, ...e } as CatalogueEntry);
     });
   }

@@ -3,44 +3,47 @@
  * only: a model is loaded by voxd, never here).
  *
  * Design notes:
- * - Download: into `models/.downloads/NAME.tar.bz2.part`, resumed with a
- *   Range request, both after a cut connection within one run (up to three
- *   tries) and in a later run of the same command; renamed to `.tar.bz2` once
- *   whole. Redirects are followed (GitHub release assets redirect).
+ * - Download (download.ts): into `models/.downloads/NAME.tar.bz2.part`,
+ *   within a size cap, a deadline and a stall timeout; renamed to `.tar.bz2`
+ *   once whole.
  * - Verify: the archive's SHA-256 against the catalogue's pin before anything
- *   is unpacked. A mismatch deletes the download (so the next run starts
- *   afresh) and installs nothing.
- * - Unpack: bzip2 (unbzip2-stream, which checks each block's CRC) into
- *   node-tar (which refuses absolute paths and `..`; links are skipped), into
- *   a staging directory `models/.staging-*`; the expected files are checked,
- *   the manifest is written last, and one rename makes `models/NAME` appear
- *   whole. A failure at any step removes the staging directory. Pure npm, not
- *   the system `tar`: a fresh Debian root has `tar` but not always `bzip2`.
+ *   is unpacked. A mismatch installs nothing.
+ * - Unpack (unpack.ts): with backpressure, within a cap on entries and on the
+ *   bytes the files hold (UNPACK_RATIO times the archive's catalogue size, or
+ *   its own size), into a staging directory `models/.staging-*`; the expected
+ *   files are checked, the manifest is written last, and one rename makes
+ *   `models/NAME` appear whole. Pure npm, not the system `tar`: a fresh Debian
+ *   root has `tar` but not always `bzip2`.
+ * - A failed install leaves nothing behind: no staging directory, no `.part`,
+ *   no download, and no empty `.downloads` (a full disk must not stay full of
+ *   a half download; a cut connection is retried within the run instead).
  * - A full disk (ENOSPC, or EFBIG from a file-size limit) is reported as such,
  *   with what was being written.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, createWriteStream, existsSync, openSync, readSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { get as httpGet, type IncomingMessage } from 'node:http';
-import { get as httpsGet } from 'node:https';
-import { createRequire } from 'node:module';
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { printable } from '@vox/protocol';
 import { checkModel, fileSizes, MODEL_MANIFEST, modelsDir, type ModelManifest } from '@vox/protocol/models';
-import { ClientError, type ClientErrorCode } from '../errors.js';
 import type { CatalogueEntry } from './catalogue.js';
+import { download } from './download.js';
+import { diskError, MB, mb, ModelError, type Progress } from './model-error.js';
+import { TooLargeError, TruncatedError, unpack } from './unpack.js';
 
-export class ModelError extends ClientError {
-  constructor(code: ClientErrorCode, message: string) {
-    super(code, message);
-    this.name = 'ModelError';
-  }
-}
+export { ModelError, type Progress } from './model-error.js';
 
-export interface Progress {
-  /** Bytes of the archive on disk so far, and the whole size when the server said it. */
-  (done: number, total: number | undefined): void;
-}
+/** The files of a model may hold this many times its archive's size (voice models compress little: Kokoro's is about 1.3). */
+export const UNPACK_RATIO = 8;
+/** ... and at least this much, whatever the archive's size. */
+export const UNPACK_FLOOR_BYTES = 64 * MB;
+/** The most entries an archive may hold (a voice with espeak-ng-data holds a few hundred). */
+export const MAX_ARCHIVE_ENTRIES = 5_000;
+/** A download may be this many times its catalogue size (publishers' sizes are approximate), plus DOWNLOAD_SLACK_BYTES. */
+export const DOWNLOAD_RATIO = 1.5;
+export const DOWNLOAD_SLACK_BYTES = 16 * MB;
+/** The largest download of an entry that gives no size. */
+export const MAX_DOWNLOAD_BYTES = 2048 * MB;
 
 export interface InstallOptions {
   home: string;
@@ -55,8 +58,10 @@ export interface InstallOptions {
   signal?: AbortSignal;
   /** Connection attempts per run. Default 3. */
   attempts?: number;
-  /** Milliseconds without data before a connection counts as cut. Default 30000. */
+  /** Milliseconds without data (or with too little) before a connection counts as stalled. Default 30000. */
   idleMs?: number;
+  /** Milliseconds the download may take in all. Default one hour. */
+  deadlineMs?: number;
 }
 
 export interface InstallResult {
@@ -65,178 +70,20 @@ export interface InstallResult {
   manifest: ModelManifest;
 }
 
-const MB = 1024 * 1024;
-const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
-
-function diskError(err: unknown, what: string): ModelError | undefined {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT') {
-    return new ModelError('VOX_ERR_CLIENT_DISK_FULL', `no room to write ${what} (${code === 'EFBIG' ? 'file size limit reached' : 'disk full'}); free some space under VOX_HOME/models and run the same command again`);
-  }
-  return undefined;
+/** The largest archive downloaded for `entry`, in bytes. */
+export function downloadCap(entry: Pick<CatalogueEntry, 'sizeMB'>): number {
+  return entry.sizeMB ? Math.ceil(entry.sizeMB * MB * DOWNLOAD_RATIO) + DOWNLOAD_SLACK_BYTES : MAX_DOWNLOAD_BYTES;
 }
 
-function request(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const get = url.startsWith('https:') ? httpsGet : httpGet;
-    const req = get(url, { headers: { 'user-agent': 'vox-voices', ...headers }, ...(signal ? { signal } : {}) }, resolve);
-    req.on('error', reject);
-  });
-}
-
-/** GET following up to five redirects. */
-async function follow(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<{ res: IncomingMessage; url: string }> {
-  let at = url;
-  for (let hop = 0; hop <= 5; hop++) {
-    const res = await request(at, headers, signal);
-    const location = res.headers.location;
-    if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
-      res.resume();
-      at = new URL(location, at).toString();
-      continue;
-    }
-    return { res, url: at };
-  }
-  throw new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `too many redirects from ${url}`);
-}
-
-/** Download `url` into `part`, resuming what is there; resolves when `part` holds the whole file. */
-export async function download(url: string, part: string, options: Pick<InstallOptions, 'progress' | 'note' | 'signal' | 'attempts' | 'idleMs'> = {}): Promise<void> {
-  const attempts = options.attempts ?? 3;
-  const idleMs = options.idleMs ?? 30_000;
-  let lastCut = '';
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    const have = existsSync(part) ? statSync(part).size : 0;
-    if (have > 0) options.note?.(`resuming at ${mb(have)}`);
-    let res: IncomingMessage;
-    try {
-      ({ res } = await follow(url, have > 0 ? { range: `bytes=${have}-` } : {}, options.signal));
-    } catch (err) {
-      if (err instanceof ModelError || options.signal?.aborted) throw err;
-      lastCut = (err as Error).message;
-      continue;
-    }
-    const status = res.statusCode ?? 0;
-    let append = false;
-    let total: number | undefined;
-    if (status === 206) {
-      const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(String(res.headers['content-range'] ?? ''));
-      if (!m || Number(m[1]) !== have) {
-        // Not the part asked for: start again from nothing.
-        res.resume();
-        rmSync(part, { force: true });
-        continue;
-      }
-      append = true;
-      total = m[2] === '*' ? undefined : Number(m[2]);
-    } else if (status === 416 && have > 0) {
-      res.resume();
-      const m = /^bytes \*\/(\d+)$/.exec(String(res.headers['content-range'] ?? ''));
-      if (m && Number(m[1]) === have) return; // Already whole.
-      rmSync(part, { force: true });
-      continue;
-    } else if (status === 200) {
-      const length = Number(res.headers['content-length']);
-      total = Number.isFinite(length) && length > 0 ? length : undefined;
-    } else {
-      res.resume();
-      const retry = status >= 500;
-      const err = new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `HTTP ${status} from ${url}${status === 404 ? ' (the archive is not there: the catalogue entry may be out of date)' : ''}`);
-      if (!retry) throw err;
-      lastCut = err.message;
-      continue;
-    }
-    let done = append ? have : 0;
-    options.progress?.(done, total);
-    const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      // res.destroy() takes a plain Error; its words become the try's lastCut, reported in the final VOX_ERR_CLIENT_DOWNLOAD_FAILED.
-      timer = setTimeout(() => res.destroy(new Error(`no data for ${idleMs / 1000} s`)), idleMs);
-    };
-    arm();
-    // Not stream.pipeline: a cut connection must still flush what arrived into the part file (pipeline
-    // would destroy the file stream with writes pending), so that the next try resumes after it.
-    const { cut, writeError } = await new Promise<{ cut?: Error; writeError?: Error }>((resolve) => {
-      let cutBy: Error | undefined;
-      let writeErr: Error | undefined;
-      res.on('data', (chunk: Buffer) => {
-        done += chunk.length;
-        arm();
-        options.progress?.(done, total);
-        if (!out.write(chunk)) {
-          res.pause();
-          out.once('drain', () => res.resume());
-        }
-      });
-      res.on('end', () => out.end());
-      res.on('error', (err) => {
-        cutBy = err;
-        out.end();
-      });
-      res.on('aborted', () => {
-        // Only its words are kept (lastCut), for the final VOX_ERR_CLIENT_DOWNLOAD_FAILED.
-        cutBy ??= new Error('the connection was cut');
-      });
-      out.on('error', (err) => {
-        writeErr = err;
-        res.destroy();
-      });
-      out.on('close', () => resolve({ ...(cutBy ? { cut: cutBy } : {}), ...(writeErr ? { writeError: writeErr } : {}) }));
-    });
-    clearTimeout(timer);
-    if (writeError) throw diskError(writeError, `the download ${part.split(/[\\/]/).pop()}`) ?? writeError;
-    if (options.signal?.aborted) throw options.signal.reason;
-    if (cut) {
-      lastCut = cut.message;
-      continue;
-    }
-    if (res.complete === false || (total !== undefined && done < total)) {
-      lastCut = `the connection closed after ${mb(done)}${total ? ` of ${mb(total)}` : ''}`;
-      continue;
-    }
-    return;
-  }
-  const have = existsSync(part) ? statSync(part).size : 0;
-  throw new ModelError(
-    'VOX_ERR_CLIENT_DOWNLOAD_FAILED',
-    `download of ${url} failed after ${attempts} tries (${lastCut || 'no answer'})${have ? `; ${mb(have)} are kept, and the same command resumes from there` : ''}`,
-  );
+/** What the files of `entry`'s archive may hold, for an archive of `archiveBytes`. */
+export function unpackCap(entry: Pick<CatalogueEntry, 'sizeMB'>, archiveBytes: number): number {
+  return Math.max(UNPACK_FLOOR_BYTES, UNPACK_RATIO * Math.max(archiveBytes, (entry.sizeMB ?? 0) * MB));
 }
 
 export async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   await pipeline(createReadStream(file), hash);
   return hash.digest('hex');
-}
-
-/** Unpack a .tar.bz2 (or .tar.gz, .tar) into `dir`. Links and devices are skipped. */
-export async function unpack(archive: string, dir: string): Promise<void> {
-  const require = createRequire(import.meta.url);
-  const tar = require('tar') as typeof import('tar');
-  const head = Buffer.alloc(3);
-  const fd = openSync(archive, 'r');
-  try {
-    readSync(fd, head, 0, 3, 0);
-  } finally {
-    closeSync(fd);
-  }
-  const extract = tar.x({
-    cwd: dir,
-    strict: true,
-    filter: (_path, entry) => {
-      const type = (entry as { type?: string }).type;
-      return type === undefined || type === 'File' || type === 'OldFile' || type === 'Directory' || type === 'ContiguousFile';
-    },
-  });
-  const source = createReadStream(archive);
-  if (head.toString('latin1') === 'BZh') {
-    const unbzip2 = require('unbzip2-stream') as () => NodeJS.ReadWriteStream;
-    await pipeline(source, unbzip2(), extract as unknown as NodeJS.WritableStream);
-  } else {
-    await pipeline(source, extract as unknown as NodeJS.WritableStream);
-  }
 }
 
 function staging(root: string, kind: string, name: string): string {
@@ -253,91 +100,130 @@ export function assertVerifiable(entry: CatalogueEntry, unverified = false): voi
   }
 }
 
+/** Removes `dir` when it is empty (a `.downloads` that nothing uses). */
+function removeIfEmpty(dir: string): void {
+  try {
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch {
+    // Gone already, or not ours to judge.
+  }
+}
+
 /** Install one catalogue entry: fetch or take the archive, verify, unpack, and move it into place whole. */
 export async function installModel(o: InstallOptions): Promise<InstallResult> {
   const { entry } = o;
   const root = modelsDir(o.home);
   const downloads = join(root, '.downloads');
   assertVerifiable(entry, o.unverified);
-  mkdirSync(downloads, { recursive: true });
   let archive: string;
   let downloaded = false;
+  const shownFrom = o.from === undefined ? undefined : printable(o.from);
   if (o.from) {
-    if (!existsSync(o.from) || !statSync(o.from).isFile()) throw new ModelError('VOX_ERR_CLIENT_USAGE', `--from ${o.from}: no such file`);
+    if (!existsSync(o.from) || !statSync(o.from).isFile()) throw new ModelError('VOX_ERR_CLIENT_USAGE', `--from ${shownFrom}: no such file`);
     archive = o.from;
+    mkdirSync(root, { recursive: true });
   } else {
+    mkdirSync(downloads, { recursive: true });
     archive = join(downloads, `${entry.name}.tar.bz2`);
-    if (!existsSync(archive)) {
-      const part = `${archive}.part`;
-      await download(entry.url, part, o);
-      renameSync(part, archive);
-    } else {
-      o.note?.('using the archive downloaded before');
-    }
     downloaded = true;
   }
-  const sha256 = await sha256Of(archive);
-  if (entry.sha256 !== null && sha256 !== entry.sha256.toLowerCase()) {
-    if (downloaded) rmSync(archive, { force: true });
-    throw new ModelError(
-      'VOX_ERR_CLIENT_MODEL_CHECKSUM',
-      `${o.from ? o.from : `the download of ${entry.name}`} has SHA-256 ${sha256}, not the ${entry.sha256} the catalogue pins; nothing was installed${downloaded ? ' (the download was deleted: run the command again to fetch it afresh)' : ''}`,
-    );
-  }
-  if (entry.sha256 === null) o.note?.(`SHA-256 ${sha256} (not verified: no pinned checksum)`);
-  else o.note?.('checksum verified');
-
-  const stage = staging(root, 'staging', entry.name);
-  mkdirSync(stage);
+  const part = `${archive}.part`;
   try {
-    try {
-      await unpack(archive, stage);
-    } catch (err) {
-      const full = diskError(err, `${entry.name}'s files`);
-      if (full) throw full;
-      if (downloaded && entry.sha256 === null) rmSync(archive, { force: true });
-      const what = (err as Error).message.replace(/^Error in bzip2: /, 'bzip2: ');
-      throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${o.from ?? `the archive of ${entry.name}`} is damaged or not a .tar.bz2 (${what}); nothing was installed`);
-    }
-    const dir = join(stage, entry.root);
-    const files = Object.entries(entry.files).filter(([, rel]) => rel);
-    for (const [kind, rel] of files) {
-      if (!existsSync(join(dir, rel!))) {
-        throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${o.from ?? `the archive of ${entry.name}`} has no ${entry.root}/${rel} (the ${kind} file); it is not ${entry.name}'s archive; nothing was installed`);
+    if (downloaded) {
+      if (!existsSync(archive)) {
+        try {
+          await download(entry.url, part, { ...o, maxBytes: downloadCap(entry) });
+        } catch (err) {
+          // Offline, or the server is gone: the archive may be fetched another way.
+          if (err instanceof ModelError && err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED') {
+            throw new ModelError(err.code, `${err.message}; without a connection, fetch the archive elsewhere and run "vox voices install ${entry.name} --from FILE"`);
+          }
+          throw err;
+        }
+        renameSync(part, archive);
+      } else {
+        o.note?.('using the archive downloaded before');
       }
     }
-    const manifest: ModelManifest = {
-      format: 1,
-      name: entry.name,
-      type: entry.type,
-      files: entry.files,
-      speakers: entry.speakers,
-      languages: entry.languages,
-      licence: entry.licence,
-      source: { archive: o.from ? o.from.split(/[\\/]/).pop()! : `${entry.name}.tar.bz2`, sha256, ...(o.from ? {} : { url: entry.url }) },
-      sizes: fileSizes(dir),
-      installedAt: new Date().toISOString(),
-    };
+    const what = shownFrom ?? `the archive of ${entry.name}`;
+    const sha256 = await sha256Of(archive);
+    if (entry.sha256 !== null && sha256 !== entry.sha256.toLowerCase()) {
+      throw new ModelError(
+        'VOX_ERR_CLIENT_MODEL_CHECKSUM',
+        `${o.from ? shownFrom : `the download of ${entry.name}`} has SHA-256 ${sha256}, not the ${entry.sha256} the catalogue pins; nothing was installed${downloaded ? ' (the download was deleted: run the command again to fetch it afresh)' : ''}`,
+      );
+    }
+    if (entry.sha256 === null) o.note?.(`SHA-256 ${sha256} (not verified: no pinned checksum)`);
+    else o.note?.('checksum verified');
+
+    const stage = staging(root, 'staging', entry.name);
+    mkdirSync(stage);
     try {
-      writeFileSync(join(dir, MODEL_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    } catch (err) {
-      throw diskError(err, `${entry.name}'s manifest`) ?? err;
+      const archiveBytes = statSync(archive).size;
+      const limits = { maxBytes: unpackCap(entry, archiveBytes), maxEntries: MAX_ARCHIVE_ENTRIES };
+      try {
+        await unpack(archive, stage, limits);
+      } catch (err) {
+        const full = diskError(err, `${entry.name}'s files`);
+        if (full) throw full;
+        if (err instanceof TooLargeError) {
+          throw new ModelError('VOX_ERR_CLIENT_MODEL_TOO_LARGE', `${what} is refused: ${err.message} (vox allows ${mb(limits.maxBytes)} and ${limits.maxEntries} entries for a ${mb(archiveBytes)} archive); nothing was installed`);
+        }
+        if (err instanceof TruncatedError) {
+          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is truncated: ${err.message}; ${o.from ? 'copy it again' : 'download it again'}; nothing was installed`);
+        }
+        const why = printable((err as Error).message.replace(/^Error in bzip2: /, 'bzip2: ').slice(0, 200));
+        if (/path contains '\.\.'|absolute path/.test(why)) {
+          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is refused: it holds an entry that points outside its directory (${why}); nothing was installed`);
+        }
+        throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is damaged or not a .tar.bz2 (${why}); nothing was installed`);
+      }
+      const dir = join(stage, entry.root);
+      const files = Object.entries(entry.files).filter(([, rel]) => rel);
+      for (const [kind, rel] of files) {
+        if (!existsSync(join(dir, rel!))) {
+          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} has no ${entry.root}/${rel} (the ${kind} file); it is not ${entry.name}'s archive; nothing was installed`);
+        }
+      }
+      const manifest: ModelManifest = {
+        format: 1,
+        name: entry.name,
+        type: entry.type,
+        files: entry.files,
+        speakers: entry.speakers,
+        languages: entry.languages,
+        licence: entry.licence,
+        source: { archive: o.from ? o.from.split(/[\\/]/).pop()! : `${entry.name}.tar.bz2`, sha256, ...(o.from ? {} : { url: entry.url }) },
+        sizes: fileSizes(dir),
+        installedAt: new Date().toISOString(),
+      };
+      try {
+        writeFileSync(join(dir, MODEL_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+      } catch (err) {
+        throw diskError(err, `${entry.name}'s manifest`) ?? err;
+      }
+      const check = checkModel(dir, entry.name);
+      if (!check.ok) throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${entry.name} did not unpack whole: ${check.reason}`);
+      const target = join(root, entry.name);
+      // The old copy (a --force reinstall) steps aside first, then one rename puts the new one in place.
+      let old: string | undefined;
+      if (existsSync(target)) {
+        old = staging(root, 'trash', entry.name);
+        renameSync(target, old);
+      }
+      renameSync(dir, target);
+      if (old) rmSync(old, { recursive: true, force: true });
+      return { dir: target, sha256, manifest };
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
     }
-    const check = checkModel(dir, entry.name);
-    if (!check.ok) throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${entry.name} did not unpack whole: ${check.reason}`);
-    const target = join(root, entry.name);
-    // The old copy (a --force reinstall) steps aside first, then one rename puts the new one in place.
-    let old: string | undefined;
-    if (existsSync(target)) {
-      old = staging(root, 'trash', entry.name);
-      renameSync(target, old);
-    }
-    renameSync(dir, target);
-    if (old) rmSync(old, { recursive: true, force: true });
-    if (downloaded) rmSync(archive, { force: true });
-    return { dir: target, sha256, manifest };
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    // Success or failure, nothing of the download stays (see the design notes).
+    if (downloaded) {
+      rmSync(part, { force: true });
+      rmSync(archive, { force: true });
+      removeIfEmpty(downloads);
+    }
   }
 }
 

@@ -25,7 +25,7 @@
  * - The YAML core schema has no code-bearing tags; unknown tags (`!!js/function`)
  *   are reported as problems, not read as strings.
  */
-import type { ConfigKey, ConfigValues } from './config-schema.js';
+import { PRONUNCIATION_LIMITS, type ConfigKey, type ConfigValues } from './config-schema.js';
 import { checkValue, ConfigError, type ConfigProblem } from './config-validation.js';
 import { parsePronunciations, type Pronunciation } from './pronunciations.js';
 
@@ -288,7 +288,7 @@ export async function parseConfig(text: string, file: string): Promise<ParsedCon
     }
   }
 
-  const table = parsePronunciations(fm.body, fm.bodyLine);
+  const table = parsePronunciations(fm.body, fm.bodyLine, PRONUNCIATION_LIMITS);
   for (const p of table.problems) problems.push({ key: 'Pronunciations', line: p.line, message: `Pronunciations: ${p.message}` });
 
   if (problems.length) throw new ConfigError(file, problems);

@@ -2,7 +2,7 @@
  * What is wrong with a config file: each problem with its key and line, all of
  * them gathered into one ConfigError (a file's every problem, not its first).
  */
-import { closest } from '@vox/protocol';
+import { closest, printable } from '@vox/protocol';
 import { CONFIG_KEYS, SCHEMA, YAML11_BOOLEAN, type ConfigKey } from './config-schema.js';
 
 export interface ConfigProblem {
@@ -22,10 +22,12 @@ export class ConfigError extends Error {
   readonly problems: readonly ConfigProblem[];
 
   constructor(file: string, problems: readonly ConfigProblem[]) {
-    super(formatProblems(file, problems));
+    // Keys and messages quote the file, which a cloned repository wrote: escaped once here for every reader.
+    const shown = problems.map((p) => ({ ...p, key: printable(p.key), message: printable(p.message) }));
+    super(formatProblems(printable(file), shown));
     this.name = 'ConfigError';
     this.file = file;
-    this.problems = Object.freeze([...problems]);
+    this.problems = Object.freeze(shown);
   }
 }
 

@@ -2,6 +2,7 @@
  * `vox config [--json]`: the configuration in effect here, one line per key with
  * where its value came from. `vox config check`: validate `.vox/config.md`.
  */
+import { printable } from '@vox/protocol';
 import { CONFIG_FILE, CONFIG_KEYS, type ResolvedConfig } from '../../project/config-schema.js';
 import { ConfigError } from '../../project/config-validation.js';
 import { configView, resolveConfig } from '../../project/config.js';
@@ -45,8 +46,8 @@ export const command = defineCommand({
 
     if (sub === 'check') {
       if (values.json) ctx.stdout.write(`${JSON.stringify({ ok: true, file: config.file ?? null })}\n`);
-      else if (config.file) ctx.stdout.write(`ok: ${config.file}\n`);
-      else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${ctx.cwd} or above; the defaults apply\n`);
+      else if (config.file) ctx.stdout.write(`ok: ${printable(config.file)}\n`);
+      else ctx.stdout.write(`ok: no ${CONFIG_FILE} in ${printable(ctx.cwd)} or above; the defaults apply\n`);
       return EXIT.OK;
     }
     if (values.json) {
@@ -61,18 +62,19 @@ export const run = command.run;
 
 function print(ctx: CliContext, config: ResolvedConfig): void {
   const out: string[] = [];
+  // Values, words and paths come from files: printable() keeps their control characters off the terminal.
   out.push(
     config.file
-      ? `# ${config.file} (project "${config.projectName}")`
-      : `# no ${CONFIG_FILE} in ${config.projectDir} or above; defaults (project "${config.projectName}")`,
+      ? `# ${printable(config.file)} (project "${printable(config.projectName)}")`
+      : `# no ${CONFIG_FILE} in ${printable(config.projectDir)} or above; defaults (project "${printable(config.projectName)}")`,
   );
   for (const key of CONFIG_KEYS) {
     const value = config.values[key];
-    out.push(`${key} = ${value === undefined ? '(unset)' : JSON.stringify(value)}  (${config.sources[key]})`);
+    out.push(`${key} = ${value === undefined ? '(unset)' : printable(JSON.stringify(value))}  (${printable(config.sources[key])})`);
   }
   if (config.pronunciations.length) {
-    out.push(`# pronunciations (${config.file}):`);
-    for (const p of config.pronunciations) out.push(`#   ${p.word} → ${p.say}`);
+    out.push(`# pronunciations (${printable(config.file ?? '')}):`);
+    for (const p of config.pronunciations) out.push(`#   ${printable(p.word)} → ${printable(p.say)}`);
   }
   ctx.stdout.write(`${out.join('\n')}\n`);
 }

@@ -4,13 +4,13 @@
  * needed; voxd picks an installed model up at its next request).
  */
 import { createInterface } from 'node:readline/promises';
-import { voxHome, type VoicesResponse } from '@vox/protocol';
+import { printable, voxHome, type VoicesResponse } from '@vox/protocol';
 import { listModels, type ModelCheck } from '@vox/protocol/models';
 import { call } from '../../daemon/client.js';
 import { defineCommand, pickAction } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../../errors.js';
-import { catalogue, type CatalogueEntry } from '../../models/catalogue.js';
+import { catalogue, shownUrl, type CatalogueEntry } from '../../models/catalogue.js';
 import { assertVerifiable, installModel, removeModel } from '../../models/install.js';
 import { reportWireError } from '../report.js';
 import { UsageError } from '../usage.js';
@@ -92,7 +92,7 @@ export const command = defineCommand({
     } catch (err) {
       // The model errors have exit codes of their own: 4 refused, 3 a download that failed (docs/cli.md).
       if (err instanceof ClientError && err.code.startsWith('VOX_ERR_CLIENT_') && err.code !== 'VOX_ERR_CLIENT_USAGE' && !err.code.includes('DAEMON') && err.code !== 'VOX_ERR_CLIENT_NOT_VOXD') {
-        ctx.stderr.write(`vox voices: ${err.code}: ${err.message}\n`);
+        ctx.stderr.write(`vox voices: ${err.code}: ${printable(err.message)}\n`);
         return err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED' ? EXIT.UNREACHABLE : EXIT.REJECTED;
       }
       throw err; // reported as every command's (defineCommand)
@@ -104,7 +104,7 @@ export const run = command.run;
 function findEntry(ctx: CliContext, name: string): CatalogueEntry {
   const entries = catalogue(ctx.env);
   const entry = entries.find((e) => e.name.toLowerCase() === name.toLowerCase());
-  if (!entry) throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${name}" in the catalogue; known: ${entries.map((e) => e.name).join(', ')}`);
+  if (!entry) throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" in the catalogue; known: ${entries.map((e) => e.name).join(', ')}`);
   return entry;
 }
 
@@ -138,8 +138,9 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
   for (const r of rows) {
     const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : '';
     const about = r.entry ? `${r.entry.title}; ${r.entry.sizeMB ? `about ${r.entry.sizeMB} MB, ` : ''}${r.entry.licence}${r.entry.sha256 ? '' : ', checksum not pinned'}` : (r.check?.ok ? r.check.manifest.licence : '');
-    ctx.stdout.write(`${r.name.padEnd(34)} ${state.padEnd(9)} ${about}\n`);
-    if (r.check && !r.check.ok) ctx.stdout.write(`${''.padEnd(34)}   ${r.check.reason}\n`);
+    // A manifest on disk, and a damaged model's file names, are not checked text: escaped.
+    ctx.stdout.write(`${r.name.padEnd(34)} ${state.padEnd(9)} ${printable(about)}\n`);
+    if (r.check && !r.check.ok) ctx.stdout.write(`${''.padEnd(34)}   ${printable(r.check.reason)}\n`);
   }
   return EXIT.OK;
 }
@@ -165,7 +166,7 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
   }
   assertVerifiable(entry, flags.unverified);
   if (!entry.free) {
-    ctx.stderr.write(`${entry.name}: licence ${entry.licence}\n${entry.licenceNote ? `${entry.licenceNote}\n` : ''}`);
+    ctx.stderr.write(`${entry.name}: licence ${printable(entry.licence)}\n${entry.licenceNote ? `${printable(entry.licenceNote)}\n` : ''}`);
     if (!flags.yes && !(await confirm(ctx, 'Install it under this licence? [y/N] '))) {
       throw new ClientError('VOX_ERR_CLIENT_MODEL_LICENCE', `${entry.name} is licensed "${entry.licence}", which is not free; read it above, and run again with --yes to accept it`);
     }
@@ -190,8 +191,9 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
     }
   };
   const note = (line: string) => ctx.stderr.write(`${tty ? '\n' : ''}vox voices: ${entry.name}: ${line}\n`);
-  if (!flags.from) ctx.stderr.write(`vox voices: downloading ${entry.name} from ${entry.url}${entry.sizeMB ? ` (about ${entry.sizeMB} MB)` : ''}\n`);
+  if (!flags.from) ctx.stderr.write(`vox voices: downloading ${entry.name} from ${shownUrl(entry.url)}${entry.sizeMB ? ` (about ${entry.sizeMB} MB)` : ''}\n`);
   const result = await installModel({
+    ...downloadTimes(ctx.env),
     home,
     entry,
     ...(flags.from ? { from: flags.from } : {}),
@@ -207,12 +209,26 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
   return EXIT.OK;
 }
 
+/** VOX_VOICES_TIMEOUT (the whole download) and VOX_VOICES_IDLE_TIMEOUT (a stall), in seconds, when set. */
+function downloadTimes(env: NodeJS.ProcessEnv): { deadlineMs?: number; idleMs?: number } {
+  const seconds = (name: string, max: number): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(`${name}=${printable(raw.slice(0, 40))}: give a number of seconds above 0 and at most ${max}`);
+    return Math.round(n * 1000);
+  };
+  const deadlineMs = seconds('VOX_VOICES_TIMEOUT', 86_400);
+  const idleMs = seconds('VOX_VOICES_IDLE_TIMEOUT', 3600);
+  return { ...(deadlineMs ? { deadlineMs } : {}), ...(idleMs ? { idleMs } : {}) };
+}
+
 function removeCommand(ctx: CliContext, name: string, json: boolean): number {
   const home = voxHome(ctx.env);
   const installed = listModels(home).map((m) => (m.ok ? m.manifest.name : m.name));
   const match = installed.find((n) => n.toLowerCase() === name.toLowerCase());
   if (!match || !removeModel(home, match)) {
-    throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${name}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`);
+    throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`);
   }
   ctx.stdout.write(json ? `${JSON.stringify({ removed: match })}\n` : `Removed ${match}.\n`);
   return EXIT.OK;

@@ -1,0 +1,44 @@
+/**
+ * Quoting untrusted text in a message: a key, a value or a path read from a
+ * file (a cloned repository's `.vox/config.md`, a catalogue, an archive) or
+ * from input must never reach a terminal raw, or the file could move the
+ * cursor, retitle the window or hide text (ANSI escapes, 8-bit CSI, bidi
+ * overrides). Every message that quotes such text passes it through
+ * `printable` once, at the point of quoting.
+ *
+ * Design note: control characters are shown as JSON-like escapes (`\x1b`,
+ * `\n`, `\u202e`) rather than dropped, so the reader sees that the file holds
+ * them and where. Printable text, including non-Latin letters, is left alone.
+ */
+
+// C0 controls and DEL, C1 controls (U+009B is CSI on 8-bit terminals), the
+// line and paragraph separators, bidi embeddings, overrides and isolates, and
+// the BOM / zero-width no-break space.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeOne(c: string): string {
+  const named = NAMED[c];
+  if (named) return named;
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` with every control character escaped (`\x1b[31m` becomes the eight
+ * characters `\x1b[31m`), safe to print to a terminal.
+ *
+ * @example printable('a\u001b[2Jb') // 'a\\x1b[2Jb'
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, escapeOne);
+}
+
+/** Whether `text` holds a character `printable` would escape. */
+export function hasUnprintable(text: string): boolean {
+  UNPRINTABLE.lastIndex = 0;
+  const found = UNPRINTABLE.test(text);
+  UNPRINTABLE.lastIndex = 0;
+  return found;
+}
