@@ -35,6 +35,16 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escapeOne);
 }
 
+/**
+ * A JSON text with every such character but JSON's own whitespace (tab, CR,
+ * LF: harmless, and legal between tokens) written as a `\\uXXXX` escape: the
+ * same JSON (the others can only stand inside strings), safe for a terminal.
+ * For output that promises the JSON as written (`vox logs --json`).
+ */
+export function printableJson(json: string): string {
+  return json.replace(UNPRINTABLE, (c) => (c === '\t' || c === '\r' || c === '\n' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 /** Whether `text` holds a character `printable` would escape. */
 export function hasUnprintable(text: string): boolean {
   UNPRINTABLE.lastIndex = 0;

@@ -1,6 +1,6 @@
 /** What a check of `vox doctor` is, the options of a run, and how checks are printed. */
 import { statSync } from 'node:fs';
-import type { HealthResponse, StatusResponse } from '@vox/protocol';
+import { printable, type HealthResponse, type StatusResponse } from '@vox/protocol';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
@@ -87,8 +87,9 @@ export const octal = (mode: number) => mode.toString(8).padStart(3, '0');
 export function formatChecks(checks: readonly Check[]): string {
   const lines: string[] = [];
   for (const c of checks) {
-    lines.push(`${c.level.padEnd(4)}  ${c.name}: ${c.detail}`);
-    if (c.level !== 'ok' && c.fix) lines.push(`  fix: ${c.fix}`);
+    // A detail may quote a path, a settings key or another program's words.
+    lines.push(`${c.level.padEnd(4)}  ${c.name}: ${printable(c.detail)}`);
+    if (c.level !== 'ok' && c.fix) lines.push(`  fix: ${printable(c.fix)}`);
   }
   const fails = checks.filter((c) => c.level === 'fail').length;
   const warns = checks.filter((c) => c.level === 'warn').length;

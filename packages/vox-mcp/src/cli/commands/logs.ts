@@ -16,7 +16,7 @@
  */
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { homePaths, voxHome } from '@vox/protocol';
+import { homePaths, printable, printableJson, voxHome } from '@vox/protocol';
 import { EXIT, type CliContext } from '../context.js';
 import { defineCommand } from '../command.js';
 
@@ -277,7 +277,7 @@ export const command = defineCommand({
     const dir = homePaths(voxHome(ctx.env)).logs;
     const path = join(dir, LOG_FILE);
     const print = (line: string) => {
-      if (!closed.signal.aborted) ctx.stdout.write(`${values.json ? line : formatLine(line)}\n`);
+      if (!closed.signal.aborted) ctx.stdout.write(`${values.json ? printableJson(line) : printable(formatLine(line))}\n`);
     };
 
     let size: number | undefined;

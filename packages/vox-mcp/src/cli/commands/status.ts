@@ -5,7 +5,7 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
+import { printable as safe, VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
@@ -20,15 +20,8 @@ const USAGE = `Usage: vox status [--json] [--watch]
   -h, --help    show this help
 `;
 
-/**
- * Text from the wire made safe for a terminal: every C0/C1 control character
- * (ESC, CSI, BEL, CR, newlines…) and DEL is shown as a visible \xNN, so a
- * session label or text cannot move the cursor, clear the screen or retitle it.
- */
-export function printable(text: unknown): string {
-  // eslint-disable-next-line no-control-regex
-  return String(text ?? '').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+/** Text from the wire made safe for a terminal (a session label or text must not move the cursor). */
+const printable = (text: unknown): string => safe(String(text ?? ''));
 
 function clip(text: string, n = 60): string {
   const safe = printable(text);

@@ -125,6 +125,22 @@ describe('vox logs (in process)', () => {
     assert.equal(all.out.trim().split('\n').length, 50);
   });
 
+  test('a spoken text holding terminal escapes is printed escaped, as text and as JSON', async () => {
+    const { home: h, logs } = home();
+    // What pino writes for a text with ESC (JSON escapes it), 8-bit CSI and a bidi override (JSON leaves those raw).
+    const evil = rec(1, { text: 'x\u001b]0;owned\u0007\u009b2J\u202ey' });
+    writeFileSync(join(logs, 'voxd.log'), `${evil}\nnot json \u009b2J\n`);
+    const env = { VOX_HOME: h, TZ: 'UTC' };
+    const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+    const human = await runLogs([], env);
+    assert.equal(unsafe.test(human.out), false, human.out);
+    assert.match(human.out, /\\x1b\]0;owned\\x07\\x9b2J\\u202ey/);
+    assert.match(human.out, /not json \\x9b2J/);
+    const json = await runLogs(['--json'], env);
+    assert.equal(unsafe.test(json.out), false, json.out);
+    assert.deepEqual(JSON.parse(json.out.split('\n')[0]!), JSON.parse(evil), 'the same JSON');
+  });
+
   test('no log yet: a note on stderr, exit 0; bad -n: exit 2', async () => {
     const { home: h } = home();
     const none = await runLogs([], { VOX_HOME: h });
