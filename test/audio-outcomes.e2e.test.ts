@@ -139,6 +139,13 @@ describe('no audio device and no player', () => {
     assert.equal((await d.api('GET', '/v1/health')).status, 200, 'voxd keeps serving');
   });
 
+  test("voxd's own stderr carries no ALSA noise, only its own words", async () => {
+    // The probes ran (the test above), each with a device that fails to open: ALSA prints a
+    // page of "ALSA lib ..." lines while it fails, which must not land ahead of voxd's error.
+    await d.api('POST', '/v1/speak', { text: 'Still nobody can hear this.' });
+    assert.doesNotMatch(d.stderr(), /ALSA lib/, d.stderr());
+  });
+
   test('vox say prints one line with the cause and the fix and exits 5; --quiet still exits 5', async () => {
     const r = await vox(['say', 'Hello from vox'], { env: d.env });
     assert.equal(r.code, 5, r.stderr);

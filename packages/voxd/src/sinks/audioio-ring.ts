@@ -1,4 +1,4 @@
-/** The shared-memory ring between the `audioio` sink and its worker, and their messages. */
+/** The shared-memory ring between the `audioio` sink and its worker, their messages, and how audio-io's errors are worded. */
 
 /** Slots of the Int32 control array. */
 export const CTL = {
@@ -20,3 +20,11 @@ export type AudioIoRequest =
   | { type: 'close' };
 
 export type AudioIoReply = { type: 'opened' } | { type: 'failed'; message: string } | { type: 'closed'; message?: string };
+
+/** An audio-io error in a line: a missing libasound.so.2 surfaces as a dlopen error naming the addon's absolute path; keep the cause. */
+export function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const lib = /(lib[\w.-]+\.so[\d.]*): cannot open shared object file/.exec(message);
+  if (lib) return `${lib[1]} is missing`;
+  return message.split('\n')[0]!;
+}

@@ -11,7 +11,7 @@
  * write would. docs/architecture.md has the measurements.
  */
 import { parentPort } from 'node:worker_threads';
-import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
+import { CTL, describe, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
 
 type Output = { dispose(): Promise<void> };
 let output: Output | undefined;
@@ -63,14 +63,6 @@ async function open(req: Extract<AudioIoRequest, { type: 'open' }>): Promise<voi
   } catch (err) {
     post({ type: 'failed', message: describe(err) });
   }
-}
-
-function describe(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  // A missing libasound.so.2 surfaces as a dlopen error naming the addon's absolute path: keep the cause.
-  const lib = /(lib[\w.-]+\.so[\d.]*): cannot open shared object file/.exec(message);
-  if (lib) return `${lib[1]} is missing`;
-  return message.split('\n')[0]!;
 }
 
 parentPort!.on('message', (req: AudioIoRequest) => {

@@ -12,6 +12,8 @@
  * - a stop silences the next device buffer (BUFFER_MS) and disposes the output;
  * - a device that fails or stops calling back fails the utterance clearly.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
@@ -37,6 +39,8 @@ const CLOSE_TIMEOUT_MS = 1000;
  * C++ exception from a call into a dying environment). Wait this long.
  */
 const TERMINATE_AFTER_CLOSE_MS = 500;
+/** The probe's own process (audioio-probe.ts, which says why). */
+const PROBE = fileURLToPath(new URL('./audioio-probe.js', import.meta.url));
 
 export interface AudioIoTiming {
   /** From the first PCM chunk to its first sample copied to the device, in ms. */
@@ -85,16 +89,9 @@ export class AudioIoSink implements Sink {
   }
 
   async #probe(): Promise<string | undefined> {
-    try {
-      await this.#open(22050, ring(22050));
-      await this.#close();
-      this.#lastError = undefined;
-    } catch (err) {
-      this.#lastError = `audio-io: ${(err as Error).message}`;
-    } finally {
-      this.#probed = true;
-      this.#armIdle();
-    }
+    const why = await probeInChild();
+    this.#lastError = why === undefined ? undefined : `audio-io: ${nameMissingDevice(why)}`;
+    this.#probed = true;
     return this.#lastError;
   }
 
@@ -320,4 +317,37 @@ function fixFor(error: string): string {
   if (/libasound/.test(error)) return `install the ALSA library (apt-get install libasound2), or ${NO_OUTPUT_FIX}`;
   if (/no sound device/.test(error)) return NO_DEVICE_FIX;
   return `check the audio device with "vox doctor", or ${NO_OUTPUT_FIX}`;
+}
+
+/**
+ * Open and close the default device in a child process (audioio-probe.ts):
+ * undefined when it worked, else why not. ALSA's noise on the child's stderr
+ * is read (bounded) and dropped; the child is killed if the device hangs.
+ */
+function probeInChild(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [PROBE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      if (out.length < 4096) out += d;
+    });
+    child.stderr.resume();
+    const timer = setTimeout(() => child.kill('SIGKILL'), OPEN_TIMEOUT_MS + CLOSE_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      resolve(`its probe could not start (${err.message})`);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (signal === 'SIGKILL') return resolve(`the audio device did not open and close within ${OPEN_TIMEOUT_MS + CLOSE_TIMEOUT_MS} ms (a hung driver or sound server?)`);
+      let reply: { ok?: boolean; message?: string } | undefined;
+      try {
+        reply = JSON.parse(out.split('\n')[0]!) as { ok?: boolean; message?: string };
+      } catch {
+        // A crash before it could answer.
+      }
+      if (reply?.ok === true) return resolve(undefined);
+      resolve(reply?.message ?? `its probe exited with ${signal ?? `code ${code}`}`);
+    });
+  });
 }
