@@ -156,7 +156,8 @@ describe('readSettingsFile', () => {
   test('a missing file is every default; a directory in its place is a problem', () => {
     assert.deepEqual(readSettingsFile(join(tmp, 'none.yaml')).problems, []);
     assert.equal(readSettingsFile(join(tmp, 'none.yaml')).exists, false);
-    assert.match(readSettingsFile(tmp).problems[0]!.message, /cannot read the settings file: EISDIR/);
+    assert.match(readSettingsFile(tmp).problems[0]!.message, /the settings file is a directory, not a file of settings; move it away/);
+    assert.equal(readSettingsFile(tmp).unreadable, true);
     const f = join(tmp, 'v.yaml');
     writeFileSync(f, 'port: 1234\n');
     assert.deepEqual(readSettingsFile(f).values, { port: 1234 });
