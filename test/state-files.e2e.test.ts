@@ -6,12 +6,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { cleanEnv, FIXTURES, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, writeSettings } from './helpers/daemon.js';
 
 const homes: string[] = [];
+const servers: { close(): void }[] = [];
+const sockets = new Set<Socket>();
 after(async () => {
+  for (const s of sockets) s.destroy();
+  for (const s of servers) s.close();
   for (const h of homes) {
     await stopDaemonsUnder(h);
     removeDir(h);
@@ -204,5 +210,100 @@ describe("voxd's settings file in hostile shapes", () => {
     assert.notEqual(set.code, 0, set.stdout);
     assert.match(set.stderr, /is a FIFO/);
     assert.equal(lstatSync(file).isFIFO(), true);
+  });
+});
+
+describe('the V8 code cache of the hot bundles', () => {
+  // Autostart off: the run reaches no voxd and exits 3 at once, but loads (and writes) the cache.
+  const run = (env: NodeJS.ProcessEnv) => vox(['say', 'hello there'], { env: { ...env, VOX_NO_AUTOSTART: '1' }, timeoutMs: GUARD_MS });
+  const cacheEnv = () => {
+    const h = home();
+    return cleanEnv(h, { XDG_CACHE_HOME: join(h, 'xdg') });
+  };
+  async function cacheFile(env: NodeJS.ProcessEnv): Promise<string> {
+    const r = await run(env);
+    assert.equal(r.code, 3, r.stderr);
+    const dir = join(env.XDG_CACHE_HOME!, 'vox', 'code-cache');
+    return join(dir, readdirSync(dir).find((f) => f.startsWith('vox-say.cjs'))!);
+  }
+
+  test('bytes flipped past an intact header: the run works, and the cache is replaced', async () => {
+    const env = cacheEnv();
+    const file = await cacheFile(env);
+    const bytes = readFileSync(file);
+    const nl = bytes.indexOf(10);
+    for (let i = nl + 1000; i < Math.min(bytes.length, nl + 1400); i++) bytes[i]! ^= 0xff;
+    writeFileSync(file, bytes);
+    const r = await run(env);
+    assert.equal(r.code, 3, `exit ${r.code}: ${r.stderr}`);
+    assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+    assert.notDeepEqual(readFileSync(file), bytes, 'the damaged cache did not stay');
+    assert.equal((await run(env)).code, 3, 'and the next run uses the new one');
+  });
+
+  test('a FIFO in place of the cache file: the run does not block, and a regular file replaces it', async () => {
+    const env = cacheEnv();
+    const file = await cacheFile(env);
+    spoil(file, spoilers.FIFO!);
+    const r = await run(env);
+    assert.equal(r.code, 3, `exit ${r.code}: ${r.stderr}`);
+    assert.equal(lstatSync(file).isFile(), true);
+  });
+
+  test('a symlinked cache directory is not followed, nor written through', async () => {
+    const env = cacheEnv();
+    const name = basename(await cacheFile(cacheEnv()));
+    const planted = join(env.XDG_CACHE_HOME!, 'planted');
+    mkdirSync(planted, { recursive: true });
+    execFileSync('mkfifo', [join(planted, name)]);
+    mkdirSync(join(env.XDG_CACHE_HOME!, 'vox'), { recursive: true });
+    symlinkSync(planted, join(env.XDG_CACHE_HOME!, 'vox', 'code-cache'));
+    const r = await run(env);
+    assert.equal(r.code, 3, `exit ${r.code}: ${r.stderr}`);
+    assert.deepEqual(readdirSync(planted), [name], 'nothing written into the link target');
+    assert.equal(lstatSync(join(planted, name)).isFIFO(), true);
+  });
+});
+
+describe('messages say what happened', () => {
+  async function listen(server: Server | ReturnType<typeof createServer>): Promise<number> {
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    return (server.address() as { port: number }).port;
+  }
+
+  test('a port held by a program that never answers, autostart off: not "start it with vox daemon start"', async () => {
+    const port = await listen(
+      createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => {});
+      }),
+    );
+    const say = await vox(['say', '--timeout', '2', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+    assert.equal(say.code, 3, say.stderr);
+    assert.match(say.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE.*did not answer.*another program holding the port/);
+    assert.doesNotMatch(say.stderr, /vox daemon start/);
+  });
+
+  test('voxd at its connection cap (503 TOO_MANY_CONNECTIONS): "too many connections"', async () => {
+    const port = await listen(
+      createHttpServer((req, res) => {
+        req.resume();
+        res.writeHead(503, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' }).end(JSON.stringify({ code: 'VOX_ERR_TOO_MANY_CONNECTIONS', message: 'too many connections' }));
+      }),
+    );
+    const say = await vox(['say', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port) }), timeoutMs: GUARD_MS });
+    assert.equal(say.code, 3, say.stderr);
+    assert.match(say.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE.*too many connections/);
+    assert.doesNotMatch(say.stderr, /vox daemon start/);
+  });
+
+  test('nothing listening, autostart off: start it with "vox daemon start"', async () => {
+    const port = await listen(createServer());
+    servers.pop()!.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const say = await vox(['say', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+    assert.equal(say.code, 3, say.stderr);
+    assert.match(say.stderr, /connection refused\. Nothing listens there: start it with "vox daemon start"/);
   });
 });
