@@ -76,8 +76,9 @@ export function parseSettings(text: string, file: string): ParsedSettings {
     problem({ origin: file, line: lineOf(root.range?.[0]), message: 'the file must hold "key: value" lines (a YAML map)' });
     return finish();
   }
-  const seen = new Set<string>();
   const walk = (map: YAMLMap<unknown, unknown>, prefix: string) => {
+    // Per map, as YAML means it: `sherpa: {idleUnloadMs}` beside `sherpa.idleUnloadMs` are two keys, each checked.
+    const seen = new Set<string>();
     for (const pair of map.items) {
       const keyNode = pair.key as Node | null;
       const key = `${prefix}${isScalar(keyNode) ? String(keyNode.value) : String(keyNode)}`;
