@@ -135,7 +135,9 @@ try {
         if (c.cache) c.cache(await cacheFile(env));
         c.spoil?.(h);
         const r = await run(command === 'hook' ? ['hook', 'Notification'] : ['say', 'hello there'], env, command === 'hook' ? payload : undefined);
-        report({ bench: 'state-files', case: name, command, ...r, ms: round(r.ms, 0), ratio: round(r.ms / nodeMs, 1) });
+        // The budget: ended by itself (not killed), under 100 MB, and a hook within its 2.5 s deadline.
+        const withinBudget = !r.killed && r.rssMB < 100 && (command !== 'hook' || r.ms <= 2500);
+        report({ bench: 'state-files', case: name, command, ...r, ms: round(r.ms, 0), ratio: round(r.ms / nodeMs, 1), withinBudget });
       } finally {
         killUnder(h);
       }
