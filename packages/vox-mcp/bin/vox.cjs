@@ -14,7 +14,7 @@
 //   bundle and Node version, in $XDG_CACHE_HOME/vox/code-cache
 //   (~/.cache/vox/code-cache; ~/Library/Caches/vox/code-cache on macOS), used
 //   only when it names the bundle's size, times and inode, its data has the
-//   SHA-1 its header names (a mismatch deletes it), it is a regular file of
+//   checksum its header names (a mismatch deletes it), it is a regular file of
 //   this user's that no one else can write, in directories of this user's
 //   that are not links. A missing, stale, damaged or unwritable cache only
 //   costs the compile.
@@ -93,9 +93,29 @@ function ownDir(fs, path, dir) {
   return true;
 }
 
-/** SHA-1 of the V8 data, in the header: V8 checks only its own header, and flipped bytes past it crash the run (SIGTRAP). */
+/**
+ * A Fletcher-style checksum of the V8 data, in the header: V8 checks only its
+ * own header, and flipped bytes past it crash the run (SIGTRAP). Not crypto:
+ * the file is this user's own (checked above), and node:crypto's SHA-1 cost a
+ * hot run about 10 ms. Two 32-bit sums over the native-endian 32-bit words
+ * (then the tail bytes), so any changed word changes it; 16 hex digits.
+ */
 function digest(data) {
-  return require('node:crypto').createHash('sha1').update(data).digest('hex');
+  // Words from the data's first byte, wherever it sits in memory: a copy when it is not 4-byte aligned.
+  if (data.byteOffset % 4) data = Buffer.from(data);
+  const words = data.length >>> 2;
+  const u32 = new Uint32Array(data.buffer, data.byteOffset, words);
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < words; i++) {
+    a = (a + u32[i] + 1) | 0;
+    b = (b + a) | 0;
+  }
+  for (let i = words * 4; i < data.length; i++) {
+    a = (a + data[i] + 1) | 0;
+    b = (b + a) | 0;
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 /**
@@ -116,7 +136,7 @@ function readCache(fs, file, identity) {
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
     const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
-    const m = header.startsWith(`${identity} `) ? /^(full|partial) ([0-9a-f]{40})$/.exec(header.slice(identity.length + 1)) : null;
+    const m = header.startsWith(`${identity} `) ? /^(full|partial) ([0-9a-f]{16})$/.exec(header.slice(identity.length + 1)) : null;
     if (!m) return undefined;
     const v8data = data.subarray(nl + 1);
     if (digest(v8data) !== m[2]) {
