@@ -37,6 +37,7 @@ const BENCHES = [
   { file: 'say.mjs', everyNode: true },
   { file: 'hook.mjs', everyNode: true },
   { file: 'hook-deadline.mjs' },
+  { file: 'state-files.mjs' },
   { file: 'mcp.mjs', everyNode: true },
   { file: 'mcp-tool-hook.mjs' },
   { file: 'session-hook.mjs' },

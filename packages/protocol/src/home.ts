@@ -47,6 +47,10 @@ export function voxHome(
 /** The names of two files in VOX_HOME that every client call reads (homePaths() joins them). */
 export const TOKEN_FILE = 'token';
 export const STATE_FILE = 'voxd.json';
+export const STOPPED_FILE = 'voxd.stopped';
+
+/** Most bytes of voxd.json that anyone reads: voxd writes a few hundred. */
+export const STATE_FILE_MAX_BYTES = 64 * 1024;
 
 export interface HomePaths {
   home: string;
@@ -65,6 +69,8 @@ export interface HomePaths {
   models: string;
   /** Accepted requests not yet settled (voxd's journal), replayed by the next voxd; mode 0600. */
   journal: string;
+  /** Written by "vox daemon stop|restart" before voxd is signalled, removed by the next voxd: a waiter's re-send honours it. */
+  stopped: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -79,6 +85,7 @@ export function homePaths(home: string): HomePaths {
     keys: join(home, 'keys.env'),
     models: join(home, 'models'),
     journal: join(home, 'journal.jsonl'),
+    stopped: join(home, STOPPED_FILE),
   };
 }
 
@@ -95,4 +102,44 @@ export interface DaemonState {
   engine?: string;
   /** Where each setting came from: `flag`, `env`, `file` or `default`. */
   sources?: Record<string, string>;
+}
+
+/**
+ * The text of voxd.json as a DaemonState, or undefined when it is not one that
+ * voxd wrote: a pid and a port that a client or a starting voxd can use as
+ * they are (an integer port from 1 to 65535, not -5, 70000 or 1.5).
+ */
+export function parseDaemonState(text: string): DaemonState | undefined {
+  let state: Partial<DaemonState>;
+  try {
+    state = JSON.parse(text) as Partial<DaemonState>;
+  } catch {
+    return undefined;
+  }
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
+  if (!Number.isInteger(state.port) || state.port! < 1 || state.port! > 65535) return undefined;
+  if (state.host !== undefined && typeof state.host !== 'string') return undefined;
+  if (state.pid !== undefined && (!Number.isInteger(state.pid) || state.pid < 1)) return undefined;
+  if (state.version !== undefined && typeof state.version !== 'string') return undefined;
+  return state as DaemonState;
+}
+
+/** Contents of `VOX_HOME/voxd.stopped`: who stopped voxd, and whether a new one is coming. */
+export interface StoppedMarker {
+  /** `stop`: waiters are told their speech was stopped; `restart`: they wait for the new voxd. */
+  reason: 'stop' | 'restart';
+  /** The voxd that was stopped. */
+  pid?: number;
+  /** ms since the epoch. */
+  at: number;
+}
+
+export function parseStoppedMarker(text: string): StoppedMarker | undefined {
+  try {
+    const m = JSON.parse(text) as Partial<StoppedMarker>;
+    if ((m?.reason !== 'stop' && m?.reason !== 'restart') || typeof m.at !== 'number') return undefined;
+    return m as StoppedMarker;
+  } catch {
+    return undefined;
+  }
 }

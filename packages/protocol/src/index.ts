@@ -5,5 +5,6 @@ export * from './home.js';
 export * from './keys-file.js';
 export * from './printable.js';
 export * from './process.js';
+export * from './regular-file.js';
 export * from './wire.js';
 export { VERSION } from './version.js';

@@ -44,7 +44,7 @@ export {
   type SettingRule,
 } from './settings/schema.js';
 export { checkSetting, formatProblem, settingFromText, SettingsError, unknownSettingProblem, type SettingsProblem } from './settings/problems.js';
-export { parseSettings, readSettingsFile, settingsDir, settingsPath, SETTINGS_FILE_NAME, type ParsedSettings, type SettingsFile } from './settings/file.js';
+export { DUPLICATE_KEY, parseSettings, readSettingsFile, settingsDir, settingsPath, SETTINGS_FILE_MAX_BYTES, SETTINGS_FILE_NAME, type ParsedSettings, type SettingsFile } from './settings/file.js';
 
 /** Where a value in effect came from. */
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';

@@ -69,6 +69,24 @@ describe('parseSettings', () => {
     assert.match(parseSettings('- audio\n', 'f').problems[0]!.message, /key: value/);
   });
 
+  test('40,000 unknown keys: 20 problems named and the rest counted; duplicates found without yaml\'s quadratic check', () => {
+    const text = Array.from({ length: 40_000 }, (_, i) => `k${i}: 1`).join('\n');
+    const r = parseSettings(text, 'f');
+    assert.equal(r.problems.length, 21);
+    assert.match(r.problems[0]!.message, /unknown key "k0"/);
+    assert.equal(r.problems[20]!.message, 'and 39980 more problems like these');
+    const dup = parseSettings('port: 1\nengine: espeak\nport: 2\n', 'f');
+    assert.deepEqual(dup.problems.map((p) => [p.line, p.message]), [[3, 'YAML: map keys must be unique: "port" is set twice; keep one']]);
+  });
+
+  test('an alias is refused, not expanded; a key of 60,000 characters is named by its start', () => {
+    const r = parseSettings('x: &a espeak\nengine: *a\n', 'f');
+    assert.ok(r.problems.some((p) => /engine: an alias \(\*a\) is not allowed here/.test(p.message)), JSON.stringify(r.problems));
+    assert.equal(r.values.engine, undefined);
+    const long = parseSettings(`${'k'.repeat(60_000)}: 1\n`, 'f');
+    assert.ok(long.problems[0]!.message.length < 400, `${long.problems[0]!.message.length} characters`);
+  });
+
   test('an unknown section is named like an unknown key', () => {
     const r = parseSettings('transcribr:\n  model: x\n', 'f');
     assert.match(r.problems[0]!.message, /unknown key "transcribr"/);
@@ -156,7 +174,8 @@ describe('readSettingsFile', () => {
   test('a missing file is every default; a directory in its place is a problem', () => {
     assert.deepEqual(readSettingsFile(join(tmp, 'none.yaml')).problems, []);
     assert.equal(readSettingsFile(join(tmp, 'none.yaml')).exists, false);
-    assert.match(readSettingsFile(tmp).problems[0]!.message, /cannot read the settings file: EISDIR/);
+    assert.match(readSettingsFile(tmp).problems[0]!.message, /the settings file is a directory, not a file of settings; move it away/);
+    assert.equal(readSettingsFile(tmp).unreadable, true);
     const f = join(tmp, 'v.yaml');
     writeFileSync(f, 'port: 1234\n');
     assert.deepEqual(readSettingsFile(f).values, { port: 1234 });

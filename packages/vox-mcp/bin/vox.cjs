@@ -13,9 +13,11 @@
 //   that reaches voxd, if the first was one that did not). One file per
 //   bundle and Node version, in $XDG_CACHE_HOME/vox/code-cache
 //   (~/.cache/vox/code-cache; ~/Library/Caches/vox/code-cache on macOS), used
-//   only when it names the bundle's size, times and inode, belongs to this
-//   user and is writable by no one else. A missing, stale or unwritable cache
-//   only costs the compile.
+//   only when it names the bundle's size, times and inode, its data has the
+//   checksum its header names (a mismatch deletes it), it is a regular file of
+//   this user's that no one else can write, in directories of this user's
+//   that are not links. A missing, stale, damaged or unwritable cache only
+//   costs the compile.
 // - The whole CLI uses Node's module compile cache (Node 22.1 and later) in
 //   $XDG_CACHE_HOME/vox/compile-cache.
 // NODE_DISABLE_COMPILE_CACHE turns both off (NODE_COMPILE_CACHE, when set,
@@ -71,22 +73,77 @@ function hash(s) {
 }
 
 /**
+ * True when `dir` and its parent (…/vox/code-cache and …/vox) are directories
+ * of this user that no one else can write, and neither is a symbolic link:
+ * under a shared sticky directory (XDG_CACHE_HOME=/tmp) another user could
+ * otherwise plant the cache, or a FIFO in its place.
+ */
+function ownDir(fs, path, dir) {
+  // Owners and modes mean something only on POSIX (Windows has no getuid).
+  const uid = process.getuid && process.getuid();
+  if (uid === undefined) return true;
+  for (const d of [dir, path.dirname(dir)]) {
+    try {
+      const st = fs.lstatSync(d);
+      if (!st.isDirectory() || st.uid !== uid || st.mode & 0o022) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A Fletcher-style checksum of the V8 data, in the header: V8 checks only its
+ * own header, and flipped bytes past it crash the run (SIGTRAP). Not crypto:
+ * the file is this user's own (checked above), and node:crypto's SHA-1 cost a
+ * hot run about 10 ms. Two 32-bit sums over the native-endian 32-bit words
+ * (then the tail bytes), so any changed word changes it; 16 hex digits.
+ */
+function digest(data) {
+  // Words from the data's first byte, wherever it sits in memory: a copy when it is not 4-byte aligned.
+  if (data.byteOffset % 4) data = Buffer.from(data);
+  const words = data.length >>> 2;
+  const u32 = new Uint32Array(data.buffer, data.byteOffset, words);
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < words; i++) {
+    a = (a + u32[i] + 1) | 0;
+    b = (b + a) | 0;
+  }
+  for (let i = words * 4; i < data.length; i++) {
+    a = (a + data[i] + 1) | 0;
+    b = (b + a) | 0;
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
  * The cache file's V8 data and whether a run that reached voxd wrote it, when
- * its first line names this bundle (`identity`) and only this user can have
- * written it; else undefined.
+ * its first line names this bundle (`identity`), its data has the digest that
+ * line names and only this user can have written it; else undefined. A file
+ * whose data does not match is deleted. Opened non-blocking and without
+ * following a link: a FIFO or a link in its place is passed over at once.
  */
 function readCache(fs, file, identity) {
   let fd;
   try {
-    fd = fs.openSync(file, 'r');
+    const { O_RDONLY, O_NONBLOCK = 0, O_NOFOLLOW = 0 } = fs.constants;
+    fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
     const st = fs.fstatSync(fd);
     // Owner and mode mean something only on POSIX (Windows reports every file 0o666, and has no getuid).
     if (!st.isFile() || (process.getuid && (st.mode & 0o022 || st.uid !== process.getuid())) || st.size > 64 * 1024 * 1024) return undefined;
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
     const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
-    if (header !== `${identity} full` && header !== `${identity} partial`) return undefined;
-    return { data: data.subarray(nl + 1), full: header.endsWith(' full') };
+    const m = header.startsWith(`${identity} `) ? /^(full|partial) ([0-9a-f]{16})$/.exec(header.slice(identity.length + 1)) : null;
+    if (!m) return undefined;
+    const v8data = data.subarray(nl + 1);
+    if (digest(v8data) !== m[2]) {
+      fs.unlinkSync(file);
+      return undefined;
+    }
+    return { data: v8data, full: m[1] === 'full' };
   } catch {
     return undefined;
   } finally {
@@ -94,12 +151,13 @@ function readCache(fs, file, identity) {
   }
 }
 
-/** Write the cache file whole or not at all (a temp file renamed over it); never throws. */
-function writeCache(fs, dir, file, header, data) {
+/** Write the cache file whole or not at all (a temp file renamed over it), only into a directory of this user's; never throws. */
+function writeCache(fs, path, dir, file, header, data) {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${header}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
+    if (!ownDir(fs, path, dir)) return;
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${header} ${digest(data)}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
     fs.renameSync(tmp, file);
   } catch {
     // unwritable or full: the next run compiles again
@@ -128,9 +186,9 @@ function runHot(name) {
   }
   const dir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheDir(path, 'code-cache');
   // The bundle as it is on disk: any rebuild or reinstall changes its ctime or inode.
-  const identity = `vox-code-cache 2 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
+  const identity = `vox-code-cache 3 ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino} ${st.dev}`;
   const cacheFile = dir && path.join(dir, `${name}-${process.version}-${process.arch}-${hash(file)}.bin`);
-  const cached = cacheFile ? readCache(fs, cacheFile, identity) : undefined;
+  const cached = cacheFile && ownDir(fs, path, dir) ? readCache(fs, cacheFile, identity) : undefined;
 
   // What require() would do: a Module in require.cache, with its own require.
   const Module = module.constructor;
@@ -159,7 +217,7 @@ function runHot(name) {
     require('node:diagnostics_channel').subscribe(channel, started);
     process.once('exit', () => {
       require('node:diagnostics_channel').unsubscribe(channel, started);
-      if (!usable || sent) writeCache(fs, dir, cacheFile, `${identity} ${sent ? 'full' : 'partial'}`, script.createCachedData());
+      if (!usable || sent) writeCache(fs, path, dir, cacheFile, `${identity} ${sent ? 'full' : 'partial'}`, script.createCachedData());
     });
   }
   script.runInThisContext().call(m.exports, m.exports, req, m, file, path.dirname(file));

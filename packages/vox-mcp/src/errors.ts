@@ -7,6 +7,8 @@ export const CLIENT_ERRORS = {
   VOX_ERR_CLIENT_DAEMON_UNREACHABLE: 'voxd is not answering and could not be started (or autostart is off).',
   VOX_ERR_CLIENT_DAEMON_START_FAILED: 'vox started voxd but it did not answer in time.',
   VOX_ERR_CLIENT_DAEMON_EXITED: 'vox started voxd and voxd exited before it listened; the message is voxd\'s own.',
+  VOX_ERR_CLIENT_DAEMON_STOPPED: 'voxd was stopped by request ("vox daemon stop") while the call waited; it did not start another.',
+  VOX_ERR_CLIENT_STATE_FILE: 'A file in VOX_HOME (the token) is not what voxd writes, and voxd refused the call for it.',
   VOX_ERR_CLIENT_NOT_VOXD: 'What answers on voxd\'s port (or at the port voxd.json names) is not voxd: no x-voxd-version header, or not a voxd answer.',
   VOX_ERR_CLIENT_CONFIG_INVALID: 'The project\'s .vox/config.md is invalid.',
   VOX_ERR_CLIENT_USAGE: 'Bad flags, arguments or environment variables.',

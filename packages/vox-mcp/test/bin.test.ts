@@ -129,14 +129,14 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.equal(files.length, 1, `one file per bundle and Node version in ${cache}`);
     assert.match(files[0]!, new RegExp(`^vox-say\\.cjs-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.bin$`));
     const file = join(cache, files[0]!);
-    assert.match(header(file), /^vox-code-cache 2 \d+ .* partial$/);
+    assert.match(header(file), /^vox-code-cache 3 \d+ .* partial [0-9a-f]{16}$/);
     assert.equal(statSync(cache).mode & 0o777, 0o700);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     // The first run that reaches voxd replaces it with everything it compiled.
     const partialSize = statSync(file).size;
     const first = run(BIN, ['say', 'hello'], { env: e });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(header(file), /^vox-code-cache 2 \d+ .* full$/);
+    assert.match(header(file), /^vox-code-cache 3 \d+ .* full [0-9a-f]{16}$/);
     assert.ok(statSync(file).size > partialSize, 'the full cache holds more than the partial one');
     const written = statSync(file).mtimeMs;
     // Taken as it is afterwards, by any run: not rewritten, and the run answers as the first did.
@@ -160,21 +160,24 @@ describe('bin/vox.cjs', { skip: built }, () => {
     const file = join(cache, readdirSync(cache)[0]!);
     const good = readFileSync(file);
     const header = good.subarray(0, good.indexOf(10)).toString('latin1');
-    assert.match(header, /^vox-code-cache 2 \d+ .* partial$/);
-    // Rewritten: this bundle's header and V8 data of the size a run writes (the bytes vary from run to run).
+    assert.match(header, /^vox-code-cache 3 \d+ .* partial [0-9a-f]{16}$/);
+    // The header without its digest: the bundle and the kind of run.
+    const identity = header.replace(/ [0-9a-f]{16}$/, '');
+    // Rewritten: this bundle's header and V8 data of the size a run writes (the bytes, and so the digest, vary from run to run).
     const rewritten = () => {
       const now = readFileSync(file);
-      assert.equal(now.subarray(0, now.indexOf(10)).toString('latin1'), header);
+      const nowHeader = now.subarray(0, now.indexOf(10)).toString('latin1');
+      assert.equal(nowHeader.replace(/ [0-9a-f]{16}$/, ''), identity);
       assert.ok(now.length > good.length / 2, `${now.length} bytes of V8 data`);
     };
-    // Garbage after a matching header: V8 rejects it, vox runs as usual and writes a good one.
+    // Garbage after a matching header: its digest does not match, vox deletes it, runs as usual and writes a good one.
     writeFileSync(file, Buffer.concat([Buffer.from(`${header}\n`), Buffer.from('not V8 code')]), { mode: 0o600 });
     let r = run(BIN, ['say', 'hello'], { env: e });
     assert.equal(r.code, 3);
     assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
     rewritten();
     // A header naming another build of the bundle: replaced.
-    writeFileSync(file, Buffer.concat([Buffer.from('vox-code-cache 2 1 2 3 4 5 partial\n'), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
+    writeFileSync(file, Buffer.concat([Buffer.from(`vox-code-cache 3 1 2 3 4 5 partial ${header.slice(-16)}\n`), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
     assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
     rewritten();
     // Writable by others: not trusted, and replaced by one that is not.

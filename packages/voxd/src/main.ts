@@ -3,7 +3,7 @@
  * voxd entry: the only place that parses flags, takes the single-instance
  * lock, listens, handles signals and exits.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
 import lockfile from 'proper-lockfile';
@@ -16,8 +16,9 @@ import { appendStartupLog, createLogger } from './log/logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
 import type { Sink } from './sinks/sink.js';
-import { readState, removeState, writeState } from './access/state-file.js';
-import { ensureToken } from './access/token.js';
+import { keepFiles } from './access/keeper.js';
+import { keptState, moveAside, readState, removeState, writeState } from './access/state-file.js';
+import { ensureToken, keptToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from './idle-trim.js';
@@ -115,12 +116,14 @@ for (const key of ['port', 'host', 'audio', 'engine'] as const) if (args[key] !=
 const settings = resolveSettings({ env, file: settingsFile, flags });
 if (settings.problems.length) {
   const n = settings.problems.length;
-  const inFile = settings.problems.some((p) => p.origin === settingsFile.path);
+  // An unreadable file's one problem says its own fix.
+  const inFile = !settingsFile.unreadable && settings.problems.some((p) => p.origin === settingsFile.path);
   const fixes = [
     ...(inFile ? [`"vox daemon config set KEY VALUE" or "vox daemon config unset KEY" fixes ${settingsFile.path} (docs/operations.md lists every setting)`] : []),
     ...(settings.problems.some((p) => p.origin !== settingsFile.path) ? ['fix the variable or flag, or leave it out to use the settings file'] : []),
   ];
-  fail(`${n === 1 ? 'a setting is' : `${n} settings are`} invalid:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}\n${fixes.join('; ')}.`, 2);
+  const what = settingsFile.unreadable && n === 1 ? 'the settings file cannot be used' : n === 1 ? 'a setting is invalid' : `${n} settings are invalid`;
+  fail(`${what}:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}${fixes.length ? `\n${fixes.join('; ')}.` : ''}`, 2);
 }
 const { port, host, audio: sinkSpec } = settings.values;
 const describeSource = (key: SettingKey): string =>
@@ -318,7 +321,17 @@ try {
 // turns): a client that re-sends must find its request back in the queue.
 for (const problem of journal.replay.problems) log.warn({ journal: paths.journal }, problem);
 dispatcher.restore(journal.replay);
-writeState(paths.state, { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources });
+// A directory or FIFO where voxd.json goes (planted, or left by a crash) is moved aside and reported: voxd writes the file.
+const movedState = moveAside(paths.state);
+if (movedState) {
+  log.warn(movedState);
+  process.stderr.write(`voxd: warning: ${movedState}\n`);
+}
+const daemonState = { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources };
+writeState(paths.state, daemonState);
+// A new voxd answers: a "vox daemon stop|restart" before it is over, and its waiters may start voxd again.
+rmSync(paths.stopped, { force: true });
+keepFiles(paths.home, [keptState(paths.state, daemonState), keptToken(paths.token, token)], (msg) => log.warn(msg));
 serving = true;
 // Idle, the heap's slack goes back to the system (idle-trim.ts).
 const trim = startIdleTrim({ log });

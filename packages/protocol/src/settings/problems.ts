@@ -35,6 +35,8 @@ function show(value: unknown): string {
 
 /** A problem for an unknown key, naming the closest known one. */
 export function unknownSettingProblem(key: string, origin: string, line?: number): SettingsProblem {
+  // Bounded: a key of 60,000 characters is named by its start, and compared by it.
+  if (key.length > 80) key = `${key.slice(0, 77)}...`;
   const near = closestName(key, SETTING_KEYS, { sink: 'audio', output: 'audio', device: 'audio', level: 'logLevel', loglevel: 'logLevel', address: 'host', provider: 'engine', tts: 'engine' });
   return {
     origin,

@@ -6,7 +6,8 @@
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, voxHome } from '@vox/protocol';
 import { ClientError } from '../errors.js';
-import { healthAt, readDaemonState, readToken, request, resolveEndpoint, type Endpoint, type Reply } from './http.js';
+import { daemonStateFile, healthAt, readDaemonState, request, resolveEndpoint, tokenFile, type Endpoint, type Reply } from './http.js';
+import { readStopMarker } from './stop-marker.js';
 
 async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.VOXD_BIN) return env.VOXD_BIN;
@@ -25,6 +26,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS', 'VOXD_SHERPA_IDLE_UNLOAD_MS'] as const;
 
+/**
+ * Whether a variable of a client's environment is a secret that an auto-started
+ * voxd must not inherit: every cloud key (OPENAI_API_KEY, ELEVENLABS_API_KEY,
+ * and any other *_API_KEY). voxd takes its keys from VOX_HOME/keys.env.
+ */
+export function isSecretVariable(name: string): boolean {
+  return /_API_KEY$/.test(name);
+}
+
 function validPort(port: number): boolean {
   return Number.isInteger(port) && port >= 0 && port <= 65535;
 }
@@ -38,6 +48,8 @@ export interface StartOptions {
    * auto-started voxd takes them from its settings file.
    */
   passSettings?: boolean;
+  /** Do not start one: wait for the voxd that another is starting ("vox daemon restart"). */
+  noSpawn?: boolean;
 }
 
 /** How voxd ended when it exited before it answered. */
@@ -89,11 +101,11 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
       // voxd said another one holds the port (exit 3) but no voxd.json says where (absent or
       // corrupt): that one listens on the default port. health() checks it is voxd.
       if (!endpoint && exit?.code === 3 && !env.VOXD_URL && !env.VOXD_PORT) endpoint = { host: env.VOXD_HOST || DEFAULT_HOST, port: DEFAULT_PORT, token: undefined, source: 'default' };
-      if (endpoint && validPort(endpoint.port) && (await healthAt(endpoint, 500))) return { ...endpoint, token: readToken(env) };
+      if (endpoint && validPort(endpoint.port) && (await healthAt(endpoint, 500))) return withToken(endpoint, env);
       if (exit) {
         // voxd said another one runs for this VOX_HOME (exit 3): wait for that one.
         if (exit.code !== 3) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
-      } else if (!child && lockFd === undefined) {
+      } else if (!child && lockFd === undefined && !opts.noSpawn) {
         let lockProblem = !homeUsable;
         if (homeUsable) {
           try {
@@ -116,6 +128,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
           const { spawn } = await import('node:child_process');
           const childEnv = { ...env };
           if (!opts.passSettings) for (const k of DAEMON_SETTING_VARIABLES) delete childEnv[k];
+          // Never a client's cloud keys, even for "vox daemon start": voxd's keys are its keys.env.
+          for (const k of Object.keys(childEnv)) if (isSecretVariable(k)) delete childEnv[k];
           const started = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv });
           child = started;
           started.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -144,10 +158,18 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
     }
   }
   if (exit) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
+  if (opts.noSpawn) throw new ClientError('VOX_ERR_CLIENT_DAEMON_START_FAILED', `voxd is being restarted ("vox daemon restart") and the new one did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s; see ${paths.logs}`);
   throw new ClientError(
     'VOX_ERR_CLIENT_DAEMON_START_FAILED',
     `voxd did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s after being started (it may still be starting); run "voxd" in a terminal to see why, or check ${paths.logs}`,
   );
+}
+
+/** The endpoint with the token read now (a voxd that just started may have written a new one). */
+function withToken(endpoint: Endpoint, env: NodeJS.ProcessEnv): Endpoint {
+  const { token, problem } = tokenFile(env);
+  const { tokenProblem: _old, ...rest } = endpoint;
+  return { ...rest, token, ...(problem ? { tokenProblem: problem } : {}) };
 }
 
 let mismatchTold = false;
@@ -179,10 +201,48 @@ export function settingsMismatch(env: NodeJS.ProcessEnv): string | undefined {
   return `${differ.join('; ')}. To switch, run "${fixes.join('" and "')}", then "vox daemon restart" (voxd takes its settings from that file, not from the client that starts it).`;
 }
 
-function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cause: string): ClientError {
-  const where = endpoint ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : '(no voxd.json in VOX_HOME, so none is running)';
-  const fix = env.VOX_NO_AUTOSTART === '1' ? 'Start it with "vox daemon start", or unset VOX_NO_AUTOSTART.' : 'Check it with "vox daemon status" and "vox logs".';
+/** How a connection failed, for the message: each has its own cause and fix. */
+type Failure = 'refused' | 'reset' | 'timeout' | 'other';
+
+function failureOf(err: unknown): Failure {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOENT' || e.code === 'EADDRNOTAVAIL') return 'refused';
+  if (e.code === 'ECONNRESET' || e.code === 'EPIPE') return 'reset';
+  if (e.code === 'ETIMEDOUT') return 'timeout';
+  return 'other';
+}
+
+function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cause: string, failure: Failure = 'other'): ClientError {
+  const problem = endpoint ? undefined : daemonStateFile(env).problem;
+  const where = endpoint ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : problem ? `(${problem}, so it names no voxd)` : '(no voxd.json in VOX_HOME, so none is running)';
+  const noAuto = env.VOX_NO_AUTOSTART === '1';
+  const fix =
+    failure === 'timeout'
+      ? 'Something accepted the connection but did not answer: a busy voxd, or another program holding the port. "vox daemon status" shows where voxd is; "vox logs" what it did.'
+      : failure === 'reset'
+        ? 'The connection was cut: voxd was stopping, restarting or at its connection cap. Try again; "vox logs" says which.'
+        : problem
+          ? `voxd rewrites it while it runs; ${noAuto ? 'start one with "vox daemon start", or unset VOX_NO_AUTOSTART' : 'if it stays, remove it and run "vox daemon restart"'}.`
+          : noAuto && failure === 'refused'
+            ? `${endpoint ? 'Nothing listens there: start' : 'Start'} it with "vox daemon start", or unset VOX_NO_AUTOSTART.`
+            : 'Check it with "vox daemon status" and "vox logs".';
   return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `cannot reach voxd ${where}: ${cause}. ${fix}`);
+}
+
+/** voxd answered at its connection cap (503 TOO_MANY_CONNECTIONS): a clear error, not a retry that adds one more. */
+function tooManyConnections(reply: Reply<unknown>, endpoint: Endpoint): ClientError | undefined {
+  const code = (reply.body as { code?: unknown } | undefined)?.code;
+  if (reply.status !== 503 || typeof code !== 'string' || !code.endsWith('TOO_MANY_CONNECTIONS')) return undefined;
+  return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `voxd at ${endpoint.host}:${endpoint.port} refused the call: too many connections (${code}). Try again when fewer clients are connected; "vox status" shows what runs.`);
+}
+
+/** voxd refused the token and the token file is why: say so, with the fix. */
+function tokenRefused(reply: Reply<unknown>, endpoint: Endpoint): ClientError | undefined {
+  if ((reply.status !== 401 && reply.status !== 403) || !endpoint.tokenProblem) return undefined;
+  return new ClientError(
+    'VOX_ERR_CLIENT_STATE_FILE',
+    `voxd refused the call because ${endpoint.tokenProblem}, so this client has no token to send. The running voxd rewrites it within a second; if it stays, remove it and run "vox daemon restart" (voxd writes a new one).`,
+  );
 }
 
 function shuttingDown(reply: Reply<unknown>): boolean {
@@ -220,33 +280,60 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
   // (voxd killed or restarted mid-answer) is then joined to the first, never spoken twice.
   if (method === 'POST' && path === '/v1/speak' && body && typeof body === 'object' && !('requestId' in body)) body = { ...body, requestId: newRequestId() };
   const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs), options.signal);
+  const answer = async (reply: Reply<T>, at: Endpoint): Promise<Reply<T>> => {
+    const badToken = tokenRefused(reply, at);
+    if (badToken) {
+      // The running voxd rewrites a spoiled token file within moments: read it once more, then send once more.
+      await sleep(Math.min(300, left(300)));
+      const again = withToken(at, env);
+      if (!again.token || again.tokenProblem) throw badToken;
+      return attempt(again);
+    }
+    const refused = tooManyConnections(reply, at);
+    if (refused) throw refused;
+    return reply;
+  };
   let endpoint = resolveEndpoint(env);
   // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
   const usable = endpoint !== undefined && validPort(endpoint.port);
+  // voxd went away while it held this request (it hung up, or said it is stopping): what comes next is a re-send.
+  let wentAway = false;
+  let failure: Failure = 'refused';
   if (endpoint && usable) {
     try {
       const reply = await attempt(endpoint);
       // voxd is stopping (a restart, say): like a refused connection, wait for the next one and send there.
-      if (!shuttingDown(reply) || env.VOX_NO_AUTOSTART === '1') return reply;
+      if (!shuttingDown(reply) || env.VOX_NO_AUTOSTART === '1') return await answer(reply, endpoint);
+      wentAway = true;
     } catch (err) {
       // A voxd.json that names another server is stale: start voxd, which rewrites it.
       const stale = err instanceof ClientError && err.code === 'VOX_ERR_CLIENT_NOT_VOXD' && endpoint.source === 'voxd.json' && env.VOX_NO_AUTOSTART !== '1';
       if (!stale) {
         if (err instanceof ClientError || (err as Error).name === 'AbortError') throw err;
-        if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message);
+        failure = failureOf(err);
+        if (!connectionFailed(err)) throw unreachable(env, endpoint, (err as Error).message, failure);
+        wentAway = failure === 'reset';
       }
     }
   }
   if (env.VOX_NO_AUTOSTART === '1') {
     if (endpoint && !usable) throw new ClientError('VOX_ERR_CLIENT_USAGE', `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`);
-    throw unreachable(env, endpoint, endpoint ? 'connection refused' : 'VOX_NO_AUTOSTART=1 is set');
+    throw unreachable(env, endpoint, endpoint ? (failure === 'reset' ? 'the connection was reset' : 'connection refused') : 'VOX_NO_AUTOSTART=1 is set', failure);
   }
-  endpoint = await startDaemon(env, { timeoutMs: left(startTimeoutMs) });
+  // "vox daemon stop|restart" decides, not a waiter: after a stop the caller is told, during a restart it waits for the new voxd.
+  const marker = readStopMarker(env);
+  if (marker?.reason === 'stop' && wentAway) {
+    throw new ClientError(
+      'VOX_ERR_CLIENT_DAEMON_STOPPED',
+      'voxd was stopped by request ("vox daemon stop") while this call waited, so its speech was stopped; what voxd had not spoken stays in its journal and is spoken when voxd starts again ("vox daemon start", or the next call).',
+    );
+  }
+  endpoint = await startDaemon(env, { timeoutMs: left(startTimeoutMs), noSpawn: marker?.reason === 'restart' });
   try {
-    return await attempt(endpoint);
+    return await answer(await attempt(endpoint), endpoint);
   } catch (err) {
     if (err instanceof ClientError) throw err;
-    throw unreachable(env, endpoint, (err as Error).message);
+    throw unreachable(env, endpoint, (err as Error).message, failureOf(err));
   }
 }
 

@@ -16,6 +16,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import {
+  DUPLICATE_KEY,
   SETTINGS_DEFAULTS,
   SETTINGS_SCHEMA,
   SETTING_KEYS,
@@ -90,8 +91,10 @@ function absoluteAudio(text: string, cwd: string): string {
 }
 
 function editable(file: SettingsFile): ReturnType<typeof parseDocument> {
-  const doc = parseDocument(file.text, { schema: 'core', uniqueKeys: true });
-  if (doc.errors.length) {
+  if (file.unreadable) throw new SettingsError(file.problems);
+  // uniqueKeys off: yaml's check is quadratic; parseSettings found duplicates already, in linear time.
+  const doc = parseDocument(file.text, { schema: 'core', uniqueKeys: false });
+  if (doc.errors.length || file.problems.some((p) => p.message.startsWith(DUPLICATE_KEY))) {
     throw new SettingsError([
       ...file.problems.filter((p) => p.message.startsWith('YAML')),
       { origin: file.path, message: 'the file is not valid YAML, so it is not edited; fix or delete it first' },

@@ -4,16 +4,17 @@
  * module is on the hot path of every hook, and undici's import alone costs
  * several times a whole `vox say` (bench/say.mjs).
  */
-import { readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, homePaths, STATE_FILE, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
+import { DEFAULT_HOST, DEFAULT_PORT, parseDaemonState, readRegularFile, STATE_FILE, STATE_FILE_MAX_BYTES, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { AbortError, ClientError, TimeoutError } from '../errors.js';
 
 export interface Endpoint {
   host: string;
   port: number;
   token: string | undefined;
+  /** Why VOX_HOME/token could not be used, when it could not: said when voxd refuses the call. */
+  tokenProblem?: string;
   /** Where the endpoint came from, for messages. */
   source: 'VOXD_URL' | 'VOXD_PORT' | 'voxd.json' | 'default';
 }
@@ -26,39 +27,47 @@ export interface Reply<T> {
 }
 
 /**
- * VOX_HOME/voxd.json, or undefined when it is absent or corrupt (garbage,
- * truncated, wrong types): a corrupt file is treated as absent, and the voxd
- * that starts next rewrites it. voxd writes it small; a bigger one is not its.
+ * VOX_HOME/voxd.json, or undefined when it is absent or spoiled (garbage,
+ * wrong types, a FIFO, a directory, a link, too big): a spoiled file is treated
+ * as absent, and voxd rewrites it (the live one within a second, or the one
+ * that starts next). Read non-blocking and capped: it never hangs a hook.
  */
 export function readDaemonState(env: NodeJS.ProcessEnv): DaemonState | undefined {
-  let state: Partial<DaemonState>;
-  try {
-    // join() of the one path needed, not all of homePaths(): this runs on every hook.
-    const text = readFileSync(join(voxHome(env), STATE_FILE), 'utf8');
-    if (text.length > 64 * 1024) return undefined;
-    state = JSON.parse(text) as Partial<DaemonState>;
-  } catch {
-    return undefined;
-  }
-  if (typeof state !== 'object' || state === null || Array.isArray(state)) return undefined;
-  if (!Number.isInteger(state.port) || state.port! < 1 || state.port! > 65535) return undefined;
-  if (state.host !== undefined && typeof state.host !== 'string') return undefined;
-  if (state.pid !== undefined && !Number.isInteger(state.pid)) return undefined;
-  return state as DaemonState;
+  return daemonStateFile(env).state;
 }
 
-export function readToken(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.VOXD_TOKEN) return env.VOXD_TOKEN;
-  try {
-    return readFileSync(join(voxHome(env), TOKEN_FILE), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
+/** voxd.json's state, or why there is none that a client can use ("is a FIFO (named pipe)"; undefined when absent). */
+export function daemonStateFile(env: NodeJS.ProcessEnv): { state?: DaemonState; problem?: string } {
+  // join() of the one path needed, not all of homePaths(): this runs on every hook.
+  const read = readRegularFile(join(voxHome(env), STATE_FILE), { maxBytes: STATE_FILE_MAX_BYTES });
+  if (!read.ok) return read.problem === 'missing' ? {} : { problem: `VOX_HOME/${STATE_FILE} ${read.why}` };
+  const state = parseDaemonState(read.text);
+  return state ? { state } : { problem: `VOX_HOME/${STATE_FILE} does not hold what voxd writes` };
 }
+
+/** The token, from VOXD_TOKEN or VOX_HOME/token; undefined when there is none or the file is not one voxd wrote. */
+export function readToken(env: NodeJS.ProcessEnv): string | undefined {
+  return tokenFile(env).token;
+}
+
+/** The token, or why VOX_HOME/token cannot be used as it is (undefined when absent). */
+export function tokenFile(env: NodeJS.ProcessEnv): { token?: string; problem?: string } {
+  if (env.VOXD_TOKEN) return { token: env.VOXD_TOKEN };
+  const read = readRegularFile(join(voxHome(env), TOKEN_FILE), { maxBytes: TOKEN_MAX_BYTES });
+  if (!read.ok) return read.problem === 'missing' ? {} : { problem: `VOX_HOME/${TOKEN_FILE} ${read.why}` };
+  const token = read.text.trim();
+  // voxd writes base64url: anything else would not even fit in an HTTP header.
+  if (token && !/^[A-Za-z0-9_-]+$/.test(token)) return { problem: `VOX_HOME/${TOKEN_FILE} does not hold a token voxd wrote` };
+  return token ? { token } : {};
+}
+
+/** A token and a newline, with room to spare (voxd's own cap, access/token.ts). */
+const TOKEN_MAX_BYTES = 256;
 
 /** VOXD_URL, else VOXD_HOST/VOXD_PORT (unless 0), else VOX_HOME/voxd.json; undefined when none says where. */
 export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
-  const token = readToken(env);
+  const { token, problem } = tokenFile(env);
+  const tokenProblem = problem ? { tokenProblem: problem } : {};
   if (env.VOXD_URL) {
     let url: URL;
     try {
@@ -66,14 +75,14 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
     } catch {
       throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOXD_URL is not a URL: ${JSON.stringify(env.VOXD_URL)}; use e.g. http://127.0.0.1:${DEFAULT_PORT}`);
     }
-    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), token, source: 'VOXD_URL' };
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), token, ...tokenProblem, source: 'VOXD_URL' };
   }
   // VOXD_PORT=0 tells voxd to pick a free port; only voxd.json knows which.
   if (env.VOXD_PORT && env.VOXD_PORT !== '0') {
-    return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), token, source: 'VOXD_PORT' };
+    return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), token, ...tokenProblem, source: 'VOXD_PORT' };
   }
   const state = readDaemonState(env);
-  if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, token, source: 'voxd.json' };
+  if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, token, ...tokenProblem, source: 'voxd.json' };
   return undefined;
 }
 

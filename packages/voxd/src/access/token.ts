@@ -5,15 +5,21 @@
  * Design note: the file is a secret that every client reads, so voxd trusts
  * it only in the shape it writes: a regular file (never a link, which could
  * point anywhere), with one name, owned by this user, holding one token of
- * TOKEN_PATTERN. A wrong mode is fixed. Anything else voxd can safely replace
- * (a link, a short or garbled token, a hard-linked file, a pipe) is replaced,
- * with a warning; what it cannot replace without deleting someone's data (a
+ * TOKEN_PATTERN, readable by no one else. A token that group or others could
+ * read may be known to them, so it is replaced, like anything else voxd can
+ * safely replace (a link, a short or garbled token, a hard-linked file, a
+ * pipe), and the warning says why; a mode without those bits is fixed. What
+ * it cannot replace without deleting someone's data (a
  * directory, a file owned by another user) makes it refuse to start, saying
  * what to remove. The file is opened with O_NOFOLLOW and checked through its
  * descriptor, so a link swapped in between check and use is not followed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { readRegularFile } from '@vox/protocol';
+import type { KeptFile } from './keeper.js';
+import { moveAside } from './state-file.js';
 
 /** What voxd writes: 32 random bytes in base64url. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -69,7 +75,8 @@ function readExisting(path: string, warn: (msg: string) => void, replace = true)
 
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO swapped in after the lstat opens at once, and fstat refuses it.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'ENOENT') return discard(path, 'changed while it was read', warn, replace);
@@ -86,6 +93,10 @@ function readExisting(path: string, warn: (msg: string) => void, replace = true)
       return discard(path, what, warn, replace);
     }
     const mode = fst.mode & 0o777;
+    if (process.platform !== 'win32' && mode & 0o077) {
+      const who = mode & 0o007 ? 'everyone' : 'its group';
+      return discard(path, `was readable or writable by ${who} (mode ${mode.toString(8)}), so others may know it`, warn, replace);
+    }
     if (mode !== 0o600) {
       fchmodSync(fd, 0o600);
       warn(`the token file had mode ${mode.toString(8)}; voxd set it to 600`);
@@ -101,4 +112,27 @@ function discard(path: string, why: string, warn: (msg: string) => void, replace
   unlinkSync(path); // removes the name only: a link's target is untouched
   warn(`the token file ${why}; voxd replaced it with a new token (clients read the new one)`);
   return undefined;
+}
+
+/** The token file for keepFiles(): written again (0600, one name, this token) whenever it is not that. */
+export function keptToken(path: string, token: string): KeptFile {
+  return {
+    name: basename(path),
+    problem() {
+      const read = readRegularFile(path, { maxBytes: READ_LIMIT });
+      if (!read.ok) return read.problem === 'missing' ? 'was missing' : read.why;
+      if (read.text.trim() !== token) return 'held another token';
+      if ((read.mode & 0o777) !== 0o600 && process.platform !== 'win32') return `had mode ${(read.mode & 0o777).toString(8)}`;
+      if (read.nlink > 1) return `had ${read.nlink} names (a hard link)`;
+      return undefined;
+    },
+    restore() {
+      const moved = moveAside(path);
+      const tmp = `${path}.${process.pid}.tmp`;
+      rmSync(tmp, { force: true });
+      writeFileSync(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
+      renameSync(tmp, path);
+      return moved;
+    },
+  };
 }

@@ -39,14 +39,28 @@ describe('ensureToken', () => {
     assert.equal(run(path).token, first.token);
   });
 
-  it('fixes a wrong mode, with a warning', (t) => {
+  for (const mode of [0o644, 0o666, 0o640]) {
+    it(`replaces a token others could read (mode ${mode.toString(8)}), saying why`, (t) => {
+      const path = join(home(t), 'token');
+      writeFileSync(path, `${GOOD}\n`, { mode });
+      chmodSync(path, mode);
+      const r = run(path);
+      assert.match(r.token, TOKEN_PATTERN);
+      assert.notEqual(r.token, GOOD, 'a token others could read is not kept');
+      assert.equal(readFileSync(path, 'utf8').trim(), r.token);
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.match(r.warnings.join('\n'), new RegExp(`readable or writable by (everyone|its group) \\(mode ${mode.toString(8)}\\), so others may know it; voxd replaced it with a new token`));
+    });
+  }
+
+  it('fixes a mode that only its owner has (400), keeping the token, with a warning', (t) => {
     const path = join(home(t), 'token');
-    writeFileSync(path, `${GOOD}\n`, { mode: 0o644 });
-    chmodSync(path, 0o644);
+    writeFileSync(path, `${GOOD}\n`, { mode: 0o400 });
+    chmodSync(path, 0o400);
     const r = run(path);
     assert.equal(r.token, GOOD);
     assert.equal(statSync(path).mode & 0o777, 0o600);
-    assert.match(r.warnings.join('\n'), /mode 644; voxd set it to 600/);
+    assert.match(r.warnings.join('\n'), /mode 400; voxd set it to 600/);
   });
 
   for (const [name, content] of [

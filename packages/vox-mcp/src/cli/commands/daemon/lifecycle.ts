@@ -4,6 +4,7 @@ import { VERSION, pidAlive } from '@vox/protocol';
 import { startDaemon } from '../../../daemon/client.js';
 import { health, readDaemonState } from '../../../daemon/http.js';
 import { serviceFilePaths } from '../../../daemon/service-files.js';
+import { clearStopMarker, writeStopMarker } from '../../../daemon/stop-marker.js';
 import { serviceInstalled, type ServiceOptions } from '../../../daemon/service.js';
 import { EXIT } from '../../context.js';
 import { compareVersions } from '../../report.js';
@@ -33,6 +34,8 @@ export async function start(io: Io, opts: ServiceOptions, managed: boolean): Pro
 
 export async function stop(io: Io, opts: ServiceOptions, managed: boolean): Promise<number> {
   const r = running(io.ctx.env);
+  // Before the signal: a caller waiting on this voxd re-sends when it goes, and must not start another.
+  if (r?.alive) writeStopMarker(io.ctx.env, 'stop', r.state.pid);
   if (managed) managed = await viaManager(io, 'stop', opts);
   if (!managed) {
     await stopByPid(io, r);
@@ -54,22 +57,33 @@ export async function restart(io: Io, opts: ServiceOptions, managed: boolean): P
   const before = running(io.ctx.env);
   const oldPid = before?.alive ? before.state.pid : undefined;
   const isNew = () => oldPid === undefined || readDaemonState(io.ctx.env)?.pid !== oldPid;
-  if (managed) managed = await viaManager(io, 'restart', opts);
-  if (!managed) {
-    if (before?.alive) {
-      await stopByPid(io, before);
-      await waitPortFree(io, before.state);
+  // Callers waiting on the old voxd wait for the new one instead of starting their own, which would take its port.
+  writeStopMarker(io.ctx.env, 'restart', oldPid);
+  try {
+    if (managed) managed = await viaManager(io, 'restart', opts);
+    if (!managed) {
+      if (before?.alive) {
+        await stopByPid(io, before);
+        // A new voxd for this VOX_HOME on the port (one a client started all the same) is the one wanted.
+        if (!(await healthyNew(io, isNew))) await waitPortFree(io, before.state);
+      }
+      try {
+        await startDaemon(io.ctx.env, { timeoutMs: io.timeoutMs, passSettings: true });
+      } catch (err) {
+        throw new Failure(`could not start voxd: ${(err as Error).message}`, EXIT.UNREACHABLE);
+      }
     }
-    try {
-      await startDaemon(io.ctx.env, { timeoutMs: io.timeoutMs, passSettings: true });
-    } catch (err) {
-      throw new Failure(`could not start voxd: ${(err as Error).message}`, EXIT.UNREACHABLE);
-    }
+  } finally {
+    clearStopMarker(io.ctx.env);
   }
   const version = await waitHealthy(io, isNew);
   if (!version) throw new Failure(`the new voxd did not answer within ${io.timeoutMs / 1000} s. See the logs in VOX_HOME/logs.`, EXIT.UNREACHABLE);
   reportRunning(io, managed ? ` under ${supported()}` : '', version);
   return EXIT.OK;
+}
+
+async function healthyNew(io: Io, isNew: () => boolean): Promise<boolean> {
+  return isNew() && (await health(io.ctx.env, 1000))?.ok === true;
 }
 
 export async function status(io: Io, opts: ServiceOptions): Promise<number> {
