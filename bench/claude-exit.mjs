@@ -51,6 +51,23 @@ function run(args, options) {
   });
 }
 
+/** The least a stdio MCP server can be: initialize, one tool, exit at once on SIGINT/SIGTERM. */
+const MINIMAL_SERVER = `
+for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => process.exit(0));
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);
+    if (m.id === undefined) continue;
+    const result = m.method === 'initialize'
+      ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'min', version: '1' } }
+      : m.method === 'tools/list' ? { tools: [{ name: 'noop', description: 'nothing', inputSchema: { type: 'object' } }] } : {};
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+  }
+});`;
+
 const { offlineClaudeEnv, startMessagesApi } = await tsImport('../test/helpers/messages-api.ts', import.meta.url);
 const api = await startMessagesApi(() => ({ text: 'ok' }));
 const root = mkdtempSync(join(tmpdir(), 'vox-bench-claude-exit-'));
@@ -70,6 +87,8 @@ try {
   const SIDES = {
     without: { home: homes.without, args: strict({}) },
     mcp: { home: homes.without, args: strict({ vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } }) },
+    // The floor for any stdio server: a few lines of node that answer and exit on the first signal.
+    minimal: { home: homes.without, args: strict({ min: { type: 'stdio', command: process.execPath, args: ['-e', MINIMAL_SERVER] } }) },
     plugin: { home: homes.with, args: [] },
   };
   const names = Object.keys(SIDES);
@@ -102,6 +121,10 @@ try {
     plugin: figures('plugin'),
     ratio: round(ratio, 3),
     pluginRatio: round(m('plugin') / m('without'), 3),
+    minimal: figures('minimal'),
+    minimalRatio: round(m('minimal') / m('without'), 3),
+    // vox mcp against the least any stdio server costs Claude Code: vox's own share.
+    mcpToMinimal: round(m('mcp') / m('minimal'), 3),
     budget: BUDGET,
     withinBudget: ratio <= BUDGET,
   });

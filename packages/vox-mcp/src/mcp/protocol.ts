@@ -65,6 +65,8 @@ export interface ProtocolTools {
   listTools(): Promise<Tool[]>;
   hasTool(name: string): boolean;
   callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult>;
+  /** The client said `notifications/initialized`: the session is set up, and idle until its first call. */
+  initialized?(): void;
   /** Diagnostics, one line each. */
   log: (line: string) => void;
 }
@@ -174,7 +176,8 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
   }
 
   function notification(method: string, params: unknown) {
-    if (method !== 'notifications/cancelled') return; // initialized and the rest: nothing to do
+    if (method === 'notifications/initialized') return served.initialized?.();
+    if (method !== 'notifications/cancelled') return; // the rest: nothing to do
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
     const abort = typeof requestId === 'string' || typeof requestId === 'number' ? inflight.get(requestId) : undefined;
     abort?.abort();

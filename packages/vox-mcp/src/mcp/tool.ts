@@ -39,6 +39,11 @@ export interface McpTool {
   hidden?: boolean;
   /** Runs the tool with checked arguments. May throw: a thrown error becomes an `isError` result. */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult>;
+  /**
+   * Readies the first call while the session is still starting (after the
+   * client's `initialized`): imports, config. Never starts voxd, never throws.
+   */
+  warm?(ctx: ToolContext): Promise<void>;
 }
 
 /** What a tool gets to run in this session. */

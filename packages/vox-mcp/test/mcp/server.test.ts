@@ -2,7 +2,7 @@
 // stdio framing with injected streams, and what `vox mcp` loads.
 // The whole server against a real voxd is test/mcp.test.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -243,6 +243,36 @@ describe('tools from other modules', () => {
     assert.match(seen[0]!.session, /#abc123$/);
     assert.equal(seen[0]!.cwd, dir);
     assert.throws(() => createVoxMcp({ env: {}, cwd: dir, log: () => {}, tools: [{ ...echo, name: 'speak' }] }), /two tools are named "speak"/);
+  });
+
+  test('notifications/initialized warms each tool once, in the background, and its calls never start voxd', async () => {
+    const dir = tempDir();
+    const warmed: Array<{ cwd: string; status: number | string }> = [];
+    const warm: McpTool = {
+      name: 'warmable',
+      description: 'warms',
+      input: { type: 'object', properties: {} },
+      hidden: true,
+      async run() {
+        return toolResult({});
+      },
+      async warm(ctx) {
+        // With autostart on in the session's env, the warm-up's own calls still start nothing.
+        const status = await ctx.call('GET', '/v1/health').then((r) => r.status, (e: Error & { code?: string }) => e.code ?? e.message);
+        warmed.push({ cwd: ctx.cwd, status });
+      },
+    };
+    const home = join(dir, 'home');
+    const mcp = createVoxMcp({ env: { VOX_HOME: home, VOXD_PORT: '9' }, cwd: dir, log: () => {}, tools: [warm] });
+    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), undefined, 'a notification gets no answer');
+    assert.equal(warmed.length, 0, 'not in the same turn: the notification is answered first');
+    await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    for (let i = 0; i < 200 && warmed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(warmed.length, 1, 'warmed once, however often the client says initialized');
+    assert.equal(warmed[0]!.cwd, dir);
+    assert.match(String(warmed[0]!.status), /NOT_RUNNING|VOX_ERR/, 'no voxd: the call fails rather than starting one');
+    assert.equal(existsSync(join(home, 'voxd.json')), false, 'no voxd was started');
   });
 });
 

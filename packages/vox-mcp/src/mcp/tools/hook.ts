@@ -88,6 +88,18 @@ export const hookTool: McpTool = {
   description:
     "For Claude Code's mcp_tool hooks only (never offered to the model): speaks a hook event of this session (a permission request, the reply's summary, ...) by the project's notify setting.",
   input: HOOK_INPUT,
+  async warm(ctx) {
+    const [, { resolveConfig }] = await Promise.all([
+      import('../../claude/hook.js'),
+      import('../../project/config.js'),
+      import('../../project/session.js'),
+      import('../../claude/permission-asks.js'),
+      import('../../daemon/client.js'),
+    ]);
+    await resolveConfig(ctx.cwd).catch(() => {});
+    // The connection to voxd (its state file, token, a kept-alive socket), if one runs: never started from here.
+    await ctx.call('GET', '/v1/health').catch(() => {});
+  },
   async run(args, ctx) {
     const event = args.event as string;
     const payload: HookPayload = {};
