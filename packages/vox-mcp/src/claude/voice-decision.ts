@@ -36,7 +36,7 @@ import { matchAnswer, type PermissionAnswer } from './permission-answer.js';
 /** The whole voice turn (waiting for the turn, announcing, listening, transcribing), in ms: under the hook's timeout, with room to answer. */
 export const VOICE_BUDGET_MS = VOICE_HOOK_TIMEOUT_SECONDS * 1000 - 5000;
 /** The listen of an answer: a few words, ended by a short silence. */
-export const ANSWER_LISTEN = Object.freeze({ silenceMs: 700, startTimeoutMs: 5000, maxSeconds: 4 });
+export const ANSWER_LISTEN = Object.freeze({ silenceMs: 700, startTimeoutMs: 4000, maxSeconds: 6 });
 /** Longest command or path spoken in an announcement, in characters. */
 const MAX_SPOKEN_ARG = 120;
 /** The decision log is rotated past this size (one older file is kept). */
