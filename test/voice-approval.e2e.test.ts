@@ -85,9 +85,9 @@ describe('permission prompts answered by voice', () => {
     return dir;
   }
 
-  function claude(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function claude(cwd: string, args: string[], plugin = true): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE!, ['--plugin-dir', join(ROOT, 'plugin'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(CLAUDE!, [...(plugin ? ['--plugin-dir', join(ROOT, 'plugin')] : []), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -204,6 +204,26 @@ describe('permission prompts answered by voice', () => {
       assert.doesNotMatch(resultText(r.result.content), /Denied by voice/);
     });
   }
+
+  test('vox hook as a command hook (--settings, no plugin): "allow" runs the command; the decision is its stdout', { skip: claudeSkip }, async () => {
+    const dir = project('commanded', 'approveByVoice: true');
+    mic();
+    stt.mode = { kind: 'ok', text: 'yes' };
+    api.requests.length = 0;
+    const before = decisions().length;
+    const settings = join(home, 'command-hook-settings.json');
+    writeFileSync(settings, JSON.stringify({ hooks: { PermissionRequest: [{ matcher: '', hooks: [{ type: 'command', command: `'${process.execPath}' '${VOX}' hook PermissionRequest`, timeout: 30 }] }] } }));
+    const debug = join(home, 'commanded-debug.log');
+    const r = await claude(dir, ['-p', 'BASH please', '--permission-mode', 'default', '--settings', settings, '--debug-file', debug], false);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const log = readFileSync(debug, 'utf8');
+    assert.match(log, /returned permissionDecision: allow/);
+    assert.equal(existsSync(join(dir, 'ran.txt')), true);
+    assert.match(resultText(bashResult()?.content), new RegExp(MARK));
+    const logged = decisions().slice(before);
+    assert.deepEqual(logged.map((e) => [e.transcript, e.behavior, e.tool]), [['yes', 'allow', 'Bash']]);
+    assert.match(logged[0]!.session, /^commanded#/);
+  });
 
   test('a project without approveByVoice is never listened to', { skip: claudeSkip }, async () => {
     const heard = stt.received.length;
