@@ -118,9 +118,10 @@ export const hookTool: McpTool = {
     // The payload's project: the server's unless the session moved into another (both labels are the session's).
     const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
     const now = Date.now();
-    const voice = await import('../../claude/voice-decision.js');
-    const ask = voice.voiceAskOf(event, payload, config, session);
-    if (ask) {
+    // Loaded only where a project asks by voice: every other hook event pays nothing for it.
+    const voice = event === 'PermissionRequest' && config.values.approveByVoice ? await import('../../claude/voice-decision.js') : undefined;
+    const ask = voice?.voiceAskOf(event, payload, config, session);
+    if (voice && ask) {
       asks.requested(session, now);
       const decided = await voice.decideByVoice(ctx.env, config, ask, { signal: ctx.signal });
       return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
