@@ -233,6 +233,26 @@ describe('permission prompts answered by voice', () => {
     assert.equal(stt.received.length, heard, 'nothing was recorded or transcribed');
   });
 
+  test("the model cannot turn it on: configure refuses approveByVoice and does not offer it", async () => {
+    const dir = project('modelled', 'notify: normal');
+    const before = readFileSync(join(dir, '.vox', 'config.md'), 'utf8');
+    const client = new Client({ name: 'voice-approval-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: dir, env: { ...(env as Record<string, string>), VOX_NO_AUTOSTART: '1' }, stderr: 'pipe' }));
+    try {
+      const tools = await client.listTools();
+      const configure = tools.tools.find((t) => t.name === 'configure');
+      assert.ok(configure);
+      assert.equal(Object.hasOwn(configure.inputSchema.properties ?? {}, 'approveByVoice'), false);
+      assert.equal(Object.hasOwn(configure.inputSchema.properties ?? {}, 'unattendedPrompts'), true, 'the other keys are still offered');
+      const r = (await client.callTool({ name: 'configure', arguments: { approveByVoice: true } })) as CallToolResult;
+      assert.equal(r.isError, true);
+      assert.match((r.content[0] as { text: string }).text, /approveByVoice is the user's to set, not the model's/);
+      assert.equal(readFileSync(join(dir, '.vox', 'config.md'), 'utf8'), before, 'the file is unchanged');
+    } finally {
+      await client.close();
+    }
+  });
+
   test('two sessions asking at once are answered in order, each with its own answer', async () => {
     const dirs = [project('first', 'approveByVoice: true'), project('second', 'approveByVoice: true')];
     mic();
