@@ -19,6 +19,8 @@ import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 import { FIXTURES, ROOT, removeDir, startDaemon, tempDir, VOX, type Daemon } from './helpers/daemon.js';
 import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { decideByVoice, type PermissionAsk } from '../packages/vox-mcp/src/claude/voice-decision.js';
+import { resolveConfig } from '../packages/vox-mcp/src/project/config.js';
 
 const SHIM = join(FIXTURES, 'listen', 'arecord');
 const MARK = 'ran-by-voice-4242';
@@ -321,5 +323,52 @@ describe('permission prompts answered by voice', () => {
       await Promise.all(clients.map((c) => c.close()));
       rmSync(join(d.home, 'voice-ask.lock'), { force: true });
     }
+  });
+
+  describe('late, busy and absent: no decision within the turn\'s own bound', () => {
+    const askOf = (name: string, id: string): PermissionAsk => ({ session: `${name}#1`, projectName: name, tool: 'Bash', toolInput: { command: 'npm test' }, requestId: id });
+    const voxEnv = () => ({ VOX_HOME: d.home, VOX_NO_AUTOSTART: '1' });
+
+    test('an "allow" that comes after the budget decides nothing', async () => {
+      const dir = project('late', 'approveByVoice: true');
+      mic();
+      stt.mode = { kind: 'ok', text: 'allow', delayMs: 6000 };
+      const t0 = Date.now();
+      const r = await decideByVoice(voxEnv(), await resolveConfig(dir), askOf('late', 'toolu_late'), { budgetMs: 4000 });
+      const elapsed = Date.now() - t0;
+      assert.equal(r.output, undefined, JSON.stringify(r));
+      assert.equal(r.answer, undefined);
+      const logged = decisions().find((e) => e.requestId === 'toolu_late');
+      assert.equal(logged?.behavior, null);
+      console.log(`late answer: no decision after ${elapsed} ms (budget 4000 ms): ${r.reason}`);
+    });
+
+    test('a microphone held by another listener for the whole turn decides nothing', async () => {
+      const dir = project('busy', 'approveByVoice: true');
+      mic({ wav: silence });
+      stt.mode = { kind: 'ok', text: 'allow' };
+      const holder = d.api('POST', '/v1/listen', { startTimeoutMs: 8000, maxSeconds: 10, session: 'other#1' });
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = Date.now();
+      const r = await decideByVoice(voxEnv(), await resolveConfig(dir), askOf('busy', 'toolu_busy'), { budgetMs: 3000 });
+      const elapsed = Date.now() - t0;
+      assert.equal(r.output, undefined, JSON.stringify(r));
+      assert.equal((await holder).status, 200);
+      console.log(`busy microphone: no decision after ${elapsed} ms (budget 3000 ms): ${r.reason}`);
+    });
+
+    test('no voxd: no decision, at once', async () => {
+      const dir = project('absent', 'approveByVoice: true');
+      const empty = tempDir('vox-voice-absent-');
+      try {
+        const t0 = Date.now();
+        const r = await decideByVoice({ VOX_HOME: empty, VOX_NO_AUTOSTART: '1' }, await resolveConfig(dir), askOf('absent', 'toolu_absent'), { budgetMs: 3000 });
+        assert.equal(r.output, undefined);
+        assert.match(r.reason, /no decision/);
+        console.log(`no voxd: no decision after ${Date.now() - t0} ms: ${r.reason}`);
+      } finally {
+        removeDir(empty);
+      }
+    });
   });
 });
