@@ -55,6 +55,7 @@ const BENCHES = [
   { file: 'log-flood.mjs' },
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
+  { file: 'voice-approval.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
 ];

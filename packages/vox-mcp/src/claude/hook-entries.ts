@@ -68,7 +68,7 @@ export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Noti
 
 /** The payload fields each event's mcp_tool entry passes (session_id and cwd always). */
 const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
-  PermissionRequest: ['tool_name'],
+  PermissionRequest: ['tool_name', 'tool_input', 'permission_suggestions', 'tool_use_id'],
   Notification: ['notification_type', 'message'],
   Stop: ['stop_hook_active', 'last_assistant_message'],
   StopFailure: ['error'],
@@ -90,6 +90,10 @@ export const HOOK_TOOL = 'hook';
 
 /** Claude Code's per-hook timeout, in seconds (its default is 60): a stuck hook must not hold a session. */
 export const HOOK_TIMEOUT_SECONDS = 10;
+/** PermissionRequest's timeout, in seconds: room for a voice answer (claude/voice-decision.ts keeps its turn 5 s under it). */
+export const VOICE_HOOK_TIMEOUT_SECONDS = 30;
+
+const timeoutOf = (event: HookEvent) => (event === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
 
 export type HookType = 'mcp_tool' | 'command';
 export const HOOK_TYPES: readonly HookType[] = ['mcp_tool', 'command'];
@@ -174,7 +178,7 @@ export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): st
 export function mcpToolHook(event: HookEvent, server: string): McpToolHook {
   const input: Record<string, string> = { event };
   for (const f of ['session_id', 'cwd', ...EVENT_FIELDS[event]]) input[f] = `\${${f}}`;
-  return { type: 'mcp_tool', server, tool: HOOK_TOOL, input, timeout: HOOK_TIMEOUT_SECONDS };
+  return { type: 'mcp_tool', server, tool: HOOK_TOOL, input, timeout: timeoutOf(event) };
 }
 
 /** vox's entry for one event: mcp_tool where allowed and asked for, else the command. */
@@ -182,7 +186,7 @@ export function voxHook(event: HookEvent, opts: HookEntryOptions = {}): CommandH
   if ((opts.type ?? 'mcp_tool') === 'mcp_tool' && MCP_TOOL_EVENTS.includes(event)) {
     return mcpToolHook(event, opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER));
   }
-  return { type: 'command', command: hookCommand(event, opts), timeout: HOOK_TIMEOUT_SECONDS };
+  return { type: 'command', command: hookCommand(event, opts), timeout: timeoutOf(event) };
 }
 
 /** The SessionStart source after which the session's server is connected and its id has changed. */

@@ -19,7 +19,10 @@
  *   then silent. Without it (command hooks, one process per event) the
  *   Notification is spoken, unless its words name the tool (older Claude
  *   Code), which gives it the request's key. The hook never decides a
- *   permission (it prints nothing), so the dialog is the user's.
+ *   permission (it prints nothing), so the dialog is the user's, unless the
+ *   project sets `approveByVoice: true`: then the callers ask by voice
+ *   instead (voice-decision.ts), and that path applies under `claude -p`
+ *   too, since the key says a person is listening.
  * - Where nobody can answer a prompt (`claude -p`, CLAUDE_CODE_ENTRYPOINT
  *   sdk-cli: Claude Code denies the tool within milliseconds), a permission
  *   or input prompt says nothing, unless the project sets

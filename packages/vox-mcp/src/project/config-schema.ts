@@ -69,6 +69,8 @@ export interface ConfigValues {
   maxChars?: number;
   /** Hooks announce permission and input prompts in `claude -p` runs, where nobody can answer them. Default false. */
   unattendedPrompts: boolean;
+  /** PermissionRequest hooks announce the ask and take a spoken allow / deny / always (docs/talk-back.md). Default false. */
+  approveByVoice: boolean;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -142,7 +144,16 @@ export const SCHEMA: { readonly [K in ConfigKey]: KeyRule } = Object.freeze({
     optional: false,
     check: (v) => typeof v === 'boolean',
   },
+  approveByVoice: {
+    type: 'boolean',
+    allowed: 'true (answer permission prompts by voice) or false',
+    optional: false,
+    check: (v) => typeof v === 'boolean',
+  },
 });
+
+/** Keys only a person sets (the file, or "vox config set"): the model's configure tool does not offer them. */
+export const PERSON_ONLY_KEYS: readonly ConfigKey[] = Object.freeze(['approveByVoice']);
 
 /** Every key, in the order of the schema (and of `vox config`). */
 export const CONFIG_KEYS = Object.freeze(Object.keys(SCHEMA) as ConfigKey[]);
@@ -161,6 +172,7 @@ export const DEFAULTS: Readonly<ConfigValues> = Object.freeze({
   priority: 'message',
   maxChars: undefined,
   unattendedPrompts: false,
+  approveByVoice: false,
 });
 
 /** Where a value came from: `'default'` or the config file's path. */

@@ -6,8 +6,11 @@
  * Design notes:
  * - It always exits 0 and never waits long: a hook that fails or hangs would
  *   disturb the session it reports on. Problems go to stderr, one line each.
- * - Nothing is ever written to stdout (except with --dry-run): Claude Code adds
- *   a SessionStart hook's stdout to the model's context.
+ * - Nothing is ever written to stdout (except with --dry-run, and a voice
+ *   decision): Claude Code adds a SessionStart hook's stdout to the model's
+ *   context. With `approveByVoice: true` a PermissionRequest is asked by voice
+ *   (claude/voice-decision.ts, its own bounds, under the 30 s hook timeout)
+ *   and a clear answer is printed as the hook's decision JSON.
  * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
  *   2 s in all: Claude Code does not always close it.
  * - voxd gets 2 s to answer. When nothing listens, voxd is started (unless
@@ -34,7 +37,10 @@ reported on stderr. Installed by "vox hooks install".
 Events and what they say, by the project's "notify" setting
 (docs/claude-code.md has the full table):
   PermissionRequest  normal, continuous: "<project> needs your permission to
-                 use Bash" (important), at once; never decides the request
+                 use Bash" (important), at once; never decides the request,
+                 unless approveByVoice: true, which asks "<project> wants to
+                 run npm test. Allow or deny?" and prints a clear spoken
+                 answer as the decision (docs/talk-back.md)
   Notification   normal, continuous: permission prompts (a duplicate of the
                  PermissionRequest), dialogs that need input (important),
                  "<project> is waiting for your input"; continuous adds the
@@ -121,6 +127,16 @@ export const command = defineCommand({
       unattendedPrompts: config.values.unattendedPrompts,
     });
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+    if (event === 'PermissionRequest' && config.values.approveByVoice && !dryRun) {
+      const voice = await import('../../claude/voice-decision.js');
+      const ask = voice.voiceAskOf(event, payload, config, session);
+      if (ask) {
+        const decided = await voice.decideByVoice(ctx.env, config, ask);
+        if (decided.output) ctx.stdout.write(`${JSON.stringify(decided.output)}\n`);
+        else warn(`no voice decision: ${decided.reason}; the prompt stays`);
+        return EXIT.OK;
+      }
+    }
 
     const delivery = hookDelivery(action, config, session);
     if (!delivery) {

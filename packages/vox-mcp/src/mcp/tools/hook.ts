@@ -29,6 +29,10 @@
  *   `permission_prompt` Notification of the same ask is silent.
  * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
  *   must never hold the session.
+ * - With `approveByVoice: true` a PermissionRequest is asked by voice
+ *   (claude/voice-decision.ts) and a clear answer is the result's text: the
+ *   decision JSON, which Claude Code reads as the hook's output. No answer
+ *   is the empty result, and the prompt stays.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpeakResponse, WireError } from '@vox/protocol';
@@ -56,6 +60,9 @@ export const HOOK_FIELDS = [
   'source',
   'trigger',
   'tool_name',
+  'tool_input',
+  'permission_suggestions',
+  'tool_use_id',
   'error',
   'reason',
 ] as const;
@@ -123,6 +130,14 @@ export const hookTool: McpTool = {
     // The payload's project: the server's unless the session moved into another (both labels are the session's).
     const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
     const now = Date.now();
+    // Loaded only where a project asks by voice: every other hook event pays nothing for it.
+    const voice = event === 'PermissionRequest' && config.values.approveByVoice ? await import('../../claude/voice-decision.js') : undefined;
+    const ask = voice?.voiceAskOf(event, payload, config, session);
+    if (voice && ask) {
+      asks.requested(session, now);
+      const decided = await voice.decideByVoice(ctx.env, config, ask, { signal: ctx.signal });
+      return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
+    }
     const action = decideHook(event, payload, {
       notify: config.values.notify,
       projectName: config.projectName,
