@@ -34,6 +34,7 @@ export {
   LOG_LEVELS,
   MAX_IDLE_UNLOAD_MS,
   RECORDERS,
+  VAD_MODES,
   recorderProblem,
   SETTING_KEYS,
   SETTINGS_DEFAULTS,

@@ -21,6 +21,7 @@ import { ensureToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from './idle-trim.js';
+import type { VadMode } from './listen/silero.js';
 
 const USAGE = `voxd — the vox speech daemon
 
@@ -281,6 +282,7 @@ const journal = Journal.open(paths.journal, { log, maxBytes: journalCap });
 const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],
+  vad: settings.values['listen.vad'] as VadMode,
   transcriber: { url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };

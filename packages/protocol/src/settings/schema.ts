@@ -33,6 +33,8 @@ export interface DaemonSettings {
   logLevel: string;
   /** The microphone's recorder: `auto` (arecord, then rec, then sox, on PATH), one of those names, or a path to one. Default `auto`. */
   'listen.recorder': string;
+  /** End-pointing: `auto` (Silero VAD when its model is installed and sherpa-onnx-node loads, else energy), `silero` or `energy`. Default `auto`. */
+  'listen.vad': string;
   /** Root of an OpenAI-compatible transcription API (`.../v1`); '' means none (listen records only). Default ''. */
   'transcriber.url': string;
   /** The `model` field sent to the transcriber. Default `whisper-1`. */
@@ -52,6 +54,7 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   host: DEFAULT_HOST,
   logLevel: 'info',
   'listen.recorder': 'auto',
+  'listen.vad': 'auto',
   'transcriber.url': '',
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
@@ -60,6 +63,9 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
 
 /** The longest `sherpa.idleUnloadMs` (one day, in ms). */
 export const MAX_IDLE_UNLOAD_MS = 86_400_000;
+
+/** The values of `listen.vad` (voxd's listen/silero.ts). */
+export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -137,6 +143,12 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_RECORDER',
     allowed: `auto, ${RECORDERS.join(', ')}, or an absolute path to one of them (its file name says which)`,
     check: (v) => (typeof v === 'string' ? recorderProblem(v) : 'not a recorder'),
+  },
+  'listen.vad': {
+    type: 'string',
+    env: 'VOXD_VAD',
+    allowed: `one of ${VAD_MODES.join(', ')} (auto: Silero VAD when its model is installed, else energy)`,
+    check: oneOf(VAD_MODES),
   },
   'transcriber.url': {
     type: 'string',

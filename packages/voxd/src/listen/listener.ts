@@ -28,7 +28,8 @@ import { VoxError } from '../errors.js';
 import { createKeys } from '../access/keys.js';
 import type { Sink } from '../sinks/sink.js';
 import { Transcriber, type TranscriberConfig } from './transcriber.js';
-import { EndPointer } from './vad.js';
+import type { EndPointer, EndPointerFactory } from './vad.js';
+import { endPointers, type VadMode } from './silero.js';
 import { toWav } from '../audio/wav.js';
 
 export interface ListenerOptions {
@@ -39,6 +40,8 @@ export interface ListenerOptions {
   /** The `listen.recorder` setting: auto, arecord, rec, sox or a path. */
   recorder: string;
   transcriber: TranscriberConfig;
+  /** The `listen.vad` setting. Default `auto`. */
+  vad?: VadMode;
   env?: NodeJS.ProcessEnv;
   spawn?: SpawnFn;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
@@ -59,6 +62,7 @@ interface Active {
 export class Listener {
   readonly #o: ListenerOptions;
   readonly #transcriber: Transcriber;
+  readonly #endPointer: EndPointerFactory;
   readonly #dir: string;
   #active: Active | undefined;
   #closed = false;
@@ -68,6 +72,7 @@ export class Listener {
     this.#o = options;
     this.#dir = join(options.home, 'listen');
     this.#transcriber = new Transcriber(options.transcriber, createKeys({ env: options.env ?? process.env, home: options.home }));
+    this.#endPointer = endPointers({ mode: options.vad ?? 'auto', home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
   }
 
   /** Who holds the microphone, if anyone. */
@@ -144,7 +149,7 @@ export class Listener {
       if (gone.aborted) {
         endedBy = 'stopped';
       } else {
-        const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
+        const ep = this.#endPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
         endpointer = ep;
         let decided!: (end: ListenEnd | 'quiet') => void;
         let done = false;
