@@ -9,15 +9,19 @@
  *   the model file alone is installed into VOX_HOME/vad (docs/talk-back.md).
  *   A file with another checksum is not loaded.
  * - Silero decides when speech starts and when it has ended: sherpa closes a
- *   segment after `silenceMs` without speech, and that ends the listen. The
- *   model's state carries some 100 ms past the last word, so the segment's
- *   tail is trimmed to its last 20 ms frame louder than -40 dBFS (in a room
- *   louder than that, the model's own end stands).
+ *   segment after 100 ms the model calls silence, segments closer than
+ *   `silenceMs` are one utterance, and `silenceMs` after the end of the last
+ *   one (once the model agrees it is over) the listen ends. The model's
+ *   state carries 95-140 ms past the last word, so each segment's tail is
+ *   trimmed to its last 20 ms frame louder than -40 dBFS (in a room louder
+ *   than that, the model's own end stands).
  * - `listen.vad`: `auto` falls back to energy (vad.ts) when the model or
  *   sherpa-onnx-node is missing, and says so once in the log; `silero`
  *   refuses the listen instead (VOX_ERR_VAD_UNAVAILABLE).
- * - A detector is made per listen and dropped after it (the addon frees it on
- *   collection): nothing of it stays in an idle voxd but the loaded addon.
+ * - One detector serves every listen, reset in between: making one takes
+ *   some 100 ms and 25 MB that the addon does not give back when it is
+ *   collected (measured: ten made and dropped kept 100 MB). Its settings are
+ *   fixed for that reason; a listen's own `silenceMs` is applied here.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
@@ -44,21 +48,27 @@ const WINDOW = 512;
 const THRESHOLD = 0.5;
 /** Shorter than this is not speech (a click, a cough's onset). */
 const MIN_SPEECH_S = 0.1;
+/** sherpa closes a segment after this much non-speech; the listen's own `silenceMs` joins segments into one utterance. */
+const SEGMENT_GAP_S = 0.1;
+/** sherpa splits longer speech (its buffer holds a segment); joined likewise. */
+const MAX_SEGMENT_S = 20;
 
 /** Where voxd looks for the model. */
 export function sileroModelPath(home: string): string {
   return join(home, 'vad', SILERO_MODEL.file);
 }
 
-interface SherpaVad {
+export interface SherpaVad {
   acceptWaveform(samples: Float32Array): void;
   isEmpty(): boolean;
   isDetected(): boolean;
   front(enableExternalBuffer?: boolean): { start: number; samples: Float32Array };
   pop(): void;
   flush(): void;
+  clear(): void;
+  reset(): void;
 }
-type VadClass = new (config: object, bufferSizeInSeconds: number) => SherpaVad;
+export type VadClass = new (config: object, bufferSizeInSeconds: number) => SherpaVad;
 
 export interface EndPointersOptions {
   mode: VadMode;
@@ -70,6 +80,7 @@ export interface EndPointersOptions {
 /** The end-pointer for each listen under `listen.vad`. Throws VOX_ERR_VAD_UNAVAILABLE in `silero` mode when Silero cannot run. */
 export function endPointers(options: EndPointersOptions): EndPointerFactory {
   let warned = false;
+  let shared: { model: string; vad: SherpaVad; current?: SileroEndPointer } | undefined;
   const energy = (o: EndPointerOptions) => new EnergyEndPointer(o);
   if (options.mode === 'energy') return energy;
   return (o) => {
@@ -80,7 +91,13 @@ export function endPointers(options: EndPointersOptions): EndPointerFactory {
       warned = true;
       return energy(o);
     }
-    return new SileroEndPointer(found.Vad, found.model, o);
+    if (!shared || shared.model !== found.model) shared = { model: found.model, vad: sileroDetector(found.Vad, found.model) };
+    // One listen at a time: the one before has ended (freeze() is harmless twice), and its detector starts afresh.
+    shared.current?.freeze();
+    shared.vad.clear();
+    shared.vad.reset();
+    shared.current = new SileroEndPointer(shared.vad, o);
+    return shared.current;
   };
 }
 
@@ -111,54 +128,62 @@ function loadSilero(home: string, env: NodeJS.ProcessEnv): { Vad: VadClass; mode
   }
 }
 
+/** A detector for one listen after another (reset in between): see the design notes. */
+export function sileroDetector(Vad: VadClass, model: string): SherpaVad {
+  return new Vad(
+    {
+      sileroVad: { model, threshold: THRESHOLD, minSilenceDuration: SEGMENT_GAP_S, minSpeechDuration: MIN_SPEECH_S, windowSize: WINDOW, maxSpeechDuration: MAX_SEGMENT_S },
+      sampleRate: 16_000,
+      numThreads: 1,
+      provider: 'cpu',
+      debug: 0,
+    },
+    MAX_SEGMENT_S + 10,
+  );
+}
+
 export class SileroEndPointer implements EndPointer {
   readonly #o: EndPointerOptions;
   readonly #vad: SherpaVad;
-  readonly #rate: number;
+  readonly #rate = 16_000;
   #pending = Buffer.alloc(0);
   #samples = 0;
   #window = new Float32Array(WINDOW);
+  /** In a segment now, and ever. */
   #detected = false;
+  #heard = false;
   /** Where the last 20 ms frame louder than -40 dBFS ended, in samples. */
   #lastLoud = 0;
-  /** The ends of the loud frames of the last few seconds (the trim looks back over the silence window only). */
+  /** The ends of the loud frames of the last few seconds (a segment's trim looks back that far only). */
   #loud: number[] = [];
   #frameSum = 0;
   #frameN = 0;
-  #segment: { start: number; end: number } | undefined;
+  /** The speech: from the first segment's start to the last one's (trimmed) end. */
+  #speech: { start: number; end: number } | undefined;
   #ended: ListenEnd | undefined;
+  #frozen = false;
 
-  constructor(Vad: VadClass, model: string, options: EndPointerOptions) {
-    if (options.sampleRate !== 16_000) throw new Error(`Silero VAD takes 16 kHz, not ${options.sampleRate} Hz`);
+  /** `vad` fresh or reset: the caller owns it (endPointers() shares one). */
+  constructor(vad: SherpaVad, options: EndPointerOptions) {
+    if (options.sampleRate !== this.#rate) throw new Error(`Silero VAD takes 16 kHz, not ${options.sampleRate} Hz`);
     this.#o = options;
-    this.#rate = options.sampleRate;
-    const maxS = options.maxMs / 1000;
-    this.#vad = new Vad(
-      {
-        sileroVad: { model, threshold: THRESHOLD, minSilenceDuration: options.silenceMs / 1000, minSpeechDuration: MIN_SPEECH_S, windowSize: WINDOW, maxSpeechDuration: maxS + 1 },
-        sampleRate: this.#rate,
-        numThreads: 1,
-        provider: 'cpu',
-        debug: 0,
-      },
-      maxS + 2,
-    );
+    this.#vad = vad;
   }
 
   get elapsedMs(): number {
-    return Math.round((this.#samples * 1000) / this.#rate);
+    return this.#ms(this.#samples);
   }
 
   get speechMs(): number {
-    const s = this.#speech();
-    return s ? Math.round(((s.end - s.start) * 1000) / this.#rate) : 0;
+    this.freeze();
+    const s = this.#speech;
+    return s ? this.#ms(s.end - s.start) : 0;
   }
 
   get speechEndMs(): number | undefined {
-    const s = this.#segment;
-    if (s) return Math.round((s.end * 1000) / this.#rate);
     // While speech goes on, its last loud frame (what the listener times the transcript from).
-    return this.#detected && this.#lastLoud > 0 ? Math.round((this.#lastLoud * 1000) / this.#rate) : undefined;
+    if (this.#detected) return this.#lastLoud > 0 ? this.#ms(this.#lastLoud) : undefined;
+    return this.#speech && this.#ms(this.#speech.end);
   }
 
   get ended(): ListenEnd | undefined {
@@ -166,7 +191,7 @@ export class SileroEndPointer implements EndPointer {
   }
 
   push(chunk: Buffer): ListenEnd | undefined {
-    if (this.#ended) return this.#ended;
+    if (this.#ended || this.#frozen) return this.#ended;
     const buf = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
     const bytes = WINDOW * 2;
     let at = 0;
@@ -179,6 +204,21 @@ export class SileroEndPointer implements EndPointer {
     return this.#ended;
   }
 
+  /** No more audio: a segment still open (the maximum, a stop) is closed where the audio ended. The detector is free after this. */
+  freeze(): void {
+    if (this.#frozen) return;
+    this.#frozen = true;
+    if (this.#detected) {
+      this.#vad.flush();
+      this.#segments();
+      this.#detected = false;
+    }
+  }
+
+  #ms(samples: number): number {
+    return Math.round((samples * 1000) / this.#rate);
+  }
+
   #step(buf: Buffer, at: number): void {
     const frame = (this.#rate * FRAME_MS) / 1000;
     for (let i = 0; i < WINDOW; i++) {
@@ -189,7 +229,7 @@ export class SileroEndPointer implements EndPointer {
         if (Math.sqrt(this.#frameSum / frame) > ABSOLUTE_FLOOR) {
           this.#lastLoud = this.#samples + i + 1;
           this.#loud.push(this.#lastLoud);
-          const horizon = this.#lastLoud - ((this.#o.silenceMs + 2000) * this.#rate) / 1000;
+          const horizon = this.#lastLoud - (MAX_SEGMENT_S + 2) * this.#rate;
           while (this.#loud.length > 0 && this.#loud[0]! < horizon) this.#loud.shift();
         }
         this.#frameSum = 0;
@@ -198,34 +238,29 @@ export class SileroEndPointer implements EndPointer {
     }
     this.#vad.acceptWaveform(this.#window);
     this.#samples += WINDOW;
-    this.#detected ||= this.#vad.isDetected();
-    if (!this.#vad.isEmpty()) {
-      this.#take();
-      this.#ended = 'silence';
-      return;
-    }
+    this.#segments();
+    this.#detected = this.#vad.isDetected();
+    this.#heard ||= this.#detected;
     const ms = this.elapsedMs;
-    if (!this.#detected && ms >= this.#o.startTimeoutMs) this.#ended = 'timeout';
+    // Counted from the trimmed end, as energy counts: the model's hangover does not lengthen the wait.
+    const quietMs = this.#speech ? this.#ms(this.#samples - this.#speech.end) : 0;
+    if (this.#speech && !this.#detected && quietMs >= this.#o.silenceMs) this.#ended = 'silence';
+    else if (!this.#heard && !this.#speech && ms >= this.#o.startTimeoutMs) this.#ended = 'timeout';
     else if (ms >= this.#o.maxMs) this.#ended = 'max';
   }
 
-  /** The first segment, its tail trimmed to the last loud frame in it. */
-  #take(): void {
-    const seg = this.#vad.front(false);
-    const start = seg.start;
-    const end = start + seg.samples.length;
-    let last = 0;
-    for (const e of this.#loud) if (e <= end) last = e;
-    this.#segment = { start, end: last > start ? last : end };
-    this.#vad.pop();
-  }
-
-  /** The speech heard: the closed segment, or (ended by the maximum in mid-speech) the open one. */
-  #speech(): { start: number; end: number } | undefined {
-    if (!this.#segment && this.#detected) {
-      this.#vad.flush();
-      if (!this.#vad.isEmpty()) this.#take();
+  /** Take the closed segments: each extends the speech, its tail trimmed to its last loud frame. */
+  #segments(): void {
+    while (!this.#vad.isEmpty()) {
+      const seg = this.#vad.front(false);
+      const start = seg.start;
+      const modelEnd = start + seg.samples.length;
+      this.#vad.pop();
+      let end = modelEnd;
+      let last = 0;
+      for (const e of this.#loud) if (e <= modelEnd) last = e;
+      if (last > start) end = last;
+      this.#speech = { start: this.#speech?.start ?? start, end };
     }
-    return this.#segment;
   }
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EspeakEngine } from '../../src/engines/espeak.js';
 import { resample } from '../../src/audio/pcm.js';
-import { endPointers, SileroEndPointer, sileroModelPath } from '../../src/listen/silero.js';
+import { endPointers, SileroEndPointer, sileroDetector, sileroModelPath, type SherpaVad, type VadClass } from '../../src/listen/silero.js';
 import { EnergyEndPointer, type EndPointer } from '../../src/listen/vad.js';
 import { VoxError } from '../../src/errors.js';
 
@@ -31,7 +31,7 @@ try {
 } catch (err) {
   skip = `the Silero model is not obtainable here: ${(err as Error).message.split('\n')[0]}`;
 }
-let Vad: ConstructorParameters<typeof SileroEndPointer>[0];
+let Vad: VadClass;
 try {
   Vad = (createRequire(import.meta.url)('sherpa-onnx-node') as { Vad: typeof Vad }).Vad;
 } catch {
@@ -63,6 +63,15 @@ async function spoken(text: string): Promise<Buffer> {
   return pcm.subarray(a, b + 2);
 }
 
+let detector: SherpaVad;
+/** One detector for all (as endPointers() keeps one), reset before each use. */
+function silero(o = opts): SileroEndPointer {
+  detector ??= sileroDetector(Vad, model!);
+  detector.clear();
+  detector.reset();
+  return new SileroEndPointer(detector, o);
+}
+
 before(async () => {
   if (!skip) await engine.start();
 });
@@ -73,7 +82,7 @@ after(async () => {
 describe('SileroEndPointer', { skip }, () => {
   test('the listen fixture: speech from 300 ms for 1740 ms (scripts/make-listen-fixture.mjs), found within 100 ms', () => {
     const wav = readFileSync(join(ROOT, 'test/fixtures/listen/sentence.wav'));
-    const ep = new SileroEndPointer(Vad, model!, opts);
+    const ep = silero();
     assert.equal(run(ep, wav.subarray(44)), 'silence');
     assert.ok(Math.abs(ep.speechMs - 1740) <= 100, `speechMs ${ep.speechMs}`);
     assert.ok(Math.abs(ep.speechEndMs! - 2040) <= 100, `speechEndMs ${ep.speechEndMs}`);
@@ -85,7 +94,7 @@ describe('SileroEndPointer', { skip }, () => {
     test(`"${phrase}" spoken by eSpeak-NG between ${LEAD_MS} ms and ${TAIL_MS} ms of silence: speechMs within 100 ms of the phrase`, async () => {
       const speech = await spoken(phrase);
       const truth = Math.round((speech.length / 2 / RATE) * 1000);
-      const ep = new SileroEndPointer(Vad, model!, opts);
+      const ep = silero();
       assert.equal(run(ep, Buffer.concat([silence(LEAD_MS), speech, silence(TAIL_MS)])), 'silence');
       assert.ok(Math.abs(ep.speechMs - truth) <= 100, `speechMs ${ep.speechMs} vs the phrase's ${truth}`);
       assert.ok(Math.abs(ep.speechEndMs! - (LEAD_MS + truth)) <= 100, `speechEndMs ${ep.speechEndMs} vs ${LEAD_MS + truth}`);
@@ -100,20 +109,20 @@ describe('SileroEndPointer', { skip }, () => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       noise.writeInt16LE(Math.round(((seed / 0x7fffffff) * 2 - 1) * 0.25 * 32767), i);
     }
-    const silero = new SileroEndPointer(Vad, model!, opts);
-    assert.equal(run(silero, noise), 'timeout');
-    assert.equal(silero.speechMs, 0);
+    const neural = silero();
+    assert.equal(run(neural, noise), 'timeout');
+    assert.equal(neural.speechMs, 0);
     const energy = new EnergyEndPointer(opts);
     run(energy, noise);
     assert.ok(energy.speechMs > 0, 'the energy end-pointer hears the noise as speech (what Silero is for)');
   });
 
   test('silence times out at startTimeoutMs; the maximum ends speech that goes on, with its length so far', async () => {
-    const quiet = new SileroEndPointer(Vad, model!, opts);
+    const quiet = silero();
     assert.equal(run(quiet, silence(5000)), 'timeout');
     assert.ok(Math.abs(quiet.elapsedMs - 3000) <= 40, String(quiet.elapsedMs));
     const speech = await spoken('Please turn on the lights in the kitchen, and then the ones in the hall.');
-    const long = new SileroEndPointer(Vad, model!, { ...opts, maxMs: 1500 });
+    const long = silero({ ...opts, maxMs: 1500 });
     assert.equal(run(long, Buffer.concat([silence(200), speech])), 'max');
     assert.ok(long.speechMs > 1000 && long.speechMs <= 1400, `speechMs ${long.speechMs}`);
   });
@@ -147,9 +156,21 @@ describe('endPointers (listen.vad)', { skip }, () => {
     assert.throws(() => endPointers({ mode: 'silero', home })(opts), /SHA-256 [0-9a-f]{64}, not the pinned/);
   });
 
-  test('the pinned model installed in VOX_HOME/vad is used by auto and silero', () => {
+  test('the pinned model installed in VOX_HOME/vad is used by auto and silero; one listen after another gets the same answer', () => {
     execFileSync(join(ROOT, 'scripts/ci/silero-vad.sh'), [join(home, 'vad')]);
-    assert.ok(endPointers({ mode: 'auto', home })(opts) instanceof SileroEndPointer);
     assert.ok(endPointers({ mode: 'silero', home })(opts) instanceof SileroEndPointer);
+    const auto = endPointers({ mode: 'auto', home });
+    const audio = readFileSync(join(ROOT, 'test/fixtures/listen/sentence.wav')).subarray(44);
+    const first = auto(opts);
+    assert.ok(first instanceof SileroEndPointer);
+    // The first listen is cut mid-speech (a stop): the next one starts afresh on the same detector.
+    first.push(audio.subarray(0, 32_000 * 1));
+    const second = auto(opts);
+    assert.ok(first.speechMs > 0 && first.speechMs < 1000, `the cut one kept its speech so far: ${first.speechMs}`);
+    assert.equal(run(second, audio), 'silence');
+    const third = auto(opts);
+    assert.equal(run(third, audio), 'silence');
+    assert.equal(second.speechMs, third.speechMs);
+    assert.ok(Math.abs(second.speechMs - 1740) <= 100, String(second.speechMs));
   });
 });
