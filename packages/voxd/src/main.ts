@@ -22,6 +22,7 @@ import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from './idle-trim.js';
 import type { VadMode } from './listen/silero.js';
+import type { TranscriberKind } from './listen/transcription.js';
 
 const USAGE = `voxd — the vox speech daemon
 
@@ -283,7 +284,7 @@ const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],
   vad: settings.values['listen.vad'] as VadMode,
-  transcriber: { url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
+  transcriber: { kind: settings.values['transcriber.kind'] as TranscriberKind, url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };
 const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal });

@@ -35,6 +35,8 @@ export interface DaemonSettings {
   'listen.recorder': string;
   /** End-pointing: `auto` (Silero VAD when its model is installed and sherpa-onnx-node loads, else energy), `silero` or `energy`. Default `auto`. */
   'listen.vad': string;
+  /** Which transcriber: `auto` (a local model in VOX_HOME/asr when one is installed, else the server), `server` or `local`. Default `auto`. */
+  'transcriber.kind': string;
   /** Root of an OpenAI-compatible transcription API (`.../v1`); '' means none (listen records only). Default ''. */
   'transcriber.url': string;
   /** The `model` field sent to the transcriber. Default `whisper-1`. */
@@ -55,6 +57,7 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   logLevel: 'info',
   'listen.recorder': 'auto',
   'listen.vad': 'auto',
+  'transcriber.kind': 'auto',
   'transcriber.url': '',
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
@@ -66,6 +69,8 @@ export const MAX_IDLE_UNLOAD_MS = 86_400_000;
 
 /** The values of `listen.vad` (voxd's listen/silero.ts). */
 export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
+/** The values of `transcriber.kind` (voxd's listen/transcription.ts). */
+export const TRANSCRIBER_KINDS = ['auto', 'server', 'local'] as const;
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -149,6 +154,12 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_VAD',
     allowed: `one of ${VAD_MODES.join(', ')} (auto: Silero VAD when its model is installed, else energy)`,
     check: oneOf(VAD_MODES),
+  },
+  'transcriber.kind': {
+    type: 'string',
+    env: 'VOXD_TRANSCRIBER_KIND',
+    allowed: `one of ${TRANSCRIBER_KINDS.join(', ')} (auto: a local model in VOX_HOME/asr when one is installed, else transcriber.url)`,
+    check: oneOf(TRANSCRIBER_KINDS),
   },
   'transcriber.url': {
     type: 'string',

@@ -25,9 +25,9 @@ import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
 import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
-import { createKeys } from '../access/keys.js';
 import type { Sink } from '../sinks/sink.js';
-import { Transcriber, type TranscriberConfig } from './transcriber.js';
+import type { TranscriberConfig } from './transcriber.js';
+import { Transcription, type TranscriberKind } from './transcription.js';
 import type { EndPointer, EndPointerFactory } from './vad.js';
 import { endPointers, type VadMode } from './silero.js';
 import { toWav } from '../audio/wav.js';
@@ -39,7 +39,7 @@ export interface ListenerOptions {
   home: string;
   /** The `listen.recorder` setting: auto, arecord, rec, sox or a path. */
   recorder: string;
-  transcriber: TranscriberConfig;
+  transcriber: TranscriberConfig & { kind?: TranscriberKind };
   /** The `listen.vad` setting. Default `auto`. */
   vad?: VadMode;
   env?: NodeJS.ProcessEnv;
@@ -61,7 +61,7 @@ interface Active {
 
 export class Listener {
   readonly #o: ListenerOptions;
-  readonly #transcriber: Transcriber;
+  readonly #transcriber: Transcription;
   readonly #endPointer: EndPointerFactory;
   readonly #dir: string;
   #active: Active | undefined;
@@ -71,7 +71,7 @@ export class Listener {
   constructor(options: ListenerOptions) {
     this.#o = options;
     this.#dir = join(options.home, 'listen');
-    this.#transcriber = new Transcriber(options.transcriber, createKeys({ env: options.env ?? process.env, home: options.home }));
+    this.#transcriber = new Transcription(options.transcriber, { home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
     this.#endPointer = endPointers({ mode: options.vad ?? 'auto', home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
   }
 
