@@ -9,20 +9,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { FIXTURES, removeDir, startDaemon, tempDir, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { needTool } from './helpers/tools.js';
 // @ts-expect-error: a plain .mjs script
 import { WORD, writeSyntheticRecognizer } from '../scripts/synthetic-recognizer.mjs';
 
 const SHIM = join(FIXTURES, 'listen', 'arecord');
-let skip: string | false = false;
-try {
-  createRequire(import.meta.url).resolve('sherpa-onnx-node');
-} catch {
-  skip = 'sherpa-onnx-node is not installed';
-}
+const skip = needTool('sherpa-onnx');
 
 let api: TranscriptionApi;
 let d: Daemon;

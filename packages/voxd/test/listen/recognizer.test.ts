@@ -6,22 +6,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findAsrModel, LocalRecognizer } from '../../src/listen/recognizer.js';
 import { toWav } from '../../src/audio/wav.js';
+import { needTool } from '../../../../test/helpers/tools.js';
 // @ts-expect-error: a plain .mjs script
 import { WORD, writeSyntheticRecognizer } from '../../../../scripts/synthetic-recognizer.mjs';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-let skip: string | false = false;
-try {
-  createRequire(import.meta.url).resolve('sherpa-onnx-node');
-} catch {
-  skip = 'sherpa-onnx-node is not installed';
-}
+const skip = needTool('sherpa-onnx');
 const FORMAT = { sampleRate: 16_000, channels: 1, bitDepth: 16 } as const;
 
 describe('LocalRecognizer', { skip }, () => {
