@@ -56,6 +56,7 @@ const BENCHES = [
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
   { file: 'voice-approval.mjs' },
+  { file: 'listen-vad.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
 ];

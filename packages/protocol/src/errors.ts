@@ -118,6 +118,10 @@ export const WIRE_ERRORS = {
     statusCode: 503,
     message: 'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder ("vox daemon config set listen.recorder PATH") or VOXD_RECORDER.',
   },
+  VOX_ERR_VAD_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'Silero VAD cannot be used: %s. Install its model (docs/talk-back.md, "Offline speech-to-text"), or set listen.vad to auto or energy ("vox daemon config set listen.vad auto").',
+  },
   VOX_ERR_MIC_UNAVAILABLE: {
     statusCode: 503,
     message: 'The microphone cannot be opened: %s. Check that a capture device exists ("arecord -l") and is not muted, or choose another recorder with listen.recorder.',

@@ -40,11 +40,27 @@ describe('parseSettings', () => {
     assert.equal(r.lines.port, 4);
   });
 
+  test('listen.vad: auto, silero or energy, and nothing else', () => {
+    assert.deepEqual(parseSettings('listen.vad: silero\n', 'f.yaml').values, { 'listen.vad': 'silero' });
+    const r = parseSettings('listen:\n  vad: silro\n', 'f.yaml');
+    assert.equal(r.problems.length, 1);
+    assert.equal(r.problems[0]!.key, 'listen.vad');
+    assert.match(r.problems[0]!.message, /did you mean "silero"\?/);
+    assert.match(r.problems[0]!.message, /auto, silero, energy/);
+  });
+
+  test('transcriber.kind: auto, server or local, beside the transcriber section', () => {
+    assert.deepEqual(parseSettings('transcriber:\n  kind: local\n  url: http://127.0.0.1:8080/v1\n', 'f.yaml').values, { 'transcriber.kind': 'local', 'transcriber.url': 'http://127.0.0.1:8080/v1' });
+    const r = parseSettings('transcriber.kind: locl\n', 'f.yaml');
+    assert.equal(r.problems.length, 1);
+    assert.match(r.problems[0]!.message, /did you mean "local"\?/);
+  });
+
   test('every problem at once, with file, line, key, value, the allowed values and the closest key', () => {
     const r = parseSettings('audoi: speaker\nport: "8421"\nengine: espek\nhost: 0.0.0.0\naudio: file:out\n', '/c/voxd.yaml');
     assert.equal(r.problems.length, 5);
     const [a, b, c, d, e] = r.problems;
-    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs', message: undefined });
+    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, listen.vad, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs', message: undefined });
     assert.match(a!.message, /unknown key "audoi"; did you mean "audio"\?/);
     assert.equal(b!.line, 2);
     assert.equal(b!.value, '8421');
@@ -127,7 +143,7 @@ describe('resolveSettings', () => {
     const r = resolveSettings({ env: { VOXD_ENGINE: 'say', VOXD_PORT: '0' }, file, flags: { port: '9100' } });
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.values, { ...SETTINGS_DEFAULTS, audio: 'file:/f', engine: 'say', port: 9100 });
-    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default', 'sherpa.idleUnloadMs': 'default' });
+    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'listen.vad': 'default', 'transcriber.kind': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default', 'sherpa.idleUnloadMs': 'default' });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });
 

@@ -22,6 +22,8 @@ import { ensureToken, keptToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from './idle-trim.js';
+import type { VadMode } from './listen/silero.js';
+import type { TranscriberKind } from './listen/transcription.js';
 
 const USAGE = `voxd — the vox speech daemon
 
@@ -284,7 +286,8 @@ const journal = Journal.open(paths.journal, { log, maxBytes: journalCap });
 const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],
-  transcriber: { url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
+  vad: settings.values['listen.vad'] as VadMode,
+  transcriber: { kind: settings.values['transcriber.kind'] as TranscriberKind, url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };
 const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal });

@@ -14,6 +14,8 @@ import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
 import { listenerSlot, listenRoute, type ListenerSlot } from './routes/listen.js';
 import type { TranscriberConfig } from './listen/transcriber.js';
+import type { VadMode } from './listen/silero.js';
+import type { TranscriberKind } from './listen/transcription.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
@@ -46,7 +48,7 @@ export interface ServerOptions {
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
-  listen?: { home: string; recorder: string; transcriber: TranscriberConfig; env?: NodeJS.ProcessEnv };
+  listen?: { home: string; recorder: string; vad?: VadMode; transcriber: TranscriberConfig & { kind?: TranscriberKind }; env?: NodeJS.ProcessEnv };
 }
 
 export interface VoxServer {

@@ -33,6 +33,10 @@ export interface DaemonSettings {
   logLevel: string;
   /** The microphone's recorder: `auto` (arecord, then rec, then sox, on PATH), one of those names, or a path to one. Default `auto`. */
   'listen.recorder': string;
+  /** End-pointing: `auto` (Silero VAD when its model is installed and sherpa-onnx-node loads, else energy), `silero` or `energy`. Default `auto`. */
+  'listen.vad': string;
+  /** Which transcriber: `auto` (a local model in VOX_HOME/asr when one is installed, else the server), `server` or `local`. Default `auto`. */
+  'transcriber.kind': string;
   /** Root of an OpenAI-compatible transcription API (`.../v1`); '' means none (listen records only). Default ''. */
   'transcriber.url': string;
   /** The `model` field sent to the transcriber. Default `whisper-1`. */
@@ -52,6 +56,8 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   host: DEFAULT_HOST,
   logLevel: 'info',
   'listen.recorder': 'auto',
+  'listen.vad': 'auto',
+  'transcriber.kind': 'auto',
   'transcriber.url': '',
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
@@ -60,6 +66,11 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
 
 /** The longest `sherpa.idleUnloadMs` (one day, in ms). */
 export const MAX_IDLE_UNLOAD_MS = 86_400_000;
+
+/** The values of `listen.vad` (voxd's listen/silero.ts). */
+export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
+/** The values of `transcriber.kind` (voxd's listen/transcription.ts). */
+export const TRANSCRIBER_KINDS = ['auto', 'server', 'local'] as const;
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -137,6 +148,18 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_RECORDER',
     allowed: `auto, ${RECORDERS.join(', ')}, or an absolute path to one of them (its file name says which)`,
     check: (v) => (typeof v === 'string' ? recorderProblem(v) : 'not a recorder'),
+  },
+  'listen.vad': {
+    type: 'string',
+    env: 'VOXD_VAD',
+    allowed: `one of ${VAD_MODES.join(', ')} (auto: Silero VAD when its model is installed, else energy)`,
+    check: oneOf(VAD_MODES),
+  },
+  'transcriber.kind': {
+    type: 'string',
+    env: 'VOXD_TRANSCRIBER_KIND',
+    allowed: `one of ${TRANSCRIBER_KINDS.join(', ')} (auto: a local model in VOX_HOME/asr when one is installed, else transcriber.url)`,
+    check: oneOf(TRANSCRIBER_KINDS),
   },
   'transcriber.url': {
     type: 'string',

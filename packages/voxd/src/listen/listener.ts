@@ -25,10 +25,11 @@ import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
 import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
-import { createKeys } from '../access/keys.js';
 import type { Sink } from '../sinks/sink.js';
-import { Transcriber, type TranscriberConfig } from './transcriber.js';
-import { EndPointer } from './vad.js';
+import type { TranscriberConfig } from './transcriber.js';
+import { Transcription, type TranscriberKind } from './transcription.js';
+import type { EndPointer, EndPointerFactory } from './vad.js';
+import { endPointers, type VadMode } from './silero.js';
 import { toWav } from '../audio/wav.js';
 
 export interface ListenerOptions {
@@ -38,7 +39,9 @@ export interface ListenerOptions {
   home: string;
   /** The `listen.recorder` setting: auto, arecord, rec, sox or a path. */
   recorder: string;
-  transcriber: TranscriberConfig;
+  transcriber: TranscriberConfig & { kind?: TranscriberKind };
+  /** The `listen.vad` setting. Default `auto`. */
+  vad?: VadMode;
   env?: NodeJS.ProcessEnv;
   spawn?: SpawnFn;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
@@ -58,7 +61,8 @@ interface Active {
 
 export class Listener {
   readonly #o: ListenerOptions;
-  readonly #transcriber: Transcriber;
+  readonly #transcriber: Transcription;
+  readonly #endPointer: EndPointerFactory;
   readonly #dir: string;
   #active: Active | undefined;
   #closed = false;
@@ -67,7 +71,8 @@ export class Listener {
   constructor(options: ListenerOptions) {
     this.#o = options;
     this.#dir = join(options.home, 'listen');
-    this.#transcriber = new Transcriber(options.transcriber, createKeys({ env: options.env ?? process.env, home: options.home }));
+    this.#transcriber = new Transcription(options.transcriber, { home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
+    this.#endPointer = endPointers({ mode: options.vad ?? 'auto', home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
   }
 
   /** Who holds the microphone, if anyone. */
@@ -144,7 +149,7 @@ export class Listener {
       if (gone.aborted) {
         endedBy = 'stopped';
       } else {
-        const ep = new EndPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
+        const ep = this.#endPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
         endpointer = ep;
         let decided!: (end: ListenEnd | 'quiet') => void;
         let done = false;

@@ -6,15 +6,15 @@
  * unvoiced frames (a quiet room and a fan differ by more than any fixed
  * threshold). Speech starts after 60 ms of voiced frames in a row (a click is
  * not speech) and ends after `silenceMs` without a voiced frame, so the pauses
- * between words do not end it. Energy is enough for a push-to-talk style
- * "say it, then stop": the transcriber does the hard part. A neural VAD
- * (Silero) would cost a model and an ONNX runtime in voxd for little gain here.
+ * between words do not end it. This is the fallback: Silero VAD (silero.ts)
+ * tells speech from a fan, a keyboard or music, which energy cannot, and is
+ * used when its model is installed (the setting `listen.vad`).
  */
 import type { ListenEnd } from '@vox/protocol';
 
 export const FRAME_MS = 20;
 /** -40 dBFS: quieter than this is never speech. */
-const ABSOLUTE_FLOOR = 0.01;
+export const ABSOLUTE_FLOOR = 0.01;
 const NOISE_FACTOR = 3;
 /** Voiced frames in a row before speech counts as started. */
 const ONSET_FRAMES = 3;
@@ -29,7 +29,22 @@ export interface EndPointerOptions {
   maxMs: number;
 }
 
-export class EndPointer {
+/** What the listener asks of an end-pointer, energy or Silero. */
+export interface EndPointer {
+  /** Audio seen so far, in ms. */
+  readonly elapsedMs: number;
+  /** From the start of speech to its end, in ms; 0 before speech. */
+  readonly speechMs: number;
+  /** Where the user's speech ended, in ms from the start. */
+  readonly speechEndMs: number | undefined;
+  readonly ended: ListenEnd | undefined;
+  /** Feed PCM; returns how the listen ended once it has (and keeps returning that). */
+  push(chunk: Buffer): ListenEnd | undefined;
+}
+
+export type EndPointerFactory = (options: EndPointerOptions) => EndPointer;
+
+export class EnergyEndPointer implements EndPointer {
   readonly #frameBytes: number;
   readonly #o: EndPointerOptions;
   #pending = Buffer.alloc(0);

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EndPointer } from '../../src/listen/vad.js';
+import { EnergyEndPointer as EndPointer } from '../../src/listen/vad.js';
 
 const RATE = 16_000;
 const silence = (ms: number) => Buffer.alloc(Math.round((RATE * ms) / 1000) * 2);

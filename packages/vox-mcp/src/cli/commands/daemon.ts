@@ -32,8 +32,9 @@ Actions:
   config [get KEY | set KEY VALUE | unset KEY]
               voxd's settings file: list every setting with its source (file,
               env or default), or read, change or remove one (keys: audio,
-              engine, port, host, logLevel, listen.recorder, transcriber.url,
-              transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs;
+              engine, port, host, logLevel, listen.recorder, listen.vad,
+              transcriber.kind, transcriber.url, transcriber.model,
+              transcriber.timeoutMs, sherpa.idleUnloadMs;
               docs/operations.md)
 
 Options:

@@ -1,0 +1,184 @@
+/**
+ * Speech to text inside voxd: sherpa-onnx-node's OfflineRecognizer on a model
+ * in VOX_HOME/asr/NAME/, nothing leaves the machine.
+ *
+ * Design notes:
+ * - A model directory holds `vox-asr.json` ({"format": 1, "type":
+ *   "nemo_ctc", "files": {"model", "tokens"}}) beside its files; the first
+ *   such directory by name is the one used. Only NeMo CTC models are read so
+ *   far (the synthetic test model, scripts/synthetic-recognizer.mjs, is one);
+ *   a manifest of another type is refused by name, not guessed at.
+ * - createAsync and decodeAsync run on libuv's pool: voxd's event loop (and
+ *   its playback) goes on while a model loads or decodes.
+ * - The model is loaded on the first transcript and kept: sherpa's native
+ *   objects do not give their memory back when collected (listen/silero.ts),
+ *   so reloading per listen would grow voxd. An idle voxd that never listened
+ *   has loaded nothing.
+ * - A decode cannot be cancelled: past `timeoutMs`, or when the client goes,
+ *   the listen answers at once and the decode's result is dropped.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import { VoxError } from '../errors.js';
+import type { Transcript } from './transcriber.js';
+
+/** Where local recognizer models live. */
+export function asrDir(home: string): string {
+  return join(home, 'asr');
+}
+
+/** The manifest's types voxd can run, and the sherpa model config each becomes. */
+const TYPES = ['nemo_ctc'] as const;
+type AsrType = (typeof TYPES)[number];
+
+interface AsrModel {
+  name: string;
+  dir: string;
+  type: AsrType;
+  files: { model: string; tokens: string };
+}
+
+interface SherpaRecognizer {
+  createStream(): { acceptWaveform(w: { sampleRate: number; samples: Float32Array }): void };
+  decodeAsync(stream: ReturnType<SherpaRecognizer['createStream']>): Promise<unknown>;
+  getResult(stream: ReturnType<SherpaRecognizer['createStream']>): { text?: string };
+}
+type RecognizerClass = { createAsync(config: object): Promise<SherpaRecognizer> };
+
+/** The most of a manifest read. */
+const MAX_MANIFEST_BYTES = 64 * 1024;
+
+/** The installed model voxd would use, or undefined; a damaged one is an error naming the directory. */
+export function findAsrModel(home: string): AsrModel | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(asrDir(home)).sort();
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const dir = join(asrDir(home), name);
+    const manifest = join(dir, 'vox-asr.json');
+    let st;
+    try {
+      st = statSync(manifest);
+    } catch {
+      continue;
+    }
+    if (st.size > MAX_MANIFEST_BYTES) throw failed(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
+    let m: { type?: unknown; files?: { model?: unknown; tokens?: unknown } };
+    try {
+      m = JSON.parse(readFileSync(manifest, 'utf8'));
+    } catch {
+      throw failed(`${manifest} is not JSON`);
+    }
+    if (!TYPES.includes(m.type as AsrType)) throw failed(`${manifest}: type ${JSON.stringify(m.type).slice(0, 40)} is not one voxd runs (${TYPES.join(', ')})`);
+    const files = { model: inside(dir, m.files?.model, manifest), tokens: inside(dir, m.files?.tokens, manifest) };
+    return { name, dir, type: m.type as AsrType, files };
+  }
+  return undefined;
+}
+
+/** A manifest's file, which must stay inside the model's directory. */
+function inside(dir: string, file: unknown, manifest: string): string {
+  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw failed(`${manifest}: a file must be a path inside ${dir}`);
+  const path = join(dir, file);
+  try {
+    statSync(path);
+  } catch {
+    throw failed(`${path} (named in ${manifest}) is missing`);
+  }
+  return path;
+}
+
+function failed(why: string): VoxError {
+  return new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `the local recognizer: ${why}`);
+}
+
+export interface RecognizerOptions {
+  home: string;
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  log?: { info(obj: object, msg?: string): void };
+}
+
+export class LocalRecognizer {
+  readonly #o: RecognizerOptions;
+  #loaded: { key: string; recognizer: Promise<SherpaRecognizer> } | undefined;
+
+  constructor(options: RecognizerOptions) {
+    this.#o = options;
+  }
+
+  /** Whether a model is installed (a damaged one counts: transcribing says what is wrong). */
+  get installed(): boolean {
+    try {
+      return findAsrModel(this.#o.home) !== undefined;
+    } catch {
+      return true;
+    }
+  }
+
+  /** Where it runs, for messages. */
+  get endpoint(): string {
+    return `the local recognizer in ${asrDir(this.#o.home)}`;
+  }
+
+  async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+    const model = findAsrModel(this.#o.home);
+    if (!model) throw failed(`no model is installed in ${asrDir(this.#o.home)}`);
+    const started = performance.now();
+    const recognizer = await this.#recognizer(model);
+    const samples = floatSamples(wav);
+    const stream = recognizer.createStream();
+    stream.acceptWaveform({ sampleRate: 16_000, samples });
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new VoxError('VOX_ERR_TRANSCRIBER_TIMEOUT', this.#o.timeoutMs)), this.#o.timeoutMs);
+      const cancel = () => reject(Object.assign(new VoxError('VOX_ERR_TRANSCRIBER_FAILED', 'the listen was cancelled'), { aborted: true }));
+      if (options.signal?.aborted) cancel();
+      else options.signal?.addEventListener('abort', cancel, { once: true });
+    });
+    try {
+      await Promise.race([recognizer.decodeAsync(stream), limit]);
+    } finally {
+      clearTimeout(timer);
+    }
+    const text = String(recognizer.getResult(stream).text ?? '').trim();
+    return { text, ms: Math.round(performance.now() - started) };
+  }
+
+  /** The loaded recognizer for `model`, loading it once (again only when another model is installed). */
+  #recognizer(model: AsrModel): Promise<SherpaRecognizer> {
+    const key = `${model.dir}:${model.files.model}`;
+    if (this.#loaded?.key === key) return this.#loaded.recognizer;
+    const name = this.#o.env?.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node';
+    let mod: { OfflineRecognizer?: RecognizerClass };
+    try {
+      mod = createRequire(import.meta.url)(name) as typeof mod;
+    } catch (err) {
+      throw failed(`${name} does not load (${String((err as Error).message).split('\n')[0]!.slice(0, 200)})`);
+    }
+    if (!mod.OfflineRecognizer) throw failed(`${name} has no OfflineRecognizer`);
+    const config = {
+      featConfig: { sampleRate: 16_000, featureDim: 80 },
+      modelConfig: { nemoCtc: { model: model.files.model }, tokens: model.files.tokens, numThreads: 1, provider: 'cpu', debug: 0 },
+    };
+    const recognizer = mod.OfflineRecognizer.createAsync(config).catch((err: Error) => {
+      this.#loaded = undefined;
+      throw failed(`${model.name} does not load (${String(err.message).split('\n')[0]!.slice(0, 200)})`);
+    });
+    this.#loaded = { key, recognizer };
+    this.#o.log?.info({ model: model.name, type: model.type }, 'loading the local recognizer');
+    return recognizer;
+  }
+}
+
+/** Our own WAV (toWav: 44-byte header, s16le mono 16 kHz) as float samples. */
+function floatSamples(wav: Buffer): Float32Array {
+  const pcm = wav.subarray(44);
+  const out = new Float32Array(pcm.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = pcm.readInt16LE(i * 2) / 32768;
+  return out;
+}

@@ -1,0 +1,45 @@
+/**
+ * Which transcriber a listen uses: the setting `transcriber.kind`. `server`
+ * is the OpenAI-compatible API (transcriber.ts), `local` the recognizer in
+ * voxd (recognizer.ts), `auto` the local one when a model is installed, else
+ * the server. Chosen at each listen, so installing a model needs no restart.
+ */
+import type { TRANSCRIBER_KINDS } from '@vox/protocol/settings';
+import { createKeys } from '../access/keys.js';
+import { LocalRecognizer } from './recognizer.js';
+import { Transcriber, type Transcript, type TranscriberConfig } from './transcriber.js';
+
+export type TranscriberKind = (typeof TRANSCRIBER_KINDS)[number];
+
+export interface SpeechToText {
+  /** Whether anything would transcribe (a listen without it only records). */
+  readonly configured: boolean;
+  transcribe(wav: Buffer, options?: { language?: string; signal?: AbortSignal }): Promise<Transcript>;
+}
+
+export class Transcription implements SpeechToText {
+  readonly #kind: TranscriberKind;
+  readonly #server: Transcriber;
+  readonly #local: LocalRecognizer;
+
+  constructor(config: TranscriberConfig & { kind?: TranscriberKind }, options: { home: string; env?: NodeJS.ProcessEnv; log?: { info(obj: object, msg?: string): void } }) {
+    const env = options.env ?? process.env;
+    this.#kind = config.kind ?? 'auto';
+    this.#server = new Transcriber(config, createKeys({ env, home: options.home }));
+    this.#local = new LocalRecognizer({ home: options.home, timeoutMs: config.timeoutMs, env, ...(options.log ? { log: options.log } : {}) });
+  }
+
+  #pick(): SpeechToText | undefined {
+    if (this.#kind === 'local') return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
+    if (this.#kind === 'auto' && this.#local.installed) return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
+    return this.#server.configured ? this.#server : undefined;
+  }
+
+  get configured(): boolean {
+    return this.#pick() !== undefined;
+  }
+
+  transcribe(wav: Buffer, options: { language?: string; signal?: AbortSignal } = {}): Promise<Transcript> {
+    return (this.#pick() ?? this.#server).transcribe(wav, options);
+  }
+}
