@@ -10,6 +10,7 @@ import {
   HOOK_EVENTS,
   HOOK_TIMEOUT_SECONDS,
   MCP_TOOL_EVENTS,
+  VOICE_HOOK_TIMEOUT_SECONDS,
   PLUGIN_SERVER,
   isVoxMcpToolHook,
   mcpToolHook,
@@ -65,11 +66,15 @@ describe('hook commands', () => {
     }
   });
 
+  // PermissionRequest has room for a voice answer (approveByVoice); every other hook the short timeout.
+  const timeoutOf = (e: HookEvent) => (e === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
+
   test('one group per event with an empty matcher and a timeout', () => {
     const entries = voxHookEntries(OPTS);
     assert.deepEqual(Object.keys(entries), [...HOOK_EVENTS]);
+    assert.equal(VOICE_HOOK_TIMEOUT_SECONDS, 30);
     for (const e of HOOK_EVENTS) {
-      assert.deepEqual(entries[e], [{ matcher: '', hooks: [{ type: 'command', command: hookCommand(e, OPTS), timeout: HOOK_TIMEOUT_SECONDS }] }]);
+      assert.deepEqual(entries[e], [{ matcher: '', hooks: [{ type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }] }]);
     }
   });
 
@@ -83,7 +88,7 @@ describe('hook commands', () => {
     for (const e of HOOK_EVENTS) {
       const [hook] = entries[e][0]!.hooks;
       if (MCP_TOOL_EVENTS.includes(e)) assert.deepEqual(hook, mcpToolHook(e, 'speech'), e);
-      else assert.deepEqual(hook, { type: 'command', command: hookCommand(e, OPTS), timeout: HOOK_TIMEOUT_SECONDS }, e);
+      else assert.deepEqual(hook, { type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }, e);
     }
     assert.deepEqual(mcpToolHook('Stop', 'vox'), {
       type: 'mcp_tool',
@@ -92,7 +97,22 @@ describe('hook commands', () => {
       input: { event: 'Stop', session_id: '${session_id}', cwd: '${cwd}', stop_hook_active: '${stop_hook_active}', last_assistant_message: '${last_assistant_message}' },
       timeout: HOOK_TIMEOUT_SECONDS,
     });
-    assert.deepEqual(mcpToolHook('PermissionRequest', 'vox').input, { event: 'PermissionRequest', session_id: '${session_id}', cwd: '${cwd}', tool_name: '${tool_name}' });
+    // What a voice answer needs too: the command to name, the "always" on offer, the request to answer.
+    assert.deepEqual(mcpToolHook('PermissionRequest', 'vox'), {
+      type: 'mcp_tool',
+      server: 'vox',
+      tool: 'hook',
+      input: {
+        event: 'PermissionRequest',
+        session_id: '${session_id}',
+        cwd: '${cwd}',
+        tool_name: '${tool_name}',
+        tool_input: '${tool_input}',
+        permission_suggestions: '${permission_suggestions}',
+        tool_use_id: '${tool_use_id}',
+      },
+      timeout: VOICE_HOOK_TIMEOUT_SECONDS,
+    });
   });
 
   test('recognises vox mcp_tool entries, and nothing else', () => {
