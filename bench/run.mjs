@@ -54,6 +54,7 @@ const BENCHES = [
   { file: 'log-flood.mjs' },
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
+  { file: 'barge-in.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
 ];

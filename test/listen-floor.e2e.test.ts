@@ -12,7 +12,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { wavStats } from './helpers/wav.js';
 
@@ -230,5 +233,56 @@ describe('barge-in', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.text, TRANSCRIPT);
     assert.deepEqual((await d.api('POST', '/v1/listen/release', { token: kept.body.floor.token })).body, { released: false }, 'the barge-in took the kept floor');
+  });
+});
+
+describe('clients', () => {
+  test('vox listen --keep-floor prints the token; --release hands it on; --wait 0 is refused with exit 4', async () => {
+    mic();
+    const kept = await vox(['listen', '--silence', '700', '--no-prompt', '--keep-floor', '--floor-idle', '30000'], { env: d.env });
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.equal(kept.stdout, `${TRANSCRIPT}\n`);
+    const token = /--floor (floor-[0-9a-f-]{36})/.exec(kept.stderr)?.[1];
+    assert.ok(token, kept.stderr);
+    assert.match(kept.stderr, /floor kept for 30 s idle/);
+    const busy = await vox(['listen', '--wait', '0', '--no-prompt'], { env: d.env });
+    assert.equal(busy.code, 4);
+    assert.match(busy.stderr, /VOX_ERR_LISTEN_BUSY/);
+    const released = await vox(['listen', '--release', token!], { env: d.env });
+    assert.equal(released.code, 0, released.stderr);
+    assert.match(released.stderr, /floor handed on/);
+    assert.equal((await status()).listening, null);
+    const again = await vox(['listen', '--release', token!, '--json'], { env: d.env });
+    assert.deepEqual(JSON.parse(again.stdout), { released: false });
+    const bad = await vox(['listen', '--release', 'nope'], { env: d.env });
+    assert.equal(bad.code, 4);
+    assert.match(bad.stderr, /--release \(field "token"\)/);
+  });
+
+  test('the MCP tools through the SDK\'s real Client: listen keeps the floor, converse uses it as its follow-up', async () => {
+    const project = tempDir('vox-floor-project-');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env: d.env as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'vox-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      mic();
+      const first = (await client.callTool({ name: 'listen', arguments: { silenceMs: 700, keepFloor: true } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      assert.equal(first.isError, undefined, JSON.stringify(first.content));
+      const floor = (first.structuredContent as any).floor;
+      assert.match(floor.token, /^floor-/);
+      const other = d.api('POST', '/v1/listen', { session: 'other#9', silenceMs: 700, prompt: false });
+      await listening((l) => l.queued === 1, 'another session to queue behind the kept floor');
+      const order: string[] = [];
+      void other.then(() => order.push('other'));
+      const turn = (await client.callTool({ name: 'converse', arguments: { text: 'Which room?', silenceMs: 700, floorToken: floor.token } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      order.push('converse');
+      assert.equal(turn.isError, undefined, JSON.stringify(turn.content));
+      assert.equal((turn.structuredContent as any).text, TRANSCRIPT);
+      assert.equal((await other).status, 200);
+      assert.deepEqual(order, ['converse', 'other'], 'the follow-up went before the session that queued');
+    } finally {
+      await client.close();
+      removeDir(project);
+    }
   });
 });
