@@ -143,6 +143,26 @@ describe('the queue', () => {
   });
 });
 
+describe('the queue, pushed', () => {
+  test('forty listens queued at once: each is answered (WAIT_EXPIRED, none lost or left queued), and the holder records on', async () => {
+    mic({ leadMs: 30_000 });
+    const holder = d.api('POST', '/v1/listen', { session: 'holder#2', startTimeoutMs: 60_000, prompt: false });
+    const pid = await micPid();
+    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => d.api('POST', '/v1/listen', { session: `flood#${i}`, waitMs: 1500, prompt: false })));
+    assert.deepEqual([...new Set(many.map((r) => r.body.code))], ['VOX_ERR_LISTEN_WAIT_EXPIRED']);
+    for (const r of many) assert.match(r.body.message, /held by session holder#2/);
+    const l = (await status()).listening;
+    assert.equal(l.session, 'holder#2');
+    assert.equal(l.queued, 0);
+    assert.ok(isRunning(pid));
+    const bigWait = await d.api('POST', '/v1/listen', { waitMs: 300_001 });
+    assert.equal(bigWait.status, 400, 'waitMs is capped');
+    assert.match(bigWait.body.message, /waitMs/);
+    await d.api('POST', '/v1/stop', {});
+    assert.equal((await holder).body.endedBy, 'stopped');
+  });
+});
+
 describe('keeping the floor', () => {
   test('a conversation keeps the floor for its follow-up: it goes before a listen that queued meanwhile', async () => {
     mic();

@@ -124,6 +124,8 @@ export class Listener {
   async close(): Promise<void> {
     this.#closed = true;
     this.#floor.fail(() => true, () => new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    // A kept floor's idle timer must not hold the exit.
+    this.#floor.drop(() => true);
     for (const a of this.#pending) a.stop.abort();
     await Promise.all(this.#running);
   }
