@@ -143,6 +143,25 @@ describe('the queue', () => {
   });
 });
 
+describe('speech and the queue', () => {
+  test('speech sent during a listen plays before the next queued listen records: it is never recorded, nor held for the whole queue', async () => {
+    mic();
+    const a = d.api('POST', '/v1/listen', { session: 'first#5', silenceMs: 700, prompt: false });
+    await listening((l) => l?.session === 'first#5' && l.open, 'the first to record');
+    const speak = d.api('POST', '/v1/speak', { text: 'Said between two listens.', session: 'speaker#5', wait: true });
+    await waitFor(async () => ((await status()).queue.length === 1 ? true : undefined), 10_000, 'the speech to queue');
+    const b = d.api('POST', '/v1/listen', { session: 'second#5', silenceMs: 700, prompt: false });
+    await listening((l) => l.queued === 1, 'the second listen to queue');
+    const [ra, spoken, rb] = await Promise.all([a, speak, b]);
+    assert.equal(ra.body.endedBy, 'silence');
+    assert.equal(spoken.body.status, 'played');
+    assert.equal(rb.body.text, TRANSCRIPT);
+    const entry = (await status()).history.find((h: any) => h.id === spoken.body.id);
+    const bStarted = Number(readFileSync(join(dir, 'mic.pid'), 'utf8').trim().split(' ')[1]);
+    assert.ok(bStarted >= Date.parse(entry.finishedAt) - 50, `the second recorder started ${Date.parse(entry.finishedAt) - bStarted} ms before the speech ended`);
+  });
+});
+
 describe('the queue, pushed', () => {
   test('forty listens queued at once: each is answered (WAIT_EXPIRED, none lost or left queued), and the holder records on', async () => {
     mic({ leadMs: 30_000 });
