@@ -226,6 +226,26 @@ describe('keeping the floor', () => {
     assert.equal(lapsed.body.text, TRANSCRIPT);
   });
 
+  test('a keepFloor listen that fails (the transcriber answers 500) or whose client hangs up hands the floor on: nothing stays kept', async () => {
+    mic();
+    api.mode = { kind: 'status', status: 500, body: { error: { message: 'model not loaded' } } };
+    try {
+      const failed = await d.api('POST', '/v1/listen', { session: 'fail#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 60_000 });
+      assert.equal(failed.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
+      assert.equal((await status()).listening, null, 'not kept after a failure');
+    } finally {
+      api.mode = { kind: 'ok', text: TRANSCRIPT };
+    }
+    mic();
+    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/listen', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ session: 'leaver#1', prompt: false, keepFloor: true, floorIdleMs: 60_000 }));
+    await listening((l) => l?.session === 'leaver#1' && l.open, 'the leaver to record');
+    req.destroy();
+    await waitFor(async () => ((await status()).listening === null ? true : undefined), 20_000, 'the floor to be free');
+    assert.equal((await status()).listening, null, 'not kept for a client that went away');
+  });
+
   test('hand-off: POST /v1/listen/release gives the kept floor to the listen waiting; a bad token is a 400', async () => {
     mic();
     const first = await d.api('POST', '/v1/listen', { session: 'hand#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 60_000 });
