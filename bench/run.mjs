@@ -57,6 +57,7 @@ const BENCHES = [
   { file: 'listen.mjs' },
   { file: 'voice-approval.mjs' },
   { file: 'listen-vad.mjs' },
+  { file: 'barge-in.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
 ];

@@ -375,13 +375,18 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.listening.session, 'shop#3c07f0');
       assert.match(s.body.listening.id, /^listen-/);
+      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening.open ? true : undefined), 10_000, 'the microphone to be open');
+      // A second listen queues behind it: doctor and status say so.
+      const queued = d.api('POST', '/v1/listen', { prompt: false, session: 'other#1' });
+      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening.queued === 1 ? true : undefined), 10_000, 'the second listen to queue');
       const r = await vox(['doctor', '--json'], { env: d.env, cwd: home });
       const mic = (JSON.parse(r.stdout).checks as Check[]).find((c) => c.name === 'microphone')!;
-      assert.match(mic.detail, /^held by session shop#3c07f0 \(listen-[0-9a-f]+\)/);
+      assert.match(mic.detail, /^held by session shop#3c07f0 \(listen-[0-9a-f]+\), open, 1 waiting:/);
       const st = await vox(['status'], { env: d.env });
-      assert.match(st.stdout, /^mic: {4}held by session shop#3c07f0 \(listen-[0-9a-f]+\)$/m);
+      assert.match(st.stdout, /^mic: {4}held by session shop#3c07f0 \(listen-[0-9a-f]+\), open, 1 waiting$/m);
       assert.equal((await vox(['stop', '--all'], { env: d.env })).code, 0);
       await listening;
+      assert.equal((await queued).body.endedBy, 'stopped', 'the stop ends the queued listen too');
       assert.equal((await d.api('GET', '/v1/status')).body.listening, null, 'released after the stop');
       assert.doesNotMatch((await vox(['status'], { env: d.env })).stdout, /^mic:/m, 'no mic line when nobody holds it');
     } finally {

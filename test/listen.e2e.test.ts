@@ -128,11 +128,11 @@ describe('POST /v1/listen', () => {
     assert.equal(r.body.text, 'Please turn on');
   });
 
-  test('one listener at a time: a second gets 409 naming the session; POST /v1/stop ends the first as "stopped"', async () => {
+  test('one listener at a time: a second that will not wait (waitMs 0) gets 409 naming the session; POST /v1/stop ends the first as "stopped"', async () => {
     mic({ leadMs: 20_000 });
     const first = d.api('POST', '/v1/listen', { session: 'shop#3c07f0', startTimeoutMs: 30_000, prompt: false });
     const { pid } = await micStarted();
-    const second = await d.api('POST', '/v1/listen', { session: 'other#1' });
+    const second = await d.api('POST', '/v1/listen', { session: 'other#1', waitMs: 0 });
     assert.equal(second.status, 409);
     assert.equal(second.body.code, 'VOX_ERR_LISTEN_BUSY');
     assert.match(second.body.message, /session shop#3c07f0/);

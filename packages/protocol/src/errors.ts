@@ -112,7 +112,11 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_LISTEN_BUSY: {
     statusCode: 409,
-    message: 'The microphone is in use by %s (one listener at a time). Wait for that listen to end, or end it with "vox stop" (POST /v1/stop).',
+    message: 'The microphone is in use by %s and this listen asked not to wait (waitMs 0). Give it a waitMs to queue for the microphone, or end that listen with "vox stop" (POST /v1/stop).',
+  },
+  VOX_ERR_LISTEN_WAIT_EXPIRED: {
+    statusCode: 409,
+    message: 'Waited %s ms (waitMs) for the microphone, held by %s, with %s listen(s) ahead; it did not come free. Listen again with a longer waitMs (at most 300000), or end that listen with "vox stop" (POST /v1/stop).',
   },
   VOX_ERR_RECORDER_MISSING: {
     statusCode: 503,

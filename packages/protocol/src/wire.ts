@@ -148,10 +148,24 @@ export interface StatusResponse {
   counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };
   history: HistoryEntry[];
   /**
-   * Who holds voxd's microphone: the listen recording now (its id and
-   * session), or null. Absent from a voxd older than this field.
+   * Who holds voxd's microphone (its listen's id and session), or null when
+   * nobody does and nobody waits. Absent from a voxd older than this field;
+   * `open`, `queued` and `kept` are absent from one older than the floor.
    */
-  listening?: { id: string; session?: string } | null;
+  listening?: ListeningStatus | null;
+}
+
+/** The microphone's floor in GET /v1/status. */
+export interface ListeningStatus {
+  /** The holder: the listen recording, or the one whose floor is kept for its follow-up. */
+  id: string;
+  session?: string;
+  /** True while the recorder runs: the microphone is open. */
+  open?: boolean;
+  /** Listens waiting for the floor, first come first served. */
+  queued?: number;
+  /** Present while the floor is kept between turns (keepFloor); the idle time left once its answer was sent. */
+  kept?: { expiresInMs?: number };
 }
 
 export interface HealthResponse {
@@ -308,6 +322,26 @@ export interface ListenRequest {
   keepAudio?: boolean;
   /** Cut the utterance playing now instead of waiting for it to end. */
   interrupt?: boolean;
+  /** How long to queue for the microphone when another listen holds it, in ms (0–300000; 0 refuses at once). Default 60000. */
+  waitMs?: number;
+  /** Keep the floor for a follow-up turn: the answer carries a `floor` token; nobody else gets the microphone until it is used, released or idle for `floorIdleMs`. */
+  keepFloor?: boolean;
+  /** The kept floor's idle expiry, in ms (1000–60000), counted from this listen's answer. Default 10000. */
+  floorIdleMs?: number;
+  /** The token of a kept floor (a previous answer's `floor.token`): this listen goes first. A lapsed token queues as usual. */
+  floorToken?: string;
+  /** Barge-in (push-to-talk): cut the utterance playing (as `interrupt`), go to the head of the queue, and take a floor kept by another. */
+  bargeIn?: boolean;
+}
+
+/** POST /v1/listen/release: hand a kept floor on. */
+export interface ListenReleaseRequest {
+  token: string;
+}
+
+export interface ListenReleaseResponse {
+  /** False when that floor was not kept any more (used, released, lapsed); nothing changed. */
+  released: boolean;
 }
 
 export interface ListenResponse {
@@ -325,6 +359,10 @@ export interface ListenResponse {
   reason?: string;
   /** The transcriber's own time, in ms. */
   transcribeMs?: number;
+  /** How long the listen queued for the microphone, in ms. */
+  waitedMs?: number;
+  /** With keepFloor: the token for the follow-up listen (floorToken) or POST /v1/listen/release, and its idle expiry. */
+  floor?: { token: string; idleMs: number };
 }
 
 /** An error of a listen, with the audio captured so far when there was any. */
@@ -332,7 +370,7 @@ export interface ListenErrorBody extends WireError {
   audioPath?: string;
 }
 
-export const LISTEN_DEFAULTS = Object.freeze({ maxSeconds: 30, silenceMs: 1200, startTimeoutMs: 8000, prompt: true });
+export const LISTEN_DEFAULTS = Object.freeze({ maxSeconds: 30, silenceMs: 1200, startTimeoutMs: 8000, prompt: true, waitMs: 60_000, floorIdleMs: 10_000 });
 
 export const listenRequestSchema = {
   type: 'object',
@@ -346,5 +384,17 @@ export const listenRequestSchema = {
     session,
     keepAudio: { type: 'boolean' },
     interrupt: { type: 'boolean' },
+    waitMs: { type: 'integer', minimum: 0, maximum: 300_000 },
+    keepFloor: { type: 'boolean' },
+    floorIdleMs: { type: 'integer', minimum: 1000, maximum: 60_000 },
+    floorToken: { type: 'string', pattern: '^floor-[0-9a-f-]{36}$' },
+    bargeIn: { type: 'boolean' },
   },
+} as const;
+
+export const listenReleaseRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['token'],
+  properties: { token: listenRequestSchema.properties.floorToken },
 } as const;

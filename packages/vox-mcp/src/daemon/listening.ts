@@ -4,7 +4,7 @@
  * deadline covers waiting for the utterance playing, the recording's maximum
  * and the transcriber. Aborting it hangs up, and voxd releases the microphone.
  */
-import { LISTEN_DEFAULTS, type ListenErrorBody, type ListenRequest, type ListenResponse } from '@vox/protocol';
+import { LISTEN_DEFAULTS, type ListenErrorBody, type ListeningStatus, type ListenReleaseResponse, type ListenRequest, type ListenResponse } from '@vox/protocol';
 import { call } from './client.js';
 import type { Reply } from './http.js';
 
@@ -12,7 +12,22 @@ import type { Reply } from './http.js';
 const LISTEN_SLACK_MS = 150_000;
 
 export function listenTimeoutMs(request: ListenRequest): number {
-  return (request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds) * 1000 + LISTEN_SLACK_MS;
+  // Plus the time it may queue for the microphone.
+  return (request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds) * 1000 + (request.waitMs ?? LISTEN_DEFAULTS.waitMs) + LISTEN_SLACK_MS;
+}
+
+/** Hand a kept floor on (POST /v1/listen/release). */
+export function releaseFloor(env: NodeJS.ProcessEnv, token: string): Promise<Reply<ListenReleaseResponse>> {
+  return call<ListenReleaseResponse>(env, 'POST', '/v1/listen/release', { token }, 10_000);
+}
+
+/** The floor in a few words, for vox status and vox doctor: open or not, how many wait, a kept floor's idle time left. */
+export function floorState(l: ListeningStatus): string {
+  const parts = [l.open ? 'open' : l.kept ? 'kept for its follow-up, not recording' : 'not recording yet'];
+  if (l.kept?.expiresInMs !== undefined) parts.push(`${Math.ceil(l.kept.expiresInMs / 1000)} s idle left`);
+  if (l.queued) parts.push(`${l.queued} waiting`);
+  // An older voxd says neither.
+  return l.open === undefined ? '' : parts.join(', ');
 }
 
 export function listen(env: NodeJS.ProcessEnv, request: ListenRequest, signal?: AbortSignal): Promise<Reply<ListenResponse | ListenErrorBody>> {

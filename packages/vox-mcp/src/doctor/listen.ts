@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
 import type { Check, DaemonView, DoctorOptions, TranscriberProbe } from './check.js';
+import { floorState } from '../daemon/listening.js';
 
 export interface ListenSettings {
   recorder: string;
@@ -84,5 +85,6 @@ export function microphoneCheck(view: DaemonView): Check {
   if (s.listening === undefined) return { name: 'microphone', level: 'ok', detail: `voxd ${s.version} does not report who holds the microphone` };
   if (s.listening === null) return { name: 'microphone', level: 'ok', detail: 'free: voxd is not listening' };
   const who = s.listening.session ? `session ${s.listening.session}` : 'a listen without a session';
-  return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id}): another "vox listen" is refused until it ends; "vox stop" ends it` };
+  const state = floorState(s.listening);
+  return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it` };
 }

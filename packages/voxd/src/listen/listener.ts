@@ -1,6 +1,7 @@
 /**
- * Listening: voxd owns the microphone as it owns the speakers. One listen at a
- * time: hold the player (the dispatcher's hold()), play the `prompt` chime,
+ * Listening: voxd owns the microphone as it owns the speakers. One listen
+ * records at a time (the floor, floor.ts: the others queue FIFO for their
+ * waitMs, a conversation may keep it for its follow-up): hold the player (the dispatcher's hold()), play the `prompt` chime,
  * record until voice activity says the user is done, release the player and
  * the microphone, then transcribe.
  *
@@ -9,8 +10,9 @@
  *   voice: the capture starts after the current utterance (or cuts it, with
  *   `interrupt`) and after the chime has played; speech that arrives while
  *   listening waits in the queue, at most the listen's maximum.
- * - The player is released when the recording ends, before transcription:
- *   queued speech need not wait for a slow transcriber.
+ * - The player and the floor are released when the recording ends, before
+ *   transcription: queued speech and queued listens need not wait for a slow
+ *   transcriber.
  * - The microphone is released on every path: end-pointing, POST /v1/stop,
  *   a client that disconnects (its signal), voxd's shutdown (close()), and
  *   a recorder that dies. A capture is never left running.
@@ -20,7 +22,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { LISTEN_DEFAULTS, type ListenEnd, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
+import { LISTEN_DEFAULTS, type ListenEnd, type ListeningStatus, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
 import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
 import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
@@ -30,6 +32,7 @@ import type { TranscriberConfig } from './transcriber.js';
 import { Transcription, type TranscriberKind } from './transcription.js';
 import type { EndPointer, EndPointerFactory } from './vad.js';
 import { endPointers, type VadMode } from './silero.js';
+import { Floor, type Grant } from './floor.js';
 import { toWav } from '../audio/wav.js';
 
 export interface ListenerOptions {
@@ -57,6 +60,8 @@ interface Active {
   id: string;
   session?: string;
   stop: AbortController;
+  /** The recorder runs. */
+  open?: boolean;
 }
 
 export class Listener {
@@ -64,20 +69,33 @@ export class Listener {
   readonly #transcriber: Transcription;
   readonly #endPointer: EndPointerFactory;
   readonly #dir: string;
+  /** The listen recording (it holds the floor). */
   #active: Active | undefined;
+  /** Every listen not yet answered: queued, recording or transcribing. */
+  readonly #pending = new Set<Active>();
+  readonly #running = new Set<Promise<unknown>>();
+  readonly #floor: Floor;
   #closed = false;
-  #running: Promise<unknown> = Promise.resolve();
 
   constructor(options: ListenerOptions) {
     this.#o = options;
     this.#dir = join(options.home, 'listen');
     this.#transcriber = new Transcription(options.transcriber, { home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
     this.#endPointer = endPointers({ mode: options.vad ?? 'auto', home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
+    this.#floor = new Floor((obj, msg) => options.log?.info(obj, msg));
   }
 
-  /** Who holds the microphone, if anyone. */
-  get active(): { id: string; session?: string } | undefined {
-    return this.#active && { id: this.#active.id, ...(this.#active.session ? { session: this.#active.session } : {}) };
+  /** Who holds the microphone, whether it is open, and how many wait; null when nobody holds it. */
+  get status(): ListeningStatus | null {
+    const f = this.#floor.state;
+    if (!f.holder) return null;
+    const kept = f.kept && (f.kept.expiresInMs === undefined ? {} : { expiresInMs: f.kept.expiresInMs });
+    return { id: f.holder.id, ...(f.holder.session ? { session: f.holder.session } : {}), open: this.#active?.open === true, queued: f.queued, ...(kept ? { kept } : {}) };
+  }
+
+  /** Hand a kept floor on (POST /v1/listen/release). */
+  release(token: string): boolean {
+    return this.#floor.release(token);
   }
 
   /**
@@ -87,39 +105,81 @@ export class Listener {
    */
   listen(request: ListenRequest, signal?: AbortSignal): Promise<ListenResponse> {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
-    if (this.#active) throw new VoxError('VOX_ERR_LISTEN_BUSY', this.#active.session ? `session ${this.#active.session}` : `listen ${this.#active.id} (no session)`);
-    // Before any chime or hold: a missing recorder is said at once.
+    // Before queueing, any chime or hold: a missing recorder is said at once.
     const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
     const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
-    this.#active = active;
-    const releases: Array<Promise<void>> = [];
-    // The microphone is released before the listen answers, on every path.
-    const run = this.#listen(request, active, recorder, releases, signal).finally(async () => {
-      await Promise.all(releases);
-      if (this.#active === active) this.#active = undefined;
-    });
-    this.#running = run.catch(() => undefined);
+    this.#pending.add(active);
+    const run = this.#turn(request, active, recorder, signal).finally(() => this.#pending.delete(active));
+    const settled = run.catch(() => undefined).finally(() => this.#running.delete(settled));
+    this.#running.add(settled);
     return run;
   }
 
-  /** End the listen in `scope` (POST /v1/stop) as `stopped`; the ids it ended. */
+  /** End the listens in `scope` (POST /v1/stop) as `stopped`, queued ones too, and a kept floor; the ids it ended. */
   stop(scope: StopScope, target: { session?: string; id?: string } = {}): string[] {
-    const a = this.#active;
-    if (!a) return [];
-    const match = scope === 'all' || scope === 'current' || (scope === 'session' && a.session === target.session) || (scope === 'id' && a.id === target.id);
-    if (!match) return [];
-    a.stop.abort();
-    return [a.id];
+    const match = (a: { id: string; session?: string }) =>
+      scope === 'all' || (scope === 'session' && a.session === target.session) || (scope === 'id' && a.id === target.id);
+    const ended = [...this.#pending].filter((a) => (scope === 'current' ? a === this.#active : match(a)));
+    for (const a of ended) a.stop.abort();
+    const dropped = scope === 'current' ? [] : this.#floor.drop(match);
+    return [...new Set([...ended.map((a) => a.id), ...dropped])];
   }
 
-  /** Shutdown: end any listen and wait until its recorder is gone. Harmless twice. */
+  /** Shutdown: end every listen, queued or not, and wait until the recorder is gone. Harmless twice. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#active?.stop.abort();
-    await this.#running;
+    this.#floor.fail(() => true, () => new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    // A kept floor's idle timer must not hold the exit.
+    this.#floor.drop(() => true);
+    for (const a of this.#pending) a.stop.abort();
+    await Promise.all(this.#running);
   }
 
-  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, clientSignal?: AbortSignal): Promise<ListenResponse> {
+  /** Queue for the floor, listen, and give the floor back (or keep it) when the recording ends. */
+  async #turn(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, signal?: AbortSignal): Promise<ListenResponse> {
+    let grant: Grant;
+    try {
+      grant = await this.#floor.acquire({
+        who: { id: active.id, ...(active.session ? { session: active.session } : {}) },
+        waitMs: request.waitMs ?? LISTEN_DEFAULTS.waitMs,
+        ...(request.floorToken ? { token: request.floorToken } : {}),
+        ...(request.bargeIn ? { bargeIn: true } : {}),
+        signal: signal ? AbortSignal.any([signal, active.stop.signal]) : active.stop.signal,
+      });
+    } catch (err) {
+      if (!active.stop.signal.aborted && !signal?.aborted) throw err;
+      const reason = signal?.aborted ? 'the client went away' : 'stopped while waiting for the microphone';
+      return { text: '', durationMs: 0, speechMs: 0, endedBy: 'stopped', transcribed: false, reason };
+    }
+    this.#active = active;
+    const keep = request.keepFloor === true;
+    let token: string | undefined;
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      active.open = false;
+      if (this.#active === active) this.#active = undefined;
+      if (keep && !signal?.aborted && !active.stop.signal.aborted) token = grant.keep();
+      else grant.release();
+    };
+    const releases: Array<Promise<void>> = [];
+    const idleMs = request.floorIdleMs ?? LISTEN_DEFAULTS.floorIdleMs;
+    let r: ListenResponse | undefined;
+    try {
+      r = await this.#listen(request, active, recorder, releases, free, signal);
+    } finally {
+      // The microphone is released before the listen answers, on every path.
+      await Promise.all(releases);
+      free();
+      // The idle clock starts with the answer; a failed or abandoned listen hands the floor on.
+      if (token && r && !signal?.aborted) this.#floor.arm(token, idleMs);
+      else if (token) this.#floor.release(token);
+    }
+    return { ...r, waitedMs: grant.waitedMs, ...(token && !signal?.aborted ? { floor: { token, idleMs } } : {}) };
+  }
+
+  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, free: () => void, clientSignal?: AbortSignal): Promise<ListenResponse> {
     const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
     const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
     const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
@@ -129,7 +189,7 @@ export class Listener {
     const chime = request.prompt ?? LISTEN_DEFAULTS.prompt ? chimePcm('prompt', 0.5) : undefined;
     const chimeMs = chime ? Math.ceil((chime.length / 2 / CHIME_FORMAT.sampleRate) * 1000) : 0;
     const hold = this.#o.dispatcher.hold({
-      ...(request.interrupt ? { interrupt: true } : {}),
+      ...(request.interrupt || request.bargeIn ? { interrupt: true } : {}),
       // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
       limitMs: chimeMs + maxSeconds * 1000 + 2000,
       reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
@@ -186,6 +246,7 @@ export class Listener {
             if (end) decided(end);
           },
         });
+        active.open = true;
         log?.info({ id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs }, 'listening');
         // Wall clock too: a recorder that delivers slowly must not hold the player past the
         // maximum (the hold itself lapses 2 s after it).
@@ -212,7 +273,13 @@ export class Listener {
       // The recorder is killed here (stop() signals at once); the transcriber need not wait
       // for its group to be reaped, and queued speech plays once it has been.
       const c = capture;
-      releases.push((c ? c.stop() : Promise.resolve()).finally(() => hold.release()));
+      active.open = false;
+      releases.push(
+        (c ? c.stop() : Promise.resolve()).finally(() => {
+          hold.release();
+          free();
+        }),
+      );
     }
     const audio = recorded(pcm, endpointer);
     const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);

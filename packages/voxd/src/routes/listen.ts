@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { listenRequestSchema, type ListenRequest } from '@vox/protocol';
+import { listenReleaseRequestSchema, listenRequestSchema, type ListenReleaseRequest, type ListenReleaseResponse, type ListenRequest } from '@vox/protocol';
 import { toWireError } from '../errors.js';
 import type { Listener } from '../listen/listener.js';
 
@@ -55,4 +55,11 @@ export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async
       }
     },
   );
+
+  // Hand a kept floor on before its idle expiry. No listener loaded: no floor was ever kept.
+  app.post<{ Body: ListenReleaseRequest }>('/v1/listen/release', { schema: { body: listenReleaseRequestSchema } }, async (request): Promise<ListenReleaseResponse> => {
+    const released = listener.loaded()?.release(request.body.token) ?? false;
+    request.log.info({ released }, 'floor release');
+    return { released };
+  });
 };

@@ -66,7 +66,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         : null,
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
-      listening: deps.listener?.loaded()?.active ?? null,
+      listening: deps.listener?.loaded()?.status ?? null,
     };
   },
   );

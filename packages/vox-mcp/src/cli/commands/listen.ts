@@ -6,7 +6,8 @@ import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted } from '../context.js';
 import { exitForStatus } from '../report.js';
 
-const USAGE = `Usage: vox listen [--max N] [--silence MS] [--out FILE.wav] [--json]
+const USAGE = `Usage: vox listen [--max N] [--silence MS] [--wait MS] [--keep-floor] [--floor TOKEN] [--out FILE.wav] [--json]
+       vox listen --release TOKEN
 
 Listens through voxd's microphone (a prompt chime, then speak) until you stop
 speaking, and prints what you said. voxd waits for the speech playing to end
@@ -18,6 +19,16 @@ first, and nothing it says meanwhile is recorded.
   --out FILE.wav       also save the recording (16 kHz mono WAV) there
   --no-prompt          no chime when listening starts
   --interrupt          cut the speech playing now instead of waiting for it
+  --wait MS            queue this long for the microphone when another listen
+                       holds it (0 to 300000; default 60000; 0 refuses at once)
+  --keep-floor         keep the microphone for a follow-up turn: its token is
+                       printed on stderr (--json: "floor"); nobody else gets it
+                       until it is used, released, or idle --floor-idle ms
+  --floor-idle MS      a kept floor's idle expiry (1000 to 60000; default 10000)
+  --floor TOKEN        the follow-up turn of a kept floor: goes first
+  --barge-in           push-to-talk: cut the speech playing, go to the head of
+                       the queue and take a floor another session keeps
+  --release TOKEN      hand a kept floor on at once, without listening
   --json               print voxd's response
   -h, --help           show this help
 
@@ -25,11 +36,20 @@ With no transcriber set in voxd, the recording is kept and its path printed
 on stderr, with how to set one. "vox stop" ends a listen.
 Exit codes: 0 listened (also when nothing was said); 2 bad usage;
 3 voxd unreachable, or the recorder or transcriber failed; 4 refused (an
-option out of range, the microphone in use by another session).
+option out of range, the microphone still taken after --wait).
 `;
 
 /** voxd's field names back to this command's flags, for its messages. */
-const FLAG_OF: Record<string, string> = { maxSeconds: '--max', silenceMs: '--silence', startTimeoutMs: '--start-timeout', language: '--language' };
+const FLAG_OF: Record<string, string> = {
+  maxSeconds: '--max',
+  silenceMs: '--silence',
+  startTimeoutMs: '--start-timeout',
+  language: '--language',
+  waitMs: '--wait',
+  floorIdleMs: '--floor-idle',
+  floorToken: '--floor',
+  token: '--release',
+};
 
 export const command = defineCommand({
   name: 'listen',
@@ -43,9 +63,26 @@ export const command = defineCommand({
     out: { type: 'string' },
     'no-prompt': { type: 'boolean' },
     interrupt: { type: 'boolean' },
+    wait: { type: 'duration', unit: 'ms' },
+    'keep-floor': { type: 'boolean' },
+    'floor-idle': { type: 'duration', unit: 'ms' },
+    floor: { type: 'string' },
+    'barge-in': { type: 'boolean' },
+    release: { type: 'string' },
     json: { type: 'boolean' },
   },
   async run({ ctx, flags }) {
+    const { listen, listenFailure, releaseFloor } = await import('../../daemon/listening.js');
+    if (flags.release !== undefined) {
+      const reply = await releaseFloor(ctx.env, flags.release);
+      if (reply.status !== 200) {
+        ctx.stderr.write(`vox listen: ${listenFailure(reply.status, reply.body).replace('field "token"', '--release (field "token")')}\n`);
+        return exitForStatus(reply.status);
+      }
+      if (flags.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
+      else ctx.stderr.write(reply.body.released ? 'vox listen: floor handed on\n' : 'vox listen: that floor is not kept any more (used, released or idle); nothing to hand on\n');
+      return EXIT.OK;
+    }
     const body: ListenRequest = {};
     if (flags.max !== undefined) body.maxSeconds = flags.max;
     if (flags.silence !== undefined) body.silenceMs = flags.silence;
@@ -53,11 +90,15 @@ export const command = defineCommand({
     if (flags.language !== undefined) body.language = flags.language;
     if (flags['no-prompt']) body.prompt = false;
     if (flags.interrupt) body.interrupt = true;
+    if (flags.wait !== undefined) body.waitMs = flags.wait;
+    if (flags['keep-floor']) body.keepFloor = true;
+    if (flags['floor-idle'] !== undefined) body.floorIdleMs = flags['floor-idle'];
+    if (flags.floor !== undefined) body.floorToken = flags.floor;
+    if (flags['barge-in']) body.bargeIn = true;
     if (flags.out !== undefined) body.keepAudio = true;
     const { projectNameFor } = await import('../../project/config.js');
     const { sessionLabel } = await import('../../project/session.js');
     body.session = sessionLabel(projectNameFor(ctx.cwd), ctx.env);
-    const { listen, listenFailure } = await import('../../daemon/listening.js');
     // A signal hangs up the listen (voxd releases the microphone) and ends it, exit 0.
     const signal = ctx.takeSignals?.();
     let reply;
@@ -86,6 +127,7 @@ export const command = defineCommand({
     }
     if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
     else if (r.text) ctx.stdout.write(`${r.text}\n`);
+    if (!flags.json && r.floor) ctx.stderr.write(`vox listen: floor kept for ${r.floor.idleMs / 1000} s idle: --floor ${r.floor.token} (or --release ${r.floor.token})\n`);
     if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
     return EXIT.OK;
   },

@@ -7,6 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { printable as safe, VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
+import { floorState } from '../../daemon/listening.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
@@ -37,8 +38,8 @@ export function formatStatus(s: StatusResponse, clientVersion = VERSION): string
     `audio:  ${p(s.sink.name)} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${p(s.sink.detail)})` : ''}${s.sink.lastError ? ` last error: ${p(s.sink.lastError)}` : ''}`,
     `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}`,
     `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
-    // Only while someone holds it: the line says who ("vox stop" ends a listen).
-    ...(s.listening ? [`mic:    held by ${s.listening.session ? `session ${p(s.listening.session)}` : 'a listen without a session'} (${p(s.listening.id)})`] : []),
+    // Only while someone holds it: the line says who ("vox stop" ends a listen), whether it is open, and how many wait.
+    ...(s.listening ? [`mic:    held by ${s.listening.session ? `session ${p(s.listening.session)}` : 'a listen without a session'} (${p(s.listening.id)})${floorState(s.listening) ? `, ${floorState(s.listening)}` : ''}`] : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     'recent:',

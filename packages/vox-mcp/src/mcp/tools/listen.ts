@@ -1,8 +1,8 @@
 /**
  * The MCP tools `listen` (hear the user once) and `converse` (say something,
  * then hear the answer), served by `vox mcp` beside the built-in tools
- * (cli/commands/mcp.ts). voxd owns the microphone: one listener at a time, never
- * while it speaks. Results are compact JSON (structuredContent) valid against
+ * (cli/commands/mcp.ts). voxd owns the microphone: one listener at a time (the
+ * others queue; a conversation may keep it for its next turn), never while it speaks. Results are compact JSON (structuredContent) valid against
  * the output schemas below; failures are isError results naming the cause,
  * the fix and, when audio was captured, where it is.
  */
@@ -19,6 +19,9 @@ const LISTEN_OPTIONS: Record<string, InputSchema> = {
   startTimeoutMs: { type: 'integer', minimum: p.startTimeoutMs.minimum, maximum: p.startTimeoutMs.maximum, description: 'Give up when the user says nothing for this long, in ms (default 8000).' },
   language: { type: 'string', minLength: 2, maxLength: 12, pattern: p.language.pattern, description: 'Language of the answer for the transcriber, an ISO 639-1 code such as "en".' },
   keepAudio: { type: 'boolean', description: 'Keep the recording and return its path (audioPath).' },
+  waitMs: { type: 'integer', minimum: p.waitMs.minimum, maximum: p.waitMs.maximum, description: 'How long to queue for the microphone while another session uses it, in ms (default 60000; 0 fails at once).' },
+  keepFloor: { type: 'boolean', description: 'Keep the microphone for your follow-up turn: the result has floor.token; pass it as floorToken next time. It lapses after 10 s idle.' },
+  floorToken: { type: 'string', pattern: p.floorToken.pattern, description: 'The floor.token of your previous turn: this turn goes before others waiting.' },
 };
 
 const LISTEN_INPUT: InputSchema = {
@@ -50,6 +53,12 @@ const HEARD: Record<string, InputSchema> = {
   durationMs: { type: 'integer', description: 'Length of the recording, in ms.' },
   audioPath: { ...str, description: 'The recording (16 kHz WAV), when kept.' },
   why: { ...str, description: 'Why there is no transcript (no speech; no transcriber set, and how to set one).' },
+  floor: {
+    type: 'object',
+    properties: { token: str, idleMs: { type: 'integer' } },
+    required: ['token', 'idleMs'],
+    description: 'With keepFloor: the token for the follow-up turn (floorToken), kept for idleMs after this result.',
+  },
 };
 
 const LISTEN_OUTPUT: InputSchema = { type: 'object', properties: HEARD, required: ['text', 'endedBy', 'speechMs', 'durationMs'] };
@@ -69,7 +78,7 @@ const CONVERSE_OUTPUT: InputSchema = {
 
 function listenBody(args: Record<string, unknown>, session: string): ListenRequest {
   const body: ListenRequest = { session };
-  for (const k of ['maxSeconds', 'silenceMs', 'startTimeoutMs', 'language', 'keepAudio', 'interrupt'] as const) {
+  for (const k of ['maxSeconds', 'silenceMs', 'startTimeoutMs', 'language', 'keepAudio', 'interrupt', 'waitMs', 'keepFloor', 'floorToken'] as const) {
     if (args[k] !== undefined) (body as Record<string, unknown>)[k] = args[k];
   }
   return body;
@@ -85,6 +94,7 @@ async function hear(args: Record<string, unknown>, ctx: ToolContext, session: st
   const out: Record<string, unknown> = { text: r.text, endedBy: r.endedBy, speechMs: r.speechMs, durationMs: r.durationMs };
   if (r.audioPath) out.audioPath = r.audioPath;
   if (!r.transcribed && r.reason) out.why = r.reason;
+  if (r.floor) out.floor = r.floor;
   return { heard: out };
 }
 
