@@ -189,7 +189,8 @@ async function askByVoice(env: NodeJS.ProcessEnv, config: ResolvedConfig, ask: P
     const spoken = await call<SpeakResponse | WireError>(env, 'POST', delivery.route, body, left(), { startTimeoutMs: Math.min(5000, left()), deadlineMs: left(), signal });
     if (spoken.status >= 400) return none(`voxd refused the announcement: HTTP ${spoken.status}`);
     for (;;) {
-      const reply = await listen(env, { session: ask.session, ...ANSWER_LISTEN }, signal);
+      // Queued behind another listener at most as long as the turn has left (voxd's FIFO, listen/floor.ts).
+      const reply = await listen(env, { session: ask.session, ...ANSWER_LISTEN, waitMs: Math.min(300_000, left()) }, signal);
       if (reply.status === 409 && !signal.aborted) {
         await sleep(100, signal);
         continue;
