@@ -120,6 +120,7 @@ describe('resolveConfig', () => {
         'priority: notification',
         'maxChars: 600',
         'unattendedPrompts: true',
+        'approveByVoice: true',
         '---',
       ].join('\n'),
     });
@@ -139,6 +140,7 @@ describe('resolveConfig', () => {
         priority: 'notification',
         maxChars: 600,
         unattendedPrompts: true,
+        approveByVoice: true,
       },
     );
     assert.equal(announceLabel(c), 'API server');

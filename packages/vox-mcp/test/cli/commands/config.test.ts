@@ -35,7 +35,8 @@ describe('vox config', () => {
     assert.match(r.stdout, /^engine = "auto" {2}\(default\)$/m);
     assert.match(r.stdout, /^voice = \(unset\) {2}\(default\)$/m);
     assert.match(r.stdout, /^unattendedPrompts = false {2}\(default\)$/m);
-    assert.equal(r.stdout.split('\n').filter((l) => / = /.test(l)).length, 12);
+    assert.match(r.stdout, /^approveByVoice = false {2}\(default\)$/m);
+    assert.equal(r.stdout.split('\n').filter((l) => / = /.test(l)).length, 13);
   });
 
   test('values from a parent directory\'s file name it as their source', () => {
