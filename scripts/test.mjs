@@ -62,6 +62,12 @@ if (files.length === 0) {
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const timeoutText = process.env.VOX_TEST_TIMEOUT_MS ?? String(DEFAULT_TIMEOUT_MS);
+// Test files at once: most of a file's time is waiting (real-time audio, timeouts, child processes), not CPU.
+const concurrency = Number(process.env.VOX_TEST_CONCURRENCY ?? 3);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  console.error(`VOX_TEST_CONCURRENCY must be a whole number of test files at once (1 or more), not "${process.env.VOX_TEST_CONCURRENCY}"`);
+  process.exit(2);
+}
 if (!/^\d+$/.test(timeoutText)) {
   console.error(`VOX_TEST_TIMEOUT_MS must be a whole number of milliseconds (0: no timeout), not "${timeoutText}"`);
   process.exit(1);
@@ -83,7 +89,7 @@ const marker = `VOX_TEST_RUN=${runId}`;
 console.log(`running ${files.length} test files (${!flagMs ? 'no timeout' : perTest ? `timeout ${flagMs} ms a test` : `timeout ${flagMs} ms a file, as Node ${process.versions.node} times files`}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', '--test-concurrency=2', ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...files.map((f) => relative(root, f))],
+  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', `--test-concurrency=${concurrency}`, ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...files.map((f) => relative(root, f))],
   {
     stdio: 'inherit',
     cwd: root,
