@@ -11,10 +11,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
+import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
 import { offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { wavStats } from './helpers/wav.js';
@@ -55,20 +54,8 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
   let project: string;
   let env: NodeJS.ProcessEnv;
 
-  function claude(args: string[], cwd = project): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  function claude(args: string[], cwd = project): Promise<ClaudeRun> {
+    return runClaude(args, { cwd, env });
   }
 
   async function history(): Promise<HistoryEntry[]> {

@@ -8,10 +8,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
+import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
 import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 
@@ -57,20 +56,8 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     return dir;
   }
 
-  function claude(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE!, ['--plugin-dir', join(ROOT, 'plugin'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  function claude(cwd: string, args: string[]): Promise<ClaudeRun> {
+    return runClaude(['--plugin-dir', join(ROOT, 'plugin'), ...args], { cwd, env });
   }
 
   async function history(): Promise<HistoryEntry[]> {

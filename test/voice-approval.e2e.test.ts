@@ -9,13 +9,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
+import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { FIXTURES, ROOT, removeDir, startDaemon, tempDir, VOX, type Daemon } from './helpers/daemon.js';
 import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
@@ -87,20 +86,8 @@ describe('permission prompts answered by voice', () => {
     return dir;
   }
 
-  function claude(cwd: string, args: string[], plugin = true): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE!, [...(plugin ? ['--plugin-dir', join(ROOT, 'plugin')] : []), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-      child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  function claude(cwd: string, args: string[], plugin = true): Promise<ClaudeRun> {
+    return runClaude([...(plugin ? ['--plugin-dir', join(ROOT, 'plugin')] : []), ...args], { cwd, env, timeoutMs: 100_000 });
   }
 
   /** The Bash tool_result the stand-in saw, if any. */

@@ -5,6 +5,7 @@
  * may name another binary. Elsewhere those tests skip with this reason; under
  * CI=true its absence is an error, since CI fetches it.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './daemon.js';
@@ -26,4 +27,27 @@ export const claudeSkip: string | false = CLAUDE
   : `Claude Code ${CLAUDE_CODE_VERSION} is not installed here: scripts/ci/claude-code.sh fetches it (CI does), or set VOX_CLAUDE_CODE`;
 if (!CLAUDE && process.env.CI === 'true') {
   throw new Error(`CI: Claude Code ${CLAUDE_CODE_VERSION} is missing; .ci/run fetches it with scripts/ci/claude-code.sh`);
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the pinned Claude Code to its end (killed after `timeoutMs`), collecting its output. */
+export function runClaude(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ClaudeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE!, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -27,7 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import { printable } from '@vox/protocol';
 import { checkModel, fileSizes, MODEL_MANIFEST, modelsDir, type ModelManifest } from '@vox/protocol/models';
 import type { CatalogueEntry } from './catalogue.js';
-import { download } from './download.js';
+import { download, type DownloadOptions } from './download.js';
 import { diskError, MB, mb, ModelError, type Progress } from './model-error.js';
 import { TooLargeError, TruncatedError, unpack } from './unpack.js';
 
@@ -45,23 +45,14 @@ export const DOWNLOAD_SLACK_BYTES = 16 * MB;
 /** The largest download of an entry that gives no size. */
 export const MAX_DOWNLOAD_BYTES = 2048 * MB;
 
-export interface InstallOptions {
+/** The download's own options (download.ts), but its size cap, which comes from the entry. */
+export interface InstallOptions extends Omit<DownloadOptions, 'maxBytes'> {
   home: string;
   entry: CatalogueEntry;
   /** A local archive instead of the download. */
   from?: string;
   /** Install even when the catalogue pins no checksum. */
   unverified?: boolean;
-  progress?: Progress;
-  /** One line of news (resuming, verified, ...). */
-  note?: (line: string) => void;
-  signal?: AbortSignal;
-  /** Connection attempts per run. Default 3. */
-  attempts?: number;
-  /** Milliseconds without data (or with too little) before a connection counts as stalled. Default 30000. */
-  idleMs?: number;
-  /** Milliseconds the download may take in all. Default one hour. */
-  deadlineMs?: number;
 }
 
 export interface InstallResult {
