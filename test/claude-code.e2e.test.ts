@@ -123,10 +123,11 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     const log = readFileSync(debug, 'utf8');
     assert.match(log, /mcp_tool calling plugin:vox:vox\/hook/);
     // At exit Claude Code signals its stdio servers (SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after
-    // that) and never closes their stdin: vox mcp ends on the first, so it is never SIGTERMed or SIGKILLed.
+    // that) and never closes their stdin: vox mcp ends on a signal, so it is never SIGKILLed. Whether it
+    // beat the 100 ms to SIGTERM is a duration, which a loaded machine decides: bench/claude-exit.mjs
+    // and the fresh-machine job's claude-check.mjs look at that; test/signals.e2e checks the exit itself.
     assert.match(log, /MCP server "plugin:vox:vox": Sending SIGINT to MCP server process/);
-    assert.match(log, /MCP server "plugin:vox:vox": MCP server process exited cleanly/);
-    assert.doesNotMatch(log, /MCP server "plugin:vox:vox": .*(?:sending SIGTERM|sending SIGKILL)/i);
+    assert.doesNotMatch(log, /MCP server "plugin:vox:vox": .*sending SIGKILL/i);
     const summary = await waitFor(async () => (await history()).find((h) => h.text.startsWith('I refactored the checkout module')), 20_000, 'the Stop summary');
     assert.equal(summary.session, 'ccproj#c0de00', "the label of Claude Code's session id (CLAUDE_CODE_SESSION_ID = the payload's session_id)");
     assert.equal(summary.priority, 'text');
