@@ -9,11 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
+import { isRunning, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { micEnv, micPid as shimPid, setMic } from './helpers/recorder-shim.js';
 import { wavStats } from './helpers/wav.js';
 
-const SHIM = join(FIXTURES, 'listen', 'arecord');
 const KEY = 'sk-bounds-transcriber-0123456789abcdef';
 const TRANSCRIPT = 'Please turn on the lights in the kitchen.';
 /** voxd reads at most this much of an answer (listen/transcriber.ts MAX_ANSWER_BYTES). */
@@ -24,15 +24,11 @@ let d: Daemon;
 let dir: string;
 
 function mic(settings: { mode?: string; childPidFile?: string; leadMs?: number } = {}): void {
-  writeFileSync(join(dir, 'mic.json'), JSON.stringify(settings));
-  rmSync(join(dir, 'mic.pid'), { force: true });
+  setMic(dir, settings);
 }
 
 function micPid(): Promise<number> {
-  return waitFor(() => {
-    const f = join(dir, 'mic.pid');
-    return existsSync(f) ? Number(readFileSync(f, 'utf8').split(' ')[0]) || undefined : undefined;
-  }, 20_000, 'the recorder to start');
+  return shimPid(dir);
 }
 
 /** Writes `chunk` until the peer stops reading (the socket closes) or `limit` bytes went out; resolves with the bytes written. */
@@ -68,7 +64,7 @@ before(async () => {
   writeFileSync(join(dir, 'keys.env'), `TRANSCRIBER_API_KEY=${KEY}\n`, { mode: 0o600 });
   d = await startDaemon({
     home: dir,
-    env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(dir, 'mic.json'), VOX_TEST_MIC_PIDFILE: join(dir, 'mic.pid'), VOXD_TRANSCRIBER_URL: api.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '3000' },
+    env: micEnv(dir, { VOXD_TRANSCRIBER_URL: api.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '3000' }),
   });
 });
 after(async () => {

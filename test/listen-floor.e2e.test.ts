@@ -9,17 +9,17 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { micEnv, micPid as shimPid, setMic } from './helpers/recorder-shim.js';
 import { wavStats } from './helpers/wav.js';
 
-const SHIM = join(FIXTURES, 'listen', 'arecord');
 const TRANSCRIPT = 'Please turn on the lights in the kitchen.';
 const LONG =
   'This announcement is long on purpose, so that a barge-in can cut it while it plays. ' +
@@ -30,15 +30,11 @@ let d: Daemon;
 let dir: string;
 
 function mic(settings: { leadMs?: number } = {}): void {
-  writeFileSync(join(dir, 'mic.json'), JSON.stringify(settings));
-  rmSync(join(dir, 'mic.pid'), { force: true });
+  setMic(dir, settings);
 }
 
 function micPid(): Promise<number> {
-  return waitFor(() => {
-    const f = join(dir, 'mic.pid');
-    return existsSync(f) ? Number(readFileSync(f, 'utf8').split(' ')[0]) || undefined : undefined;
-  }, 20_000, 'the recorder to start');
+  return shimPid(dir);
 }
 
 const status = async () => (await d.api('GET', '/v1/status')).body;
@@ -59,7 +55,7 @@ before(async () => {
   dir = tempDir('vox-floor-');
   d = await startDaemon({
     home: dir,
-    env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(dir, 'mic.json'), VOX_TEST_MIC_PIDFILE: join(dir, 'mic.pid'), VOXD_TRANSCRIBER_URL: api.url },
+    env: micEnv(dir, { VOXD_TRANSCRIBER_URL: api.url }),
   });
 });
 after(async () => {

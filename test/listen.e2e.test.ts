@@ -18,9 +18,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { needTool } from './helpers/tools.js';
+import { micEnv } from './helpers/recorder-shim.js';
 import { wavStats } from './helpers/wav.js';
 
-const SHIM = join(FIXTURES, 'listen', 'arecord');
 /** Where the fixture's speech is (scripts/make-listen-fixture.mjs prints it). */
 const SPEECH_START_MS = 300;
 const SPEECH_MS = 1740;
@@ -44,10 +44,6 @@ function micStarted(file = pidfile): Promise<{ pid: number; startedAt: number }>
     const [pid, at] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
     return pid ? { pid, startedAt: at! } : undefined;
   }, 20_000, 'the recorder to start');
-}
-
-function micEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(home, 'mic.json'), VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'), ...extra };
 }
 
 before(async () => {
