@@ -1,7 +1,8 @@
 /**
  * Each session its own voice, end to end: eight sessions speaking through the
  * real `vox say` (VOX_SESSION_ID gives each its label) get eight distinct
- * voices from the real voxd, as its history and `vox status` show; a
+ * voices from the real voxd, as its history, `vox status` and the MCP status
+ * tool (the real `vox mcp`, through the MCP SDK's client) show; a
  * project's `voice` key wins; a restarted voxd gives the same voices. On a
  * synthetic eight-speaker sherpa model (scripts/synthetic-voice.mjs), the
  * eight sessions get its eight speakers.
@@ -10,7 +11,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, removeDir, startDaemon, tempDir, vox, type Daemon } from './helpers/daemon.js';
+import { cleanEnv, removeDir, startDaemon, tempDir, VOX, vox, type Daemon } from './helpers/daemon.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { needTool } from './helpers/tools.js';
 import { writeSyntheticVoice } from '../scripts/synthetic-voice.mjs';
 
@@ -57,6 +60,18 @@ test('eight sessions get eight distinct eSpeak voices, a project voice wins, and
     await sayAll(d, project, [...SESSIONS].reverse());
     const again = await voicesByLabel(d);
     assert.deepEqual(labels.map((l) => again.get(l)), voices, 'the same voices after a restart');
+
+    // The MCP status tool of a ninth session lists every session's voice.
+    const env = cleanEnv(home, { VOXD_PORT: String(d.port), VOX_SESSION_ID: 's9', VOX_NO_AUTOSTART: '1' }) as Record<string, string>;
+    const client = new Client({ name: 'vox-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env, stderr: 'pipe' }));
+    try {
+      const result = await client.callTool({ name: 'status', arguments: {} }, undefined, { timeout: 30_000 });
+      const listed = (result.structuredContent as { daemon: { voices: Array<{ session: string; engine: string; voice: string }> } }).daemon.voices;
+      for (const [i, l] of labels.entries()) assert.ok(listed.some((v) => v.session === l && v.engine === 'espeak' && v.voice === voices[i]), `${l} in ${JSON.stringify(listed)}`);
+    } finally {
+      await client.close();
+    }
   } finally {
     await d.stop();
     removeDir(home);
