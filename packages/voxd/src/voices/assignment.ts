@@ -20,6 +20,8 @@ export const MAX_ASSIGNED_SESSIONS = 256;
 export const MAX_POOL_VOICES = 64;
 /** The file is far below this; a bigger one is not read. */
 const FILE_MAX_BYTES = 64 * 1024;
+/** The order of use is saved at most this often when no assignment changes (a restart's least-recently-used is that old at worst). */
+const TOUCH_SAVE_MS = 10_000;
 /** An engine's pool is asked again after this (a model installed meanwhile adds speakers). */
 const POOL_TTL_MS = 60_000;
 
@@ -52,6 +54,7 @@ export class VoiceAssignment {
   /** In order of last use, oldest first (a Map keeps insertion order). */
   readonly #entries = new Map<string, Entry>();
   readonly #pools = new Map<string, { at: number; voices: Promise<string[]> }>();
+  #savedAt = -Infinity;
 
   constructor(options: VoiceAssignmentOptions = {}) {
     this.#o = options;
@@ -73,6 +76,7 @@ export class VoiceAssignment {
     const had = this.#entries.get(k);
     if (had && pool.includes(had.voice)) {
       this.#touch(k, { ...had, lastUsed: now });
+      if (now - this.#savedAt >= TOUCH_SAVE_MS) this.#save();
       return had.voice;
     }
     const held = new Set<string>();
@@ -145,6 +149,7 @@ export class VoiceAssignment {
   #save(): void {
     const path = this.#o.path;
     if (!path) return;
+    this.#savedAt = this.#clock();
     const tmp = `${path}.${process.pid}.tmp`;
     try {
       const moved = moveAside(path);

@@ -64,6 +64,9 @@ test('the assignment is kept across a restart, bounded, and a hostile file is su
     const two = new VoiceAssignment({ path, clock: c.now, maxSessions: 5 });
     assert.deepEqual(two.list(), one.list());
     assert.equal(two.assign('s7', 'e', POOL), one.list()[0]!.voice);
+    c.advance(10_000);
+    two.assign('s3', 'e', POOL); // a use alone, 10 s after the last save: the order of use is saved too
+    assert.equal(new VoiceAssignment({ path, clock: c.now, maxSessions: 5 }).list()[0]!.session, 's3');
 
     const warnings: string[] = [];
     const log = { warn: (_o: object, msg?: string) => void warnings.push(msg ?? '') };
