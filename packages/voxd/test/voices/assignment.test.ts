@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ESPEAK_POOL, VoiceAssignment } from '../../src/voices/assignment.js';
 import { EspeakEngine } from '../../src/engines/espeak.js';
+import { Dispatcher } from '../../src/dispatch/dispatcher.js';
+import { singleEngine } from '../../src/server.js';
+import { NullSink } from '../../src/sinks/null.js';
 
 const POOL = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
@@ -95,6 +98,27 @@ test("eSpeak's pool is variants of its default voice, all known to the embedded 
     assert.ok(pool.length >= 8, `pool: ${pool.join(', ')}`);
     assert.deepEqual(pool, ESPEAK_POOL.filter((x) => pool.includes(x)));
   } finally {
+    await engine.close();
+  }
+});
+
+test('admission: a request with a session and no voice gets its own; one that names a voice keeps it; one without a session gets none', async () => {
+  const engine = new EspeakEngine();
+  const d = new Dispatcher({ synthesizer: singleEngine(engine), sink: new NullSink(), voices: new VoiceAssignment() });
+  try {
+    const a = await d.speak({ text: 'One.', session: 'shop#a' });
+    const b = await d.speak({ text: 'Two.', session: 'shop#b' });
+    const pinned = await d.speak({ text: 'Three.', session: 'shop#c', voice: 'en-gb' });
+    const none = await d.speak({ text: 'Four.' });
+    await Promise.all([a.settled, b.settled, pinned.settled, none.settled]);
+    const byText = new Map(d.history().map((h) => [h.text, h.voice]));
+    assert.equal(byText.get('One.'), 'en-us');
+    assert.equal(byText.get('Two.'), ESPEAK_POOL[1]);
+    assert.equal(byText.get('Three.'), 'en-gb', 'the voice the request names wins (a project voice key)');
+    assert.equal(byText.get('Four.'), undefined);
+    assert.deepEqual(d.sessionVoices().map((v) => v.session), ['shop#b', 'shop#a']);
+  } finally {
+    await d.close();
     await engine.close();
   }
 });
