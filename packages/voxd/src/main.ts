@@ -6,12 +6,14 @@
 import { accessSync, constants, rmSync, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { parseArgs } from 'node:util';
+import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
 import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
 import { Journal, journalMaxBytes } from './dispatch/journal.js';
+import { SESSION_VOICES_FILE, VoiceAssignment } from './voices/assignment.js';
 import { appendStartupLog, createLogger } from './log/logger.js';
 import { buildServer } from './server.js';
 import { createSink, SINK_SPECS } from './sinks/create.js';
@@ -290,7 +292,8 @@ const listen = {
   transcriber: { kind: settings.values['transcriber.kind'] as TranscriberKind, url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };
-const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal });
+const voices = new VoiceAssignment({ path: join(paths.home, SESSION_VOICES_FILE), log });
+const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal, voices });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;

@@ -26,6 +26,7 @@ import { guard } from './access/security.js';
 import type { Sink } from './sinks/sink.js';
 import type { Synthesizer } from './synthesis/synthesizer.js';
 import type { PrepareFn } from './text/preparer.js';
+import type { VoiceAssignment } from './voices/assignment.js';
 
 export { singleEngine } from './synthesis/synthesizer.js';
 
@@ -45,6 +46,8 @@ export interface ServerOptions {
   synthesizeMaxBytes?: number;
   /** Accepted requests kept across restarts (dispatch/journal.ts). The caller opens and closes it, and calls dispatcher.restore(journal.replay). */
   journal?: Journal;
+  /** Each session's own voice (voices/assignment.ts). */
+  voices?: VoiceAssignment;
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
@@ -108,6 +111,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.maxQueue ? { maxQueue: options.maxQueue } : {}),
     ...(options.logger ? { log: options.logger } : {}),
     ...(options.journal ? { journal: options.journal } : {}),
+    ...(options.voices ? { voices: options.voices } : {}),
   });
 
   const version = options.version ?? VERSION;

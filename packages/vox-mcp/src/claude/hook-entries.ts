@@ -159,10 +159,10 @@ export const CONTINUOUS_ONLY_COMMANDS: readonly HookEvent[] = ['SessionStart', '
  * POSIX shell run before node for CONTINUOUS_ONLY_COMMANDS: walks up from the
  * hook's working directory (the session's) to the nearest `.vox/config.md`,
  * in a subshell so the directory stays, and exits 0 unless that file
- * mentions "continuous". No `${...}`: Claude Code substitutes those in a
+ * mentions "continuous" or "chatty". No `${...}`: Claude Code substitutes those in a
  * plugin's commands.
  */
-export const QUIET_GATE = '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qs continuous .vox/config.md) || exit 0; exec ';
+export const QUIET_GATE = '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qsE \'continuous|chatty\' .vox/config.md) || exit 0; exec ';
 
 /** The shell command Claude Code runs for an event. */
 export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): string {

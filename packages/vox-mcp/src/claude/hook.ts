@@ -299,13 +299,13 @@ export const SESSION_START_WORDS: Record<string, string | undefined> = {
   compact: undefined,
 };
 
-const CONTINUOUS_ONLY = 'only in notify: continuous';
+const CONTINUOUS_ONLY = 'only in notify: chatty (or continuous)';
 
 /** Decide what a hook event sounds like. Never throws. */
 export function decideHook(event: string, payload: HookPayload, ctx: HookContext): HookAction {
   const project = ctx.projectName;
   if (ctx.notify === 'off') return { kind: 'none', reason: 'notify is off for this project' };
-  const continuous = ctx.notify === 'continuous';
+  const continuous = ctx.notify === 'continuous' || ctx.notify === 'chatty';
   switch (event) {
     case 'PermissionRequest':
       if (ctx.unattended === true && ctx.unattendedPrompts !== true) return NOBODY;
@@ -317,6 +317,8 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
       if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
         return { kind: 'none', reason: 'stop_hook_active: Claude continues because of a Stop hook' };
       }
+      // quiet: the end of a turn is the done chime, not words.
+      if (ctx.notify === 'quiet') return { kind: 'chime', signal: 'done', priority: 'message' };
       const summary = summarize(str(payload.last_assistant_message));
       return { kind: 'speak', text: summary || `${project} is done`, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS };
     }

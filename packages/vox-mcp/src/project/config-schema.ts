@@ -25,7 +25,8 @@ export const ENGINES = ENGINE_NAMES;
 export type Engine = (typeof ENGINES)[number];
 
 /** How Claude Code hooks speak: not at all, on notable events, or on every event. */
-export const NOTIFY_MODES = ['off', 'normal', 'continuous'] as const;
+// Verbosity: quiet < normal < chatty. `continuous` is chatty's older name, still accepted.
+export const NOTIFY_MODES = ['off', 'quiet', 'normal', 'chatty', 'continuous'] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
 
 /** Longest `announce` label, in characters. */

@@ -21,6 +21,7 @@ import { VoxError } from '../errors.js';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import type { PrepareFn } from '../text/preparer.js';
+import type { VoiceAssignment } from '../voices/assignment.js';
 import type { DuplicateFilter } from './dedup.js';
 import type { Journal } from './journal.js';
 import { handedOver, sinkHealth, type Ledger } from './ledger.js';
@@ -54,6 +55,8 @@ export interface AdmissionOptions {
   ledger: Ledger;
   player: Player;
   journal: Journal | undefined;
+  /** A session's own voice, for a request that names none (voices/assignment.ts). */
+  voices?: VoiceAssignment | undefined;
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void } | undefined;
 }
 
@@ -92,10 +95,12 @@ export class Admission {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
       }
       const prepared = await this.#o.prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
-      return { engine, prepared };
+      // Inside the turn: two sessions arriving together are not given one free voice.
+      const voice = input.voice ?? (input.session && this.#o.voices ? await this.#o.voices.voiceFor(input.session, engine) : undefined);
+      return { engine, prepared, voice };
     });
     this.#admissions = turn.catch(() => undefined);
-    const { engine, prepared } = await turn;
+    const { engine, prepared, voice } = await turn;
     this.#assertOpen();
     const windowMs = (input.once ?? DEFAULT_DEDUP_SECONDS) * 1000;
     // A sentence of punctuation alone ("...", "!!!") is no speech: the engine
@@ -114,7 +119,8 @@ export class Admission {
         windowMs,
         engine: engine.name,
         resolved: engine,
-        ...pick(input, ['voice', 'rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs', 'requestId']),
+        ...pick(input, ['rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs', 'requestId']),
+        ...(voice !== undefined ? { voice } : {}),
       },
       sink,
     );

@@ -25,10 +25,11 @@
  * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
  */
 import { EventEmitter } from 'node:events';
-import type { ChimeSignal, HistoryEntry, Priority, StopScope, VoxEvent } from '@vox/protocol';
+import type { ChimeSignal, HistoryEntry, Priority, SessionVoice, StopScope, VoxEvent } from '@vox/protocol';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
+import type { VoiceAssignment } from '../voices/assignment.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
 import { DuplicateFilter } from './dedup.js';
 import type { Journal, Replay } from './journal.js';
@@ -63,6 +64,8 @@ export interface DispatcherOptions {
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   /** Where accepted requests are kept across restarts; none by default (nothing survives a restart). */
   journal?: Journal;
+  /** Each session's own voice (voices/assignment.ts); none: a request without a voice gets the engine's default. */
+  voices?: VoiceAssignment;
 }
 
 export interface DispatcherEvents {
@@ -79,12 +82,14 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #ledger: Ledger;
   readonly #player: Player;
   readonly #admission: Admission;
+  readonly #voices: VoiceAssignment | undefined;
 
   constructor(options: DispatcherOptions) {
     super();
     this.prepare = options.prepare ?? prepareAsGiven;
     this.#clock = options.clock ?? Date.now;
     this.#log = options.log;
+    this.#voices = options.voices;
     this.#dedup = new DuplicateFilter(this.#clock);
     const journal = options.journal;
     this.#ledger = new Ledger({
@@ -116,8 +121,14 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       ledger: this.#ledger,
       player: this.#player,
       journal,
+      voices: options.voices,
       log: this.#log,
     });
+  }
+
+  /** The voice each session was given, newest use first. */
+  sessionVoices(): SessionVoice[] {
+    return this.#voices?.list() ?? [];
   }
 
   /** True once close() began: nothing more is accepted. */

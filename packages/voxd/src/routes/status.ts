@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { HealthResponse, StatusResponse } from '@vox/protocol';
+import type { HealthResponse, SessionVoices, StatusResponse } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
@@ -41,7 +41,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         },
       },
     },
-    async (request): Promise<StatusResponse> => {
+    async (request): Promise<StatusResponse & SessionVoices> => {
     const { dispatcher } = deps;
     const offset = Number(request.query.offset ?? 0);
     const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
@@ -67,6 +67,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
       listening: deps.listener?.loaded()?.status ?? null,
+      sessionVoices: dispatcher.sessionVoices(),
     };
   },
   );

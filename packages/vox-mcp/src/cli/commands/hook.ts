@@ -53,6 +53,8 @@ Events and what they say, by the project's "notify" setting
                  nothing after /clear or a compaction)
   SessionEnd     continuous: the done chime
   PreCompact     continuous: "<project> is compacting context"
+("continuous" is also spelled "chatty"; "quiet" is normal with the done
+chime, not words, at Stop.)
 With notify: off nothing is said; with speak: false a chime replaces speech.
 Other events are ignored.
 

@@ -5,7 +5,7 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { printable as safe, VERSION, type StatusResponse, type VoxEvent } from '@vox/protocol';
+import { printable as safe, VERSION, type SessionVoices, type StatusResponse, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { floorState } from '../../daemon/listening.js';
 import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
@@ -31,7 +31,7 @@ function clip(text: string, n = 60): string {
 
 const p = (v: unknown) => printable(v);
 
-export function formatStatus(s: StatusResponse, clientVersion = VERSION): string {
+export function formatStatus(s: StatusResponse & SessionVoices, clientVersion = VERSION): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
     `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
@@ -42,6 +42,8 @@ export function formatStatus(s: StatusResponse, clientVersion = VERSION): string
     ...(s.listening ? [`mic:    held by ${s.listening.session ? `session ${p(s.listening.session)}` : 'a listen without a session'} (${p(s.listening.id)})${floorState(s.listening) ? `, ${floorState(s.listening)}` : ''}`] : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
+    // Each session's own voice (an older voxd sends none).
+    ...(s.sessionVoices?.length ? ['voices:', ...s.sessionVoices.slice(0, 10).map((v) => `  ${p(v.session).padEnd(16)} ${p(v.engine)} ${p(v.voice)}`)] : []),
     'recent:',
     ...s.history.slice(0, 10).map((h) => `  ${p(h.acceptedAt.slice(11, 19))} ${p(h.outcome).padEnd(11)} ${p(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${p(h.reason)})` : ''}`),
   ];

@@ -1,5 +1,5 @@
 /** The status tool: voxd's state and this session's configuration. */
-import { VERSION, type StatusResponse, type WireError } from '@vox/protocol';
+import { VERSION, type SessionVoices, type StatusResponse, type WireError } from '@vox/protocol';
 import { str, strings, type InputSchema } from '../schema.js';
 import { toolResult, type McpTool, type Structured } from '../tool.js';
 import { OUTCOMES } from './speak.js';
@@ -46,6 +46,11 @@ const STATUS_OUTPUT: InputSchema = {
         playing: { anyOf: [ITEM, { type: 'null' }] },
         queued: { type: 'integer' },
         queue: { type: 'array', items: ITEM },
+        voices: {
+          type: 'array',
+          description: "Each session's own voice, most recently used first.",
+          items: { type: 'object', properties: { session: str, engine: str, voice: str }, required: ['session', 'engine', 'voice'] },
+        },
         recent: {
           type: 'array',
           description: `The newest ${STATUS_ITEMS} requests, newest first.`,
@@ -73,7 +78,7 @@ function errorFact(err: unknown): Structured {
   return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
 }
 
-function daemonFacts(s: StatusResponse): Structured {
+function daemonFacts(s: StatusResponse & SessionVoices): Structured {
   const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
     id: q.id,
     ...(q.session ? { session: q.session } : {}),
@@ -100,6 +105,7 @@ function daemonFacts(s: StatusResponse): Structured {
       text: clip(h.text),
       ...(h.reason ? { reason: h.reason } : {}),
     })),
+    voices: (s.sessionVoices ?? []).slice(0, STATUS_ITEMS).map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
   });
   return out;
 }
