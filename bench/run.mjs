@@ -58,6 +58,7 @@ const BENCHES = [
   { file: 'voice-approval.mjs' },
   { file: 'listen-vad.mjs' },
   { file: 'barge-in.mjs' },
+  { file: 'voice-barge-in.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
 ];

@@ -88,7 +88,7 @@ test('a mistyped action, a missing value or a value the flag does not take gets 
   const cases: [string[], string][] = [
     [['hooks', 'instal'], 'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n'],
     [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status, config). See "vox daemon --help".\n'],
-    [['daemon', 'config', 'sett', 'audio', 'null'], 'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n'],
+    [['daemon', 'config', 'sett', 'audio', 'null'], 'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n'],
     [['chime', 'dnoe'], 'vox chime: unknown signal "dnoe"; did you mean "done"? (one of done, prompt, error, attention). See "vox chime --help".\n'],
     [['say', 'hi', '--voice'], 'vox say: --voice needs a value. See "vox say --help".\n'],
     [['say', '--rate', 'fast', 'hi'], 'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n'],

@@ -60,7 +60,7 @@ describe('parseSettings', () => {
     const r = parseSettings('audoi: speaker\nport: "8421"\nengine: espek\nhost: 0.0.0.0\naudio: file:out\n', '/c/voxd.yaml');
     assert.equal(r.problems.length, 5);
     const [a, b, c, d, e] = r.problems;
-    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, listen.vad, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs', message: undefined });
+    assert.deepEqual({ ...a, message: undefined }, { origin: '/c/voxd.yaml', line: 1, key: 'audoi', allowed: 'audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs', message: undefined });
     assert.match(a!.message, /unknown key "audoi"; did you mean "audio"\?/);
     assert.equal(b!.line, 2);
     assert.equal(b!.value, '8421');
@@ -143,7 +143,7 @@ describe('resolveSettings', () => {
     const r = resolveSettings({ env: { VOXD_ENGINE: 'say', VOXD_PORT: '0' }, file, flags: { port: '9100' } });
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.values, { ...SETTINGS_DEFAULTS, audio: 'file:/f', engine: 'say', port: 9100 });
-    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'listen.vad': 'default', 'transcriber.kind': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default', 'sherpa.idleUnloadMs': 'default' });
+    assert.deepEqual(r.sources, { audio: 'file', engine: 'env', port: 'flag', host: 'default', logLevel: 'default', 'listen.recorder': 'default', 'listen.vad': 'default', 'listen.bargeIn': 'default', 'transcriber.kind': 'default', 'transcriber.url': 'default', 'transcriber.model': 'default', 'transcriber.timeoutMs': 'default', 'sherpa.idleUnloadMs': 'default' });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });
 

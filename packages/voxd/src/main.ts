@@ -289,6 +289,7 @@ const listen = {
   home: paths.home,
   recorder: settings.values['listen.recorder'],
   vad: settings.values['listen.vad'] as VadMode,
+  bargeIn: settings.values['listen.bargeIn'],
   transcriber: { kind: settings.values['transcriber.kind'] as TranscriberKind, url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
   env,
 };

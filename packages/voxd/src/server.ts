@@ -51,7 +51,7 @@ export interface ServerOptions {
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
-  listen?: { home: string; recorder: string; vad?: VadMode; transcriber: TranscriberConfig & { kind?: TranscriberKind }; env?: NodeJS.ProcessEnv };
+  listen?: { home: string; recorder: string; vad?: VadMode; bargeIn?: string; transcriber: TranscriberConfig & { kind?: TranscriberKind }; env?: NodeJS.ProcessEnv };
 }
 
 export interface VoxServer {
@@ -138,13 +138,16 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
     return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
   });
+  // Barge-in by voice is opt-in: off, its module is not loaded and nothing listens.
+  const bargeIn = options.listen?.bargeIn === 'voice' ? await voiceBargeIn(dispatcher, options.listen, listener, options.logger) : undefined;
   // The microphone first (a listen holds the player), then drain speech before the sink and engines go away.
   app.addHook('onClose', async () => {
+    await bargeIn?.close();
     await listener.loaded()?.close();
     await dispatcher.close();
   });
 
-  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt, listener });
+  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt, listener, ...(bargeIn ? { bargeIn } : {}) });
   await app.register(speakRoute, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });
@@ -157,4 +160,12 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(eventsRoute, { dispatcher, stream: events });
   await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
   return { app, dispatcher, events, listener, connections };
+}
+
+async function voiceBargeIn(dispatcher: Dispatcher, listen: NonNullable<ServerOptions['listen']>, listener: ListenerSlot, logger?: FastifyBaseLogger) {
+  const [{ VoiceBargeIn }, { endPointers }] = await Promise.all([import('./listen/voice-barge-in.js'), import('./listen/silero.js')]);
+  const log = logger ? { log: logger } : {};
+  const env = listen.env ? { env: listen.env } : {};
+  const vad = endPointers({ mode: listen.vad ?? 'auto', home: listen.home, ...env, ...log });
+  return new VoiceBargeIn({ dispatcher, recorder: listen.recorder, vad, micBusy: () => listener.loaded()?.status?.open === true, ...env, ...log });
 }

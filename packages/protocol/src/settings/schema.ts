@@ -35,6 +35,8 @@ export interface DaemonSettings {
   'listen.recorder': string;
   /** End-pointing: `auto` (Silero VAD when its model is installed and sherpa-onnx-node loads, else energy), `silero` or `energy`. Default `auto`. */
   'listen.vad': string;
+  /** Barge-in by voice while vox speaks (for headsets; docs/talk-back.md "Barge-in"): `voice` or `off`. Default `off`. */
+  'listen.bargeIn': string;
   /** Which transcriber: `auto` (a local model in VOX_HOME/asr when one is installed, else the server), `server` or `local`. Default `auto`. */
   'transcriber.kind': string;
   /** Root of an OpenAI-compatible transcription API (`.../v1`); '' means none (listen records only). Default ''. */
@@ -57,6 +59,7 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   logLevel: 'info',
   'listen.recorder': 'auto',
   'listen.vad': 'auto',
+  'listen.bargeIn': 'off',
   'transcriber.kind': 'auto',
   'transcriber.url': '',
   'transcriber.model': 'whisper-1',
@@ -69,6 +72,8 @@ export const MAX_IDLE_UNLOAD_MS = 86_400_000;
 
 /** The values of `listen.vad` (voxd's listen/silero.ts). */
 export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
+/** The values of `listen.bargeIn` (voxd's listen/voice-barge-in.ts). */
+export const BARGE_IN_MODES = ['off', 'voice'] as const;
 /** The values of `transcriber.kind` (voxd's listen/transcription.ts). */
 export const TRANSCRIBER_KINDS = ['auto', 'server', 'local'] as const;
 
@@ -154,6 +159,12 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_VAD',
     allowed: `one of ${VAD_MODES.join(', ')} (auto: Silero VAD when its model is installed, else energy)`,
     check: oneOf(VAD_MODES),
+  },
+  'listen.bargeIn': {
+    type: 'string',
+    env: 'VOXD_BARGE_IN',
+    allowed: `one of ${BARGE_IN_MODES.join(', ')} (voice: the microphone is open while vox speaks, and the user's voice cuts it; for headsets)`,
+    check: oneOf(BARGE_IN_MODES),
   },
   'transcriber.kind': {
     type: 'string',

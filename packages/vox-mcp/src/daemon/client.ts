@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * happens to start it: its settings file decides (docs/operations.md). VOXD_PORT
  * and VOXD_HOST stay: they say where this client looks for the voxd it starts.
  */
-export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_VAD', 'VOXD_TRANSCRIBER_KIND', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS', 'VOXD_SHERPA_IDLE_UNLOAD_MS'] as const;
+export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_VAD', 'VOXD_BARGE_IN', 'VOXD_TRANSCRIBER_KIND', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS', 'VOXD_SHERPA_IDLE_UNLOAD_MS'] as const;
 
 /**
  * Whether a variable of a client's environment is a secret that an auto-started

@@ -29,7 +29,7 @@ describe('vox daemon config: the settings file', () => {
     assert.equal(readFileSync(file, 'utf8'), 'port: 9123\n');
     assert.deepEqual(getSetting(e, 'port'), { key: 'port', value: 9123, source: 'file' });
     const listing = listSettings(e);
-    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default', 'listen.recorder=auto:default', 'listen.vad=auto:default', 'transcriber.kind=auto:default', 'transcriber.url=:default', 'transcriber.model=whisper-1:default', 'transcriber.timeoutMs=30000:default', 'sherpa.idleUnloadMs=0:default']);
+    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default', 'listen.recorder=auto:default', 'listen.vad=auto:default', 'listen.bargeIn=off:default', 'transcriber.kind=auto:default', 'transcriber.url=:default', 'transcriber.model=whisper-1:default', 'transcriber.timeoutMs=30000:default', 'sherpa.idleUnloadMs=0:default']);
   });
 
   test('the environment shows as the source, with the file value it hides', () => {

@@ -214,6 +214,15 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return stopped;
   }
 
+  /** Cut the utterance playing for `detail` (voice barge-in): it ends `interrupted` and is not resumed. Resolves with its id once its audio has ended. */
+  async cut(detail: string): Promise<string | undefined> {
+    const p = this.#player.playing;
+    if (!p) return undefined;
+    this.#player.abort('interrupt-drop', detail);
+    await p.ended;
+    return p.id;
+  }
+
   /** Hold the player for a listen (player.ts): nothing queued starts until `release()` or `limitMs`. */
   hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
     return this.#player.hold(options);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { HealthResponse, SessionVoices, StatusResponse } from '@vox/protocol';
+import type { HealthResponse, ListeningStatus, SessionVoices, StatusResponse } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
@@ -17,6 +17,8 @@ export interface StatusDeps {
   startedAt: number;
   /** The listener, to say who holds the microphone (none loaded: nobody has listened yet). */
   listener?: ListenerSlot;
+  /** Barge-in by voice (listen.bargeIn: voice): its recorder is open while vox speaks. */
+  bargeIn?: { readonly status: ListeningStatus | null };
 }
 
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
@@ -66,7 +68,8 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         : null,
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
-      listening: deps.listener?.loaded()?.status ?? null,
+      // A listen's floor first; else the barge-in monitor's open microphone.
+      listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
       sessionVoices: dispatcher.sessionVoices(),
     };
   },

@@ -33,7 +33,7 @@ Actions:
               voxd's settings file: list every setting with its source (file,
               env or default), or read, change or remove one (keys: audio,
               engine, port, host, logLevel, listen.recorder, listen.vad,
-              transcriber.kind, transcriber.url, transcriber.model,
+              listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model,
               transcriber.timeoutMs, sherpa.idleUnloadMs;
               docs/operations.md)
 
