@@ -82,7 +82,9 @@ export function removeGemini(settings: Settings, path = 'settings.json'): { sett
     if (Object.keys(hooks).length) next.hooks = hooks;
     else delete next.hooks;
   }
-  if (isObject(settings.mcpServers) && isObject(settings.mcpServers.vox) && /(?:^|\/)(?:vox|node)$|node$/.test(String(settings.mcpServers.vox.command))) {
+  // Only the server vox wrote: `vox mcp`, or node with vox's cli and `mcp`.
+  const v = isObject(settings.mcpServers) ? settings.mcpServers.vox : undefined;
+  if (isObject(settings.mcpServers) && isObject(v) && Array.isArray(v.args) && v.args.at(-1) === 'mcp') {
     const { vox: _vox, ...rest } = settings.mcpServers;
     if (Object.keys(rest).length) next.mcpServers = rest;
     else delete next.mcpServers;
