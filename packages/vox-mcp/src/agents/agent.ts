@@ -7,15 +7,11 @@
 import type { HookPayload } from '../claude/hook.js';
 import { fromCodex } from './codex.js';
 import { fromGemini } from './gemini.js';
+import type { AgentEvent } from './agent-event.js';
 
 export const AGENTS = ['claude', 'codex', 'gemini'] as const;
 export type Agent = (typeof AGENTS)[number];
 
-export interface AgentEvent {
-  /** The event as claude/hook.ts names it. */
-  event: string;
-  payload: HookPayload;
-}
 
 /** The agent's event and payload as Claude Code's. Pure; never throws. */
 export function normalizeEvent(agent: Agent, event: string, payload: HookPayload): AgentEvent {

@@ -8,7 +8,7 @@
  * to map.
  */
 import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent.js';
+import type { AgentEvent } from './agent-event.js';
 
 export function fromCodex(event: string, payload: HookPayload): AgentEvent {
   return { event, payload };

@@ -13,7 +13,7 @@
  * the policy ignores them.
  */
 import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent.js';
+import type { AgentEvent } from './agent-event.js';
 
 /** The events `vox hooks install --agent gemini` registers. */
 export const GEMINI_EVENTS = ['SessionStart', 'SessionEnd', 'Notification', 'AfterAgent', 'PreCompress'] as const;
