@@ -189,7 +189,7 @@ export function readSettings(path: string): Loaded {
   return { settings: parsed, exists: true, indent };
 }
 
-function writeSettings(path: string, settings: Settings, indent: string): void {
+export function writeSettings(path: string, settings: Settings, indent: string): void {
   // Write through a symlink (dotfile managers link settings.json) to its target.
   const target = existsSync(path) ? realpathSync(path) : path;
   mkdirSync(dirname(target), { recursive: true });

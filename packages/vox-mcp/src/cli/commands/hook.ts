@@ -27,6 +27,7 @@ import { warn as report } from '../report.js';
 import { decideHook, hookDelivery, unattended, type HookAction, type HookPayload } from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
 import { readStdin } from '../stdin.js';
+import { AGENTS, normalizeEvent } from '../../agents/agent.js';
 
 export const HOOK_USAGE = `Usage: vox hook EVENT [--dry-run]
 
@@ -59,6 +60,8 @@ With notify: off nothing is said; with speak: false a chime replaces speech.
 Other events are ignored.
 
 Options:
+  --agent A    the payload is from claude (default), codex or gemini
+               (docs/agents.md: how their events map to the ones above)
   --dry-run    print what would be sent (JSON) on stdout; send nothing
   -h, --help   show this help
 `;
@@ -91,7 +94,7 @@ function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<
 export const command = defineCommand({
   name: 'hook',
   usage: HOOK_USAGE,
-  flags: { 'dry-run': { type: 'boolean' } },
+  flags: { 'dry-run': { type: 'boolean' }, agent: { type: 'enum', values: AGENTS } },
   maxArgs: 1,
   lenient: true,
   async run({ ctx, flags, args }) {
@@ -112,8 +115,12 @@ export const command = defineCommand({
       }
     }
     const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
-    const event = args[0] ?? named;
-    if (!event) {
+    const named0 = args[0] ?? named;
+    // Another agent's event and payload in Claude Code's terms (agents/).
+    const normalized = normalizeEvent(flags.agent ?? 'claude', named0, payload);
+    const event = normalized.event;
+    payload = normalized.payload;
+    if (!named0) {
       warn('no event named: run as "vox hook EVENT" with the payload on stdin');
       return EXIT.OK;
     }
@@ -129,7 +136,7 @@ export const command = defineCommand({
       unattendedPrompts: config.values.unattendedPrompts,
     });
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
-    if (event === 'PermissionRequest' && config.values.approveByVoice && !dryRun) {
+    if (event === 'PermissionRequest' && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
       const voice = await import('../../claude/voice-decision.js');
       const ask = voice.voiceAskOf(event, payload, config, session);
       if (ask) {

@@ -6,6 +6,7 @@ import { defineCommand, pickAction } from '../command.js';
 import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
 import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand } from '../../claude/hook-entries.js';
+import { geminiSettingsPath, installGemini, uninstallGemini } from '../../agents/gemini-settings.js';
 import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
@@ -31,6 +32,9 @@ Options:
                  as "claude mcp add vox -- vox mcp" names it)
   --portable     commands run "vox hook <Event>" from PATH instead of
                  absolute paths
+  --agent NAME   claude (the default) or gemini: gemini writes hooks and
+                 mcpServers.vox in ~/.gemini/settings.json (docs/agents.md;
+                 codex is not written yet: docs/agents.md shows the entries)
   --json         machine-readable output
   -h, --help     show this help
 `;
@@ -46,6 +50,7 @@ export const command = defineCommand({
     server: { type: 'string' },
     portable: { type: 'boolean' },
     json: { type: 'boolean' },
+    agent: { type: 'enum', values: ['claude', 'codex', 'gemini'] },
   },
   maxArgs: 1,
   async run({ ctx, flags: values, args }) {
@@ -59,6 +64,15 @@ export const command = defineCommand({
     };
 
     try {
+      if (values.agent === 'codex') throw new UsageError('--agent codex: vox does not write Codex config yet; docs/agents.md has the entries to add by hand');
+      if (values.agent === 'gemini') {
+        if (action === 'status') throw new UsageError('status --agent gemini is not supported; read ~/.gemini/settings.json');
+        const path = geminiSettingsPath(ctx.env);
+        const res = action === 'install' ? installGemini(path, { portable: values.portable === true }) : uninstallGemini(path);
+        const verb = action === 'install' ? (res.changed ? 'Installed vox hooks and the MCP server vox in' : 'vox hooks were already installed in') : res.changed ? 'Removed vox hooks and the MCP server vox from' : 'No vox hooks in';
+        out({ action, agent: 'gemini', ...res }, `${verb} ${path}\n`);
+        return EXIT.OK;
+      }
       if (action === 'status') {
         const list: SettingsScope[] = scopes.length ? [scopes[0]!] : ['user', 'project', 'local'];
         const states = list.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, where)) }));

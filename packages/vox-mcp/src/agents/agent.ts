@@ -1,0 +1,21 @@
+/**
+ * Which coding agent sent a hook payload, and its payload in the terms of
+ * Claude Code's, which claude/hook.ts decides on. Each agent's module maps
+ * its own event names and fields; the policy (priorities, expiry, dedup)
+ * stays in one place.
+ */
+import type { HookPayload } from '../claude/hook.js';
+import { fromCodex } from './codex.js';
+import { fromGemini } from './gemini.js';
+import type { AgentEvent } from './agent-event.js';
+
+export const AGENTS = ['claude', 'codex', 'gemini'] as const;
+export type Agent = (typeof AGENTS)[number];
+
+
+/** The agent's event and payload as Claude Code's. Pure; never throws. */
+export function normalizeEvent(agent: Agent, event: string, payload: HookPayload): AgentEvent {
+  if (agent === 'codex') return fromCodex(event, payload);
+  if (agent === 'gemini') return fromGemini(event, payload);
+  return { event, payload };
+}

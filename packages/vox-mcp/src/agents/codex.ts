@@ -1,0 +1,15 @@
+/**
+ * Codex CLI's hook payloads. Codex 0.171.0 (the JSON schemas embedded in its
+ * binary, e.g. `stop.command.input`) uses Claude Code's event names
+ * (SessionStart, PermissionRequest, Stop, PreCompact, SubagentStop,
+ * SessionEnd) and fields (session_id, cwd, hook_event_name,
+ * last_assistant_message, stop_hook_active, tool_name): they pass through.
+ * Codex has no Notification or StopFailure event, so there is nothing else
+ * to map.
+ */
+import type { HookPayload } from '../claude/hook.js';
+import type { AgentEvent } from './agent-event.js';
+
+export function fromCodex(event: string, payload: HookPayload): AgentEvent {
+  return { event, payload };
+}
