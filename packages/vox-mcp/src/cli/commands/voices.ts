@@ -3,14 +3,16 @@
  * VOX_HOME/models (`list`, `install`, `remove`: files only, voxd is not
  * needed; voxd picks an installed model up at its next request).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { printable, voxHome, type VoicesResponse } from '@vox/protocol';
-import { listModels, type ModelCheck } from '@vox/protocol/models';
+import { ASR_MANIFEST, asrModelsDir, listModels, type ModelCheck } from '@vox/protocol/models';
 import { call } from '../../daemon/client.js';
 import { defineCommand, pickAction } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../../errors.js';
-import { catalogue, shownUrl, type CatalogueEntry } from '../../models/catalogue.js';
+import { catalogue, isRecognizer, shownUrl, type CatalogueEntry } from '../../models/catalogue.js';
 import { assertVerifiable, installModel, removeModel } from '../../models/install.js';
 import { reportWireError } from '../report.js';
 import { UsageError } from '../usage.js';
@@ -24,6 +26,7 @@ Without an action, lists the voices of voxd's default engine, or of the one
 named (with a voice model installed, its speakers).
   list              the voice models vox can install, and which are installed
   install NAME      download NAME, check its SHA-256 and unpack it into VOX_HOME/models/NAME
+                    (a recognizer, e.g. whisper-tiny.en-int8, into VOX_HOME/asr/NAME: vox listen's offline speech to text)
   remove NAME       delete the installed model NAME
   --engine NAME     that engine's voices instead of the default engine's
   --language CODE   only voices for this language (a prefix: "en" matches en-GB)
@@ -159,8 +162,11 @@ async function confirm(ctx: CliContext, question: string): Promise<boolean> {
 async function installCommand(ctx: CliContext, name: string, flags: { from?: string; force?: boolean; unverified?: boolean; yes?: boolean; json?: boolean }): Promise<number> {
   const entry = findEntry(ctx, name);
   const home = voxHome(ctx.env);
-  const existing = listModels(home).find((m) => (m.ok ? m.manifest.name : m.name) === entry.name);
-  if (existing?.ok && !flags.force) {
+  const recognizer = isRecognizer(entry);
+  const existing = recognizer
+    ? existsSync(join(asrModelsDir(home), entry.name, ASR_MANIFEST)) && { ok: true }
+    : listModels(home).find((m) => (m.ok ? m.manifest.name : m.name) === entry.name);
+  if (existing && existing.ok && !flags.force) {
     ctx.stderr.write(`vox voices: ${entry.name} is installed already (--force installs it again)\n`);
     return EXIT.OK;
   }
@@ -203,6 +209,11 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
     ...(ctx.takeSignals ? { signal: ctx.takeSignals() } : {}),
   });
   if (tty) ctx.stderr.write('\n');
+  if (recognizer) {
+    if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, recognizer: entry.type })}\n`);
+    else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nRecognizer: ${entry.type}\nvoxd transcribes "vox listen" with it from the next listen (transcriber.kind auto or local).\n`);
+    return EXIT.OK;
+  }
   const speakers = result.manifest.speakers.map((s) => (result.manifest.speakers.length === 1 ? entry.name : `${entry.name}:${s.id}`));
   if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, voices: speakers })}\n`);
   else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nVoices: ${speakers.join(', ')}\nvoxd speaks with it from its next request (engine auto or sherpa).\n`);
@@ -226,6 +237,11 @@ function downloadTimes(env: NodeJS.ProcessEnv): { deadlineMs?: number; idleMs?: 
 function removeCommand(ctx: CliContext, name: string, json: boolean): number {
   const home = voxHome(ctx.env);
   const installed = listModels(home).map((m) => (m.ok ? m.manifest.name : m.name));
+  const asr = catalogue(ctx.env).find((e) => isRecognizer(e) && e.name.toLowerCase() === name.toLowerCase());
+  if (asr && removeModel(home, asr.name, true)) {
+    ctx.stdout.write(json ? `${JSON.stringify({ removed: asr.name })}\n` : `Removed ${asr.name}.\n`);
+    return EXIT.OK;
+  }
   const match = installed.find((n) => n.toLowerCase() === name.toLowerCase());
   if (!match || !removeModel(home, match)) {
     throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`);
