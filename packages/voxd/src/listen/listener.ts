@@ -54,7 +54,7 @@ export interface ListenerOptions {
 const KEEP_RECORDINGS = 20;
 
 export const NO_TRANSCRIBER =
-  'no transcriber is set, so the recording was not transcribed. Set one with "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/operations.md, "Voice input")';
+  'no transcriber is set, so the recording was not transcribed. Offline, in voxd: "vox voices install whisper-tiny.en-int8" (used from the next listen). Or a server: "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/talk-back.md, "Offline speech-to-text")';
 
 interface Active {
   id: string;
