@@ -73,12 +73,14 @@ test('vox voices install puts a recognizer in VOX_HOME/asr; voxd (transcriber au
       const l = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
       assert.equal(l.status, 200, JSON.stringify(l.body));
       assert.equal(l.body.text, WORD);
+      assert.equal(l.body.transcriber, 'local synthetic-asr (nemo_ctc)', 'the answer says what auto picked');
       assert.equal(api.received.length, 0, 'the server got nothing');
       const rm = await vox(['voices', 'remove', 'synthetic-asr'], { env });
       assert.equal(rm.code, 0, rm.stderr);
       assert.equal(rm.stdout, 'Removed synthetic-asr.\n');
       const s = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
       assert.equal(s.body.text, 'from the server', 'without the model, auto uses the server again');
+      assert.match(s.body.transcriber, /^server http:\/\/127\.0\.0\.1:\d+\//);
     } finally {
       await d.stop();
     }

@@ -8,3 +8,4 @@ export * from './process.js';
 export * from './regular-file.js';
 export * from './wire.js';
 export { VERSION } from './version.js';
+export * from './transcription.js';

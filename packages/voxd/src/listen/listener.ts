@@ -298,7 +298,7 @@ export class Listener {
       const t = await this.#transcriber.transcribe(wav, { ...(request.language ? { language: request.language } : {}), ...(clientSignal ? { signal: clientSignal } : {}) });
       const latencyMs = speechEndAt === undefined ? undefined : Math.round(performance.now() - speechEndAt);
       log?.info({ id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length }, 'transcribed');
-      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms };
+      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms, ...(t.by ? { transcriber: t.by } : {}) };
     } catch (err) {
       // The user's words are not lost with the transcriber: the recording is kept and named.
       throw Object.assign(err as Error, { audioPath: audioPath ?? this.#save(wav, active) });

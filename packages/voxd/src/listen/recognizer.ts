@@ -136,7 +136,7 @@ export class LocalRecognizer {
     return `the local recognizer in ${asrDir(this.#o.home)}`;
   }
 
-  async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+  async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript & { by: string }> {
     const model = findAsrModel(this.#o.home);
     if (!model) throw failed(`no model is installed in ${asrDir(this.#o.home)}`);
     const started = performance.now();
@@ -157,7 +157,7 @@ export class LocalRecognizer {
       clearTimeout(timer);
     }
     const text = String(recognizer.getResult(stream).text ?? '').trim();
-    return { text, ms: Math.round(performance.now() - started) };
+    return { text, ms: Math.round(performance.now() - started), by: `local ${model.name} (${model.type})` };
   }
 
   /** The loaded recognizer for `model`, loading it once (again only when another model is installed). */
