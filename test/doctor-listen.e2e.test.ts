@@ -20,7 +20,7 @@ const SILERO = '/var/cache/vox-ci/silero-vad/1.0.3/silero_vad.onnx';
 async function checks(env: NodeJS.ProcessEnv, cwd: string): Promise<Record<string, Check>> {
   const r = await vox(['doctor', '--json'], { env, cwd });
   const body = JSON.parse(r.stdout) as { checks: Check[] };
-  return Object.fromEntries(body.checks.filter((c) => c.name === 'recognizer' || c.name === 'vad').map((c) => [c.name, c]));
+  return Object.fromEntries(body.checks.filter((c) => ['recognizer', 'vad', 'transcriber'].includes(c.name)).map((c) => [c.name, c]));
 }
 
 test('doctor names the local recognizer and the VAD: none, installed and in use, damaged, not used by transcriber.kind server', { skip: needTool('sherpa-onnx') }, async () => {
@@ -30,6 +30,7 @@ test('doctor names the local recognizer and the VAD: none, installed and in use,
   try {
     let c = await checks(env, home);
     assert.equal(c.recognizer?.level, 'ok');
+    assert.match(c.transcriber!.detail, /without a transcript/);
     assert.match(c.recognizer!.detail, /none installed \(optional\): "vox voices install whisper-tiny\.en-int8"/);
     assert.match(c.vad!.detail, /^energy \(listen\.vad auto; Silero VAD's model is not installed/);
 
@@ -41,6 +42,7 @@ test('doctor names the local recognizer and the VAD: none, installed and in use,
     c = await checks(env, home);
     assert.equal(c.recognizer?.level, 'ok', c.recognizer?.detail);
     assert.match(c.recognizer!.detail, /^synthetic-asr \(nemo_ctc\) in .*asr[\\/]synthetic-asr, its files present; in use \(transcriber\.kind auto\)/);
+    assert.match(c.transcriber!.detail, /not set \(optional\): the local recognizer transcribes/, 'no "without a transcript" while a local model is in use');
     if (existsSync(SILERO)) assert.match(c.vad!.detail, /^Silero VAD \(listen\.vad auto\), .*silero_vad\.onnx \(2327524 bytes\)/);
 
     writeSettings(env, { 'transcriber.kind': 'server', 'listen.vad': 'energy' });

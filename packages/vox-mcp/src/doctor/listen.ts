@@ -1,6 +1,7 @@
 /**
  * The voice-input checks: the recorder voxd would run, the transcriber it
- * would send the recording to, and who holds the microphone now.
+ * would send the recording to, the local recognizer and Silero VAD model in
+ * VOX_HOME (and whether the settings use them), and who holds the microphone.
  *
  * Voice input is optional, so nothing here fails: a missing recorder or an
  * unreachable transcriber warns (vox listen would fail), an unset transcriber
@@ -8,7 +9,7 @@
  * settings file, which every voxd reads (an auto-started one ignores the
  * VOXD_* variables); the recorder is looked for on this shell's PATH.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
@@ -57,6 +58,9 @@ const LOOPBACK = /^https?:\/\/(?:127\.[\d.]+|localhost|\[::1\])(?::\d+)?(?:\/|$)
 
 export async function transcriberCheck(env: NodeJS.ProcessEnv, settings: ListenSettings, probe: (url: string) => Promise<TranscriberProbe>): Promise<Check> {
   const url = settings.transcriberUrl;
+  if (!url && settings.transcriberKind !== 'server' && hasRecognizer(env)) {
+    return { name: 'transcriber', level: 'ok', detail: 'not set (optional): the local recognizer transcribes (the "recognizer" check)' };
+  }
   if (!url) {
     return {
       name: 'transcriber',
@@ -93,6 +97,16 @@ export function microphoneCheck(view: DaemonView): Check {
   const who = s.listening.session ? `session ${s.listening.session}` : 'a listen without a session';
   const state = floorState(s.listening);
   return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it` };
+}
+
+/** Whether any directory of VOX_HOME/asr holds a recognizer manifest. */
+function hasRecognizer(env: NodeJS.ProcessEnv): boolean {
+  try {
+    const root = asrModelsDir(voxHome(env));
+    return readdirSync(root).some((n) => !n.startsWith('.') && existsSync(join(root, n, ASR_MANIFEST)));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether sherpa-onnx-node (which runs the recognizer and Silero VAD in voxd) resolves from here; the problem, or undefined. */
