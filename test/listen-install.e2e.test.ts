@@ -64,6 +64,8 @@ test('vox voices install puts a recognizer in VOX_HOME/asr; voxd (transcriber au
     assert.equal(manifest.source.sha256, sha(archive));
     assert.deepEqual(readdirSync(join(home, 'asr')), ['synthetic-asr'], 'no staging or download is left');
     assert.ok(!existsSync(join(home, 'models', 'synthetic-asr')), 'a recognizer is not a voice');
+    const list = await vox(['voices', 'list', '--installed', '--json'], { env });
+    assert.deepEqual(JSON.parse(list.stdout).models.map((m: { name: string; installed: boolean }) => [m.name, m.installed]), [['synthetic-asr', true]]);
 
     writeFileSync(join(home, 'mic.json'), '{}');
     const d = await startDaemon({ home, env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(home, 'mic.json'), VOXD_TRANSCRIBER_URL: api.url } });

@@ -115,17 +115,19 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
   const home = voxHome(ctx.env);
   const installed = new Map<string, ModelCheck>(listModels(home).map((m) => [m.ok ? m.manifest.name : m.name, m]));
   const entries = catalogue(ctx.env);
+  // An installed recognizer (VOX_HOME/asr) shows as installed; doctor's "recognizer" check looks deeper.
+  const asr = new Set(entries.filter((e) => isRecognizer(e) && existsSync(join(asrModelsDir(home), e.name, ASR_MANIFEST))).map((e) => e.name));
   const rows = [
     ...entries.map((e) => ({ name: e.name, entry: e, check: installed.get(e.name) })),
     // Installed but not (or no longer) in the catalogue.
     ...[...installed].filter(([n]) => !entries.some((e) => e.name === n)).map(([n, check]) => ({ name: n, entry: undefined, check })),
-  ].filter((r) => !installedOnly || r.check);
+  ].filter((r) => !installedOnly || r.check || asr.has(r.name));
   if (json) {
     ctx.stdout.write(
       `${JSON.stringify({
         models: rows.map((r) => ({
           name: r.name,
-          installed: r.check?.ok ?? false,
+          installed: r.check?.ok ?? asr.has(r.name),
           ...(r.check && !r.check.ok ? { damaged: r.check.reason } : {}),
           ...(r.entry ? { title: r.entry.title, url: r.entry.url, sizeMB: r.entry.sizeMB, sha256: r.entry.sha256, licence: r.entry.licence, free: r.entry.free, languages: r.entry.languages } : {}),
           speakers: (r.check?.ok ? r.check.manifest.speakers : r.entry?.speakers ?? []).map((s) => s.id),
@@ -139,7 +141,7 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
     return EXIT.OK;
   }
   for (const r of rows) {
-    const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : '';
+    const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : asr.has(r.name) ? 'installed' : '';
     const about = r.entry ? `${r.entry.title}; ${r.entry.sizeMB ? `about ${r.entry.sizeMB} MB, ` : ''}${r.entry.licence}${r.entry.sha256 ? '' : ', checksum not pinned'}` : (r.check?.ok ? r.check.manifest.licence : '');
     // A manifest on disk, and a damaged model's file names, are not checked text: escaped.
     ctx.stdout.write(`${r.name.padEnd(34)} ${state.padEnd(9)} ${printable(about)}\n`);
