@@ -22,6 +22,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tarBz2 } from './synthetic-voice.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -98,6 +99,15 @@ export function writeSyntheticRecognizer(dir, { name = 'synthetic-asr' } = {}) {
   writeFileSync(join(out, 'tokens.txt'), recognizerTokens());
   writeFileSync(join(out, 'vox-asr.json'), JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: 'model.onnx', tokens: 'tokens.txt' } }, null, 2) + '\n');
   return out;
+}
+
+/** A .tar.bz2 holding NAME/{model.onnx,tokens.txt} (no manifest: vox voices install writes it), as sherpa-onnx's releases do. */
+export function recognizerArchive({ name = 'synthetic-asr' } = {}) {
+  return tarBz2([
+    [`${name}/`, null],
+    [`${name}/model.onnx`, buildRecognizer()],
+    [`${name}/tokens.txt`, Buffer.from(recognizerTokens())],
+  ]);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -195,14 +195,18 @@ export function writeSyntheticVoice(dir, { name = 'synthetic', speakers = 1, wor
 
 /** A .tar.bz2 holding NAME/ (as sherpa-onnx's releases do), built in memory with node-tar and compressjs. */
 export async function syntheticArchive({ name = 'synthetic', speakers = 1 } = {}) {
-  const { Header } = require('tar');
-  const { Bzip2 } = require('compressjs');
-  const files = [
+  return tarBz2([
     [`${name}/`, null],
     [`${name}/model.onnx`, buildModel({ speakers })],
     [`${name}/tokens.txt`, Buffer.from(tokensFile())],
     [`${name}/README.md`, Buffer.from('A synthetic voice for tests: sine tones, one per character.\n')],
-  ];
+  ]);
+}
+
+/** A .tar.bz2 of [path, Buffer | null (a directory)] entries. */
+export function tarBz2(files) {
+  const { Header } = require('tar');
+  const { Bzip2 } = require('compressjs');
   const blocks = [];
   for (const [path, data] of files) {
     const header = new Header({ path, mode: data ? 0o644 : 0o755, size: data ? data.length : 0, type: data ? 'File' : 'Directory', mtime: new Date(0), uid: 0, gid: 0 });

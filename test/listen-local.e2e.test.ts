@@ -56,7 +56,11 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     const bad = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(bad.status, 502, JSON.stringify(bad.body));
     assert.equal(bad.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
-    assert.match(bad.body.message, /the local recognizer: .*vox-asr\.json: type "whisper" is not one voxd runs \(nemo_ctc\)/);
+    assert.match(bad.body.message, /the local recognizer: .*vox-asr\.json: files\.encoder must be a path inside /, 'a whisper model needs its encoder');
+    writeFileSync(join(model, 'vox-asr.json'), '{"format": 1, "type": "conformer", "files": {}}');
+    const other = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+    assert.equal(other.status, 502, JSON.stringify(other.body));
+    assert.match(other.body.message, /type "conformer" is not one voxd runs \(nemo_ctc, whisper, moonshine\)/);
     assert.ok(existsSync(bad.body.audioPath), 'the recording is kept');
     renameSync(join(dir, 'asr'), join(dir, 'asr.away'));
     api.mode = { kind: 'ok', text: 'from the server' };

@@ -367,6 +367,7 @@ describe('without a transcriber, a recorder, or a transcriber that answers', () 
       assert.equal(r.body.endedBy, 'silence');
       assert.match(r.body.reason, /no transcriber is set/);
       assert.match(r.body.reason, /vox daemon config set transcriber\.url/);
+      assert.match(r.body.reason, /Offline, in voxd: "vox voices install whisper-tiny\.en-int8"/);
       const s = wavStats(r.body.audioPath);
       assert.deepEqual([s.sampleRate, s.channels], [16000, 1]);
       assert.ok(Math.abs(s.durationMs - r.body.durationMs) <= 1);

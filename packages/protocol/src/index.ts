@@ -9,3 +9,4 @@ export * from './regular-file.js';
 export * from './session-voice.js';
 export * from './wire.js';
 export { VERSION } from './version.js';
+export * from './transcription.js';

@@ -163,3 +163,25 @@ export function listModels(home: string): ModelCheck[] {
   }
   return names.map((n) => checkModel(join(root, n), n));
 }
+
+/**
+ * Local speech recognizers (voxd's listen/recognizer.ts): `VOX_HOME/asr/NAME/`
+ * with a `vox-asr.json` of {format: 1, type, files}; the files each type
+ * needs, as sherpa-onnx's OfflineRecognizer config names them.
+ */
+export type AsrType = 'nemo_ctc' | 'whisper' | 'moonshine';
+export const ASR_TYPES: readonly AsrType[] = ['nemo_ctc', 'whisper', 'moonshine'];
+export const ASR_FILES: Record<AsrType, readonly string[]> = {
+  nemo_ctc: ['model', 'tokens'],
+  whisper: ['encoder', 'decoder', 'tokens'],
+  moonshine: ['preprocessor', 'encoder', 'uncachedDecoder', 'cachedDecoder', 'tokens'],
+};
+export const ASR_MANIFEST = 'vox-asr.json';
+
+export function asrModelsDir(home: string): string {
+  return join(home, 'asr');
+}
+
+export function isAsrType(type: unknown): type is AsrType {
+  return ASR_TYPES.includes(type as AsrType);
+}

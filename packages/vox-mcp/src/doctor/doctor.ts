@@ -30,7 +30,7 @@ import { audioChecks } from './audio.js';
 import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js';
 import { engineChecks } from './engines.js';
 import { hooksCheck, mcpServerChecks, pluginState } from './claude.js';
-import { microphoneCheck, recorderCheck, transcriberCheck } from './listen.js';
+import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
 import { embeddedEngine, probeAudioIo, probePlayer, probeSpeaker, probeTranscriber, sherpaModule, which } from './probes.js';
 import { configCheck } from './project.js';
 
@@ -81,7 +81,12 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const file = readSettingsFile(settingsPath(env));
   const daemonSettings = resolveSettings({ env: {}, file });
   const setting = { value: daemonSettings.values.audio, fromFile: daemonSettings.sources.audio === 'file' };
-  const listenSettings = { recorder: daemonSettings.values['listen.recorder'], transcriberUrl: daemonSettings.values['transcriber.url'] };
+  const listenSettings = {
+    recorder: daemonSettings.values['listen.recorder'],
+    transcriberUrl: daemonSettings.values['transcriber.url'],
+    transcriberKind: daemonSettings.values['transcriber.kind'],
+    vad: daemonSettings.values['listen.vad'],
+  };
   const where = { env, cwd: options.cwd };
   const [config, audio, service, transcriber] = await Promise.all([
     configCheck(options.cwd),
@@ -124,6 +129,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...audio,
     ...(await guard('recorder', () => [recorderCheck(probe, listenSettings)])),
     ...transcriber,
+    ...(await guard('recognizer', () => [recognizerCheck(env, listenSettings), vadCheck(env, listenSettings)])),
     ...(await guard('microphone', () => [microphoneCheck(view)])),
     config.check,
     ...(await guard('hooks', () => {

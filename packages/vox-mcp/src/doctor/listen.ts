@@ -1,6 +1,7 @@
 /**
  * The voice-input checks: the recorder voxd would run, the transcriber it
- * would send the recording to, and who holds the microphone now.
+ * would send the recording to, the local recognizer and Silero VAD model in
+ * VOX_HOME (and whether the settings use them), and who holds the microphone.
  *
  * Voice input is optional, so nothing here fails: a missing recorder or an
  * unreachable transcriber warns (vox listen would fail), an unset transcriber
@@ -8,14 +9,20 @@
  * settings file, which every voxd reads (an auto-started one ignores the
  * VOXD_* variables); the recorder is looked for on this shell's PATH.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
+import { ASR_FILES, ASR_MANIFEST, asrModelsDir, isAsrType } from '@vox/protocol/models';
 import type { Check, DaemonView, DoctorOptions, TranscriberProbe } from './check.js';
 import { floorState } from '../daemon/listening.js';
 
 export interface ListenSettings {
   recorder: string;
   transcriberUrl: string;
+  /** transcriber.kind and listen.vad; default auto. */
+  transcriberKind?: string;
+  vad?: string;
 }
 
 const RECORDER_FIX = '"apt-get install alsa-utils" (arecord) or "apt-get install sox" (rec; "brew install sox" on macOS), or "vox daemon config set listen.recorder /ABSOLUTE/PATH/arecord"';
@@ -51,6 +58,9 @@ const LOOPBACK = /^https?:\/\/(?:127\.[\d.]+|localhost|\[::1\])(?::\d+)?(?:\/|$)
 
 export async function transcriberCheck(env: NodeJS.ProcessEnv, settings: ListenSettings, probe: (url: string) => Promise<TranscriberProbe>): Promise<Check> {
   const url = settings.transcriberUrl;
+  if (!url && settings.transcriberKind !== 'server' && hasRecognizer(env)) {
+    return { name: 'transcriber', level: 'ok', detail: 'not set (optional): the local recognizer transcribes (the "recognizer" check)' };
+  }
   if (!url) {
     return {
       name: 'transcriber',
@@ -87,4 +97,87 @@ export function microphoneCheck(view: DaemonView): Check {
   const who = s.listening.session ? `session ${s.listening.session}` : 'a listen without a session';
   const state = floorState(s.listening);
   return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it` };
+}
+
+/** Whether any directory of VOX_HOME/asr holds a recognizer manifest. */
+function hasRecognizer(env: NodeJS.ProcessEnv): boolean {
+  try {
+    const root = asrModelsDir(voxHome(env));
+    return readdirSync(root).some((n) => !n.startsWith('.') && existsSync(join(root, n, ASR_MANIFEST)));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether sherpa-onnx-node (which runs the recognizer and Silero VAD in voxd) resolves from here; the problem, or undefined. */
+function sherpaProblem(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    createRequire(import.meta.url).resolve(env.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node');
+    return undefined;
+  } catch {
+    return 'sherpa-onnx-node is not installed beside vox, so voxd cannot run it';
+  }
+}
+
+/**
+ * The local recognizer in VOX_HOME/asr (the first by name, as voxd picks it):
+ * its manifest and the files its type needs are there, and sherpa-onnx-node
+ * resolves. Doctor does not load the model (a Whisper one is 100 MB); voxd
+ * does at the first listen. Which transcriber is in use follows transcriber.kind.
+ */
+export function recognizerCheck(env: NodeJS.ProcessEnv, settings: ListenSettings): Check {
+  const kind = settings.transcriberKind ?? 'auto';
+  const root = asrModelsDir(voxHome(env));
+  let names: string[] = [];
+  try {
+    names = readdirSync(root).filter((n) => !n.startsWith('.')).sort();
+  } catch {
+    // No asr directory: no model.
+  }
+  for (const name of names) {
+    const dir = join(root, name);
+    let m: { type?: unknown; files?: Record<string, unknown> };
+    try {
+      if (statSync(join(dir, ASR_MANIFEST)).size > 64 * 1024) throw new Error('too large');
+      m = JSON.parse(readFileSync(join(dir, ASR_MANIFEST), 'utf8'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return { name: 'recognizer', level: 'warn', detail: `${join(dir, ASR_MANIFEST)} is not a readable manifest: "vox listen" fails with it`, fix: `"vox voices install ${name} --force", or remove ${dir}` };
+    }
+    if (!isAsrType(m.type)) return { name: 'recognizer', level: 'warn', detail: `${name}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs`, fix: `remove ${dir}` };
+    const missing = ASR_FILES[m.type].filter((k) => {
+      const rel = m.files?.[k];
+      try {
+        return typeof rel !== 'string' || !statSync(join(dir, rel)).isFile();
+      } catch {
+        return true;
+      }
+    });
+    if (missing.length) return { name: 'recognizer', level: 'warn', detail: `${name} (${m.type}) lacks its ${missing.join(', ')} file: "vox listen" fails with it`, fix: `"vox voices install ${name} --force"` };
+    const sherpa = sherpaProblem(env);
+    if (sherpa) return { name: 'recognizer', level: 'warn', detail: `${name} (${m.type}) is installed, but ${sherpa}` };
+    const use = kind === 'server' ? 'not in use: transcriber.kind is server' : `in use (transcriber.kind ${kind}): "vox listen" transcribes in voxd, nothing leaves the machine`;
+    return { name: 'recognizer', level: 'ok', detail: `${name} (${m.type}) in ${dir}, its files present; ${use}` };
+  }
+  if (kind === 'local') return { name: 'recognizer', level: 'warn', detail: `transcriber.kind is local, but no model is installed in ${root}: "vox listen" fails`, fix: '"vox voices install whisper-tiny.en-int8"' };
+  return { name: 'recognizer', level: 'ok', detail: `none installed (optional): "vox voices install whisper-tiny.en-int8" transcribes offline, in voxd` };
+}
+
+/** Silero VAD's model (VOX_HOME/vad/silero_vad.onnx) and whether listen.vad uses it. */
+export function vadCheck(env: NodeJS.ProcessEnv, settings: ListenSettings): Check {
+  const mode = settings.vad ?? 'auto';
+  const file = join(voxHome(env), 'vad', 'silero_vad.onnx');
+  let size: number | undefined;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // Not installed.
+  }
+  if (size === undefined) {
+    if (mode === 'silero') return { name: 'vad', level: 'warn', detail: `listen.vad is silero, but ${file} is missing: "vox listen" fails`, fix: 'install the model (docs/talk-back.md, "Offline speech-to-text"), or "vox daemon config set listen.vad auto"' };
+    return { name: 'vad', level: 'ok', detail: `energy (listen.vad ${mode}; Silero VAD's model is not installed in ${file})` };
+  }
+  const sherpa = sherpaProblem(env);
+  if (sherpa && mode !== 'energy') return { name: 'vad', level: 'warn', detail: `Silero VAD's model is in ${file}, but ${sherpa}` };
+  return { name: 'vad', level: 'ok', detail: mode === 'energy' ? `energy (listen.vad energy; Silero VAD's model is present in ${file}, unused)` : `Silero VAD (listen.vad ${mode}), ${file} (${size} bytes)` };
 }

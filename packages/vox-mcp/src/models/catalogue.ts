@@ -25,7 +25,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { hasUnprintable, printable } from '@vox/protocol';
-import { MODEL_NAME, MODEL_TYPES, type ModelFiles, type ModelSpeaker, type ModelType } from '@vox/protocol/models';
+import { ASR_FILES, isAsrType, MODEL_NAME, MODEL_TYPES, type AsrType, type ModelFiles, type ModelSpeaker, type ModelType } from '@vox/protocol/models';
 import { ClientError } from '../errors.js';
 
 /** The largest `sizeMB` an entry may give (the largest real voice archive is a few hundred MB). */
@@ -38,7 +38,8 @@ export const MAX_CATALOGUE_ENTRIES = 1000;
 export interface CatalogueEntry {
   name: string;
   title: string;
-  type: ModelType;
+  /** A voice's family, or a recognizer's (installed into VOX_HOME/asr, used by vox listen). */
+  type: ModelType | AsrType;
   /** The archive (`.tar.bz2`) as its publisher releases it. */
   url: string;
   /** The archive's top directory. */
@@ -53,12 +54,19 @@ export interface CatalogueEntry {
   /** What to read before installing a voice that is not free. */
   licenceNote?: string;
   languages: string[];
-  /** Paths inside `root`. */
+  /** Paths inside `root` (a recognizer's: ASR_FILES' names). */
   files: ModelFiles;
+  /** None for a recognizer. */
   speakers: ModelSpeaker[];
 }
 
+/** Whether the entry is a speech recognizer, not a voice. */
+export function isRecognizer(e: Pick<CatalogueEntry, 'type'>): boolean {
+  return isAsrType(e.type);
+}
+
 const SHERPA_RELEASES = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/tts-models';
+const SHERPA_ASR = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models';
 
 const KOKORO_V019 = ['af', 'af_bella', 'af_nicole', 'af_sarah', 'af_sky', 'am_adam', 'am_michael', 'bf_emma', 'bf_isabella', 'bm_george', 'bm_lewis'];
 const KITTEN_NANO = ['expr-voice-2-m', 'expr-voice-2-f', 'expr-voice-3-m', 'expr-voice-3-f', 'expr-voice-4-m', 'expr-voice-4-f', 'expr-voice-5-m', 'expr-voice-5-f'];
@@ -108,6 +116,21 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     files: { model: 'en_US-lessac-medium.onnx', tokens: 'tokens.txt', dataDir: 'espeak-ng-data' },
     speakers: [{ id: 'lessac', sid: 0 }],
   },
+  {
+    // A recognizer, for vox listen. The pin is the one two public model catalogues give for this asset (they may share a source); it was not computed here.
+    name: 'whisper-tiny.en-int8',
+    title: 'Whisper tiny.en, int8 (English speech to text, for vox listen)',
+    type: 'whisper',
+    url: `${SHERPA_ASR}/sherpa-onnx-whisper-tiny.en.tar.bz2`,
+    root: 'sherpa-onnx-whisper-tiny.en',
+    sizeMB: 118,
+    sha256: '2bd6cf965c8bb3e068ef9fa2191387ee63a9dfa2a4e37582a8109641c20005dd',
+    licence: 'MIT',
+    free: true,
+    languages: ['en'],
+    files: { encoder: 'tiny.en-encoder.int8.onnx', decoder: 'tiny.en-decoder.int8.onnx', tokens: 'tiny.en-tokens.txt' } as unknown as ModelFiles,
+    speakers: [],
+  },
 ];
 
 /** Whether `url` may be downloaded from: https, or http to this machine; no credentials. Returns the problem, or undefined. */
@@ -147,7 +170,8 @@ function problemOf(e: Partial<CatalogueEntry>): string | undefined {
   if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'each entry must be an object';
   if (typeof e.name !== 'string' || !MODEL_NAME.test(e.name) || e.name.includes('..')) return 'name must be letters, digits, ".", "_" or "-" (up to 80; no "..")';
   if (e.title !== undefined && !isText(e.title, 200)) return 'title must be text of up to 200 characters, without control characters';
-  if (!MODEL_TYPES.includes(e.type as ModelType)) return `type must be one of ${MODEL_TYPES.join(', ')}`;
+  const asr = isAsrType(e.type);
+  if (!asr && !MODEL_TYPES.includes(e.type as ModelType)) return `type must be one of ${MODEL_TYPES.join(', ')} (voices) or ${Object.keys(ASR_FILES).join(', ')} (recognizers)`;
   if (typeof e.url !== 'string' || e.url.length > 2000) return 'url must be an https URL';
   const url = urlProblem(e.url);
   if (url) return url;
@@ -156,8 +180,11 @@ function problemOf(e: Partial<CatalogueEntry>): string | undefined {
   if (e.sha256 !== null && (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(e.sha256))) return 'sha256 must be 64 hex digits, or null';
   if (!isText(e.licence, 200) || typeof e.free !== 'boolean') return 'licence (text of up to 200 characters) and free (true or false) are required';
   if (e.licenceNote !== undefined && !isText(e.licenceNote, 2000)) return 'licenceNote must be text of up to 2000 characters, without control characters';
-  if (!e.files || typeof e.files !== 'object' || typeof e.files.model !== 'string' || typeof e.files.tokens !== 'string') return 'files.model and files.tokens are required';
-  if (!Object.values(e.files).every(inside)) return "files must be paths inside the model's directory";
+  const need = asr ? ASR_FILES[e.type as AsrType] : ['model', 'tokens'];
+  const files = e.files as Record<string, unknown> | undefined;
+  if (!files || typeof files !== 'object' || need.some((k) => typeof files[k] !== 'string')) return `${need.map((k) => `files.${k}`).join(', ')} are required`;
+  if (!Object.values(files).every(inside)) return "files must be paths inside the model's directory";
+  if (asr) e = { ...e, speakers: [{ id: e.name, sid: 0 }] };
   if (!Array.isArray(e.speakers) || e.speakers.length === 0 || e.speakers.length > 1000 || e.speakers.some((s) => !isText(s?.id, 100) || !Number.isInteger(s.sid) || s.sid < 0)) return 'speakers must list 1 to 1000 {id, sid} entries';
   if (!Array.isArray(e.languages) || e.languages.length > 100 || !e.languages.every((l) => isText(l, 35))) return 'languages must be a list of language codes';
   return undefined;
@@ -193,7 +220,7 @@ export function catalogue(env: NodeJS.ProcessEnv): CatalogueEntry[] {
     extra.forEach((e: Partial<CatalogueEntry>, i) => {
       const problem = problemOf(e);
       if (problem) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${printable(e.name.slice(0, 80))})` : ''}: ${problem}`);
-      entries.set(e.name!, { title: e.name!, ...e } as CatalogueEntry);
+      entries.set(e.name!, { title: e.name!, ...e, ...(isAsrType(e.type) ? { speakers: [] } : {}) } as CatalogueEntry);
     });
   }
   return [...entries.values()];

@@ -19,14 +19,17 @@
  *   a half download; a cut connection is retried within the run instead).
  * - A full disk (ENOSPC, or EFBIG from a file-size limit) is reported as such,
  *   with what was being written.
+ * - A recognizer (catalogue type nemo_ctc, whisper, moonshine) goes the same
+ *   way into `VOX_HOME/asr/NAME`, with `vox-asr.json` as its manifest (the
+ *   one voxd's listen/recognizer.ts reads; same fields, no speakers).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { printable } from '@vox/protocol';
-import { checkModel, fileSizes, MODEL_MANIFEST, modelsDir, type ModelManifest } from '@vox/protocol/models';
-import type { CatalogueEntry } from './catalogue.js';
+import { ASR_MANIFEST, asrModelsDir, checkModel, fileSizes, MODEL_MANIFEST, modelsDir, type ModelManifest } from '@vox/protocol/models';
+import { isRecognizer, type CatalogueEntry } from './catalogue.js';
 import { download, type DownloadOptions } from './download.js';
 import { diskError, MB, mb, ModelError, type Progress } from './model-error.js';
 import { TooLargeError, TruncatedError, unpack } from './unpack.js';
@@ -103,7 +106,8 @@ function removeIfEmpty(dir: string): void {
 /** Install one catalogue entry: fetch or take the archive, verify, unpack, and move it into place whole. */
 export async function installModel(o: InstallOptions): Promise<InstallResult> {
   const { entry } = o;
-  const root = modelsDir(o.home);
+  const recognizer = isRecognizer(entry);
+  const root = recognizer ? asrModelsDir(o.home) : modelsDir(o.home);
   const downloads = join(root, '.downloads');
   assertVerifiable(entry, o.unverified);
   let archive: string;
@@ -179,7 +183,7 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
       const manifest: ModelManifest = {
         format: 1,
         name: entry.name,
-        type: entry.type,
+        type: entry.type as ModelManifest['type'],
         files: entry.files,
         speakers: entry.speakers,
         languages: entry.languages,
@@ -189,11 +193,11 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
         installedAt: new Date().toISOString(),
       };
       try {
-        writeFileSync(join(dir, MODEL_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+        writeFileSync(join(dir, recognizer ? ASR_MANIFEST : MODEL_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
       } catch (err) {
         throw diskError(err, `${entry.name}'s manifest`) ?? err;
       }
-      const check = checkModel(dir, entry.name);
+      const check = recognizer ? ({ ok: true } as const) : checkModel(dir, entry.name);
       if (!check.ok) throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${entry.name} did not unpack whole: ${check.reason}`);
       const target = join(root, entry.name);
       // The old copy (a --force reinstall) steps aside first, then one rename puts the new one in place.
@@ -219,10 +223,11 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
 }
 
 /** Remove an installed model (it steps aside by a rename first, so nothing half-deleted keeps its name). */
-export function removeModel(home: string, name: string): boolean {
-  const target = join(modelsDir(home), name);
+export function removeModel(home: string, name: string, recognizer = false): boolean {
+  const root = recognizer ? asrModelsDir(home) : modelsDir(home);
+  const target = join(root, name);
   if (!existsSync(target)) return false;
-  const trash = staging(modelsDir(home), 'trash', name);
+  const trash = staging(root, 'trash', name);
   renameSync(target, trash);
   rmSync(trash, { recursive: true, force: true });
   return true;

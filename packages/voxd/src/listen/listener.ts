@@ -54,7 +54,7 @@ export interface ListenerOptions {
 const KEEP_RECORDINGS = 20;
 
 export const NO_TRANSCRIBER =
-  'no transcriber is set, so the recording was not transcribed. Set one with "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/operations.md, "Voice input")';
+  'no transcriber is set, so the recording was not transcribed. Offline, in voxd: "vox voices install whisper-tiny.en-int8" (used from the next listen). Or a server: "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/talk-back.md, "Offline speech-to-text")';
 
 interface Active {
   id: string;
@@ -298,7 +298,7 @@ export class Listener {
       const t = await this.#transcriber.transcribe(wav, { ...(request.language ? { language: request.language } : {}), ...(clientSignal ? { signal: clientSignal } : {}) });
       const latencyMs = speechEndAt === undefined ? undefined : Math.round(performance.now() - speechEndAt);
       log?.info({ id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length }, 'transcribed');
-      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms };
+      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms, ...(t.by ? { transcriber: t.by } : {}) };
     } catch (err) {
       // The user's words are not lost with the transcriber: the recording is kept and named.
       throw Object.assign(err as Error, { audioPath: audioPath ?? this.#save(wav, active) });

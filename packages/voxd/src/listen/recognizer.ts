@@ -5,9 +5,11 @@
  * Design notes:
  * - A model directory holds `vox-asr.json` ({"format": 1, "type":
  *   "nemo_ctc", "files": {"model", "tokens"}}) beside its files; the first
- *   such directory by name is the one used. Only NeMo CTC models are read so
- *   far (the synthetic test model, scripts/synthetic-recognizer.mjs, is one);
- *   a manifest of another type is refused by name, not guessed at.
+ *   such directory by name is the one used. `vox voices install` writes it
+ *   for a recognizer of the catalogue. Types: nemo_ctc (the synthetic test
+ *   model, scripts/synthetic-recognizer.mjs, is one), whisper and moonshine
+ *   (ASR_FILES in @vox/protocol/models says the files each needs); a
+ *   manifest of another type is refused by name, not guessed at.
  * - createAsync and decodeAsync run on libuv's pool: voxd's event loop (and
  *   its playback) goes on while a model loads or decodes.
  * - The model is loaded on the first transcript and kept: sherpa's native
@@ -20,23 +22,31 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, normalize, sep } from 'node:path';
+import { ASR_FILES, ASR_TYPES, asrModelsDir, isAsrType, type AsrType } from '@vox/protocol/models';
 import { VoxError } from '../errors.js';
 import type { Transcript } from './transcriber.js';
 
 /** Where local recognizer models live. */
-export function asrDir(home: string): string {
-  return join(home, 'asr');
-}
+export const asrDir = asrModelsDir;
 
-/** The manifest's types voxd can run, and the sherpa model config each becomes. */
-const TYPES = ['nemo_ctc'] as const;
-type AsrType = (typeof TYPES)[number];
-
-interface AsrModel {
+export interface AsrModel {
   name: string;
   dir: string;
   type: AsrType;
-  files: { model: string; tokens: string };
+  /** Absolute paths, by ASR_FILES' names. */
+  files: Record<string, string>;
+}
+
+/** The sherpa-onnx OfflineRecognizer modelConfig for `model`. */
+export function modelConfig(model: AsrModel): object {
+  const f = model.files;
+  const family =
+    model.type === 'whisper'
+      ? { whisper: { encoder: f.encoder, decoder: f.decoder } }
+      : model.type === 'moonshine'
+        ? { moonshine: { preprocessor: f.preprocessor, encoder: f.encoder, uncachedDecoder: f.uncachedDecoder, cachedDecoder: f.cachedDecoder } }
+        : { nemoCtc: { model: f.model } };
+  return { ...family, tokens: f.tokens, numThreads: 1, provider: 'cpu', debug: 0 };
 }
 
 interface SherpaRecognizer {
@@ -67,22 +77,23 @@ export function findAsrModel(home: string): AsrModel | undefined {
       continue;
     }
     if (st.size > MAX_MANIFEST_BYTES) throw failed(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
-    let m: { type?: unknown; files?: { model?: unknown; tokens?: unknown } };
+    let m: { type?: unknown; files?: Record<string, unknown> };
     try {
       m = JSON.parse(readFileSync(manifest, 'utf8'));
     } catch {
       throw failed(`${manifest} is not JSON`);
     }
-    if (!TYPES.includes(m.type as AsrType)) throw failed(`${manifest}: type ${JSON.stringify(m.type).slice(0, 40)} is not one voxd runs (${TYPES.join(', ')})`);
-    const files = { model: inside(dir, m.files?.model, manifest), tokens: inside(dir, m.files?.tokens, manifest) };
-    return { name, dir, type: m.type as AsrType, files };
+    if (!isAsrType(m.type)) throw failed(`${manifest}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs (${ASR_TYPES.join(', ')})`);
+    const files: Record<string, string> = {};
+    for (const key of ASR_FILES[m.type]) files[key] = inside(dir, m.files?.[key], manifest, key);
+    return { name, dir, type: m.type, files };
   }
   return undefined;
 }
 
 /** A manifest's file, which must stay inside the model's directory. */
-function inside(dir: string, file: unknown, manifest: string): string {
-  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw failed(`${manifest}: a file must be a path inside ${dir}`);
+function inside(dir: string, file: unknown, manifest: string, key: string): string {
+  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw failed(`${manifest}: files.${key} must be a path inside ${dir}`);
   const path = join(dir, file);
   try {
     statSync(path);
@@ -125,7 +136,7 @@ export class LocalRecognizer {
     return `the local recognizer in ${asrDir(this.#o.home)}`;
   }
 
-  async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript> {
+  async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript & { by: string }> {
     const model = findAsrModel(this.#o.home);
     if (!model) throw failed(`no model is installed in ${asrDir(this.#o.home)}`);
     const started = performance.now();
@@ -146,12 +157,12 @@ export class LocalRecognizer {
       clearTimeout(timer);
     }
     const text = String(recognizer.getResult(stream).text ?? '').trim();
-    return { text, ms: Math.round(performance.now() - started) };
+    return { text, ms: Math.round(performance.now() - started), by: `local ${model.name} (${model.type})` };
   }
 
   /** The loaded recognizer for `model`, loading it once (again only when another model is installed). */
   #recognizer(model: AsrModel): Promise<SherpaRecognizer> {
-    const key = `${model.dir}:${model.files.model}`;
+    const key = `${model.dir}:${JSON.stringify(model.files)}`;
     if (this.#loaded?.key === key) return this.#loaded.recognizer;
     const name = this.#o.env?.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node';
     let mod: { OfflineRecognizer?: RecognizerClass };
@@ -163,7 +174,7 @@ export class LocalRecognizer {
     if (!mod.OfflineRecognizer) throw failed(`${name} has no OfflineRecognizer`);
     const config = {
       featConfig: { sampleRate: 16_000, featureDim: 80 },
-      modelConfig: { nemoCtc: { model: model.files.model }, tokens: model.files.tokens, numThreads: 1, provider: 'cpu', debug: 0 },
+      modelConfig: modelConfig(model),
     };
     const recognizer = mod.OfflineRecognizer.createAsync(config).catch((err: Error) => {
       this.#loaded = undefined;

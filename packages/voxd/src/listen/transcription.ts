@@ -11,10 +11,13 @@ import { Transcriber, type Transcript, type TranscriberConfig } from './transcri
 
 export type TranscriberKind = (typeof TRANSCRIBER_KINDS)[number];
 
+/** A transcript, and which transcriber made it (TranscriberUsed in @vox/protocol). */
+export type Transcribed = Transcript & { by?: string };
+
 export interface SpeechToText {
   /** Whether anything would transcribe (a listen without it only records). */
   readonly configured: boolean;
-  transcribe(wav: Buffer, options?: { language?: string; signal?: AbortSignal }): Promise<Transcript>;
+  transcribe(wav: Buffer, options?: { language?: string; signal?: AbortSignal }): Promise<Transcribed>;
 }
 
 export class Transcription implements SpeechToText {
@@ -30,16 +33,16 @@ export class Transcription implements SpeechToText {
   }
 
   #pick(): SpeechToText | undefined {
-    if (this.#kind === 'local') return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
-    if (this.#kind === 'auto' && this.#local.installed) return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
-    return this.#server.configured ? this.#server : undefined;
+    if (this.#kind === 'local' || (this.#kind === 'auto' && this.#local.installed)) return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
+    if (!this.#server.configured) return undefined;
+    return { configured: true, transcribe: async (wav, o) => ({ ...(await this.#server.transcribe(wav, o)), by: `server ${this.#server.endpoint}` }) };
   }
 
   get configured(): boolean {
     return this.#pick() !== undefined;
   }
 
-  transcribe(wav: Buffer, options: { language?: string; signal?: AbortSignal } = {}): Promise<Transcript> {
+  transcribe(wav: Buffer, options: { language?: string; signal?: AbortSignal } = {}): Promise<Transcribed> {
     return (this.#pick() ?? this.#server).transcribe(wav, options);
   }
 }

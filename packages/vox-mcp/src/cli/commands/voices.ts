@@ -3,14 +3,16 @@
  * VOX_HOME/models (`list`, `install`, `remove`: files only, voxd is not
  * needed; voxd picks an installed model up at its next request).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { printable, voxHome, type VoicesResponse } from '@vox/protocol';
-import { listModels, type ModelCheck } from '@vox/protocol/models';
+import { ASR_MANIFEST, asrModelsDir, listModels, type ModelCheck } from '@vox/protocol/models';
 import { call } from '../../daemon/client.js';
 import { defineCommand, pickAction } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../../errors.js';
-import { catalogue, shownUrl, type CatalogueEntry } from '../../models/catalogue.js';
+import { catalogue, isRecognizer, shownUrl, type CatalogueEntry } from '../../models/catalogue.js';
 import { assertVerifiable, installModel, removeModel } from '../../models/install.js';
 import { reportWireError } from '../report.js';
 import { UsageError } from '../usage.js';
@@ -24,6 +26,7 @@ Without an action, lists the voices of voxd's default engine, or of the one
 named (with a voice model installed, its speakers).
   list              the voice models vox can install, and which are installed
   install NAME      download NAME, check its SHA-256 and unpack it into VOX_HOME/models/NAME
+                    (a recognizer, e.g. whisper-tiny.en-int8, into VOX_HOME/asr/NAME: vox listen's offline speech to text)
   remove NAME       delete the installed model NAME
   --engine NAME     that engine's voices instead of the default engine's
   --language CODE   only voices for this language (a prefix: "en" matches en-GB)
@@ -112,17 +115,19 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
   const home = voxHome(ctx.env);
   const installed = new Map<string, ModelCheck>(listModels(home).map((m) => [m.ok ? m.manifest.name : m.name, m]));
   const entries = catalogue(ctx.env);
+  // An installed recognizer (VOX_HOME/asr) shows as installed; doctor's "recognizer" check looks deeper.
+  const asr = new Set(entries.filter((e) => isRecognizer(e) && existsSync(join(asrModelsDir(home), e.name, ASR_MANIFEST))).map((e) => e.name));
   const rows = [
     ...entries.map((e) => ({ name: e.name, entry: e, check: installed.get(e.name) })),
     // Installed but not (or no longer) in the catalogue.
     ...[...installed].filter(([n]) => !entries.some((e) => e.name === n)).map(([n, check]) => ({ name: n, entry: undefined, check })),
-  ].filter((r) => !installedOnly || r.check);
+  ].filter((r) => !installedOnly || r.check || asr.has(r.name));
   if (json) {
     ctx.stdout.write(
       `${JSON.stringify({
         models: rows.map((r) => ({
           name: r.name,
-          installed: r.check?.ok ?? false,
+          installed: r.check?.ok ?? asr.has(r.name),
           ...(r.check && !r.check.ok ? { damaged: r.check.reason } : {}),
           ...(r.entry ? { title: r.entry.title, url: r.entry.url, sizeMB: r.entry.sizeMB, sha256: r.entry.sha256, licence: r.entry.licence, free: r.entry.free, languages: r.entry.languages } : {}),
           speakers: (r.check?.ok ? r.check.manifest.speakers : r.entry?.speakers ?? []).map((s) => s.id),
@@ -136,7 +141,7 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
     return EXIT.OK;
   }
   for (const r of rows) {
-    const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : '';
+    const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : asr.has(r.name) ? 'installed' : '';
     const about = r.entry ? `${r.entry.title}; ${r.entry.sizeMB ? `about ${r.entry.sizeMB} MB, ` : ''}${r.entry.licence}${r.entry.sha256 ? '' : ', checksum not pinned'}` : (r.check?.ok ? r.check.manifest.licence : '');
     // A manifest on disk, and a damaged model's file names, are not checked text: escaped.
     ctx.stdout.write(`${r.name.padEnd(34)} ${state.padEnd(9)} ${printable(about)}\n`);
@@ -159,8 +164,11 @@ async function confirm(ctx: CliContext, question: string): Promise<boolean> {
 async function installCommand(ctx: CliContext, name: string, flags: { from?: string; force?: boolean; unverified?: boolean; yes?: boolean; json?: boolean }): Promise<number> {
   const entry = findEntry(ctx, name);
   const home = voxHome(ctx.env);
-  const existing = listModels(home).find((m) => (m.ok ? m.manifest.name : m.name) === entry.name);
-  if (existing?.ok && !flags.force) {
+  const recognizer = isRecognizer(entry);
+  const existing = recognizer
+    ? existsSync(join(asrModelsDir(home), entry.name, ASR_MANIFEST)) && { ok: true }
+    : listModels(home).find((m) => (m.ok ? m.manifest.name : m.name) === entry.name);
+  if (existing && existing.ok && !flags.force) {
     ctx.stderr.write(`vox voices: ${entry.name} is installed already (--force installs it again)\n`);
     return EXIT.OK;
   }
@@ -203,6 +211,11 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
     ...(ctx.takeSignals ? { signal: ctx.takeSignals() } : {}),
   });
   if (tty) ctx.stderr.write('\n');
+  if (recognizer) {
+    if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, recognizer: entry.type })}\n`);
+    else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nRecognizer: ${entry.type}\nvoxd transcribes "vox listen" with it from the next listen (transcriber.kind auto or local).\n`);
+    return EXIT.OK;
+  }
   const speakers = result.manifest.speakers.map((s) => (result.manifest.speakers.length === 1 ? entry.name : `${entry.name}:${s.id}`));
   if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, voices: speakers })}\n`);
   else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nVoices: ${speakers.join(', ')}\nvoxd speaks with it from its next request (engine auto or sherpa).\n`);
@@ -226,6 +239,11 @@ function downloadTimes(env: NodeJS.ProcessEnv): { deadlineMs?: number; idleMs?: 
 function removeCommand(ctx: CliContext, name: string, json: boolean): number {
   const home = voxHome(ctx.env);
   const installed = listModels(home).map((m) => (m.ok ? m.manifest.name : m.name));
+  const asr = catalogue(ctx.env).find((e) => isRecognizer(e) && e.name.toLowerCase() === name.toLowerCase());
+  if (asr && removeModel(home, asr.name, true)) {
+    ctx.stdout.write(json ? `${JSON.stringify({ removed: asr.name })}\n` : `Removed ${asr.name}.\n`);
+    return EXIT.OK;
+  }
   const match = installed.find((n) => n.toLowerCase() === name.toLowerCase());
   if (!match || !removeModel(home, match)) {
     throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`);
