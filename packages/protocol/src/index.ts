@@ -6,5 +6,6 @@ export * from './keys-file.js';
 export * from './printable.js';
 export * from './process.js';
 export * from './regular-file.js';
+export * from './talk.js';
 export * from './wire.js';
 export { VERSION } from './version.js';
