@@ -34,7 +34,8 @@ export const command = defineCommand({
     const { call } = await import('../../daemon/client.js');
     let session: string | undefined = args.length === 2 ? args[0] : undefined;
     let text: string | undefined = args.length === 2 ? args[1] : args[0];
-    if (args.length === 1 && !parseAddress(args[0]!)) [session, text] = [args[0], undefined];
+    // One word alone is a SESSION to listen for; words that name none are refused below.
+    if (args.length === 1 && !parseAddress(args[0]!) && !/\s/.test(args[0]!)) [session, text] = [args[0], undefined];
     if (text === undefined) {
       // Push-to-talk: barge-in cuts the speech playing and takes the microphone first.
       const body: ListenRequest = { bargeIn: true, session: 'vox-talk' };
