@@ -54,6 +54,10 @@ export const WIRE_ERRORS = {
     statusCode: 413,
     message: 'The text is longer than %s characters. Shorten it, or split it into several requests.',
   },
+  VOX_ERR_TALK_UNKNOWN_SESSION: {
+    statusCode: 404,
+    message: '%s',
+  },
   VOX_ERR_NOT_FOUND: {
     statusCode: 404,
     message: 'No route %s. See docs/protocol.md for the routes voxd serves.',

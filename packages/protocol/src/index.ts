@@ -7,6 +7,7 @@ export * from './printable.js';
 export * from './process.js';
 export * from './regular-file.js';
 export * from './session-voice.js';
+export * from './talk.js';
 export * from './wire.js';
 export { VERSION } from './version.js';
 export * from './transcription.js';

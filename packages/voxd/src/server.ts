@@ -19,6 +19,8 @@ import type { TranscriberKind } from './listen/transcription.js';
 import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
+import { talkRoute } from './routes/talk.js';
+import { TalkInbox } from './talk/inbox.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import type { Journal } from './dispatch/journal.js';
@@ -153,6 +155,9 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(stopRoute, { dispatcher, listener });
   await app.register(listenRoute, { listener });
   await app.register(voicesRoute, { resolve });
+  const inbox = new TalkInbox();
+  app.addHook('preClose', async () => inbox.close());
+  await app.register(talkRoute, { inbox });
   const events = new EventStream({
     ...options.events,
     onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),

@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'voices', synopsis: 'voices', summary: 'list voices', load: () => import('./commands/voices.js') },
   { name: 'chime', synopsis: 'chime SIGNAL', summary: 'play a chime (done, prompt, error, attention)', load: () => import('./commands/chime.js') },
   { name: 'listen', synopsis: 'listen', summary: "hear what the user says (voxd's microphone), print it", load: () => import('./commands/listen.js') },
+  { name: 'talk', synopsis: 'talk [SESSION] [TEXT]', summary: 'say something to one session (push-to-talk without TEXT)', load: () => import('./commands/talk.js') },
   { name: 'mcp', synopsis: 'mcp', summary: 'run the stdio MCP server for one Claude Code session', load: () => import('./commands/mcp.js') },
   { name: 'hook', synopsis: 'hook EVENT', summary: 'handle a Claude Code hook (payload on stdin)', load: () => import('./commands/hook.js') },
   { name: 'hooks', synopsis: 'hooks install|uninstall', summary: "add or remove vox's Claude Code hooks", load: () => import('./commands/hooks.js') },

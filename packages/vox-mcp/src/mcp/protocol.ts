@@ -79,7 +79,8 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
   /** Requests being worked on, by id, so that `notifications/cancelled` can abort them. */
   const inflight = new Map<string | number, AbortController>();
   const serverInfo = { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION };
-  const capabilities = { tools: { listChanged: false } };
+  // claude/channel: `vox talk` texts come as notifications/claude/channel (mcp/channel.ts).
+  const capabilities = { tools: { listChanged: false }, experimental: { 'claude/channel': {} } };
 
   /** Served on both eras; `modern` adds the 2026-07-28 result fields. */
   const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {

@@ -74,8 +74,15 @@ export function serveStdio(io: StdioOptions): Promise<number> {
     if (!broken && !ended) io.stdout.write(`${JSON.stringify(message)}\n`);
   };
 
+  // `vox talk` texts, once the client has spoken (mcp/channel.ts).
+  const talk = new AbortController();
+  let talking = false;
   const receive = (line: string) => {
     if (line.trim() === '') return;
+    if (!talking) {
+      talking = true;
+      void import('./channel.js').then(({ runChannel }) => runChannel({ env: io.env, cwd: io.cwd, log, notify: send, signal: talk.signal }));
+    }
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -115,6 +122,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
     io.stdin.setEncoding('utf8');
     io.stdin.on('data', onData);
     const finish = async () => {
+      talk.abort();
       if (buffer.trim()) receive(buffer);
       buffer = '';
       while (pending.size) await Promise.allSettled([...pending.keys()]);
@@ -137,6 +145,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
 
     const shutdown = () => {
       if (ended) return;
+      talk.abort();
       // Stop reading, and release stdin (an open pipe would keep the process alive).
       io.stdin.off('data', onData);
       io.stdin.pause();

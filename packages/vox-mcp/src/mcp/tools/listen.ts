@@ -48,7 +48,7 @@ const CONVERSE_INPUT: InputSchema = {
 const str: InputSchema = { type: 'string' };
 const HEARD: Record<string, InputSchema> = {
   text: { ...str, description: "What the user said; empty when nothing was heard or transcribed (see why)." },
-  endedBy: { type: 'string', enum: ['silence', 'max', 'timeout', 'stopped'], description: 'silence: the user finished; max: cut at maxSeconds; timeout: the user said nothing; stopped: a stop ended it.' },
+  endedBy: { type: 'string', enum: ['silence', 'max', 'timeout', 'stopped', 'talk'], description: 'silence: the user finished; max: cut at maxSeconds; timeout: the user said nothing; stopped: a stop ended it; talk: the text the user sent with vox talk, held for this call (nothing was recorded).' },
   speechMs: { type: 'integer', description: 'How long the user spoke, in ms.' },
   durationMs: { type: 'integer', description: 'Length of the recording, in ms.' },
   audioPath: { ...str, description: 'The recording (16 kHz WAV), when kept.' },
@@ -87,6 +87,10 @@ function listenBody(args: Record<string, unknown>, session: string): ListenReque
 /** The listen's facts for structuredContent, or the failure as a result. */
 async function hear(args: Record<string, unknown>, ctx: ToolContext, session: string): Promise<{ failed: CallToolResult } | { heard: Record<string, unknown> }> {
   if (ctx.signal.aborted) return { failed: toolError('The call was cancelled before listening started.') };
+  // Texts said with `vox talk` come first (mcp/channel.ts): the way in when Claude Code's channel gate is closed.
+  const { takeHeld } = await import('../channel.js');
+  const talked = takeHeld();
+  if (talked.length) return { heard: { text: talked.join('\n'), endedBy: 'talk', speechMs: 0, durationMs: 0 } };
   const { listen, listenFailure } = await import('../../daemon/listening.js');
   const reply = await listen(ctx.env, listenBody(args, session), ctx.signal);
   if (reply.status !== 200) return { failed: toolError(listenFailure(reply.status, reply.body)) };

@@ -1,0 +1,79 @@
+/** `vox talk`: say something to one Claude Code session (its `vox mcp`) through voxd, by voice or as text. */
+import type { ListenRequest, ListenResponse, TalkResponse, WireError } from '@vox/protocol';
+import { defineCommand } from '../command.js';
+import { EXIT } from '../context.js';
+import { exitForStatus } from '../report.js';
+
+const USAGE = `Usage: vox talk [SESSION] [TEXT]
+
+Sends TEXT to a session's vox mcp, which hands it to Claude Code as a channel
+message (and keeps it for the session's next listen or converse). Without
+TEXT it cuts the speech playing and listens once (push-to-talk): say the
+session's label first, "api: run the tests". An explicit SESSION wins over a
+label said or typed first. A label is the session's project name, or its full
+label (project#id) when two sessions share a project; "vox talk" lists the live
+ones when it cannot find yours.
+  --json       print voxd's answer
+  -h, --help   show this help
+
+Exit codes: 0 delivered; 2 bad usage, or no session named; 3 voxd unreachable
+or the listen failed; 4 no such live session (the live labels are listed).
+`;
+
+/** Claude Code answers no notification: what vox can and cannot know of its channel gate. */
+const GATE_NOTE =
+  'sent as a Claude Code channel message (notifications/claude/channel). Claude Code shows it only when it was started with --channels naming the vox server, and it does not say whether it did; the text is also held for that session\'s next listen or converse';
+
+export const command = defineCommand({
+  name: 'talk',
+  usage: USAGE,
+  maxArgs: 2,
+  flags: { json: { type: 'boolean' } },
+  async run({ ctx, flags, args }) {
+    const { parseAddress } = await import('../../talk/address.js');
+    const { call } = await import('../../daemon/client.js');
+    let session: string | undefined = args.length === 2 ? args[0] : undefined;
+    let text: string | undefined = args.length === 2 ? args[1] : args[0];
+    // One word alone is a SESSION to listen for; words that name none are refused below.
+    if (args.length === 1 && !parseAddress(args[0]!) && !/\s/.test(args[0]!)) [session, text] = [args[0], undefined];
+    if (text === undefined) {
+      // Push-to-talk: barge-in cuts the speech playing and takes the microphone first.
+      const body: ListenRequest = { bargeIn: true, session: 'vox-talk' };
+      const reply = await call<ListenResponse | WireError>(ctx.env, 'POST', '/v1/listen', body, 200_000);
+      const { listenFailure } = await import('../../daemon/listening.js');
+      if (reply.status !== 200) {
+        ctx.stderr.write(`vox talk: ${listenFailure(reply.status, reply.body)}\n`);
+        return exitForStatus(reply.status === 409 ? 400 : reply.status);
+      }
+      const heard = reply.body as ListenResponse;
+      if (!heard.text.trim()) {
+        ctx.stderr.write(`vox talk: nothing was heard${heard.reason ? ` (${heard.reason})` : ''}; nothing sent\n`);
+        return EXIT.REJECTED;
+      }
+      text = heard.text;
+    } else {
+      // Typed: still cut the speech playing at once, as a press of the key does.
+      await call(ctx.env, 'POST', '/v1/stop', { scope: 'current' });
+    }
+    const addressed = parseAddress(text);
+    if (session === undefined) {
+      if (!addressed) {
+        ctx.stderr.write(`vox talk: "${text.slice(0, 80)}" names no session; say its label first ("api: run the tests") or give SESSION\n`);
+        return EXIT.USAGE;
+      }
+      ({ session, text } = addressed);
+    }
+    const reply = await call<TalkResponse | WireError>(ctx.env, 'POST', '/v1/talk', { session, text: text.trim() });
+    if (reply.status !== 200) {
+      const e = reply.body as WireError;
+      ctx.stderr.write(`vox talk: ${e.code ?? `HTTP ${reply.status}`}: ${e.message ?? 'voxd refused the text'}\n`);
+      return exitForStatus(reply.status);
+    }
+    const r = reply.body as TalkResponse;
+    if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
+    else ctx.stdout.write(`delivered to ${r.delivered}\n`);
+    ctx.stderr.write(`vox talk: ${GATE_NOTE}\n`);
+    return EXIT.OK;
+  },
+});
+export const run = command.run;
