@@ -53,7 +53,7 @@ test('an unknown label is refused with the live labels listed', async () => {
     return r.stderr.includes('api#aaaaaa') && r.stderr.includes('web#bbbbbb') ? r : undefined;
   }, 20_000, 'both sessions live');
   assert.equal(r.code, 4);
-  assert.match(r.stderr, /VOX_ERR_TALK_UNKNOWN_SESSION: no live session "docs"; live sessions: api#aaaaaa, web#bbbbbb/);
+  assert.match(r.stderr, /VOX_ERR_TALK_UNKNOWN_SESSION: No session to talk to: no live session "docs"; live sessions: api#aaaaaa, web#bbbbbb/);
 });
 
 test('vox talk api "…" reaches api only; a label typed first picks web', async () => {

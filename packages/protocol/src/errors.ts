@@ -56,7 +56,7 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_TALK_UNKNOWN_SESSION: {
     statusCode: 404,
-    message: '%s',
+    message: 'No session to talk to: %s. Name one of the live labels (a session is live while its vox mcp runs).',
   },
   VOX_ERR_NOT_FOUND: {
     statusCode: 404,

@@ -59,7 +59,7 @@ describe('LocalRecognizer', { skip }, () => {
       mkdirSync(dir, { recursive: true });
       const put = (m: string) => writeFileSync(join(dir, 'vox-asr.json'), m);
       put(JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: '../../../etc/passwd', tokens: 't' } }));
-      assert.throws(() => findAsrModel(h), /a file must be a path inside/);
+      assert.throws(() => findAsrModel(h), /files\.model must be a path inside/);
       put(JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: 'model.onnx', tokens: 'tokens.txt' } }));
       assert.throws(() => findAsrModel(h), /model\.onnx \(named in .*\) is missing/);
       put(JSON.stringify({ format: 1, type: 'moonshine', files: {} }));
