@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { VERSION, voxHome } from '@vox/protocol';
+import { makeDirs, VERSION, voxHome } from '@vox/protocol';
 import { ClientError } from '../errors.js';
 import { healthAt, request, type Endpoint } from '../daemon/http.js';
 import { SOCKET_FILE, writeLink, type RemoteLink } from './link.js';
@@ -87,6 +87,7 @@ export async function drainSpool(o: KeeperOptions, endpoint: Endpoint): Promise<
 
 /** Runs until the signal aborts: connect, wait for the tunnel to drop, reconnect with backoff (at most 1 s apart). */
 export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => void): Promise<void> {
+  makeDirs(voxHome(o.env), 0o700);
   const socket = join(voxHome(o.env), SOCKET_FILE);
   let backoff = 100;
   let first = true;
@@ -104,6 +105,8 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
     }
     const link: RemoteLink = { host: o.host, socket, token: creds.token, version: creds.version, as: o.as };
     const ssh = spawn('ssh', [...sshBase(o), '-N', '-o', 'ExitOnForwardFailure=yes', '-o', 'StreamLocalBindUnlink=yes', '-o', 'ServerAliveInterval=2', '-o', 'ServerAliveCountMax=2', '-L', `${socket}:127.0.0.1:${creds.port}`, o.host], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    ssh.stderr!.on('data', (d: Buffer) => (said = (said + d.toString()).slice(-1024)));
     const ended = new Promise<void>((r) => ssh.on('close', () => r()));
     const endpoint: Endpoint = { host: 'localhost', port: 1, token: creds.token, socketPath: socket, source: 'remote.json' };
     const up = await waitUp(endpoint, ssh);
@@ -114,6 +117,9 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
       backoff = 100;
       onUp?.(link);
       await drainSpool(o, endpoint);
+    } else {
+      o.log(`the forward to ${o.host} did not answer: ${said.trim() || 'ssh said nothing'}`);
+      ssh.kill('SIGTERM');
     }
     const stop = () => ssh.kill('SIGTERM');
     o.signal.addEventListener('abort', stop, { once: true });
