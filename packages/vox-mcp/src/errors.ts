@@ -23,6 +23,11 @@ export const CLIENT_ERRORS = {
   VOX_ERR_CLIENT_SETUP_CONFLICT: 'vox setup: a file that is not a link vox made is where a link goes, the directory cannot hold links, or a bin file is missing.',
   VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED: 'vox setup: a claude plugin command failed or did not answer in time.',
   VOX_ERR_CLIENT_DISK_FULL: 'vox voices install: no room to write the download or the model\'s files.',
+  VOX_ERR_CLIENT_REMOTE_DOWN: 'The link to voxd on another host (vox remote) is down, and the call was not a speak request that could be spooled.',
+  VOX_ERR_CLIENT_REMOTE_TOKEN: 'voxd on the other host refused the token that vox remote connect fetched, or the remote gave none.',
+  VOX_ERR_CLIENT_REMOTE_VERSION: 'vox remote connect: the other host runs a different vox version.',
+  VOX_ERR_CLIENT_REMOTE_SPOOL_FULL: 'The link to voxd on another host is down and the spool of speech waiting for it is full.',
+  VOX_ERR_CLIENT_REMOTE_SSH: 'vox remote connect: ssh to the other host failed (or what runs there is not vox).',
 } as const;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

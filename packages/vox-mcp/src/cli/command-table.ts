@@ -38,6 +38,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'daemon', synopsis: 'daemon install|uninstall|start|stop|restart|status|config', load: () => import('./commands/daemon.js') },
   { name: 'setup', synopsis: 'setup', summary: 'put vox and voxd on PATH, add the Claude Code plugin', load: () => import('./commands/setup.js') },
   { name: 'doctor', synopsis: 'doctor', summary: 'check the installation', load: () => import('./commands/doctor.js') },
+  { name: 'remote', synopsis: 'remote connect HOST', summary: "speak through voxd on another host, over ssh", load: () => import('./commands/remote.js') },
   { name: 'logs', synopsis: 'logs [-f]', summary: "show voxd's logs", load: () => import('./commands/logs.js') },
 ];
 

@@ -8,6 +8,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, voxHome } from '@vox/p
 import { ClientError } from '../errors.js';
 import { daemonStateFile, healthAt, readDaemonState, request, resolveEndpoint, tokenFile, type Endpoint, type Reply } from './http.js';
 import { readStopMarker } from './stop-marker.js';
+import { callRemote } from '../remote/remote-call.js';
 
 async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.VOXD_BIN) return env.VOXD_BIN;
@@ -294,6 +295,8 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
     return reply;
   };
   let endpoint = resolveEndpoint(env);
+  // Remote link: voxd is on another host, never started here (remote/remote-call.ts).
+  if (endpoint?.remote) return callRemote<T>(env, endpoint, method, path, body, left(timeoutMs), options.signal);
   // An invalid VOXD_PORT (abc, 99999) is voxd's to explain: it validates its settings.
   const usable = endpoint !== undefined && validPort(endpoint.port);
   // voxd went away while it held this request (it hung up, or said it is stopping): what comes next is a re-send.

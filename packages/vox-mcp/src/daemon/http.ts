@@ -8,6 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, parseDaemonState, readRegularFile, STATE_FILE, STATE_FILE_MAX_BYTES, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
 import { AbortError, ClientError, TimeoutError } from '../errors.js';
+import { readLink } from '../remote/link.js';
 
 export interface Endpoint {
   host: string;
@@ -16,7 +17,10 @@ export interface Endpoint {
   /** Why VOX_HOME/token could not be used, when it could not: said when voxd refuses the call. */
   tokenProblem?: string;
   /** Where the endpoint came from, for messages. */
-  source: 'VOXD_URL' | 'VOXD_PORT' | 'voxd.json' | 'default';
+  source: 'VOXD_URL' | 'VOXD_PORT' | 'voxd.json' | 'remote.json' | 'default';
+  /** Remote link (docs/remote.md): a unix socket that ssh forwards to voxd on another host. */
+  socketPath?: string;
+  remote?: { host: string; as: string; version: string };
 }
 
 export interface Reply<T> {
@@ -81,12 +85,16 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
   if (env.VOXD_PORT && env.VOXD_PORT !== '0') {
     return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), token, ...tokenProblem, source: 'VOXD_PORT' };
   }
+  // Remote link (remote/link.ts): this host's clients speak through ssh to voxd on another host.
+  const link = readLink(env);
+  if (link) return { host: 'localhost', port: 1, token: link.token, socketPath: link.socket, remote: { host: link.host, as: link.as, version: link.version }, source: 'remote.json' };
   const state = readDaemonState(env);
   if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, token, ...tokenProblem, source: 'voxd.json' };
   return undefined;
 }
 
 function where(endpoint: Endpoint): string {
+  if (endpoint.socketPath) return `${endpoint.socketPath} (from remote.json)`;
   return `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
 }
 
@@ -139,7 +147,8 @@ export function requestBytes(
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     let size = 0;
-    const req = httpRequest({ host: endpoint.host, port: endpoint.port, method, path, headers, timeout: timeoutMs }, (res) => {
+    const at = endpoint.socketPath ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port };
+    const req = httpRequest({ ...at, method, path, headers, timeout: timeoutMs }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => {
         size += d.length;

@@ -1,0 +1,56 @@
+/**
+ * The link file on host B, VOX_HOME/remote.json (mode 0600): where the
+ * forwarded voxd of host A is (a unix socket ssh listens on), A's token, and
+ * the name that prefixes this host's session labels. `vox remote connect`
+ * writes it; every client call on B reads it (daemon/http.ts).
+ */
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeDirs, readRegularFile, voxHome } from '@vox/protocol';
+
+export const LINK_FILE = 'remote.json';
+export const SPOOL_FILE = 'remote-spool.jsonl';
+export const SOCKET_FILE = 'remote.sock';
+
+export interface RemoteLink {
+  /** The ssh destination that runs voxd (host A). */
+  host: string;
+  /** The unix socket on this host that ssh forwards to A's voxd. */
+  socket: string;
+  token: string;
+  /** A's vox version, checked equal to this one when the link was made. */
+  version: string;
+  /** This host's name in session labels ("B/api"). */
+  as: string;
+}
+
+export function linkPath(env: NodeJS.ProcessEnv): string {
+  return join(voxHome(env), LINK_FILE);
+}
+
+/** The link, or undefined when there is none (or it is not one vox wrote). Capped read: it is on the hook path. */
+export function readLink(env: NodeJS.ProcessEnv): RemoteLink | undefined {
+  const read = readRegularFile(linkPath(env), { maxBytes: 4096 });
+  if (!read.ok) return undefined;
+  try {
+    const l = JSON.parse(read.text) as Partial<RemoteLink>;
+    if (typeof l.socket !== 'string' || typeof l.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(l.token)) return undefined;
+    return { host: String(l.host ?? ''), socket: l.socket, token: l.token, version: String(l.version ?? ''), as: String(l.as ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written 0600 and renamed into place: the token is never in a world-readable file, even for a moment. */
+export function writeLink(env: NodeJS.ProcessEnv, link: RemoteLink): void {
+  const home = voxHome(env);
+  makeDirs(home, 0o700);
+  const tmp = join(home, `${LINK_FILE}.${process.pid}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(link)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, linkPath(env));
+}
+
+export function removeLink(env: NodeJS.ProcessEnv): void {
+  rmSync(linkPath(env), { force: true });
+}
