@@ -34,6 +34,7 @@ const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
   doctor: ['--josn', '--json'],
   logs: ['--follwo', '--follow'],
   talk: ['--jsn', '--json'],
+  remote: ['--ass', '--as'],
 };
 /** Every command of the table (src/cli/command-table.ts), with its typo. */
 const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [name, ...(TYPOS[name] ?? ['', undefined])]);

@@ -62,8 +62,10 @@ describe('LocalRecognizer', { skip }, () => {
       assert.throws(() => findAsrModel(h), /files\.model must be a path inside/);
       put(JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: 'model.onnx', tokens: 'tokens.txt' } }));
       assert.throws(() => findAsrModel(h), /model\.onnx \(named in .*\) is missing/);
+      put(JSON.stringify({ format: 1, type: 'paraformer', files: {} }));
+      assert.throws(() => findAsrModel(h), /type "paraformer" is not one voxd runs/);
       put(JSON.stringify({ format: 1, type: 'moonshine', files: {} }));
-      assert.throws(() => findAsrModel(h), /type "moonshine" is not one voxd runs/);
+      assert.throws(() => findAsrModel(h), /files\.preprocessor must be a path inside/);
       put('{');
       assert.throws(() => findAsrModel(h), /is not JSON/);
       put(' '.repeat(65 * 1024));
