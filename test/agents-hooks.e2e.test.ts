@@ -10,12 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryEntry } from './helpers/hook-expectations.js';
-import { FIXTURES, removeDir, startDaemon, tempDir, vox, type Daemon } from './helpers/daemon.js';
-
-function writeConfig(dir: string, frontMatter: string): void {
-  mkdirSync(join(dir, '.vox'), { recursive: true });
-  writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
-}
+import { FIXTURES, removeDir, startDaemon, tempDir, vox, type Daemon, writeConfig } from './helpers/daemon.js';
 
 describe('vox hook --agent codex|gemini', () => {
   let d: Daemon;

@@ -6,19 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
-import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon, writeConfig } from './helpers/daemon.js';
 
 const FIXTURES = join(FIXTURES_ROOT, 'hooks');
 /** The fixtures' cwd values all live under this directory; the test maps it to a temp one. */
 const FIXTURE_ROOT = '/home/dev';
-
-function writeConfig(dir: string, frontMatter: string): void {
-  mkdirSync(join(dir, '.vox'), { recursive: true });
-  writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
-}
 
 describe('vox hook with every fixture payload', () => {
   let d: Daemon;

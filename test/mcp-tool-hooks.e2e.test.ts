@@ -9,14 +9,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/claude/hook-entries.js';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
-import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon } from './helpers/daemon.js';
+import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon, writeConfig } from './helpers/daemon.js';
 
 const FIXTURE_ROOT = '/home/dev';
 
@@ -32,11 +32,6 @@ export function substitute(input: Record<string, string>, payload: Record<string
     });
   }
   return out;
-}
-
-function writeConfig(dir: string, frontMatter: string): void {
-  mkdirSync(join(dir, '.vox'), { recursive: true });
-  writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
 }
 
 describe('the hook tool of vox mcp with every fixture payload', () => {

@@ -280,3 +280,9 @@ export function vox(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: str
     if (options.input !== undefined) child.stdin!.end(options.input);
   });
 }
+
+/** Writes DIR/.vox/config.md with this front matter: a project for the hook tests. */
+export function writeConfig(dir: string, frontMatter: string): void {
+  mkdirSync(join(dir, '.vox'), { recursive: true });
+  writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
+}
