@@ -11,8 +11,13 @@
 // NODE_EXTRA_CA_CERTS: bench/lib.mjs cleanEnv). Baselines in the same run:
 // POST /v1/stop {current} to silence (the cut barge-in builds on), and an
 // HTTP round trip of POST /v1/listen/release that hands nothing on. Who holds
-// the floor is read from the listener's status every event-loop turn. Prints
-// one JSON line per figure; never fails on a duration. Needs `npm run build`.
+// the floor is read from the listener's status every event-loop turn. The
+// release comes 100 ms after the next listen queued (a person's turn comes
+// later still): the queued listen forks its recorder meanwhile (capture.ts,
+// park). A recording's end is its recorder's SIGKILL (process.kill is noted
+// here): the kill's sweep of /proc is synchronous, so the status would show
+// it late. Prints one JSON line per figure; never fails on a duration.
+// Needs `npm run build`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -40,6 +45,13 @@ function post(port, path, body) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// When the last recorder's group got its SIGKILL (ProcessTree.killNow's first act).
+let killedAt = 0;
+const kill = process.kill;
+process.kill = (pid, signal) => {
+  if (pid < 0 && signal === 'SIGKILL' && !killedAt) killedAt = performance.now();
+  return kill.call(process, pid, signal);
+};
 const turn = () => new Promise((r) => setImmediate(r));
 
 const out = mkdtempSync(join(tmpdir(), 'vox-bench-barge-'));
@@ -114,6 +126,7 @@ try {
     const token = a.body.floor.token;
     const b = post(port, '/v1/listen', quiet);
     await until(() => l.status?.queued === 1);
+    await sleep(100);
     const heldBy = l.status.id;
     const t0 = performance.now();
     const r = post(port, '/v1/listen/release', { token });
@@ -125,8 +138,9 @@ try {
     const c = post(port, '/v1/listen', quiet);
     await until(() => l.status?.queued === 1);
     const bId = l.status.id;
+    killedAt = 0;
     await until(() => !(l.status?.id === bId && l.status.open));
-    const t2 = performance.now();
+    const t2 = killedAt || performance.now();
     await until(() => l.status && l.status.id !== bId);
     const t3 = performance.now();
     await Promise.all([b, c]);
@@ -138,8 +152,9 @@ try {
     onEnd.push(t3 - t2);
     roundTrip.push(t5 - t4);
   }
-  // What a hand-off cannot avoid: the next recorder's spawn() (synchronous: fork and exec) and, on a
-  // recording's end, the last one's exit (the device must be free before the next opens it).
+  // Beside them: the recorder's spawn() (synchronous: fork and exec; the queued listen pays it while it
+  // waits, capture.ts park) and the last one's exit after SIGKILL, which a recording's end must wait for
+  // (the device must be free before the next opens it).
   const spawns = [];
   const exits = [];
   for (let i = 0; i < RUNS + 2; i++) {

@@ -61,6 +61,8 @@ const BENCHES = [
   { file: 'voice-barge-in.mjs' },
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
+  { file: 'narration.mjs' },
+  { file: 'session-voices.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

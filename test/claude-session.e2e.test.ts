@@ -133,9 +133,13 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
 
   test('a StopFailure for an HTTP 400 (prompt too long: invalid_request) is spoken in its own words', async () => {
     const dir = project('failing', 'notify: normal');
-    const r = await claude(dir, ['-p', 'FAIL now']);
+    const debug = join(home, 'failing-debug.log');
+    const r = await claude(dir, ['-p', 'FAIL now', '--debug-file', debug]);
     assert.notEqual(r.stdout + r.stderr, '', 'Claude Code reports the failure');
-    const said = await waitFor(async () => (await history()).find((h) => h.session?.startsWith('failing#')), 20_000, 'the StopFailure');
+    const said = await waitFor(async () => (await history()).find((h) => h.session?.startsWith('failing#')), 20_000, 'the StopFailure').catch((err: Error) => {
+      const lines = readFileSync(debug, 'utf8').split('\n').filter((l) => /StopFailure|mcp_tool|MCP server "plugin:vox|SIGINT|exited/.test(l));
+      throw new Error(`${err.message}; Claude Code's debug log:\n${lines.join('\n')}`);
+    });
     assert.equal(said.text, 'failing: the request failed, the API rejected the request as invalid');
   });
 

@@ -123,3 +123,57 @@ test('300 idle sockets against a voxd under ulimit -n 256: vox say still gets in
     removeDir(d.home);
   }
 });
+
+test('a request on a connection refused at the cap (every connection busy) gets its 503 and is never handled', { skip: needTool('prlimit') }, async () => {
+  // Under a descriptor limit of 256, voxd holds at most 128 connections.
+  const d = await startDaemon({ realtime: false, wrap: ['prlimit', '--nofile=256:256', '--'] });
+  const busy: Socket[] = [];
+  try {
+    const before = (await d.api('GET', '/v1/status')).body.counters.accepted;
+    // Each holds a request in flight (an event stream), so none is idle and none can be shed.
+    let streaming = 0;
+    let closed = 0;
+    for (let i = 0; i < 140; i++) {
+      const s = connect(d.port, '127.0.0.1');
+      s.on('error', () => {});
+      s.on('close', () => closed++);
+      s.setEncoding('utf8');
+      let seen = false;
+      s.on('data', (chunk: string) => {
+        if (!seen && chunk.startsWith('HTTP/1.1 200')) {
+          seen = true;
+          streaming++;
+        }
+      });
+      s.write(`GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.token}\r\n\r\n`);
+      busy.push(s);
+    }
+    // Until every one has settled: a connection voxd took but has not read a request from yet is idle,
+    // and would be shed to let the next one in. Over the cap, the idle ones were shed (closed).
+    await waitFor(() => streaming + closed >= 140 || undefined, 30_000, `the event streams to open or be shed (${streaming} open, ${closed} closed)`);
+    assert.ok(streaming >= 100, `only ${streaming} event streams opened`);
+    // A new connection that sends at once: answered 503, and its speech is not taken behind its back.
+    const text = 'Refused at the cap and never spoken.';
+    const body = JSON.stringify({ text });
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect(d.port, '127.0.0.1');
+      let out = '';
+      s.setEncoding('utf8');
+      s.on('error', () => resolve(out));
+      s.on('data', (c: string) => (out += c));
+      s.on('close', () => resolve(out));
+      s.write(`POST /v1/speak HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+    assert.match(answer, /^HTTP\/1\.1 503/);
+    assert.match(answer, /VOX_ERR_TOO_MANY_CONNECTIONS/);
+    for (const s of busy) s.destroy();
+    await waitFor(async () => ((await d.api('GET', '/v1/health')).status === 200 ? true : undefined), 20_000, 'voxd to answer again');
+    const status = (await d.api('GET', '/v1/status')).body;
+    assert.equal(status.history.some((h: { text: string }) => h.text === text), false, 'the refused request was spoken');
+    assert.equal(status.counters.accepted, before, 'voxd accepted a request it had refused');
+  } finally {
+    for (const s of busy) s.destroy();
+    await d.stop();
+    removeDir(d.home);
+  }
+});

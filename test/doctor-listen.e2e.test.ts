@@ -4,12 +4,15 @@
  * and Silero VAD's model (VOX_HOME/vad, used or not by listen.vad). The real
  * `vox doctor --json`; the recognizer is the synthetic one
  * (scripts/synthetic-recognizer.mjs), the VAD model the CI's pinned copy.
+ * And its microphone line while voice barge-in has the microphone open (a
+ * real voxd with listen.bargeIn voice, the recorder shim, the file sink).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, removeDir, tempDir, vox, writeSettings } from './helpers/daemon.js';
+import { cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, writeSettings } from './helpers/daemon.js';
+import { micEnv, setMic } from './helpers/recorder-shim.js';
 import { needTool } from './helpers/tools.js';
 // @ts-expect-error: a plain .mjs script
 import { writeSyntheticRecognizer } from '../scripts/synthetic-recognizer.mjs';
@@ -65,3 +68,32 @@ test('doctor names the local recognizer and the VAD: none, installed and in use,
     removeDir(home);
   }
 });
+
+test('doctor and status say the microphone is open for voice barge-in while vox speaks, and why; free once it stops', async () => {
+  const dir = tempDir('vox-doctor-barge-');
+  const d = await startDaemon({ home: dir, env: micEnv(dir, { VOXD_BARGE_IN: 'voice' }) });
+  try {
+    // Silence at the microphone: nothing cuts the utterance while doctor looks.
+    setMic(dir, { leadMs: 120_000 });
+    const long = 'This announcement is long on purpose, so that doctor can look while it plays. '.repeat(4);
+    const spoken = d.api('POST', '/v1/speak', { text: long, wait: true });
+    const open = await waitFor(async () => ((l) => (l?.open ? l : undefined))((await d.api('GET', '/v1/status')).body.listening), 20_000, 'the monitor to open the microphone');
+    assert.deepEqual(open, { id: 'voice-barge-in', open: true });
+    const r = await vox(['doctor', '--json'], { env: d.env });
+    const mic = (JSON.parse(r.stdout) as { checks: Check[] }).checks.find((c) => c.name === 'microphone');
+    assert.equal(mic?.level, 'ok', JSON.stringify(mic));
+    assert.match(mic!.detail, /^open while vox speaks: listen\.bargeIn is voice, so voxd listens for your voice to cut the utterance \(use a headset/);
+    assert.doesNotMatch(mic!.detail, /held by|waits its turn/, 'not a listen holding the floor');
+    const status = await vox(['status'], { env: d.env });
+    assert.match(status.stdout, /^mic: {4}open for voice barge-in while vox speaks \(listen\.bargeIn voice\)/m, status.stdout);
+    await d.api('POST', '/v1/stop', { scope: 'all' });
+    assert.equal((await spoken).body.status, 'stopped');
+    await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening === null ? true : undefined), 10_000, 'the microphone to close');
+    const after = (JSON.parse((await vox(['doctor', '--json'], { env: d.env })).stdout) as { checks: Check[] }).checks.find((c) => c.name === 'microphone');
+    assert.equal(after?.detail, 'free: voxd is not listening');
+  } finally {
+    await d.stop();
+    removeDir(dir);
+  }
+});
+

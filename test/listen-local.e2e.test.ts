@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, removeDir, startDaemon, tempDir, type Daemon } from './helpers/daemon.js';
+import { FIXTURES, removeDir, startDaemon, tempDir, vox, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { needTool } from './helpers/tools.js';
 // @ts-expect-error: a plain .mjs script
@@ -51,16 +51,32 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     assert.equal(api.received.length, 0);
   });
 
+  test('vox listen says which transcriber made the transcript (stderr; stdout is the words), and vox status which a listen would use', async () => {
+    const plain = await vox(['listen', '--silence', '700', '--no-prompt'], { env: d.env });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout, `${WORD}\n`);
+    assert.match(plain.stderr, /^vox listen: transcribed by local synthetic-asr \(nemo_ctc\) in \d+ ms$/m);
+    const status = await vox(['status'], { env: d.env });
+    assert.match(status.stdout, /^stt: {4}local synthetic-asr \(nemo_ctc\) \(transcriber\.kind auto\)$/m, status.stdout);
+    const json = (await d.api('GET', '/v1/status')).body;
+    assert.deepEqual(json.transcriber, { kind: 'auto', using: 'local synthetic-asr (nemo_ctc)' });
+  });
+
   test('a damaged model is an error naming it, with the recording kept; without one, auto uses the server again', async () => {
     writeFileSync(join(model, 'vox-asr.json'), '{"format": 1, "type": "whisper", "files": {}}');
     const bad = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
-    assert.equal(bad.status, 502, JSON.stringify(bad.body));
-    assert.equal(bad.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
-    assert.match(bad.body.message, /the local recognizer: .*vox-asr\.json: files\.encoder must be a path inside /, 'a whisper model needs its encoder');
+    assert.equal(bad.status, 503, JSON.stringify(bad.body));
+    assert.equal(bad.body.code, 'VOX_ERR_RECOGNIZER_UNAVAILABLE');
+    assert.match(bad.body.message, /^The local recognizer cannot run: model synthetic-asr is damaged: .*vox-asr\.json: files\.encoder must be a path inside /, 'a whisper model needs its encoder');
+    assert.match(bad.body.message, /To fix: install it again: "vox voices install synthetic-asr --force" \(offline: "vox voices install synthetic-asr --force --from FILE", the archive fetched elsewhere\), or remove .*synthetic-asr; the recording is kept/);
+    assert.doesNotMatch(bad.body.message, /transcriber\.url/, "the server's fix is no help here");
+    const status = (await d.api('GET', '/v1/status')).body;
+    assert.equal(status.transcriber.using, null);
+    assert.match(status.transcriber.problem, /^model synthetic-asr is damaged: .*; to fix: install it again: "vox voices install synthetic-asr --force"/);
     writeFileSync(join(model, 'vox-asr.json'), '{"format": 1, "type": "conformer", "files": {}}');
     const other = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
-    assert.equal(other.status, 502, JSON.stringify(other.body));
-    assert.match(other.body.message, /type "conformer" is not one voxd runs \(nemo_ctc, whisper, moonshine\)/);
+    assert.equal(other.status, 503, JSON.stringify(other.body));
+    assert.match(other.body.message, /type "conformer" is not one voxd runs \(nemo_ctc, whisper, moonshine\)\. To fix: remove /);
     assert.ok(existsSync(bad.body.audioPath), 'the recording is kept');
     renameSync(join(dir, 'asr'), join(dir, 'asr.away'));
     api.mode = { kind: 'ok', text: 'from the server' };
@@ -69,5 +85,8 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.text, 'from the server');
     assert.equal(api.received.length, 1);
+    assert.equal(r.body.transcriber, `server ${api.url}/audio/transcriptions`);
+    const later = await vox(['status'], { env: d.env });
+    assert.match(later.stdout, new RegExp(`^stt: {4}server ${api.url.replace(/[.]/g, '\\.')}/audio/transcriptions \\(transcriber\\.kind auto\\)$`, 'm'), later.stdout);
   });
 });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/claude/hook-entries.js';
+import { ALL_HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/claude/hook-entries.js';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
 import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon, writeConfig } from './helpers/daemon.js';
 
@@ -56,7 +56,7 @@ describe('the hook tool of vox mcp with every fixture payload', () => {
     await d.idle();
     const seen = new Set((await history()).map((h) => h.id));
     const event = String(payload.hook_event_name) as HookEvent;
-    assert.ok(HOOK_EVENTS.includes(event), event);
+    assert.ok(ALL_HOOK_EVENTS.includes(event), event);
     const args = substitute(mcpToolHook(event, 'vox').input, payload);
     const result = (await client.callTool({ name: 'hook', arguments: args })) as CallToolResult;
     // The call is answered after voxd accepted the request.

@@ -44,7 +44,7 @@ after(async () => {
 });
 
 test('vox mcp declares the claude/channel capability', () => {
-  assert.deepEqual(sessions.api!.client.getServerCapabilities()?.experimental, { 'claude/channel': {} });
+  assert.deepEqual(sessions.api!.client.getServerCapabilities()?.experimental, { 'claude/channel': {}, 'claude/channel/permission': {} });
 });
 
 test('an unknown label is refused with the live labels listed', async () => {
@@ -62,7 +62,7 @@ test('vox talk api "…" reaches api only; a label typed first picks web', async
   assert.equal(r.stdout, 'delivered to api#aaaaaa\n');
   assert.match(r.stderr, /does not say whether/);
   await waitFor(() => sessions.api!.heard.length || undefined, 10_000, 'the channel notification');
-  assert.deepEqual(sessions.api!.heard, [{ content: 'run the tests', meta: { source: 'vox_talk', session: 'api#aaaaaa' } }]);
+  assert.deepEqual(sessions.api!.heard, [{ content: 'run the tests', meta: { session: 'api#aaaaaa' } }]);
   const w = await vox(['talk', 'web, lint it'], { env: d.env });
   assert.equal(w.code, 0, w.stderr);
   await waitFor(() => sessions.web!.heard.length || undefined, 10_000, "web's notification");

@@ -20,6 +20,9 @@ export const STOP_SUMMARY =
  */
 export const EXPECTED: Record<string, Expect> = {
   'notification-auth-success.json': 'silence',
+  // Narration is asked for by narrate: stream (narration.e2e, claude-narration.e2e); by default it says nothing.
+  'message-display-0.json': 'silence',
+  'message-display-1-final.json': 'silence',
   'notification-elicitation.json': { kind: 'speech', text: 'api: The deploy server needs your input', priority: 'important', session: 'api#5e6f7a' },
   'permission-request.json': { kind: 'speech', text: 'api needs your permission to use Bash', priority: 'important', session: 'api#9a1b2c' },
   'session-start-fork.json': { kind: 'speech', text: 'api session forked', priority: 'notification', session: 'api#7d8e9f' },

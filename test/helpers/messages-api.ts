@@ -25,6 +25,10 @@ export interface Turn {
   tools?: ToolCall[];
   /** Answer with this API error instead (HTTP status, the error's type, its message). */
   error?: { status: number; type: string; message: string };
+  /** Stream the text as this many ms apart, one text_delta per line (as a model writes), instead of at once. */
+  lineDelayMs?: number;
+  /** Called when the last of the text was sent (its time, for a test of what came before). */
+  onSent?: () => void;
 }
 
 /** A Messages API request as Claude Code sends it (only what tests read). */
@@ -80,7 +84,7 @@ export function userText(req: MessagesRequest): string {
     .join('\n');
 }
 
-function sse(res: ServerResponse, turn: Turn, model: string, n: number): void {
+async function sse(res: ServerResponse, turn: Turn, model: string, n: number): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_standin_${n}` });
   const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   event('message_start', {
@@ -89,7 +93,13 @@ function sse(res: ServerResponse, turn: Turn, model: string, n: number): void {
   let index = 0;
   if (turn.text) {
     event('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    event('content_block_delta', { index, delta: { type: 'text_delta', text: turn.text } });
+    if (turn.lineDelayMs) {
+      for (const line of turn.text.split(/(?<=\n)/)) {
+        event('content_block_delta', { index, delta: { type: 'text_delta', text: line } });
+        await new Promise((r) => setTimeout(r, turn.lineDelayMs));
+      }
+    } else event('content_block_delta', { index, delta: { type: 'text_delta', text: turn.text } });
+    turn.onSent?.();
     event('content_block_stop', { index });
     index++;
   }
@@ -158,7 +168,7 @@ export async function startMessagesApi(script: (req: MessagesRequest) => Turn): 
           res.end(JSON.stringify({ type: 'error', error: { type: turn.error.type, message: turn.error.message } }));
           return;
         }
-        sse(res, turn, body.model, requests.length);
+        void sse(res, turn, body.model, requests.length);
         return;
       }
       res.writeHead(404, { 'content-type': 'application/json' });

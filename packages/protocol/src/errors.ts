@@ -154,6 +154,10 @@ export const WIRE_ERRORS = {
     statusCode: 504,
     message: 'The transcriber did not answer within %s ms. Check that it runs and is not overloaded, or raise transcriber.timeoutMs; the recording is kept (audioPath).',
   },
+  VOX_ERR_RECOGNIZER_UNAVAILABLE: {
+    statusCode: 503,
+    message: 'The local recognizer cannot run: %s. To fix: %s; the recording is kept (audioPath).',
+  },
   VOX_ERR_TRANSCRIBER_FAILED: {
     statusCode: 502,
     message: 'The transcriber failed: %s. Check transcriber.url and transcriber.model, and the server\'s own log; the recording is kept (audioPath).',

@@ -62,9 +62,12 @@ export class TimeoutError extends Error {
 /** A JSON-RPC error answer of `vox mcp` (mcp/protocol.ts): `rpcCode` is the response's error code. */
 export class RpcError extends Error {
   readonly rpcCode: number;
-  constructor(rpcCode: number, message: string) {
+  /** The JSON-RPC error's `data`, when the code's convention carries one (-32022: the supported versions). */
+  readonly data?: unknown;
+  constructor(rpcCode: number, message: string, data?: unknown) {
     super(message);
     this.name = 'RpcError';
     this.rpcCode = rpcCode;
+    if (data !== undefined) this.data = data;
   }
 }

@@ -67,6 +67,8 @@ export class ConnectionLimit {
   readonly #open = new Map<Socket, number>();
   /** Idle connections, least recently active first (a Set keeps insertion order). */
   readonly #idle = new Set<Socket>();
+  /** Connections answered 503 here: what they send anyway is never handled (refusedRequest). */
+  readonly #refused = new WeakSet<Socket>();
   #limit = DEFAULT_FD_LIMIT;
   #readAt = -Infinity;
   /** Connections closed or refused over the limit (for the log and tests). */
@@ -131,7 +133,18 @@ export class ConnectionLimit {
     res.once('close', end);
   }
 
+  /**
+   * True for a request that arrived on a connection refused here: Node's
+   * parser still reads it (end() only half-closes), and the server must not
+   * handle it, or a caller told VOX_ERR_TOO_MANY_CONNECTIONS is spoken anyway
+   * and its re-send speaks twice (server.ts drops it first thing).
+   */
+  refusedRequest(socket: Socket): boolean {
+    return this.#refused.has(socket);
+  }
+
   #refuse(socket: Socket): void {
+    this.#refused.add(socket);
     if (this.refused++ % 1000 === 0) this.#log?.warn({ open: this.#open.size, max: this.max, refused: this.refused }, 'too many connections, none idle: new ones are refused with 503');
     const w = wireError('VOX_ERR_TOO_MANY_CONNECTIONS', this.#open.size, this.#fixed === undefined ? this.#limit : 'unknown');
     const body = JSON.stringify(w);

@@ -20,6 +20,7 @@ import { speakRoute } from './routes/speak.js';
 import { statusRoutes } from './routes/status.js';
 import { stopRoute } from './routes/stop.js';
 import { talkRoute } from './routes/talk.js';
+import { narrationRoute } from './routes/narration.js';
 import { TalkInbox } from './talk/inbox.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
@@ -105,6 +106,12 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.logger ? { log: options.logger } : {}),
   });
   connections.attach(app.server);
+  // A request on a connection refused at the cap was answered 503 already: it is never handled.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!connections.refusedRequest(request.raw.socket)) return done();
+    reply.hijack();
+    request.raw.socket.destroy();
+  });
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
@@ -139,7 +146,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     const { Listener } = await import('./listen/listener.js');
     const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
     return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
-  });
+  }, options.listen);
   // Barge-in by voice is opt-in: off, its module is not loaded and nothing listens.
   const bargeIn = options.listen?.bargeIn === 'voice' ? await voiceBargeIn(dispatcher, options.listen, listener, options.logger) : undefined;
   // The microphone first (a listen holds the player), then drain speech before the sink and engines go away.
@@ -151,6 +158,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
 
   await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt, listener, ...(bargeIn ? { bargeIn } : {}) });
   await app.register(speakRoute, { dispatcher });
+  await app.register(narrationRoute, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });
   await app.register(listenRoute, { listener });

@@ -4,8 +4,9 @@
  * answer always follows its own question (voice-decision.ts).
  *
  * The file holds the holder's pid and request id. A holder that died, or one
- * older than STALE_MS (longer than any voice turn), is taken over. Waiters
- * poll every POLL_MS until their own deadline.
+ * older than STALE_MS (longer than any voice turn), is taken over; a file not
+ * written yet is its taker's (taking it over then let two sessions ask at
+ * once). Waiters poll every POLL_MS until their own deadline.
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,8 @@ import { makeDirs, voxHome } from '@vox/protocol';
 const POLL_MS = 50;
 /** Longer than a whole voice turn: such a lock was left behind. */
 const STALE_MS = 40_000;
+/** A lock file still empty after this was left by a taker that died between making and writing it. */
+const UNWRITTEN_MS = 2000;
 
 export interface AskLock {
   release(): void;
@@ -30,11 +33,15 @@ function alive(pid: number): boolean {
 
 function stale(file: string): boolean {
   try {
-    const pid = Number(readFileSync(file, 'utf8').split(' ')[0]);
+    const text = readFileSync(file, 'utf8');
+    const age = Date.now() - statSync(file).mtimeMs;
+    // Made but not yet written (the taker's open and write are two calls): its taker's, unless it stays so.
+    if (!text.endsWith('\n')) return age > UNWRITTEN_MS;
+    const pid = Number(text.split(' ')[0]);
     if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return true;
-    return Date.now() - statSync(file).mtimeMs > STALE_MS;
+    return age > STALE_MS;
   } catch {
-    return false; // gone already, or being written: try again
+    return false; // gone already: try again
   }
 }
 

@@ -57,7 +57,19 @@ export const HOOK_EVENTS = [
   'SessionEnd',
   'PreCompact',
 ] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/**
+ * The events of narration (claude/narration.ts): mcp_tool hooks only, never
+ * commands (Claude Code waits on every MessageDisplay batch, and a process
+ * each would hold the screen), and only where Claude Code has MessageDisplay.
+ * Not in HOOK_EVENTS: a setup without them (command hooks, an older Claude
+ * Code) is still installed whole.
+ */
+export const NARRATION_EVENTS = ['UserPromptSubmit', 'MessageDisplay'] as const;
+
+/** Every event vox may have an entry for. */
+export const ALL_HOOK_EVENTS = [...HOOK_EVENTS, ...NARRATION_EVENTS] as const;
+export type HookEvent = (typeof ALL_HOOK_EVENTS)[number];
 
 /**
  * The events whose hooks can call the session's MCP server. SessionStart and
@@ -65,6 +77,11 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
  * when the server is still connecting (startup) or already closed (exit).
  */
 export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact'];
+
+const isNarration = (event: HookEvent): boolean => (NARRATION_EVENTS as readonly string[]).includes(event);
+
+/** The first Claude Code with the MessageDisplay event. */
+export const MESSAGE_DISPLAY_SINCE = '2.1.152';
 
 /** The payload fields each event's mcp_tool entry passes (session_id and cwd always). */
 const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
@@ -76,6 +93,8 @@ const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
   SessionStart: ['source'],
   SessionEnd: ['reason'],
   PreCompact: ['trigger'],
+  UserPromptSubmit: [],
+  MessageDisplay: ['message_id', 'index', 'final', 'delta'],
 };
 
 /** The first Claude Code that runs `mcp_tool` hooks. */
@@ -93,7 +112,11 @@ export const HOOK_TIMEOUT_SECONDS = 10;
 /** PermissionRequest's timeout, in seconds: room for a voice answer (claude/voice-decision.ts keeps its turn 5 s under it). */
 export const VOICE_HOOK_TIMEOUT_SECONDS = 30;
 
-const timeoutOf = (event: HookEvent) => (event === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
+/** Narration's timeout, in seconds: voxd answers a batch in milliseconds, and Claude Code shows nothing of it until then. */
+export const NARRATION_HOOK_TIMEOUT_SECONDS = 5;
+
+const timeoutOf = (event: HookEvent) =>
+  event === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : isNarration(event) ? NARRATION_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS;
 
 export type HookType = 'mcp_tool' | 'command';
 export const HOOK_TYPES: readonly HookType[] = ['mcp_tool', 'command'];
@@ -150,6 +173,8 @@ export interface HookEntryOptions extends HookCommandOptions {
   type?: HookType;
   /** The MCP server that mcp_tool hooks call. Default `vox` (`plugin:vox:vox` with `plugin`). */
   server?: string;
+  /** The narration events (NARRATION_EVENTS), with mcp_tool hooks. Default true; false before MESSAGE_DISPLAY_SINCE. */
+  narration?: boolean;
 }
 
 /** The events that speak only in `notify: continuous`, whose commands are gated by QUIET_GATE. */
@@ -183,7 +208,7 @@ export function mcpToolHook(event: HookEvent, server: string): McpToolHook {
 
 /** vox's entry for one event: mcp_tool where allowed and asked for, else the command. */
 export function voxHook(event: HookEvent, opts: HookEntryOptions = {}): CommandHook | McpToolHook {
-  if ((opts.type ?? 'mcp_tool') === 'mcp_tool' && MCP_TOOL_EVENTS.includes(event)) {
+  if ((opts.type ?? 'mcp_tool') === 'mcp_tool' && (MCP_TOOL_EVENTS.includes(event) || isNarration(event))) {
     return mcpToolHook(event, opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER));
   }
   return { type: 'command', command: hookCommand(event, opts), timeout: timeoutOf(event) };
@@ -197,12 +222,16 @@ export const CLEAR_MATCHER = 'clear';
  * everything; with mcp_tool hooks, SessionStart also has a `clear` group
  * that calls the hook tool (the session's new id, see above).
  */
-export function voxHookEntries(opts: HookEntryOptions = {}): Record<HookEvent, HookGroup[]> {
-  const out = {} as Record<HookEvent, HookGroup[]>;
-  for (const event of HOOK_EVENTS) out[event] = [{ matcher: '', hooks: [voxHook(event, opts)] }];
+export function voxHookEntries(opts: HookEntryOptions = {}): Partial<Record<HookEvent, HookGroup[]>> {
+  const out: Partial<Record<HookEvent, HookGroup[]>> = {};
+  const narration = (opts.type ?? 'mcp_tool') === 'mcp_tool' && opts.narration !== false;
+  for (const event of ALL_HOOK_EVENTS) {
+    if (isNarration(event) && !narration) continue;
+    out[event] = [{ matcher: '', hooks: [voxHook(event, opts)] }];
+  }
   if ((opts.type ?? 'mcp_tool') === 'mcp_tool') {
     const server = opts.server ?? (opts.plugin ? PLUGIN_SERVER : DEFAULT_SERVER);
-    out.SessionStart.push({ matcher: CLEAR_MATCHER, hooks: [mcpToolHook('SessionStart', server)] });
+    out.SessionStart!.push({ matcher: CLEAR_MATCHER, hooks: [mcpToolHook('SessionStart', server)] });
   }
   return out;
 }

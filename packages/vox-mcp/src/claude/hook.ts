@@ -47,7 +47,7 @@
  *   (speech.ts's buildDelivery does the swap).
  */
 import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
-import type { NotifyMode, ResolvedConfig } from '../project/config-schema.js';
+import type { NarrateMode, NotifyMode, ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery, type Delivery } from '../project/speech.js';
 import { summarize } from './summary.js';
 
@@ -101,6 +101,10 @@ export interface HookContext {
   unattendedPrompts?: boolean;
   /** This session's PermissionRequest was announced a moment ago: its permission Notification is the same ask. */
   askAnnounced?: boolean;
+  /** The project's `narrate`: `off` reads no reply. Default `summary`. */
+  narrate?: NarrateMode;
+  /** The reply was narrated while it was written (claude/narration.ts): Stop does not read it again. */
+  narrated?: boolean;
 }
 
 /**
@@ -319,7 +323,8 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
       }
       // quiet: the end of a turn is the done chime, not words.
       if (ctx.notify === 'quiet') return { kind: 'chime', signal: 'done', priority: 'message' };
-      const summary = summarize(str(payload.last_assistant_message));
+      if (ctx.narrated) return { kind: 'none', reason: 'the reply was narrated while it was written (narrate: stream)' };
+      const summary = ctx.narrate === 'off' ? '' : summarize(str(payload.last_assistant_message));
       return { kind: 'speak', text: summary || `${project} is done`, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS };
     }
     case 'StopFailure':

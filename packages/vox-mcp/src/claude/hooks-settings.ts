@@ -25,6 +25,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRootFor } from '../project/config.js';
 import {
+  ALL_HOOK_EVENTS,
   HOOK_EVENTS,
   isObject,
   isVoxHookCommand,
@@ -116,17 +117,19 @@ function voxShape(groups: unknown[]): string {
  */
 export function addVoxHooks(
   settings: Settings,
-  entries: Record<HookEvent, HookGroup[]>,
+  entries: Partial<Record<HookEvent, HookGroup[]>>,
   path = 'settings.json',
 ): { settings: Settings; changed: boolean } {
   const hooks = { ...(hooksOf(settings, path) ?? {}) };
   let changed = false;
-  for (const event of HOOK_EVENTS) {
+  for (const event of ALL_HOOK_EVENTS) {
     const groups = (hooks[event] as unknown[] | undefined) ?? [];
-    const want = entries[event];
+    const want = entries[event] ?? [];
     // In place: vox's hooks, under the same matchers, in the same order (others' groups may sit between).
     if (voxShape(groups) === voxShape(want)) continue;
-    hooks[event] = [...withoutVox(groups), ...want];
+    const kept = [...withoutVox(groups), ...want];
+    if (kept.length) hooks[event] = kept;
+    else delete hooks[event];
     changed = true;
   }
   if (!changed) return { settings, changed };

@@ -6,7 +6,7 @@
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, voxHome } from '@vox/protocol';
 import { ClientError } from '../errors.js';
-import { daemonStateFile, healthAt, readDaemonState, request, resolveEndpoint, tokenFile, type Endpoint, type Reply } from './http.js';
+import { daemonStateFile, healthAt, linkEndpoint, readDaemonState, request, resolveEndpoint, tokenFile, type Endpoint, type Reply } from './http.js';
 import { readStopMarker } from './stop-marker.js';
 import { callRemote } from '../remote/remote-call.js';
 
@@ -319,6 +319,9 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
       }
     }
   }
+  // A stale voxd.json on a host with a remote link (a local voxd that died): the link, not a new local voxd.
+  const linked = endpoint?.source === 'voxd.json' && !wentAway ? linkEndpoint(env) : undefined;
+  if (linked) return callRemote<T>(env, linked, method, path, body, left(timeoutMs), options.signal);
   if (env.VOX_NO_AUTOSTART === '1') {
     if (endpoint && !usable) throw new ClientError('VOX_ERR_CLIENT_USAGE', `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`);
     throw unreachable(env, endpoint, endpoint ? (failure === 'reset' ? 'the connection was reset' : 'connection refused') : 'VOX_NO_AUTOSTART=1 is set', failure);

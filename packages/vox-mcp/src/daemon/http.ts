@@ -68,10 +68,15 @@ export function tokenFile(env: NodeJS.ProcessEnv): { token?: string; problem?: s
 /** A token and a newline, with room to spare (voxd's own cap, access/token.ts). */
 const TOKEN_MAX_BYTES = 256;
 
-/** VOXD_URL, else VOXD_HOST/VOXD_PORT (unless 0), else VOX_HOME/voxd.json; undefined when none says where. */
+/**
+ * VOXD_URL, else VOXD_HOST/VOXD_PORT (unless 0), else VOX_HOME/voxd.json, else
+ * the remote link VOX_HOME/remote.json (remote/link.ts); undefined when none
+ * says where. A host with a local voxd reads voxd.json and the token and
+ * nothing else: the link file is looked at only when voxd.json is absent (a
+ * host with a link runs no voxd; `vox remote connect` refuses while one runs),
+ * and a linked client never reads VOX_HOME/token, which the link's replaces.
+ */
 export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
-  const { token, problem } = tokenFile(env);
-  const tokenProblem = problem ? { tokenProblem: problem } : {};
   if (env.VOXD_URL) {
     let url: URL;
     try {
@@ -79,18 +84,38 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
     } catch {
       throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOXD_URL is not a URL: ${JSON.stringify(env.VOXD_URL)}; use e.g. http://127.0.0.1:${DEFAULT_PORT}`);
     }
-    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), token, ...tokenProblem, source: 'VOXD_URL' };
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), ...withTokenFile(env), source: 'VOXD_URL' };
   }
   // VOXD_PORT=0 tells voxd to pick a free port; only voxd.json knows which.
   if (env.VOXD_PORT && env.VOXD_PORT !== '0') {
-    return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), token, ...tokenProblem, source: 'VOXD_PORT' };
+    return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), ...withTokenFile(env), source: 'VOXD_PORT' };
   }
-  // Remote link (remote/link.ts): this host's clients speak through ssh to voxd on another host.
-  const link = readLink(env);
-  if (link) return { host: 'localhost', port: 1, token: link.token, socketPath: link.socket, remote: { host: link.host, as: link.as, version: link.version }, source: 'remote.json' };
   const state = readDaemonState(env);
-  if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, token, ...tokenProblem, source: 'voxd.json' };
-  return undefined;
+  if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, ...withTokenFile(env), source: 'voxd.json' };
+  return linkEndpoint(env);
+}
+
+/** The remote link's endpoint (remote/link.ts), or undefined when this host has none. */
+export function linkEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
+  const link = readLink(env);
+  if (!link) return undefined;
+  return { host: '127.0.0.1', port: 1, token: link.token, socketPath: link.socket, remote: { host: link.host, as: link.as, version: link.version }, source: 'remote.json' };
+}
+
+function withTokenFile(env: NodeJS.ProcessEnv): { token: string | undefined; tokenProblem?: string } {
+  const { token, problem } = tokenFile(env);
+  return problem ? { token, tokenProblem: problem } : { token };
+}
+
+/**
+ * Where node:http connects for `endpoint`. With a socket, the host goes too
+ * (it is only the Host header then): without one, node:http takes
+ * "localhost", and Node 22 and 24 test that with net.isIPv6, whose regex
+ * costs a fresh process ~4 ms to compile (bench/remote-hook.mjs); an IPv4
+ * literal never reaches it.
+ */
+export function connectOptions(endpoint: Endpoint): { socketPath: string; host: string } | { host: string; port: number } {
+  return endpoint.socketPath ? { socketPath: endpoint.socketPath, host: endpoint.host } : { host: endpoint.host, port: endpoint.port };
 }
 
 function where(endpoint: Endpoint): string {
@@ -147,8 +172,7 @@ export function requestBytes(
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     let size = 0;
-    const at = endpoint.socketPath ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port };
-    const req = httpRequest({ ...at, method, path, headers, timeout: timeoutMs }, (res) => {
+    const req = httpRequest({ ...connectOptions(endpoint), method, path, headers, timeout: timeoutMs }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => {
         size += d.length;

@@ -4,7 +4,7 @@
  * deadline covers waiting for the utterance playing, the recording's maximum
  * and the transcriber. Aborting it hangs up, and voxd releases the microphone.
  */
-import { LISTEN_DEFAULTS, type ListenErrorBody, type ListeningStatus, type ListenReleaseResponse, type ListenRequest, type ListenResponse } from '@vox/protocol';
+import { LISTEN_DEFAULTS, VOICE_BARGE_IN_ID, type ListenErrorBody, type ListeningStatus, type ListenReleaseResponse, type ListenRequest, type ListenResponse } from '@vox/protocol';
 import { call } from './client.js';
 import type { Reply } from './http.js';
 
@@ -19,6 +19,11 @@ export function listenTimeoutMs(request: ListenRequest): number {
 /** Hand a kept floor on (POST /v1/listen/release). */
 export function releaseFloor(env: NodeJS.ProcessEnv, token: string): Promise<Reply<ListenReleaseResponse>> {
   return call<ListenReleaseResponse>(env, 'POST', '/v1/listen/release', { token }, 10_000);
+}
+
+/** Whether `listening` is the voice barge-in monitor rather than a listen (it has no session, no floor, no queue). */
+export function isVoiceBargeIn(l: ListeningStatus): boolean {
+  return l.id === VOICE_BARGE_IN_ID && l.session === undefined;
 }
 
 /** The floor in a few words, for vox status and vox doctor: open or not, how many wait, a kept floor's idle time left. */

@@ -14,7 +14,7 @@ export async function viewDaemon(env: NodeJS.ProcessEnv): Promise<DaemonView> {
     return { error: (err as Error).message };
   }
   if (!endpoint) return { error: 'no VOX_HOME/voxd.json, VOXD_URL or VOXD_PORT says where voxd is' };
-  view.where = `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
+  view.where = endpoint.socketPath ? `${endpoint.socketPath} (from remote.json)` : `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
   if (endpoint.source === 'voxd.json') {
     try {
       view.statePid = (JSON.parse(readFileSync(homePaths(voxHome(env)).state, 'utf8')) as { pid?: number }).pid;

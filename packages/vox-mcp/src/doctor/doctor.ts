@@ -33,6 +33,7 @@ import { hooksCheck, mcpServerChecks, pluginState } from './claude.js';
 import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
 import { embeddedEngine, probeAudioIo, probePlayer, probeSpeaker, probeTranscriber, sherpaModule, which } from './probes.js';
 import { configCheck } from './project.js';
+import { remoteChecks } from './remote.js';
 
 /** The Node lines vox supports and CI tests (scripts/ci/node-lines, engines.node); a test keeps them in step. */
 export const NODE_LINES = [22, 24, 26] as const;
@@ -123,6 +124,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   return [
     ...(await guard('node', () => [nodeCheck(options.nodeVersion ?? process.versions.node)])),
     ...daemon.filter((c) => !isEngine(c)),
+    ...(await guard('remote link', () => remoteChecks(env))),
     ...(await guard('token', () => [tokenCheck(env, view, platform)])),
     ...daemon.filter(isEngine),
     ...(await guard('engines', () => engineChecks(probe, selected))),

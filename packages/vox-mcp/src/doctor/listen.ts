@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
 import { ASR_FILES, ASR_MANIFEST, asrModelsDir, isAsrType } from '@vox/protocol/models';
 import type { Check, DaemonView, DoctorOptions, TranscriberProbe } from './check.js';
-import { floorState } from '../daemon/listening.js';
+import { floorState, isVoiceBargeIn } from '../daemon/listening.js';
 
 export interface ListenSettings {
   recorder: string;
@@ -94,6 +94,13 @@ export function microphoneCheck(view: DaemonView): Check {
   if (!s) return { name: 'microphone', level: 'ok', detail: view.health ? 'voxd did not say (no status)' : 'voxd is not running, so it holds no microphone' };
   if (s.listening === undefined) return { name: 'microphone', level: 'ok', detail: `voxd ${s.version} does not report who holds the microphone` };
   if (s.listening === null) return { name: 'microphone', level: 'ok', detail: 'free: voxd is not listening' };
+  if (isVoiceBargeIn(s.listening)) {
+    return {
+      name: 'microphone',
+      level: 'ok',
+      detail: 'open while vox speaks: listen.bargeIn is voice, so voxd listens for your voice to cut the utterance (use a headset: on loudspeakers vox hears itself); a "vox listen" gets the microphone once the speech ends; "vox daemon config set listen.bargeIn off" and "vox daemon restart" stop it',
+    };
+  }
   const who = s.listening.session ? `session ${s.listening.session}` : 'a listen without a session';
   const state = floorState(s.listening);
   return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it` };

@@ -46,7 +46,7 @@ export async function runChannel(o: ChannelOptions): Promise<void> {
       for (const content of reply.body.texts) {
         held.push(content);
         if (held.length > MAX_HELD) held.shift();
-        o.notify({ jsonrpc: '2.0', method: CHANNEL_METHOD, params: { content, meta: { source: 'vox_talk', session } } });
+        o.notify({ jsonrpc: '2.0', method: CHANNEL_METHOD, params: { content, meta: { session } } });
       }
     } catch {
       if (o.signal.aborted) return;

@@ -26,6 +26,9 @@ import { VERSION } from '@vox/protocol';
 import { RpcError } from '../errors.js';
 import { show } from './schema.js';
 
+/** Claude Code's permission dialog, sent to a channel server that declares claude/channel/permission. */
+export const PERMISSION_REQUEST_METHOD = 'notifications/claude/channel/permission_request';
+
 export const INSTRUCTIONS =
   'vox speaks to the user aloud. Call speak with one or two plain sentences when the user should hear something without looking at the screen: a long task is done, you need their input, or something failed. Do not read code, paths or long output aloud. Several sessions share one voice: a text another session just said is not repeated. stop silences this session; configure changes this project\'s voice, rate and other settings.';
 
@@ -51,12 +54,28 @@ export const RPC = { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FO
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
 /** The tool list and the discovery answer are the same for the life of the process and hold nothing of the user's. */
 const CACHE_HINT = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
 
 /** An error response; `id` is left out when the request's id could not be read (allowed since MCP 2025-11-25; `"id": null` is not). */
-export function errorResponse(id: string | number | undefined, code: number, message: string): JSONRPCMessage {
-  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } } as unknown as JSONRPCMessage;
+export function errorResponse(id: string | number | undefined, code: number, message: string, data?: unknown): JSONRPCMessage {
+  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message, ...(data === undefined ? {} : { data }) } } as unknown as JSONRPCMessage;
+}
+
+/**
+ * Whether a `server/discover` probe comes from Claude Code: then vox mcp
+ * offers it no modern revision, and Claude Code falls back to `initialize`.
+ * Claude Code 2.1.332 delivers channel notifications (`vox talk`, the
+ * permission relay) only on a legacy connection; on 2026-07-28 it skips the
+ * channel ("connection negotiated a modern protocol revision with no
+ * unsolicited notification path"), and vox's tools gain nothing from the
+ * modern era. Other clients keep it (docs/mcp.md, "Protocol").
+ */
+export function legacyOnlyClient(params: Record<string, unknown>): boolean {
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const info = typeof meta === 'object' && meta !== null ? (meta[CLIENT_INFO_KEY] as { name?: unknown } | undefined) : undefined;
+  return typeof info === 'object' && info !== null && info.name === 'claude-code';
 }
 
 
@@ -67,6 +86,8 @@ export interface ProtocolTools {
   callTool(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult>;
   /** The client said `notifications/initialized`: the session is set up, and idle until its first call. */
   initialized?(): void;
+  /** Claude Code asks a channel to relay a permission dialog (`notifications/claude/channel/permission_request`). */
+  channelPermission?(params: unknown): void;
   /** Diagnostics, one line each. */
   log: (line: string) => void;
 }
@@ -79,8 +100,9 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
   /** Requests being worked on, by id, so that `notifications/cancelled` can abort them. */
   const inflight = new Map<string | number, AbortController>();
   const serverInfo = { name: 'vox', title: 'vox: speech for coding sessions', version: VERSION };
-  // claude/channel: `vox talk` texts come as notifications/claude/channel (mcp/channel.ts).
-  const capabilities = { tools: { listChanged: false }, experimental: { 'claude/channel': {} } };
+  // claude/channel: `vox talk` texts come as notifications/claude/channel (mcp/channel.ts);
+  // claude/channel/permission: Claude Code's permission dialogs are relayed to vox (mcp/permission-relay.ts).
+  const capabilities = { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } };
 
   /** Served on both eras; `modern` adds the 2026-07-28 result fields. */
   const methods: Record<string, (params: Record<string, unknown>, modern: boolean, signal: AbortSignal) => Promise<Record<string, unknown>>> = {
@@ -95,7 +117,13 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
       const result: InitializeResult = { protocolVersion, capabilities, serverInfo, instructions: INSTRUCTIONS };
       return result;
     },
-    async 'server/discover'() {
+    async 'server/discover'(params) {
+      if (legacyOnlyClient(params)) {
+        throw new RpcError(RPC.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version: vox mcp speaks the legacy era (initialize) to Claude Code, whose channels need it', {
+          supported: [...PROTOCOL_VERSIONS],
+          requested: (params._meta as Record<string, unknown>)[PROTOCOL_VERSION_KEY] ?? null,
+        });
+      }
       return { supportedVersions: [...MODERN_VERSIONS], capabilities, instructions: INSTRUCTIONS, ...CACHE_HINT };
     },
     async ping(_params, modern) {
@@ -168,9 +196,9 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
       return { jsonrpc: '2.0', id, result: full } as JSONRPCMessage;
     } catch (err) {
       if (abort.signal.aborted) return undefined;
-      const e = err as Error & { rpcCode?: number };
+      const e = err as Error & { rpcCode?: number; data?: unknown };
       if (e.rpcCode === undefined) log(`vox mcp: ${m.method} failed: ${e.stack ?? e.message}`);
-      return errorResponse(id, e.rpcCode ?? RPC.INTERNAL_ERROR, e.message);
+      return errorResponse(id, e.rpcCode ?? RPC.INTERNAL_ERROR, e.message, e.data);
     } finally {
       if (inflight.get(id) === abort) inflight.delete(id);
     }
@@ -178,6 +206,7 @@ export function createProtocol(served: ProtocolTools): (message: unknown) => Pro
 
   function notification(method: string, params: unknown) {
     if (method === 'notifications/initialized') return served.initialized?.();
+    if (method === PERMISSION_REQUEST_METHOD) return served.channelPermission?.(params);
     if (method !== 'notifications/cancelled') return; // the rest: nothing to do
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
     const abort = typeof requestId === 'string' || typeof requestId === 'number' ? inflight.get(requestId) : undefined;

@@ -30,6 +30,8 @@ export interface VoxMcpOptions {
   log: (line: string) => void;
   /** Tools from other modules, served after the built-in ones (cli/commands/mcp.ts passes them). */
   tools?: readonly McpTool[];
+  /** Sends a notification to the client (the channel permission relay's answers); without it, none is sent. */
+  notify?: (message: JSONRPCMessage) => void;
 }
 
 export interface VoxMcp {
@@ -110,7 +112,12 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
 
   const never = new AbortController().signal;
 
+  /** The plugin's hooks call this server's `hook` tool: then its PermissionRequest hook, not the channel relay, asks. */
+  let hooksServe = false;
+
   async function callTool(name: string, args: unknown, signal: AbortSignal = never): Promise<CallToolResult> {
+    // The name of tools/hook.ts's tool (HOOK_TOOL_NAME), not imported: that module loads with the cli's extra tools only.
+    if (name === 'hook' && tools.has(name)) hooksServe = true;
     const tool = tools.get(name);
     if (!tool) return toolError(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
     try {
@@ -154,6 +161,16 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     });
   }
 
-  const handle = createProtocol({ listTools, hasTool: (name) => tools.has(name), callTool, initialized, log });
+  function channelPermission(params: unknown): void {
+    const notify = options.notify;
+    if (!notify) return;
+    void import('./permission-relay.js').then(async ({ relayPermission }) => {
+      const id = (params as { request_id?: unknown } | null)?.request_id;
+      const outcome = await relayPermission({ env, cwd, session: sessionOf, notify: notify as (m: unknown) => void, log, hooksServe: () => hooksServe }, params);
+      log(`vox mcp: channel permission ${typeof id === 'string' ? printable(id.slice(0, 64)) : '?'}: ${outcome.behavior ? `answered ${outcome.behavior}` : 'no answer'} (${outcome.reason})`);
+    }).catch((err: Error) => log(`vox mcp: the channel permission relay failed: ${err.message}`));
+  }
+
+  const handle = createProtocol({ listTools, hasTool: (name) => tools.has(name), callTool, initialized, channelPermission, log });
   return { listTools, callTool, handle };
 }

@@ -64,7 +64,6 @@ export function serveStdio(io: StdioOptions): Promise<number> {
   const log = (line: string) => {
     io.stderr.write(`${line}\n`);
   };
-  const mcp = createVoxMcp({ env: io.env, cwd: io.cwd, log, ...(io.tools ? { tools: io.tools } : {}) });
   const pending = new Map<Promise<void>, Work>();
   let broken = false;
   /** Shut down by the signal: nothing more is read, and nothing more is written once the last answers are out. */
@@ -73,6 +72,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
   const send = (message: JSONRPCMessage | JSONRPCMessage[]) => {
     if (!broken && !ended) io.stdout.write(`${JSON.stringify(message)}\n`);
   };
+  const mcp = createVoxMcp({ env: io.env, cwd: io.cwd, log, notify: send, ...(io.tools ? { tools: io.tools } : {}) });
 
   // `vox talk` texts, once the client has spoken (mcp/channel.ts).
   const talk = new AbortController();

@@ -210,7 +210,7 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
       if (old) rmSync(old, { recursive: true, force: true });
       return { dir: target, sha256, manifest };
     } finally {
-      rmSync(stage, { recursive: true, force: true });
+      await removeStage(stage);
     }
   } finally {
     // Success or failure, nothing of the download stays (see the design notes).
@@ -219,6 +219,20 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
       rmSync(archive, { force: true });
       removeIfEmpty(downloads);
     }
+  }
+}
+
+/**
+ * The staging directory, removed once nothing writes into it. After a
+ * refused entry node-tar's writes of the entries before it may still land:
+ * a removal then failed with ENOTEMPTY (seen in CI), or a directory could
+ * be made again behind it.
+ */
+async function removeStage(stage: string): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    rmSync(stage, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+    await new Promise((r) => setTimeout(r, 25));
+    if (!existsSync(stage)) return;
   }
 }
 

@@ -29,6 +29,10 @@ export type Engine = (typeof ENGINES)[number];
 export const NOTIFY_MODES = ['off', 'quiet', 'normal', 'chatty', 'continuous'] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
 
+/** How a reply is read: its first sentences when the turn ends, sentence by sentence while it is written, or not at all. */
+export const NARRATE_MODES = ['summary', 'stream', 'off'] as const;
+export type NarrateMode = (typeof NARRATE_MODES)[number];
+
 /** Longest `announce` label, in characters. */
 export const MAX_ANNOUNCE_CHARS = 50;
 
@@ -60,6 +64,8 @@ export interface ConfigValues {
   speak: boolean;
   /** What the hooks say. Default `normal`. */
   notify: NotifyMode;
+  /** How the reply is read (docs/config.md#narrate). Default `summary`. */
+  narrate: NarrateMode;
   /** Duplicate window in seconds, MIN_ONCE_SECONDS..MAX_ONCE_SECONDS. Default DEFAULT_DEDUP_SECONDS. */
   dedup: number;
   /** Prefix speech with the project name (`true`) or this label. Default false. */
@@ -120,6 +126,7 @@ export const SCHEMA: { readonly [K in ConfigKey]: KeyRule } = Object.freeze({
     check: (v) => typeof v === 'boolean',
   },
   notify: { type: 'string', allowed: `one of ${NOTIFY_MODES.join(', ')}`, optional: false, check: isOneOf(NOTIFY_MODES) },
+  narrate: { type: 'string', allowed: `one of ${NARRATE_MODES.join(', ')}`, optional: false, check: isOneOf(NARRATE_MODES) },
   dedup: {
     type: 'number',
     allowed: `a number of seconds from ${MIN_ONCE_SECONDS} to ${MAX_ONCE_SECONDS}`,
@@ -168,6 +175,7 @@ export const DEFAULTS: Readonly<ConfigValues> = Object.freeze({
   model: undefined,
   speak: true,
   notify: 'normal',
+  narrate: 'summary',
   dedup: DEFAULT_DEDUP_SECONDS,
   announce: false,
   priority: 'message',

@@ -22,6 +22,10 @@ export interface RemoteLink {
   version: string;
   /** This host's name in session labels ("B/api"). */
   as: string;
+  /** The keeper's pid (`vox remote connect`): status and doctor say whether it runs; it ends when the file goes. */
+  pid?: number;
+  /** The ssh that holds the forward: a keeper killed outright leaves it running, and the next connect ends it (keeper.ts). */
+  sshPid?: number;
 }
 
 export function linkPath(env: NodeJS.ProcessEnv): string {
@@ -35,7 +39,7 @@ export function readLink(env: NodeJS.ProcessEnv): RemoteLink | undefined {
   try {
     const l = JSON.parse(read.text) as Partial<RemoteLink>;
     if (typeof l.socket !== 'string' || typeof l.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(l.token)) return undefined;
-    return { host: String(l.host ?? ''), socket: l.socket, token: l.token, version: String(l.version ?? ''), as: String(l.as ?? '') };
+    return { host: String(l.host ?? ''), socket: l.socket, token: l.token, version: String(l.version ?? ''), as: String(l.as ?? ''), ...(Number.isInteger(l.pid) ? { pid: l.pid! } : {}), ...(Number.isInteger(l.sshPid) ? { sshPid: l.sshPid! } : {}) };
   } catch {
     return undefined;
   }

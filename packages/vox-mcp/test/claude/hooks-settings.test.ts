@@ -10,6 +10,7 @@ import {
   HOOK_EVENTS,
   HOOK_TIMEOUT_SECONDS,
   MCP_TOOL_EVENTS,
+  NARRATION_EVENTS,
   VOICE_HOOK_TIMEOUT_SECONDS,
   PLUGIN_SERVER,
   isVoxMcpToolHook,
@@ -90,6 +91,12 @@ describe('hook commands', () => {
       if (MCP_TOOL_EVENTS.includes(e)) assert.deepEqual(hook, mcpToolHook(e, 'speech'), e);
       else assert.deepEqual(hook, { type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }, e);
     }
+    // Narration: mcp_tool only, with its short timeout; left out for command hooks and older Claude Code.
+    for (const e of NARRATION_EVENTS) assert.deepEqual(entries[e], [{ matcher: '', hooks: [mcpToolHook(e, 'speech')] }], e);
+    assert.equal(mcpToolHook('MessageDisplay', 'speech').timeout, 5);
+    assert.deepEqual(mcpToolHook('MessageDisplay', 'speech').input, { event: 'MessageDisplay', session_id: '${session_id}', cwd: '${cwd}', message_id: '${message_id}', index: '${index}', final: '${final}', delta: '${delta}' });
+    assert.equal(voxHookEntries({ ...OPTS, server: 'speech', type: 'mcp_tool', narration: false }).MessageDisplay, undefined);
+    assert.equal(voxHookEntries(OPTS).MessageDisplay, undefined);
     assert.deepEqual(mcpToolHook('Stop', 'vox'), {
       type: 'mcp_tool',
       server: 'vox',
@@ -242,7 +249,13 @@ describe('settings.json round trip', () => {
     }
     assert.deepEqual(inspectHooks(path).missing, []);
     assert.equal(installHooks(path, { ...OPTS, type: 'mcp_tool' }).changed, false, 'installing again changes nothing');
-    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length + 1);
+    // mcp_tool hooks add the two narration events; switching back to commands takes them out again.
+    for (const e of NARRATION_EVENTS) assert.equal(s.hooks[e].length, 1, e);
+    installHooks(path, OPTS);
+    const back = JSON.parse(readFileSync(path, 'utf8'));
+    for (const e of NARRATION_EVENTS) assert.equal(back.hooks[e], undefined, e);
+    installHooks(path, { ...OPTS, type: 'mcp_tool' });
+    assert.equal(uninstallHooks(path).removed, HOOK_EVENTS.length + 1 + NARRATION_EVENTS.length);
     assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
   });
 

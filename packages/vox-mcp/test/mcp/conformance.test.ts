@@ -133,7 +133,7 @@ const ALLOWED: Record<string, Record<string, { vox: unknown[] | undefined; sdk: 
         {
           supportedVersions: ['2026-07-28'],
           resultType: 'complete',
-          shape: { cacheScope: 'string', capabilities: { tools: { listChanged: 'boolean' }, experimental: { 'claude/channel': {} } }, resultType: 'string', supportedVersions: ['string'], ttlMs: 'number' },
+          shape: { cacheScope: 'string', capabilities: { tools: { listChanged: 'boolean' }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } }, resultType: 'string', supportedVersions: ['string'], ttlMs: 'number' },
         },
       ],
       sdk: [{ error: -32601 }],

@@ -50,7 +50,7 @@ describe('JSON-RPC layer', () => {
     };
     assert.equal(known.id, 1);
     assert.equal(known.result.protocolVersion, '2025-03-26');
-    assert.deepEqual(known.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {} } });
+    assert.deepEqual(known.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } });
     assert.equal(known.result.serverInfo.name, 'vox');
     assert.equal(known.result.serverInfo.version, VERSION);
     assert.match(known.result.instructions, /speak/);
@@ -103,7 +103,7 @@ describe('JSON-RPC layer', () => {
     });
     const discover = (await mcp.handle(rpc(1, 'server/discover', meta()))) as { result: Record<string, unknown> };
     assert.deepEqual(discover.result.supportedVersions, ['2026-07-28']);
-    assert.deepEqual(discover.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {} } });
+    assert.deepEqual(discover.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } });
     assert.equal(discover.result.resultType, 'complete');
     assert.equal(typeof discover.result.ttlMs, 'number');
     assert.equal(discover.result.cacheScope, 'public');

@@ -122,3 +122,32 @@ describe('serveStdio with a signal (injected streams)', () => {
     assert.equal(out.trim().split('\n').length, 2, 'the late result is not written');
   });
 });
+
+describe('at exit, hook calls still running', () => {
+  // Claude Code does not wait for a StopFailure hook before it signals the server (SIGINT 18 ms after the
+  // call in a -p run's debug log): the drain at exit (cli/commands/mcp.ts) lets the call reach voxd.
+  test('drainHookSends waits for a hook call on its way to voxd, within its bound', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { drainHookSends, hookTool } = await import('../../src/mcp/tools/hook.js');
+    const project = join(root, 'failing');
+    mkdirSync(join(project, '.vox'), { recursive: true });
+    writeFileSync(join(project, '.vox', 'config.md'), '---\nnotify: normal\n---\n');
+    const env = cleanEnv(join(root, 'drain-home'), { VOXD_URL: voxd.url, VOXD_TOKEN: 'test-token', VOX_NO_AUTOSTART: '1' });
+    const ctx = {
+      env,
+      cwd: project,
+      log: () => {},
+      context: () => Promise.reject(new Error('not used')),
+      session: () => Promise.resolve('failing#1'),
+      call: () => Promise.reject(new Error('not used')),
+      signal: new AbortController().signal,
+    };
+    const before = voxd.seen.length;
+    // Not awaited, as at exit: the JSON-RPC call was answered with an error, the run goes on.
+    const call = hookTool.run({ event: 'StopFailure', session_id: '0000aaaa-bbbb', cwd: project, error: 'invalid_request' }, ctx as never);
+    await drainHookSends(5000);
+    assert.ok(voxd.seen.slice(before).some((s) => s.startsWith('POST /v1/speak')), `the StopFailure reached voxd before the drain ended (seen: ${voxd.seen.slice(before).join(', ') || 'none'})`);
+    // voxd here never answers: the drain ended at its bound, and the call is left to the exit.
+    void call.catch(() => {});
+  });
+});

@@ -200,13 +200,17 @@ export class ProcessTree {
       const start = this.#known.get(st.pid);
       if (start !== undefined && start !== '' && start !== st.start) this.#known.delete(st.pid);
     }
-    for (const st of all) {
-      if (!this.#known.has(st.pid) && st.pid !== process.pid && this.#carries(st.pid)) this.#known.set(st.pid, st.start);
+    // Only a process started since the child can be of its tree: the rest are skipped before the costly
+    // reads (each environ is a page or more, and a busy machine runs hundreds of processes; bench/barge-in.mjs).
+    const since = Number(this.#known.get(this.pid!) || 0);
+    const young = all.filter((st) => Number(st.start) >= since && st.pid !== process.pid);
+    for (const st of young) {
+      if (!this.#known.has(st.pid) && this.#carries(st.pid)) this.#known.set(st.pid, st.start);
     }
     for (let changed = true; changed; ) {
       changed = false;
-      for (const st of all) {
-        if (this.#known.has(st.pid) || st.pid === process.pid) continue;
+      for (const st of young) {
+        if (this.#known.has(st.pid)) continue;
         if (this.#known.has(st.ppid) || this.#known.has(st.sid) || this.#known.has(st.pgrp)) {
           this.#known.set(st.pid, st.start);
           changed = true;

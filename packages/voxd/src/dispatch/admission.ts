@@ -20,10 +20,11 @@ import {
 import { VoxError } from '../errors.js';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
-import type { PrepareFn } from '../text/preparer.js';
+import type { PrepareFn, PreparedText } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import type { DuplicateFilter } from './dedup.js';
 import type { Journal } from './journal.js';
+import type { NarrationMark } from './journal-records.js';
 import { handedOver, sinkHealth, type Ledger } from './ledger.js';
 import { dedupKeyFor, storedKey } from './normalize.js';
 import type { Player } from './player.js';
@@ -35,7 +36,7 @@ export type SpeakInput = Omit<SpeakRequest, 'wait'>;
 
 /** What a request is admitted as. */
 type Spec = Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
-  Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'resolved' | 'signal' | 'requestId'>> &
+  Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'resolved' | 'signal' | 'requestId' | 'narration'>> &
   Pick<SpeakRequest, 'maxAgeMs'>;
 
 export interface Admitted {
@@ -83,8 +84,11 @@ export class Admission {
     this.#closed = true;
   }
 
-  /** Resolves at once with the acceptance (queued, deduped or dropped); `settled` with the final outcome. */
-  async speech(input: SpeakInput): Promise<Admitted> {
+  /**
+   * Resolves at once with the acceptance (queued, deduped or dropped); `settled` with the final outcome.
+   * A narration (dispatch/narration.ts) comes with its text prepared and its mark.
+   */
+  async speech(input: SpeakInput, narration?: { prepared: PreparedText; mark: NarrationMark }): Promise<Admitted> {
     this.#assertOpen();
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
@@ -94,7 +98,7 @@ export class Admission {
       if (input.voice && engine.knowsVoice && !(await engine.knowsVoice(input.voice).catch(() => true))) {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
       }
-      const prepared = await this.#o.prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+      const prepared = narration?.prepared ?? await this.#o.prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
       // Inside the turn: two sessions arriving together are not given one free voice.
       const voice = input.voice ?? (input.session && this.#o.voices ? await this.#o.voices.voiceFor(input.session, engine) : undefined);
       return { engine, prepared, voice };
@@ -121,6 +125,7 @@ export class Admission {
         resolved: engine,
         ...pick(input, ['rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs', 'requestId']),
         ...(voice !== undefined ? { voice } : {}),
+        ...(narration ? { narration: narration.mark } : {}),
       },
       sink,
     );
@@ -153,12 +158,14 @@ export class Admission {
    */
   async #admitDurably(spec: Spec, sink: SinkHealth): Promise<Admitted> {
     const admitted = this.#admit(spec, sink);
-    if (!admitted.durable) return admitted;
+    // A narration's batch is answered once written, not synced: the page cache survives a kill -9, and
+    // the hook must not hold Claude Code's screen for a disk flush (narration.ts).
+    if (!admitted.durable || spec.narration) return admitted;
     try {
       await admitted.durable.done;
     } catch (err) {
       const u = admitted.durable.u;
-      if (!this.#o.queue.remove(u)) return admitted; // already playing: it is spoken, and the caller hears so
+      if (!this.#o.queue.remove(u) && !u.parked) return admitted; // already playing: it is spoken, and the caller hears so
       this.#o.ledger.settle(u, 'failed', (err as Error).message, 'VOX_ERR_JOURNAL_UNWRITABLE');
       throw err;
     }
@@ -243,6 +250,13 @@ export class Admission {
     ledger.record(entry);
     ledger.byId.set(id, u);
 
+    if (u.narration && u.sentences.length === 0) {
+      // A narration with no whole sentence yet waits for its next batch, out of the queue.
+      u.parked = true;
+      dedup.begin(u.dedupKey, id, u.windowMs);
+      ledger.emit('queued', eventBase(u));
+      return { response: { id, status: 'queued', text: u.text, sink }, settled: ledger.outcomeOf(u), ...(done ? { durable: { done, u } } : {}) };
+    }
     const admission = queue.admit(u, player.playing);
     if (!admission.admitted) {
       ledger.emit('queued', eventBase(u));

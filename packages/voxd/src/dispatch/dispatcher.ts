@@ -25,15 +25,17 @@
  * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
  */
 import { EventEmitter } from 'node:events';
-import type { ChimeSignal, HistoryEntry, Priority, SessionVoice, StopScope, VoxEvent } from '@vox/protocol';
+import type { ChimeSignal, HistoryEntry, NarrationRequest, NarrationResponse, Priority, SessionVoice, StopScope, VoxEvent } from '@vox/protocol';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
+import { VoxError } from '../errors.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
 import { DuplicateFilter } from './dedup.js';
 import type { Journal, Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
+import { Narration } from './narration.js';
 import { Player } from './player.js';
 import { SpeechQueue } from './queue.js';
 import { restore } from './replay.js';
@@ -66,6 +68,8 @@ export interface DispatcherOptions {
   journal?: Journal;
   /** Each session's own voice (voices/assignment.ts); none: a request without a voice gets the engine's default. */
   voices?: VoiceAssignment;
+  /** Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at once. */
+  narration?: { idleMs?: number; maxLive?: number };
 }
 
 export interface DispatcherEvents {
@@ -82,6 +86,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #ledger: Ledger;
   readonly #player: Player;
   readonly #admission: Admission;
+  readonly #narration: Narration;
   readonly #voices: VoiceAssignment | undefined;
 
   constructor(options: DispatcherOptions) {
@@ -124,6 +129,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       voices: options.voices,
       log: this.#log,
     });
+    this.#narration = new Narration({ admission: this.#admission, queue: this.#queue, player: this.#player, ledger: this.#ledger, journal, log: this.#log, ...options.narration });
   }
 
   /** The voice each session was given, newest use first. */
@@ -171,6 +177,17 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return this.#admission.speech(input);
   }
 
+  /** Take one batch of a message being written (narration.ts). */
+  narrate(request: NarrationRequest): Promise<NarrationResponse> {
+    if (this.#admission.closed) return Promise.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    return this.#narration.batch(request);
+  }
+
+  /** End what `session` narrates, for a new prompt; the ids cut. */
+  cutNarration(session: string): string[] {
+    return this.#narration.cut(session);
+  }
+
   /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
   chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): Promise<Admitted> {
     return this.#admission.chime(signal, options);
@@ -178,7 +195,9 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   /** Replay what the journal held when voxd started (replay.ts). Call once, before serving. */
   restore(replay: Replay): { replayed: number; resumed: number; expired: number } {
-    return restore(replay, { clock: this.#clock, ledger: this.#ledger, dedup: this.#dedup, queue: this.#queue, player: this.#player, log: this.#log });
+    const counts = restore(replay, { clock: this.#clock, ledger: this.#ledger, dedup: this.#dedup, queue: this.#queue, player: this.#player, log: this.#log });
+    this.#narration.adopt(this.#ledger.byId.values());
+    return counts;
   }
 
   /**
@@ -210,6 +229,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     const removed = scope === 'current' ? [] : this.#queue.removeWhere(match);
     for (const u of removed) stopped.push(u.id);
     this.#ledger.settleLater(removed, 'stopped', `stopped (${scope})`);
+    // A narration waiting for its next batch is in no queue, and is stopped all the same.
+    if (scope !== 'current') stopped.push(...this.#narration.stopParked(match, `stopped (${scope})`));
     if (cut) await cut.ended;
     return stopped;
   }
@@ -243,6 +264,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#admission.close();
     this.#player.release();
     for (const u of this.#queue.removeWhere(() => true)) this.#ledger.shutDown(u, 'voxd shut down before it was spoken');
+    for (const u of this.#narration.parked()) this.#ledger.shutDown(u, 'voxd shut down while the message was being written');
     if (this.#player.playing) {
       const timer = setTimeout(() => this.#player.abort('shutdown', 'voxd shut down'), graceMs);
       await this.#player.idle();

@@ -13,6 +13,17 @@
  * a re-send of one learns it was dropped.
  */
 import { CHIME_SIGNALS, ENGINE_NAMES, PRIORITIES, WIRE_ERRORS, type ChimeSignal, type Outcome, type Priority, type SpeakRequest, type WireErrorCode } from '@vox/protocol';
+import type { NarrationState } from '../text/narration-text.js';
+
+/** A narrated message (dispatch/narration.ts): its last batch and where its text stands. */
+export interface NarrationMark {
+  message: string;
+  /** The last batch taken. */
+  index: number;
+  /** The message's last batch was taken. */
+  final: boolean;
+  state: NarrationState;
+}
 
 /** An accepted request as the journal keeps it: what it takes to play it again. */
 export type JournalEntry = Pick<SpeakRequest, 'requestId' | 'session' | 'final' | 'voice' | 'rate' | 'volume' | 'model'> & {
@@ -33,6 +44,8 @@ export type JournalEntry = Pick<SpeakRequest, 'requestId' | 'session' | 'final' 
   expiresAt?: number;
   /** The request carried its own API key, which is never written here (a re-send brings it back). */
   hadApiKey?: boolean;
+  /** A narrated message: written again, whole, at each batch (the last record wins). */
+  narration?: NarrationMark;
 };
 
 /** How a request ended, as the journal keeps it (for joining re-sends and duplicates after a restart). */
@@ -111,6 +124,7 @@ const ACCEPT_FIELDS: Record<string, Check> = {
   signal: oneOf(CHIME_SIGNALS),
   expiresAt: num,
   hadApiKey: bool,
+  narration: isNarrationMark,
 };
 const ACCEPT_REQUIRED = ['id', 'kind', 'priority', 'text', 'sentences', 'dedupKey', 'windowMs', 'acceptedAt'];
 
@@ -132,6 +146,17 @@ const PROGRESS_FIELDS: Record<string, Check> = {
   id: str,
   n: (v) => Number.isInteger(v) && (v as number) >= 0,
 };
+
+function isNarrationMark(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  const st = m.state as Record<string, unknown> | null;
+  return (
+    str(m.message) && Number.isInteger(m.index) && bool(m.final) && typeof st === 'object' && st !== null &&
+    str(st.carry) && oneOf(['prose', 'code', 'table'])(st.mode) && Number.isInteger(st.count) && strings(st.para) && Number.isInteger(st.given) &&
+    (st.fence === undefined || str(st.fence)) && (st.lang === undefined || str(st.lang))
+  );
+}
 
 /** Why `rec` is not a record of this shape, or undefined when it is. */
 function problemOf(rec: Record<string, unknown>, fields: Record<string, Check>, required: readonly string[]): string | undefined {
@@ -185,7 +210,8 @@ export class JournalReader {
     if (r.t === 'a') this.#accept(r as unknown as Line & { t: 'a' }, Buffer.byteLength(raw) + 1);
     else if (r.t === 'p') {
       const p = this.#pending.get(r.id as string);
-      if (p && (r.n as number) < p.rec.sentences.length) p.rec.sentence = r.n as number;
+      // A narration that played all it has so far waits at its end (n = length) for the rest.
+      if (p && ((r.n as number) < p.rec.sentences.length || (p.rec.narration && r.n === p.rec.sentences.length))) p.rec.sentence = r.n as number;
     } else this.#settle(r as unknown as Line & { t: 's' });
   }
 
@@ -208,6 +234,8 @@ export class JournalReader {
     const { t: _t, ...entry } = line;
     const old = this.#pending.get(entry.id);
     if (old) this.#pendingBytes -= old.bytes;
+    // A narration written again keeps where it was played to.
+    const sentence = old?.rec.sentence;
     // In order: once one does not fit, none after it is replayed ahead of it.
     if (this.#full || this.#pendingBytes + bytes > this.#maxPendingBytes) {
       this.#full = true;
@@ -223,7 +251,7 @@ export class JournalReader {
       });
       return;
     }
-    this.#pending.set(entry.id, { rec: entry, bytes });
+    this.#pending.set(entry.id, { rec: sentence !== undefined && entry.narration ? { ...entry, sentence } : entry, bytes });
     this.#pendingBytes += bytes;
   }
 

@@ -140,11 +140,26 @@ export class Journal {
    * VOX_ERR_JOURNAL_UNWRITABLE when that sync fails.
    */
   accept(entry: JournalEntry): Promise<void> {
+    return this.#accept(entry, undefined);
+  }
+
+  /**
+   * Record a narrated message again, whole, with what its last batch added
+   * (the reader keeps the last record of an id). Written at once, or this
+   * throws as an accept does; the sync follows (group commit) without being
+   * waited for, as for progress: a `kill -9` keeps what was written.
+   */
+  grow(entry: JournalEntry): void {
+    const old = this.#pending.get(entry.id);
+    this.#accept(entry, old).catch((err: Error) => this.#log?.warn({ id: entry.id, err: err.message }, 'a narration batch was written but not synced'));
+  }
+
+  #accept(entry: JournalEntry, old: { bytes: number; sentence?: number } | undefined): Promise<void> {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
     const line: Line = { t: 'a', ...entry };
     const text = `${JSON.stringify(line)}\n`;
     const bytes = Buffer.byteLength(text);
-    if (this.#liveBytes + bytes > this.#maxBytes) {
+    if (this.#liveBytes - (old?.bytes ?? 0) + bytes > this.#maxBytes) {
       throw new VoxError('VOX_ERR_JOURNAL_FULL', this.#pending.size, this.#maxBytes);
     }
     // A journal that was missing or failed is tried again: a freed disk or a removed directory lets speech in again.
@@ -157,8 +172,10 @@ export class Journal {
     }
     const problem = this.#append(text, bytes);
     if (problem) throw this.#refuse(problem);
-    this.#pending.set(entry.id, { entry, bytes });
-    this.#liveBytes += bytes;
+    this.#pending.set(entry.id, { entry, bytes, ...(old?.sentence !== undefined ? { sentence: old.sentence } : {}) });
+    this.#liveBytes += bytes - (old?.bytes ?? 0);
+    // A narration written again at each batch leaves its older records behind.
+    if (old && this.#fileBytes > this.#compactBytes && this.#fileBytes > 2 * this.#liveBytes) this.#compact();
     return new Promise((resolve, reject) => {
       this.#waiting.push((err) => (err ? reject(new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message)) : resolve()));
       this.#sync();

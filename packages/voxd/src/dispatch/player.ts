@@ -7,7 +7,7 @@
  * the cut and the requeue (the stop wins). A listen holds the player: nothing
  * new starts while the hold lasts.
  */
-import type { WireErrorCode } from '@vox/protocol';
+import { NARRATION_TURN_MS, type WireErrorCode } from '@vox/protocol';
 import type { Sink } from '../sinks/sink.js';
 import type { Ledger } from './ledger.js';
 import { PlaybackWatchdog } from './playback-watchdog.js';
@@ -35,7 +35,9 @@ export class Player {
   #hold: { gate: Promise<void>; open(): void } | undefined;
 
   constructor(options: PlayerOptions) {
-    this.#o = options;
+    // A narration's turn ends at a sentence boundary once it has held the voice for its turn and another waits.
+    const endTurn = (u: Utterance, audioMs: number): boolean => u.narration !== undefined && audioMs >= NARRATION_TURN_MS && options.queue.waitingAtOrAbove(u.priority);
+    this.#o = { ...options, stream: { ...options.stream, endTurn } };
   }
 
   get playing(): Utterance | null {
@@ -177,6 +179,7 @@ export class Player {
       }
       if (abort.signal.aborted) this.#afterAbort(u);
       else if (result.bytes === 0 && u.kind === 'speech') ledger.settle(u, 'failed', `the ${u.entry.engine ?? 'speech'} engine produced no audio`, 'VOX_ERR_SYNTHESIS_FAILED');
+      else if (u.narration) this.#afterPass(u);
       else ledger.settle(u, 'played');
     } catch (err) {
       if (abort.signal.aborted) {
@@ -218,6 +221,13 @@ export class Player {
         u.entry.startedAt = new Date(clock()).toISOString();
       }
     }
+  }
+
+  /** A narration's pass ended: its turn is over (back behind the others), it waits for its next batch, or it is done. */
+  #afterPass(u: Utterance): void {
+    if (u.current < u.sentences.length) this.#o.queue.pushBack(u);
+    else if (!u.narration!.final) u.parked = true;
+    else this.#o.ledger.settle(u, 'played');
   }
 
   #afterAbort(u: Utterance): void {

@@ -21,6 +21,8 @@ export interface QueueItem {
   session?: string;
   /** The last of a series of `progress` messages: always spoken. */
   final?: boolean;
+  /** A narrated message (a `text` that grows): no text replaces it, and a message pauses it rather than ending it. */
+  narration?: object;
 }
 
 export interface Removal<T> {
@@ -143,11 +145,11 @@ export class SpeechQueue<T extends QueueItem> {
     // Anything newer drops a queued notification.
     this.#removeAll(this.#lists.get('notification')!, () => true, 'dropped', `dropped for newer ${p} speech`, removed);
     if (p === 'message') {
-      this.#removeAll(this.#lists.get('text')!, () => true, 'dropped', 'cancelled by a message', removed);
+      this.#removeAll(this.#lists.get('text')!, (q) => !q.narration, 'dropped', 'cancelled by a message', removed);
       this.#removeAll(this.#lists.get('progress')!, (q) => !protectedProgress(q), 'dropped', 'cancelled by a message', removed);
     }
     if (p === 'text') {
-      this.#removeAll(this.#bySession.text.get(item.session) ?? new Set(), () => true, 'replaced', 'replaced by a newer text from the same session', removed);
+      if (!item.narration) this.#removeAll(this.#bySession.text.get(item.session) ?? new Set(), (q) => !q.narration, 'replaced', 'replaced by a newer text from the same session', removed);
     }
     if (p === 'progress') {
       this.#removeAll(
@@ -164,6 +166,8 @@ export class SpeechQueue<T extends QueueItem> {
       const pp = playing.priority;
       if (p === 'important' && pp !== 'important') {
         playingAction = pp === 'message' || pp === 'text' || protectedProgress(playing) ? 'interrupt-resume' : 'interrupt-drop';
+      } else if (p === 'message' && playing.narration) {
+        playingAction = 'interrupt-resume';
       } else if (p === 'message' && (pp === 'text' || pp === 'notification' || (pp === 'progress' && !protectedProgress(playing)))) {
         playingAction = 'interrupt-drop';
       } else if ((p === 'text' || p === 'progress') && pp === 'notification') {
@@ -181,9 +185,8 @@ export class SpeechQueue<T extends QueueItem> {
    * newer one replaces. Returns that newer item in that case, else undefined.
    */
   requeue(item: T): T | undefined {
-    if (item.priority === 'text') {
-      const newer = this.#bySession.text.get(item.session)?.values().next().value;
-      if (newer) return newer;
+    if (item.priority === 'text' && !item.narration) {
+      for (const newer of this.#bySession.text.get(item.session) ?? []) if (!newer.narration) return newer;
     }
     this.#insert(item, true);
     return undefined;
@@ -196,6 +199,20 @@ export class SpeechQueue<T extends QueueItem> {
    */
   restore(item: T, front: boolean): void {
     this.#insert(item, front);
+  }
+
+  /** Queue a narration again behind its class: it played its turn (or all it had), and the others go first. */
+  pushBack(item: T): void {
+    this.#insert(item, false);
+  }
+
+  /** Something queued would play before a `priority` item queued now. */
+  waitingAtOrAbove(priority: Priority): boolean {
+    for (const p of CLASSES) {
+      if (this.#lists.get(p)!.size > 0) return true;
+      if (p === priority) return false;
+    }
+    return false;
   }
 
   /** Take the next item to play. */

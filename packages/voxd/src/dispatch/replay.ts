@@ -71,6 +71,13 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
     }
     dedup.begin(u.dedupKey, u.id, u.windowMs);
     if (u.requestId) ledger.byRequest.set(u.requestId, u);
+    if (u.narration && u.current >= u.sentences.length) {
+      // A narration that had played all it had: done, or waiting for its next batch (narration.ts).
+      if (u.narration.final) ledger.settle(u, 'played');
+      else u.parked = true;
+      counts.replayed += 1;
+      continue;
+    }
     if (u.started) fronts.push(u);
     else queue.restore(u, false);
     if (u.expiresAt !== undefined && !u.started) player.expireAfter(u, Math.max(0, u.expiresAt - now) + 1);

@@ -25,13 +25,19 @@ export interface SpeechStreamOptions {
   timeoutMs: number;
   /** Where each sentence's start is recorded (for a journaled utterance). */
   journal: Journal | undefined;
+  /**
+   * Asked before each sentence after the first of a pass, with the ms of
+   * audio the pass played: true ends the pass there (a narration's turn is
+   * over and others wait), and the utterance's `current` is that sentence.
+   */
+  endTurn?: (u: Utterance, audioMs: number) => boolean;
 }
 
 const STOPPED = Symbol('stopped');
 
 /** The utterance's audio from its current sentence on; resolves once the first sentence has audio. */
 export async function speechAudio(u: Utterance, signal: AbortSignal, options: SpeechStreamOptions): Promise<Audio> {
-  const { synthesizer, timeoutMs, journal } = options;
+  const { synthesizer, timeoutMs, journal, endTurn } = options;
   const watchdog = new AbortController();
   const synthSignal = AbortSignal.any([signal, watchdog.signal]);
   const stalled = () => new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: `the ${u.engine ?? 'speech'} engine produced no audio for ${Math.round(timeoutMs / 1000)} s` });
@@ -69,6 +75,8 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
   const first = u.current;
   arm();
   let pending = start(first);
+  // The sentence `pending` renders: a narration's next sentence may arrive while one plays.
+  let pendingFor = first;
   let head: Awaited<ReturnType<Synthesizer['synthesize']>>;
   try {
     head = await pending;
@@ -79,20 +87,32 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
   noteEngine(u, head);
   const format = head.synthesis.format;
   const gain = u.volume ?? 1;
+  const bytesPerMs = (format.sampleRate * 2) / 1000;
   async function* chunks(): AsyncGenerator<Buffer> {
     let cur = head;
+    let played = 0;
     try {
       for (let i = first; i < u.sentences.length; i++) {
+        if (i > first && endTurn?.(u, played / bytesPerMs)) {
+          u.current = i;
+          if (u.journaled) journal!.progress(u.id, i);
+          return;
+        }
         u.current = i;
         // One small write per sentence, no sync: where a restart resumes.
         if (u.journaled) journal!.progress(u.id, i);
         if (i > first) {
+          if (pendingFor !== i) {
+            pending = start(i);
+            pendingFor = i;
+          }
           const r = await Promise.race([pending, stopped]);
           if (r === STOPPED) return;
           cur = r;
         }
         if (i + 1 < u.sentences.length) {
           pending = start(i + 1);
+          pendingFor = i + 1;
           pending.catch(() => {}); // surfaced when awaited
         }
         if (i > first) noteEngine(u, cur);
@@ -107,9 +127,15 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
           const chunk = next.value;
           arm();
           const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
+          played += c.length;
           yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
         }
         if (watchdog.signal.aborted && !signal.aborted) throw stalled();
+      }
+      if (u.narration && !signal.aborted) {
+        // Played all it has: the next pass starts at the first sentence still to come.
+        u.current = u.sentences.length;
+        if (u.journaled) journal!.progress(u.id, u.current);
       }
     } finally {
       disarm();

@@ -19,8 +19,10 @@ export type Utterance = Omit<JournalEntry, 'hadApiKey'> &
     restored?: boolean;
     /** In the journal (its settle is recorded there). */
     journaled?: boolean;
-    /** Index of the sentence being played (where a resume starts). */
+    /** Index of the sentence being played (where a resume starts); a narration's next one once a pass ends. */
     current: number;
+    /** A narration that has played what it has so far, out of the queue until its next batch. */
+    parked?: boolean;
     acceptedPerf: number;
     expiryTimer?: NodeJS.Timeout;
     entry: HistoryEntry;
@@ -36,7 +38,7 @@ export type Utterance = Omit<JournalEntry, 'hadApiKey'> &
   };
 
 /** The request fields the journal keeps and a replay restores, besides the required ones. */
-export const KEPT = ['requestId', 'session', 'final', 'voice', 'rate', 'volume', 'engine', 'model', 'signal', 'expiresAt'] as const;
+export const KEPT = ['requestId', 'session', 'final', 'voice', 'rate', 'volume', 'engine', 'model', 'signal', 'expiresAt', 'narration'] as const;
 
 /** What the journal keeps of an utterance (never its API key). */
 export function journalEntry(u: Utterance): JournalEntry {

@@ -148,6 +148,53 @@ export class Capture {
     });
   }
 
+  /**
+   * Fork the recorder ahead of need: a shell, in the recorder's own group and
+   * tree, parked on its stdin until `start()` has it exec the recorder (the
+   * same pid, the same pipes). For the floor's next in line (listener.ts):
+   * a fork's cost grows with voxd's RSS (its page tables are copied: some
+   * 5 ms per 100 MB here, several times that on a loaded machine), and paid
+   * while the listen queues it is off the hand-off (bench/barge-in.mjs). Until
+   * the exec nothing holds the device. Undefined where there is no /bin/sh.
+   */
+  static park(options: Pick<CaptureOptions, 'recorder' | 'env' | 'spawn'>): ParkedRecorder | undefined {
+    if (process.platform === 'win32') return undefined;
+    const spawn = options.spawn ?? nodeSpawn;
+    const { path, kind } = options.recorder;
+    const tree = new ProcessTree();
+    let child: ChildProcess;
+    try {
+      // `read` fails at EOF: a voxd that dies, or cancel(), ends the shell without running the recorder.
+      child = spawn('/bin/sh', ['-c', 'read -r _ || exit 0; exec "$0" "$@" </dev/null', path, ...recorderArgs(kind)], { stdio: ['pipe', 'pipe', 'pipe'], env: tree.env(options.env ?? process.env), detached: true });
+    } catch {
+      return undefined;
+    }
+    let failed = false;
+    child.once('error', () => (failed = true));
+    child.stdin!.on('error', () => {}); // EPIPE when the shell is gone; start() then spawns afresh
+    tree.track(child);
+    let used = false;
+    return {
+      start: (o: CaptureOptions) => {
+        const alive = !used && !failed && child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+        used = true;
+        if (!alive) {
+          tree.killNow();
+          void tree.end();
+          return Capture.start(o);
+        }
+        child.stdin!.end('go\n');
+        return Promise.resolve(new Capture(child, o, tree));
+      },
+      cancel: async () => {
+        if (used) return;
+        used = true;
+        child.stdin!.destroy();
+        await tree.end();
+      },
+    };
+  }
+
   /** Bytes of PCM received so far. */
   get bytes(): number {
     return this.#bytes;
@@ -160,6 +207,14 @@ export class Capture {
     this.#tree.killNow();
     await this.ended;
   }
+}
+
+/** A recorder forked but not yet run (Capture.park). */
+export interface ParkedRecorder {
+  /** Run the recorder (or, if the parked shell is gone, spawn it afresh); the capture as Capture.start gives it. */
+  start(options: CaptureOptions): Promise<Capture>;
+  /** Not needed after all: the shell is killed; resolves once it is gone. Nothing after start(). */
+  cancel(): Promise<void>;
 }
 
 /** The last non-empty line: ALSA prints a page of configuration noise before the one that says what failed. */

@@ -30,6 +30,8 @@ export interface AcquireOptions {
   bargeIn?: boolean;
   /** Aborted (client gone, stopped): leave the queue; the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Called once, synchronously, when this waiter becomes the next in line (to get ready: listener.ts forks its recorder). */
+  onNext?: () => void;
 }
 
 /** The floor while held; give it back once. */
@@ -47,6 +49,7 @@ export interface Grant {
 interface Waiter {
   who: Who;
   since: number;
+  onNext?: () => void;
   grant(g: Grant): void;
   fail(err: unknown): void;
 }
@@ -112,10 +115,13 @@ export class Floor {
         if (at < 0) return;
         this.#queue.splice(at, 1);
         waiter.fail(err);
+        this.#tellNext();
       };
       o.signal?.addEventListener('abort', onAbort, { once: true });
+      if (o.onNext) waiter.onNext = o.onNext;
       if (o.bargeIn) this.#queue.unshift(waiter);
       else this.#queue.push(waiter);
+      this.#tellNext();
     });
   }
 
@@ -156,6 +162,7 @@ export class Floor {
       this.#queue.splice(this.#queue.indexOf(w), 1);
       w.fail(err());
     }
+    this.#tellNext();
     return gone.map((w) => w.who.id);
   }
 
@@ -197,6 +204,16 @@ export class Floor {
     const g = this.#grant(w.who, w.since, false);
     this.#log?.({ id: w.who.id, session: w.who.session, waitedMs: g.waitedMs }, 'floor handed on');
     w.grant(g);
+    this.#tellNext();
+  }
+
+  /** The head of the queue hears once that it is next. */
+  #tellNext(): void {
+    const w = this.#queue[0];
+    const hook = w?.onNext;
+    if (!hook) return;
+    w.onNext = undefined;
+    hook();
   }
 }
 

@@ -24,7 +24,7 @@ import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { LISTEN_DEFAULTS, type ListenEnd, type ListeningStatus, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
 import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
-import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
+import { Capture, CAPTURE_FORMAT, resolveRecorder, type ParkedRecorder, type SpawnFn } from './capture.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
 import type { Sink } from '../sinks/sink.js';
@@ -62,6 +62,11 @@ interface Active {
   stop: AbortController;
   /** The recorder runs. */
   open?: boolean;
+  /** Given the floor; answered. */
+  granted?: boolean;
+  done?: boolean;
+  /** Its recorder, forked while it was next in line (Capture.park). */
+  parked?: ParkedRecorder;
 }
 
 export class Listener {
@@ -109,7 +114,8 @@ export class Listener {
     const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
     const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
     this.#pending.add(active);
-    const run = this.#turn(request, active, recorder, signal).finally(() => this.#pending.delete(active));
+    // A recorder forked for it and not run (it left the queue) goes with the listen.
+    const run = this.#turn(request, active, recorder, signal).finally(() => (this.#pending.delete(active), (active.done = true), active.parked?.cancel()));
     const settled = run.catch(() => undefined).finally(() => this.#running.delete(settled));
     this.#running.add(settled);
     return run;
@@ -145,7 +151,14 @@ export class Listener {
         ...(request.floorToken ? { token: request.floorToken } : {}),
         ...(request.bargeIn ? { bargeIn: true } : {}),
         signal: signal ? AbortSignal.any([signal, active.stop.signal]) : active.stop.signal,
+        // Next in line: fork the recorder now, so the hand-off need not (a turn later: not inside another's hand-off).
+        onNext: () =>
+          setImmediate(() => {
+            if (active.granted || active.done || active.parked || active.stop.signal.aborted || signal?.aborted) return;
+            active.parked = Capture.park({ recorder, env: this.#o.env ?? process.env, ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}) });
+          }),
       });
+      active.granted = true;
     } catch (err) {
       if (!active.stop.signal.aborted && !signal?.aborted) throw err;
       const reason = signal?.aborted ? 'the client went away' : 'stopped while waiting for the microphone';
@@ -225,7 +238,8 @@ export class Listener {
         };
         armQuiet();
         const maxBytes = maxSeconds * 1000 * BYTES_PER_MS;
-        capture = await Capture.start({
+        const started = active.parked ? active.parked.start.bind(active.parked) : Capture.start;
+        capture = await started({
           recorder,
           env: this.#o.env ?? process.env,
           ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}),

@@ -76,36 +76,52 @@ export function findAsrModel(home: string): AsrModel | undefined {
     } catch {
       continue;
     }
-    if (st.size > MAX_MANIFEST_BYTES) throw failed(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
+    const broken = (why: string) => unavailable(`model ${name} is damaged: ${why}`, reinstall(name, dir));
+    if (st.size > MAX_MANIFEST_BYTES) throw broken(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
     let m: { type?: unknown; files?: Record<string, unknown> };
     try {
       m = JSON.parse(readFileSync(manifest, 'utf8'));
     } catch {
-      throw failed(`${manifest} is not JSON`);
+      throw broken(`${manifest} is not JSON`);
     }
-    if (!isAsrType(m.type)) throw failed(`${manifest}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs (${ASR_TYPES.join(', ')})`);
+    if (!isAsrType(m.type)) throw unavailable(`model ${name}: ${manifest}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs (${ASR_TYPES.join(', ')})`, `remove ${dir}, or install a model voxd runs ("vox voices install whisper-tiny.en-int8")`);
     const files: Record<string, string> = {};
-    for (const key of ASR_FILES[m.type]) files[key] = inside(dir, m.files?.[key], manifest, key);
+    for (const key of ASR_FILES[m.type]) files[key] = inside(dir, m.files?.[key], manifest, key, broken);
     return { name, dir, type: m.type, files };
   }
   return undefined;
 }
 
 /** A manifest's file, which must stay inside the model's directory. */
-function inside(dir: string, file: unknown, manifest: string, key: string): string {
-  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw failed(`${manifest}: files.${key} must be a path inside ${dir}`);
+function inside(dir: string, file: unknown, manifest: string, key: string, broken: (why: string) => VoxError): string {
+  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw broken(`${manifest}: files.${key} must be a path inside ${dir}`);
   const path = join(dir, file);
   try {
     statSync(path);
   } catch {
-    throw failed(`${path} (named in ${manifest}) is missing`);
+    throw broken(`${path} (named in ${manifest}) is missing`);
   }
   return path;
 }
 
-function failed(why: string): VoxError {
-  return new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `the local recognizer: ${why}`);
+/*
+ * The local recognizer cannot run (VOX_ERR_RECOGNIZER_UNAVAILABLE): each cause
+ * with its own fix, since the transcriber's (check transcriber.url) is no help
+ * here. Decoding that fails or runs out of time stays a transcriber failure.
+ */
+function unavailable(cause: string, fix: string): VoxError & { why: string; fix: string } {
+  // The parts too, for GET /v1/status's account of the transcriber (transcription.ts).
+  return Object.assign(new VoxError('VOX_ERR_RECOGNIZER_UNAVAILABLE', cause, fix), { why: cause, fix });
 }
+
+/** How to put a damaged model back: its name is its catalogue id when `vox voices install` put it there. */
+function reinstall(name: string, dir: string): string {
+  return `install it again: "vox voices install ${name} --force" (offline: "vox voices install ${name} --force --from FILE", the archive fetched elsewhere), or remove ${dir}`;
+}
+
+/** What to do with no model, or no sherpa-onnx-node: install it, or transcribe with the server. */
+const NO_MODEL_FIX =
+  'install one: "vox voices install whisper-tiny.en-int8" (offline: "vox voices install whisper-tiny.en-int8 --from FILE", the archive fetched elsewhere), or transcribe with a server: "vox daemon config set transcriber.kind server" and transcriber.url';
 
 export interface RecognizerOptions {
   home: string;
@@ -138,7 +154,7 @@ export class LocalRecognizer {
 
   async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript & { by: string }> {
     const model = findAsrModel(this.#o.home);
-    if (!model) throw failed(`no model is installed in ${asrDir(this.#o.home)}`);
+    if (!model) throw unavailable(`transcriber.kind is local, but no model is installed in ${asrDir(this.#o.home)}`, NO_MODEL_FIX);
     const started = performance.now();
     const recognizer = await this.#recognizer(model);
     const samples = floatSamples(wav);
@@ -169,16 +185,18 @@ export class LocalRecognizer {
     try {
       mod = createRequire(import.meta.url)(name) as typeof mod;
     } catch (err) {
-      throw failed(`${name} does not load (${String((err as Error).message).split('\n')[0]!.slice(0, 200)})`);
+      const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
+      const why = missing ? 'is not installed (an optional dependency of voxd that did not install)' : `does not load (${String((err as Error).message).split('\n')[0]!.slice(0, 200)})`;
+      throw unavailable(`${name}, which runs model ${model.name}, ${why}`, `"npm install sherpa-onnx-node" in vox's directory adds it, or transcribe with a server: "vox daemon config set transcriber.kind server" and transcriber.url`);
     }
-    if (!mod.OfflineRecognizer) throw failed(`${name} has no OfflineRecognizer`);
+    if (!mod.OfflineRecognizer) throw unavailable(`${name} has no OfflineRecognizer (too old a version)`, `"npm install sherpa-onnx-node@latest" in vox's directory`);
     const config = {
       featConfig: { sampleRate: 16_000, featureDim: 80 },
       modelConfig: modelConfig(model),
     };
     const recognizer = mod.OfflineRecognizer.createAsync(config).catch((err: Error) => {
       this.#loaded = undefined;
-      throw failed(`${model.name} does not load (${String(err.message).split('\n')[0]!.slice(0, 200)})`);
+      throw unavailable(`model ${model.name} does not load (${String(err.message).split('\n')[0]!.slice(0, 200)})`, reinstall(model.name, model.dir));
     });
     this.#loaded = { key, recognizer };
     this.#o.log?.info({ model: model.name, type: model.type }, 'loading the local recognizer');

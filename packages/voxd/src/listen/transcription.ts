@@ -4,9 +4,10 @@
  * voxd (recognizer.ts), `auto` the local one when a model is installed, else
  * the server. Chosen at each listen, so installing a model needs no restart.
  */
+import type { TranscriberStatus } from '@vox/protocol';
 import type { TRANSCRIBER_KINDS } from '@vox/protocol/settings';
 import { createKeys } from '../access/keys.js';
-import { LocalRecognizer } from './recognizer.js';
+import { asrDir, findAsrModel, LocalRecognizer } from './recognizer.js';
 import { Transcriber, type Transcript, type TranscriberConfig } from './transcriber.js';
 
 export type TranscriberKind = (typeof TRANSCRIBER_KINDS)[number];
@@ -46,3 +47,24 @@ export class Transcription implements SpeechToText {
     return (this.#pick() ?? this.#server).transcribe(wav, options);
   }
 }
+
+/**
+ * What a listen would transcribe with now (GET /v1/status), by #pick's rule,
+ * without loading anything: the model's manifest is read, not the model.
+ */
+export function describeTranscriber(config: Pick<TranscriberConfig, 'url'> & { kind?: TranscriberKind }, home: string): TranscriberStatus {
+  const kind = config.kind ?? 'auto';
+  const server = config.url ? `server ${config.url.replace(/\/+$/, '')}/audio/transcriptions` : null;
+  if (kind !== 'server') {
+    try {
+      const model = findAsrModel(home);
+      if (model) return { kind, using: `local ${model.name} (${model.type})` };
+      if (kind === 'local') return { kind, using: null, problem: `no model is installed in ${asrDir(home)}; to fix: "vox voices install whisper-tiny.en-int8" (offline: add --from FILE), or "vox daemon config set transcriber.kind auto"` };
+    } catch (err) {
+      const e = err as Error & { why?: string; fix?: string };
+      return { kind, using: null, problem: e.why ? `${e.why}; to fix: ${e.fix}` : e.message };
+    }
+  }
+  return server ? { kind, using: server } : { kind, using: null, problem: 'transcriber.url is not set: a listen records and keeps the WAV' };
+}
+

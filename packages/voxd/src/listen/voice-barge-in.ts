@@ -17,13 +17,13 @@
  *   and stops if one opens (a listen starts only once nothing plays anyway).
  * - A recorder that cannot start or dies is logged; speech plays on.
  */
-import type { ListeningStatus, VoxEvent } from '@vox/protocol';
+import { VOICE_BARGE_IN_ID, type ListeningStatus, type VoxEvent } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { Capture, CAPTURE_FORMAT, resolveRecorder, type SpawnFn } from './capture.js';
 import type { EndPointer, EndPointerFactory } from './vad.js';
 
-/** The holder `listening` names in GET /v1/status while the monitor's recorder runs. */
-export const VOICE_BARGE_IN_ID = 'voice-barge-in';
+/** The holder `listening` names in GET /v1/status while the monitor's recorder runs (@vox/protocol). */
+export { VOICE_BARGE_IN_ID };
 
 /** No end to a detector's listening: it is replaced per utterance. */
 const LONG_MS = 3_600_000;

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { listenReleaseRequestSchema, listenRequestSchema, type ListenReleaseRequest, type ListenReleaseResponse, type ListenRequest } from '@vox/protocol';
+import { listenReleaseRequestSchema, listenRequestSchema, type ListenReleaseRequest, type ListenReleaseResponse, type ListenRequest, type TranscriberStatus } from '@vox/protocol';
 import { toWireError } from '../errors.js';
 import type { Listener } from '../listen/listener.js';
+import type { TranscriberConfig } from '../listen/transcriber.js';
+import type { TranscriberKind } from '../listen/transcription.js';
 
 /**
  * The listener, loaded on the first listen: capture, end-pointing and the
@@ -11,14 +13,18 @@ export interface ListenerSlot {
   /** The listener if a listen has loaded it, else undefined (nothing to stop or close). */
   loaded(): Listener | undefined;
   load(): Promise<Listener>;
+  /** What a listen would transcribe with now (GET /v1/status); undefined without voice input's settings. */
+  transcriber(): Promise<TranscriberStatus | undefined>;
 }
 
-export function listenerSlot(make: () => Promise<Listener>): ListenerSlot {
+export function listenerSlot(make: () => Promise<Listener>, settings?: { home: string; transcriber: TranscriberConfig & { kind?: TranscriberKind } }): ListenerSlot {
   let listener: Listener | undefined;
   let loading: Promise<Listener> | undefined;
   return {
     loaded: () => listener,
     load: () => (loading ??= make().then((l) => (listener = l))),
+    // Not the listener: status must not load capture and end-pointing. The manifest is read, not the model.
+    transcriber: async () => (settings ? (await import('../listen/transcription.js')).describeTranscriber(settings.transcriber, settings.home) : undefined),
   };
 }
 

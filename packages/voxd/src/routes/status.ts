@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { HealthResponse, ListeningStatus, SessionVoices, StatusResponse } from '@vox/protocol';
+import type { HealthResponse, ListeningStatus, SessionVoices, StatusResponse, TranscriberStatusField } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
@@ -43,7 +43,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         },
       },
     },
-    async (request): Promise<StatusResponse & SessionVoices> => {
+    async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField> => {
     const { dispatcher } = deps;
     const offset = Number(request.query.offset ?? 0);
     const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
@@ -71,6 +71,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       // A listen's floor first; else the barge-in monitor's open microphone.
       listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
       sessionVoices: dispatcher.sessionVoices(),
+      ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
     };
   },
   );

@@ -1,5 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn as nodeSpawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,5 +65,53 @@ describe('capture', () => {
       assert.equal(end.bytes, 0);
       assert.match(end.stderr, /^rec FAIL formats/);
     }
+  });
+
+  test('park() forks the recorder without running it; start() runs it in the same process, with its pipes; cancel() ends an unused one', async () => {
+    const { path, childPidFile } = wrapperRecorder();
+    rmSync(childPidFile, { force: true });
+    const parked = Capture.park({ recorder: { path, kind: 'arecord' } });
+    assert.ok(parked, 'a shell is forked');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(!existsSync(childPidFile), 'the recorder has not run while parked');
+    let bytes = 0;
+    const c = await parked.start({ recorder: { path, kind: 'arecord' }, onData: (b) => (bytes += b.length) });
+    const deadline = Date.now() + 10_000;
+    while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(bytes > 0, 'its audio reaches the capture');
+    const child = Number(readFileSync(childPidFile, 'utf8'));
+    assert.match(readFileSync(`/proc/${c.pid}/cmdline`, 'utf8'), /arecord/, 'the parked process became the recorder (exec, same pid)');
+    await c.stop();
+    assert.deepEqual(await c.ended, { by: 'stop' });
+    assert.ok(!isRunning(c.pid!) && !isRunning(child), 'the recorder and its child are gone');
+    await parked.cancel(); // nothing after start()
+
+    rmSync(childPidFile, { force: true });
+    const unused = Capture.park({ recorder: { path, kind: 'arecord' } })!;
+    await new Promise((r) => setTimeout(r, 100));
+    await unused.cancel();
+    await unused.cancel(); // harmless twice
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!existsSync(childPidFile), 'a cancelled one never ran the recorder');
+  });
+
+  test('a parked shell that died meanwhile: start() spawns the recorder afresh', async () => {
+    const { path } = wrapperRecorder();
+    const parked = Capture.park({ recorder: { path, kind: 'arecord' } })!;
+    await new Promise((r) => setTimeout(r, 100));
+    await parked.cancel();
+    // A park whose shell is killed from outside before it is used:
+    const again = Capture.park({ recorder: { path, kind: 'arecord' }, spawn: (cmd, args, o) => {
+      const ch = nodeSpawn(cmd, args, o);
+      setTimeout(() => process.kill(-ch.pid!, 'SIGKILL'), 50);
+      return ch;
+    } })!;
+    await new Promise((r) => setTimeout(r, 400));
+    let bytes = 0;
+    const c = await again.start({ recorder: { path, kind: 'arecord' }, onData: (b) => (bytes += b.length) });
+    const deadline = Date.now() + 10_000;
+    while (bytes === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(bytes > 0, 'a fresh recorder records');
+    await c.stop();
   });
 });

@@ -1,17 +1,19 @@
 /**
- * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings.
+ * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings,
+ * or with --agent another agent's (agents/).
  */
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction } from '../command.js';
 import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
-import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, hookCommand } from '../../claude/hook-entries.js';
-import { geminiSettingsPath, installGemini, uninstallGemini } from '../../agents/gemini-settings.js';
+import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, MESSAGE_DISPLAY_SINCE, NARRATION_EVENTS, hookCommand, type HookEvent } from '../../claude/hook-entries.js';
+import { compareVersions } from '../report.js';
 import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
 
-Adds or removes vox's Claude Code hooks (${HOOK_EVENTS.join(', ')}).
+Adds or removes vox's Claude Code hooks (${HOOK_EVENTS.join(', ')}),
+or with --agent another agent's hooks and MCP server (below).
 Other hooks and settings are left as they are.
 
 Two kinds of hook: "mcp_tool" calls the hook tool of the session's own
@@ -32,9 +34,15 @@ Options:
                  as "claude mcp add vox -- vox mcp" names it)
   --portable     commands run "vox hook <Event>" from PATH instead of
                  absolute paths
-  --agent NAME   claude (the default) or gemini: gemini writes hooks and
-                 mcpServers.vox in ~/.gemini/settings.json (docs/agents.md;
-                 codex is not written yet: docs/agents.md shows the entries)
+  --agent NAME   claude (the default), codex, gemini, copilot or opencode
+                 (docs/agents.md): codex writes hooks.json and
+                 [mcp_servers.vox] in config.toml in $CODEX_HOME (default
+                 ~/.codex); gemini writes hooks and mcpServers.vox in
+                 ~/.gemini/settings.json; copilot writes hooks/vox.json and
+                 mcpServers.vox in mcp-config.json in $COPILOT_HOME (default
+                 ~/.copilot); opencode writes plugin/vox.js and mcp.vox in
+                 opencode.json in ~/.config/opencode. Each changed file is
+                 first copied to <file>.vox-backup
   --json         machine-readable output
   -h, --help     show this help
 `;
@@ -50,7 +58,7 @@ export const command = defineCommand({
     server: { type: 'string' },
     portable: { type: 'boolean' },
     json: { type: 'boolean' },
-    agent: { type: 'enum', values: ['claude', 'codex', 'gemini'] },
+    agent: { type: 'enum', values: ['claude', 'codex', 'gemini', 'copilot', 'opencode'] },
   },
   maxArgs: 1,
   async run({ ctx, flags: values, args }) {
@@ -64,13 +72,14 @@ export const command = defineCommand({
     };
 
     try {
-      if (values.agent === 'codex') throw new UsageError('--agent codex: vox does not write Codex config yet; docs/agents.md has the entries to add by hand');
-      if (values.agent === 'gemini') {
-        if (action === 'status') throw new UsageError('status --agent gemini is not supported; read ~/.gemini/settings.json');
-        const path = geminiSettingsPath(ctx.env);
-        const res = action === 'install' ? installGemini(path, { portable: values.portable === true }) : uninstallGemini(path);
-        const verb = action === 'install' ? (res.changed ? 'Installed vox hooks and the MCP server vox in' : 'vox hooks were already installed in') : res.changed ? 'Removed vox hooks and the MCP server vox from' : 'No vox hooks in';
-        out({ action, agent: 'gemini', ...res }, `${verb} ${path}\n`);
+      if (values.agent !== undefined && values.agent !== 'claude') {
+        const agent = values.agent;
+        if (action === 'status') throw new UsageError(`status --agent ${agent} is not supported; docs/agents.md says which files to read`);
+        const claudeOnly = [...scopes.map((s) => `--${s}`), ...(values.type ? ['--type'] : []), ...(values.server !== undefined ? ['--server'] : [])];
+        if (claudeOnly.length) throw new UsageError(`${claudeOnly.join(', ')}: Claude Code's settings only; --agent ${agent} writes that agent's own files (docs/agents.md)`);
+        const { changeAgent } = await import('../../agents/agent-settings.js');
+        const res = await changeAgent(agent, action === 'install', ctx.env, { portable: values.portable === true });
+        out(res.json, res.lines.join(''));
         return EXIT.OK;
       }
       if (action === 'status') {
@@ -95,9 +104,11 @@ export const command = defineCommand({
         }
         const server = values.server ?? DEFAULT_SERVER;
         const choice = values.type ? { type: values.type, reason: `--type ${values.type}` } : detectHookType(ctx.env);
-        const res = installHooks(path, { portable, type: choice.type, server });
+        // Narration (MessageDisplay) only where this Claude Code has it; a version not read gets it with --type mcp_tool.
+        const narration = choice.type === 'mcp_tool' && (!('version' in choice) || !choice.version || compareVersions(choice.version, MESSAGE_DISPLAY_SINCE) >= 0);
+        const res = installHooks(path, { portable, type: choice.type, server, narration });
         const example = hookCommand('Stop', { portable });
-        const mcpEvents = choice.type === 'mcp_tool' ? MCP_TOOL_EVENTS : [];
+        const mcpEvents: readonly HookEvent[] = choice.type === 'mcp_tool' ? [...MCP_TOOL_EVENTS, ...(narration ? NARRATION_EVENTS : [])] : [];
         const commandEvents = HOOK_EVENTS.filter((e) => !mcpEvents.includes(e));
         const lines = [
           res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,

@@ -1,7 +1,7 @@
 /** `vox listen`: record the microphone through voxd until the user stops speaking; print the transcript. */
 import { copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ListenRequest, ListenResponse } from '@vox/protocol';
+import { printable, type ListenRequest, type ListenResponse, type TranscriberUsed } from '@vox/protocol';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted } from '../context.js';
 import { exitForStatus } from '../report.js';
@@ -32,8 +32,10 @@ first, and nothing it says meanwhile is recorded.
   --json               print voxd's response
   -h, --help           show this help
 
-With no transcriber set in voxd, the recording is kept and its path printed
-on stderr, with how to set one. "vox stop" ends a listen.
+The transcript goes to stdout; which transcriber made it (the local model
+or the server) to stderr. With no transcriber set in voxd, the recording is
+kept and its path printed on stderr, with how to set one. "vox stop" ends a
+listen; "vox status" says which transcriber a listen would use.
 Exit codes: 0 listened (also when nothing was said); 2 bad usage;
 3 voxd unreachable, or the recorder or transcriber failed; 4 refused (an
 option out of range, the microphone still taken after --wait).
@@ -127,6 +129,9 @@ export const command = defineCommand({
     }
     if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
     else if (r.text) ctx.stdout.write(`${r.text}\n`);
+    // Which one transcribed (a local model, or the server at its URL): on stderr, so stdout stays the words alone.
+    const by = (r as ListenResponse & TranscriberUsed).transcriber;
+    if (!flags.json && r.transcribed && by) ctx.stderr.write(`vox listen: transcribed by ${printable(by)}${r.transcribeMs !== undefined ? ` in ${r.transcribeMs} ms` : ''}\n`);
     if (!flags.json && r.floor) ctx.stderr.write(`vox listen: floor kept for ${r.floor.idleMs / 1000} s idle: --floor ${r.floor.token} (or --release ${r.floor.token})\n`);
     if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
     return EXIT.OK;

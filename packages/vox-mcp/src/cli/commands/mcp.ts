@@ -6,7 +6,7 @@
  * its stdio servers at exit rather than closing their stdin.
  */
 import { defineCommand } from '../command.js';
-import { hookTool } from '../../mcp/tools/hook.js';
+import { drainHookSends, hookTool } from '../../mcp/tools/hook.js';
 import { converseTool, listenTool } from '../../mcp/tools/listen.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import type { McpTool } from '../../mcp/tool.js';
@@ -17,6 +17,9 @@ import type { McpTool } from '../../mcp/tool.js';
  * `run(args, ctx)`; `hidden: true` keeps it out of tools/list) and is added here.
  */
 const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
+
+/** At exit, how long hook calls and narration batches still on their way may take, in ms (well under Claude Code's SIGTERM, 100 ms after SIGINT). */
+const DRAIN_MS = 80;
 
 const USAGE = `Usage: vox mcp
 
@@ -39,9 +42,13 @@ export const command = defineCommand({
   name: 'mcp',
   usage: USAGE,
   flags: {},
-  run: ({ ctx }) => {
+  run: async ({ ctx }) => {
     const signal = ctx.takeSignals?.();
-    return serveStdio({ env: ctx.env, cwd: ctx.cwd, stdin: ctx.stdin, stdout: ctx.stdout, stderr: ctx.stderr, tools: EXTRA_TOOLS, ...(signal ? { signal } : {}) });
+    const code = await serveStdio({ env: ctx.env, cwd: ctx.cwd, stdin: ctx.stdin, stdout: ctx.stdout, stderr: ctx.stderr, tools: EXTRA_TOOLS, ...(signal ? { signal } : {}) });
+    // Hook calls Claude Code did not wait for (StopFailure), and narration batches answered before they
+    // reached voxd, get a moment.
+    await drainHookSends(DRAIN_MS);
+    return code;
   },
 });
 export const run = command.run;

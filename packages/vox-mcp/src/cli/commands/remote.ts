@@ -19,7 +19,7 @@ Speaks through voxd on HOST (its speakers) from this host, over ssh.
   --as NAME          this host's name in session labels (default: the hostname)
   --vox CMD          how to run vox on HOST (default: vox)
   --ssh-config FILE  ssh's -F FILE
-  disconnect         forget the link: this host's clients use a local voxd again
+  disconnect         forget the link (a running connect ends); clients go local
   credentials        print this host's voxd port, token and version (for connect)
   -h, --help         show this help
 `;
@@ -38,11 +38,12 @@ export const command = defineCommand({
       if (!endpoint || !(await healthAt(endpoint, 1000))) endpoint = await startDaemon(ctx.env);
       const token = readToken(ctx.env);
       if (!token) throw new ClientError('VOX_ERR_CLIENT_REMOTE_TOKEN', 'voxd here has no token in VOX_HOME/token');
-      ctx.stdout.write(`${JSON.stringify({ version: VERSION, port: endpoint.port, token })}\n`);
+      ctx.stdout.write(`${JSON.stringify({ version: VERSION, port: endpoint.port, token, platform: process.platform })}\n`);
       return EXIT.OK;
     }
     if (action === 'disconnect') {
-      const { removeLink } = await import('../../remote/link.js');
+      const [{ removeLink }, { endOrphanedSsh }] = await Promise.all([import('../../remote/link.js'), import('../../remote/keeper.js')]);
+      endOrphanedSsh(ctx.env, (line) => ctx.stderr.write(`vox remote: ${line}\n`));
       removeLink(ctx.env);
       return EXIT.OK;
     }

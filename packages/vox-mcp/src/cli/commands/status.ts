@@ -5,10 +5,10 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { printable as safe, VERSION, type SessionVoices, type StatusResponse, type VoxEvent } from '@vox/protocol';
+import { printable as safe, VERSION, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
-import { floorState } from '../../daemon/listening.js';
-import { readDaemonState, resolveEndpoint } from '../../daemon/http.js';
+import { floorState, isVoiceBargeIn } from '../../daemon/listening.js';
+import { connectOptions, readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { daemonDown } from '../daemon-down.js';
@@ -31,7 +31,7 @@ function clip(text: string, n = 60): string {
 
 const p = (v: unknown) => printable(v);
 
-export function formatStatus(s: StatusResponse & SessionVoices, clientVersion = VERSION): string {
+export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStatusField, clientVersion = VERSION): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
     `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
@@ -39,7 +39,9 @@ export function formatStatus(s: StatusResponse & SessionVoices, clientVersion = 
     `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}`,
     `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
     // Only while someone holds it: the line says who ("vox stop" ends a listen), whether it is open, and how many wait.
-    ...(s.listening ? [`mic:    held by ${s.listening.session ? `session ${p(s.listening.session)}` : 'a listen without a session'} (${p(s.listening.id)})${floorState(s.listening) ? `, ${floorState(s.listening)}` : ''}`] : []),
+    ...(s.listening ? [`mic:    ${micHolder(s.listening)}`] : []),
+    // What a listen would transcribe with (an older voxd does not say).
+    ...(s.transcriber ? [`stt:    ${s.transcriber.using ? p(s.transcriber.using) : `none${s.transcriber.problem ? ` (${p(s.transcriber.problem)})` : ''}`} (transcriber.kind ${p(s.transcriber.kind)})`] : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     // Each session's own voice (an older voxd sends none).
@@ -48,6 +50,12 @@ export function formatStatus(s: StatusResponse & SessionVoices, clientVersion = 
     ...s.history.slice(0, 10).map((h) => `  ${p(h.acceptedAt.slice(11, 19))} ${p(h.outcome).padEnd(11)} ${p(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${p(h.reason)})` : ''}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Who has the microphone: a listen (its session, whether it records, who waits), or the voice barge-in monitor. */
+function micHolder(l: NonNullable<StatusResponse['listening']>): string {
+  if (isVoiceBargeIn(l)) return 'open for voice barge-in while vox speaks (listen.bargeIn voice): speaking cuts the utterance';
+  return `held by ${l.session ? `session ${p(l.session)}` : 'a listen without a session'} (${p(l.id)})${floorState(l) ? `, ${floorState(l)}` : ''}`;
 }
 
 export const command = defineCommand({
@@ -63,11 +71,15 @@ export const command = defineCommand({
       reply = await unlessAborted(call<StatusResponse>(env, 'GET', '/v1/status'), signal);
     } catch (err) {
       if (signal?.aborted) return EXIT.OK;
+      // A link that is down is still shown: host, keeper, spool (remote/link-state.ts).
+      const link = values.watch ? undefined : await remoteState(ctx.env);
+      if (link) ctx.stdout.write(values.json ? `${JSON.stringify({ remote: link })}\n` : await remoteText(link));
       throw daemonDown(err, 'status', ctx.env);
     }
     if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
     if (!values.watch) {
-      ctx.stdout.write(values.json ? `${JSON.stringify(reply.body)}\n` : formatStatus(reply.body));
+      const link = await remoteState(ctx.env);
+      ctx.stdout.write(values.json ? `${JSON.stringify(link ? { ...reply.body, remote: link } : reply.body)}\n` : `${formatStatus(reply.body)}${link ? await remoteText(link) : ''}`);
       if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
       return EXIT.OK;
     }
@@ -75,6 +87,17 @@ export const command = defineCommand({
   },
 });
 export const run = command.run;
+
+/** This host's remote link (remote/link-state.ts), when it has one; `--json` gives it as `remote`. */
+async function remoteState(env: NodeJS.ProcessEnv) {
+  const { readLink } = await import('../../remote/link.js');
+  if (!readLink(env)) return undefined;
+  return (await import('../../remote/link-state.js')).linkState(env);
+}
+
+async function remoteText(link: NonNullable<Awaited<ReturnType<typeof remoteState>>>): Promise<string> {
+  return `${(await import('../../remote/link-state.js')).formatLink(link)}\n`;
+}
 
 /** An HTTP answer other than 200 from /v1/events: a refusal, not a stopped voxd. */
 class EventsRefused extends Error {
@@ -126,7 +149,7 @@ export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent | Gap
     if (endpoint.token) headers.authorization = `Bearer ${endpoint.token}`;
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
     const req = httpRequest(
-      { host: endpoint.host, port: endpoint.port, path: '/v1/events', headers, ...(signal ? { signal } : {}) },
+      { ...connectOptions(endpoint), path: '/v1/events', headers, ...(signal ? { signal } : {}) },
       (res) => {
         if (res.statusCode !== 200) {
           let text = '';

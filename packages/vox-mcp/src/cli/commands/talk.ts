@@ -22,7 +22,7 @@ or the listen failed; 4 no such live session (the live labels are listed).
 
 /** Claude Code answers no notification: what vox can and cannot know of its channel gate. */
 const GATE_NOTE =
-  'sent as a Claude Code channel message (notifications/claude/channel). Claude Code shows it only when it was started with --channels naming the vox server, and it does not say whether it did; the text is also held for that session\'s next listen or converse';
+  'sent as a Claude Code channel message (notifications/claude/channel). Claude Code shows it only when its channel gates pass (the session started with --channels or --dangerously-load-development-channels naming the vox server, and the channels research preview on for the account: otherwise its --debug log says "Channel notifications skipped: channels feature is not currently available"), and it does not say whether it did; the text is also held for that session\'s next listen or converse';
 
 export const command = defineCommand({
   name: 'talk',

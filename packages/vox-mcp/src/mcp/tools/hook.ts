@@ -65,6 +65,10 @@ export const HOOK_FIELDS = [
   'tool_use_id',
   'error',
   'reason',
+  'message_id',
+  'index',
+  'final',
+  'delta',
 ] as const;
 
 const field = (description: string): InputSchema => ({ type: 'string', maxLength: 4 * 1024 * 1024, description });
@@ -81,6 +85,34 @@ export const HOOK_INPUT: InputSchema = {
 };
 
 const EMPTY: CallToolResult = { content: [] };
+
+/**
+ * UserPromptSubmit's answer: an empty hook output in JSON. Claude Code 2.1.332
+ * adds a UserPromptSubmit hook's text to the model's context, and an empty
+ * result became "UserPromptSubmit hook success: UserPromptSubmit completed"
+ * in every prompt (seen in the stand-in's requests); `{}` adds nothing.
+ */
+const NOTHING_TO_ADD: CallToolResult = { content: [{ type: 'text', text: '{}' }] };
+
+/** The narration module, once a project of this session narrated (its batches are sent in the background). */
+let narrationLoaded: typeof import('../../claude/narration.js') | undefined;
+
+/**
+ * Hook calls still running. Claude Code does not wait for some before it
+ * signals this server at exit (StopFailure: the call at +0 ms, SIGINT at
+ * +18 ms in a `-p` run's debug log), so at exit they get the same moment as
+ * narration batches to reach voxd, or the failure is never spoken.
+ */
+const running = new Set<Promise<unknown>>();
+
+/** At exit: hook calls still running and the narration batches already answered get up to `ms` to reach voxd. */
+export async function drainHookSends(ms: number): Promise<void> {
+  const work = [...running, ...(narrationLoaded ? [narrationLoaded.drain(ms)] : [])];
+  if (!work.length) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(work), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
 
 /** This process's announced permission asks (one process per session). */
 let asks: PermissionAsks | undefined;
@@ -103,63 +135,97 @@ export const hookTool: McpTool = {
       import('../../claude/permission-asks.js'),
       import('../../daemon/client.js'),
     ]);
-    await resolveConfig(ctx.cwd).catch(() => {});
+    const config = await resolveConfig(ctx.cwd).catch(() => undefined);
+    // A project that narrates has its first batch answered without a module to load.
+    if (config?.values.narrate === 'stream') await import('../../claude/narration.js');
     // The connection to voxd (its state file, token, a kept-alive socket), if one runs: never started from here.
     await ctx.call('GET', '/v1/health').catch(() => {});
   },
-  async run(args, ctx) {
-    const event = args.event as string;
-    const payload: HookPayload = {};
-    for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-    const [{ decideHook, hookDelivery, unattended }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
-      import('../../claude/hook.js'),
-      import('../../project/config.js'),
-      import('../../project/session.js'),
-      import('../../claude/permission-asks.js'),
-      import('../../daemon/client.js'),
-    ]);
-    asks ??= new PermissionAsks();
-    let config;
-    try {
-      config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
-    } catch (err) {
-      return failed((err as Error).message);
-    }
-    // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
-    if (typeof payload.session_id === 'string') adoptSessionId(payload.session_id);
-    // The payload's project: the server's unless the session moved into another (both labels are the session's).
-    const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
-    const now = Date.now();
-    // Loaded only where a project asks by voice: every other hook event pays nothing for it.
-    const voice = event === 'PermissionRequest' && config.values.approveByVoice ? await import('../../claude/voice-decision.js') : undefined;
-    const ask = voice?.voiceAskOf(event, payload, config, session);
-    if (voice && ask) {
-      asks.requested(session, now);
-      const decided = await voice.decideByVoice(ctx.env, config, ask, { signal: ctx.signal });
-      return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
-    }
-    const action = decideHook(event, payload, {
-      notify: config.values.notify,
-      projectName: config.projectName,
-      unattended: unattended(ctx.env),
-      unattendedPrompts: config.values.unattendedPrompts,
-      askAnnounced: asks.announced(session, now),
-    });
-    const delivery = hookDelivery(action, config, session);
-    if (!delivery) return EMPTY;
-    try {
-      const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, REQUEST_TIMEOUT_MS, {
-        startTimeoutMs: START_TIMEOUT_MS,
-      });
-      if (reply.status >= 400) {
-        const err = reply.body as Partial<WireError>;
-        return failed(`voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`);
-      }
-      if (event === 'PermissionRequest') asks.requested(session, now);
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
-    }
-    return EMPTY;
+  run(args, ctx) {
+    const call = runHook(args, ctx);
+    running.add(call);
+    void call.catch(() => {}).finally(() => running.delete(call));
+    return call;
   },
 };
+
+/** The hook tool's call: its event spoken, or answered, by the project's settings. */
+async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<CallToolResult> {
+  const event = args.event as string;
+  const payload: HookPayload = {};
+  for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
+  const [{ decideHook, hookDelivery, unattended }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
+    import('../../claude/hook.js'),
+    import('../../project/config.js'),
+    import('../../project/session.js'),
+    import('../../claude/permission-asks.js'),
+    import('../../daemon/client.js'),
+  ]);
+  asks ??= new PermissionAsks();
+  let config;
+  try {
+    config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
+  } catch (err) {
+    return failed((err as Error).message);
+  }
+  // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
+  if (typeof payload.session_id === 'string') adoptSessionId(payload.session_id);
+  // The payload's project: the server's unless the session moved into another (both labels are the session's).
+  const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
+  // Loaded only where a project narrates (narrate: stream): a batch, or a new prompt that cuts it.
+  const narration = config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
+  if (event === 'MessageDisplay' || event === 'UserPromptSubmit') {
+    const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
+    if (!narration) return done;
+    if (event === 'UserPromptSubmit') narration.narrated(session);
+    const d = narration.narrationDelivery(event, payload, config, session);
+    if (!d) return done;
+    const post = () => send(ctx, client, event, d.route, d.body);
+    if (event === 'UserPromptSubmit') return (await narration.inOrder(session, post)) ?? done;
+    // A batch is answered at once and sent behind the session's earlier ones: Claude Code shows
+    // nothing of the reply until the hook answers. What voxd refuses is said on stderr.
+    narration.noteNarrated(session);
+    const queued = narration.inOrder(session, post).then((refused) => {
+      if (refused) process.stderr.write(`${(refused.content[0] as { text?: string } | undefined)?.text ?? 'vox: a narration batch failed'}\n`);
+    });
+    if (narration.backlog(session) > narration.MAX_BACKLOG) await queued;
+    return done;
+  }
+  const now = Date.now();
+  // Loaded only where a project asks by voice: every other hook event pays nothing for it.
+  const voice = event === 'PermissionRequest' && config.values.approveByVoice ? await import('../../claude/voice-decision.js') : undefined;
+  const ask = voice?.voiceAskOf(event, payload, config, session);
+  if (voice && ask) {
+    asks.requested(session, now);
+    const decided = await voice.decideByVoice(ctx.env, config, ask, { signal: ctx.signal });
+    return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
+  }
+  const action = decideHook(event, payload, {
+    notify: config.values.notify,
+    projectName: config.projectName,
+    unattended: unattended(ctx.env),
+    unattendedPrompts: config.values.unattendedPrompts,
+    askAnnounced: asks.announced(session, now),
+    narrate: config.values.narrate,
+    narrated: event === 'Stop' && narration !== undefined && narration.narrated(session),
+  });
+  const delivery = hookDelivery(action, config, session);
+  if (!delivery) return EMPTY;
+  const refused = await send(ctx, client, event, delivery.route, delivery.body);
+  if (refused) return refused;
+  if (event === 'PermissionRequest') asks.requested(session, now);
+  return EMPTY;
+}
+
+/** Send one request to voxd; undefined when it was taken, else the error result that says why. */
+async function send(ctx: Parameters<McpTool['run']>[1], client: typeof import('../../daemon/client.js'), event: string, route: string, body: unknown): Promise<CallToolResult | undefined> {
+  try {
+    const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS });
+    if (reply.status < 400) return undefined;
+    const err = reply.body as Partial<WireError>;
+    return failed(`voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`);
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
+  }
+}

@@ -36,7 +36,8 @@ describe('vox config', () => {
     assert.match(r.stdout, /^voice = \(unset\) {2}\(default\)$/m);
     assert.match(r.stdout, /^unattendedPrompts = false {2}\(default\)$/m);
     assert.match(r.stdout, /^approveByVoice = false {2}\(default\)$/m);
-    assert.equal(r.stdout.split('\n').filter((l) => / = /.test(l)).length, 13);
+    assert.match(r.stdout, /^narrate = "summary" {2}\(default\)$/m);
+    assert.equal(r.stdout.split('\n').filter((l) => / = /.test(l)).length, 14);
   });
 
   test('values from a parent directory\'s file name it as their source', () => {

@@ -13,7 +13,7 @@ const vox = createVoxMcp({ env: process.env, cwd: process.cwd(), log: (l) => pro
 const tools = await vox.listTools();
 
 serveStdio(() => {
-  const server = new McpServer({ name: 'vox-reference', version: '0.0.0' }, { capabilities: { tools: { listChanged: false }, experimental: { 'claude/channel': {} } }, instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'vox-reference', version: '0.0.0' }, { capabilities: { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } }, instructions: INSTRUCTIONS });
   for (const t of tools) {
     server.registerTool(
       t.name,

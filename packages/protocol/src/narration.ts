@@ -1,0 +1,86 @@
+/**
+ * Wire types of narration: a reply read aloud while the model writes it.
+ * Each MessageDisplay batch of a message is POSTed to /v1/narration; voxd
+ * keeps one growing utterance per message and speaks its sentences as they
+ * complete (docs/protocol.md, "POST /v1/narration").
+ */
+import { speakRequestSchema } from './wire.js';
+
+/** Most characters of one batch (a MessageDisplay delta). */
+export const NARRATION_MAX_DELTA_CHARS = 65_536;
+
+/**
+ * How long one narration may keep the voice while another request waits, in
+ * ms of its audio: it yields at the first sentence boundary after this.
+ */
+export const NARRATION_TURN_MS = 6000;
+
+/** POST /v1/narration: one batch of a message being written. */
+export interface NarrationRequest {
+  /** The session label (required: narration is per session). */
+  session: string;
+  /** The message the batch belongs to (MessageDisplay's `message_id`). */
+  message: string;
+  /** The batch's position in the message, from 0 (MessageDisplay's `index`). */
+  index: number;
+  /** The message's last batch. */
+  final: boolean;
+  /** The newly completed lines (MessageDisplay's `delta`; may be empty). */
+  delta: string;
+  voice?: string;
+  rate?: number;
+  volume?: number;
+  engine?: string;
+  model?: string;
+}
+
+export interface NarrationResponse {
+  /** The message's utterance (one id for the whole message), when it has one. */
+  id?: string;
+  /**
+   * `queued`: taken (its sentences are queued or wait for the rest of theirs);
+   * `repeated`: this index was taken before (a re-send), nothing changed;
+   * `dropped`: not spoken, with `reason` (the message's narration was stopped or cut).
+   */
+  status: 'queued' | 'repeated' | 'dropped';
+  /** Sentences this batch completed. */
+  sentences: number;
+  reason?: string;
+}
+
+/** POST /v1/narration/cut: a new prompt in the session ends what it narrates. */
+export interface NarrationCutRequest {
+  session: string;
+}
+
+export interface NarrationCutResponse {
+  /** The utterances that were cut (playing or waiting). */
+  cut: string[];
+}
+
+const session = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+export const narrationRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session', 'message', 'index', 'final', 'delta'],
+  properties: {
+    session,
+    message: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]+$' },
+    index: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    final: { type: 'boolean' },
+    delta: { type: 'string', maxLength: NARRATION_MAX_DELTA_CHARS },
+    voice: speakRequestSchema.properties.voice,
+    rate: speakRequestSchema.properties.rate,
+    volume: speakRequestSchema.properties.volume,
+    engine: speakRequestSchema.properties.engine,
+    model: speakRequestSchema.properties.model,
+  },
+} as const;
+
+export const narrationCutRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session'],
+  properties: { session },
+} as const;

@@ -1,0 +1,123 @@
+/**
+ * Claude Code's channel permission relay: while a permission dialog is open,
+ * Claude Code 2.1.332 sends each registered channel server that declares
+ * `experimental["claude/channel/permission"]` the notification
+ * `notifications/claude/channel/permission_request {request_id, tool_name,
+ * description, input_preview}`, and takes the first
+ * `notifications/claude/channel/permission {request_id, behavior: "allow" |
+ * "deny"}` that names a request still open as the user's answer.
+ *
+ * vox announces the request ("api wants to run npm test") and, when the
+ * project sets `approveByVoice: true`, asks by voice through the same path as
+ * the PermissionRequest hook (claude/voice-decision.ts: its strict grammar,
+ * one ask at a time, its decision log) and answers with the behavior heard.
+ * Never a guess: silence, an unclear word, "always" (the relay has no
+ * "always"), a busy or absent voxd, or the time running out send nothing, and
+ * the dialog stays for the keyboard.
+ *
+ * Where the plugin's hooks serve this session (its `vox mcp` has answered a
+ * `hook` call), the PermissionRequest hook announces and asks already: the
+ * relay stays quiet then, so one dialog is never asked twice.
+ */
+import type { ResolvedConfig } from '../project/config-schema.js';
+
+export const PERMISSION_METHOD = 'notifications/claude/channel/permission';
+/** Claude Code's ids are five letters; anything longer than this is not one. */
+const MAX_ID_CHARS = 64;
+const MAX_TOOL_CHARS = 200;
+const MAX_PREVIEW_CHARS = 8192;
+/** Requests relayed at once: each holds at most one voice turn, and Claude Code opens one dialog at a time. */
+const MAX_IN_FLIGHT = 4;
+
+/** The request ids being relayed now (one process per session). */
+const inFlight = new Set<string>();
+
+export interface PermissionRequest {
+  requestId: string;
+  tool: string;
+  description: string;
+  /** The tool's input as Claude Code previews it; an object when the preview is JSON. */
+  toolInput?: Record<string, unknown>;
+}
+
+/** The request's fields, checked, or the reason it is not one (logged: a notification has no answer). */
+export function readPermissionRequest(params: unknown): PermissionRequest | string {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params is not an object';
+  const p = params as Record<string, unknown>;
+  const id = p.request_id;
+  if (typeof id !== 'string' || !id || id.length > MAX_ID_CHARS || !/^[A-Za-z0-9_-]+$/.test(id)) return 'request_id is not an id (1 to 64 letters, digits, _ or -)';
+  const tool = typeof p.tool_name === 'string' ? p.tool_name.trim() : '';
+  if (!tool || tool.length > MAX_TOOL_CHARS) return 'tool_name is missing or longer than 200 characters';
+  const description = typeof p.description === 'string' ? p.description.slice(0, MAX_PREVIEW_CHARS) : '';
+  let toolInput: Record<string, unknown> | undefined;
+  if (typeof p.input_preview === 'string' && p.input_preview.length <= MAX_PREVIEW_CHARS) {
+    try {
+      const v: unknown = JSON.parse(p.input_preview);
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) toolInput = v as Record<string, unknown>;
+    } catch {
+      // A preview, not JSON: the ask names the tool only.
+    }
+  }
+  return { requestId: id, tool, description, ...(toolInput ? { toolInput } : {}) };
+}
+
+export interface RelayOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  session(config?: ResolvedConfig): Promise<string>;
+  notify(message: { jsonrpc: '2.0'; method: string; params: { request_id: string; behavior: 'allow' | 'deny' } }): void;
+  log(line: string): void;
+  /** The plugin's hooks serve this session: its PermissionRequest hook asks instead. */
+  hooksServe(): boolean;
+}
+
+/** What the relay did with one request (returned for the tests and the log). */
+export interface RelayOutcome {
+  behavior?: 'allow' | 'deny';
+  reason: string;
+}
+
+/** Announces one request and, with approveByVoice, answers it by voice. Never throws. */
+export async function relayPermission(o: RelayOptions, params: unknown): Promise<RelayOutcome> {
+  const request = readPermissionRequest(params);
+  if (typeof request === 'string') {
+    o.log(`vox mcp: a channel permission_request was ignored: ${request}`);
+    return { reason: request };
+  }
+  if (o.hooksServe()) return { reason: "the plugin's PermissionRequest hook asks for this session" };
+  if (inFlight.has(request.requestId)) return { reason: `request ${request.requestId} is being relayed already` };
+  if (inFlight.size >= MAX_IN_FLIGHT) return { reason: `${MAX_IN_FLIGHT} requests are being relayed already` };
+  inFlight.add(request.requestId);
+  try {
+    const { resolveConfig } = await import('../project/config.js');
+    const config = await resolveConfig(o.cwd);
+    if (config.values.notify === 'off') return { reason: 'notify is off' };
+    const session = await o.session(config);
+    const ask = { session, projectName: config.projectName, tool: request.tool, requestId: request.requestId, ...(request.toolInput ? { toolInput: request.toolInput } : {}) };
+    if (config.values.approveByVoice !== true) return await announce(o, config, ask);
+    const { decideByVoice } = await import('../claude/voice-decision.js');
+    const d = await decideByVoice(o.env, config, ask);
+    if (!d.answer || d.answer === 'always') return { reason: d.reason };
+    const behavior = d.answer === 'deny' ? 'deny' : 'allow';
+    o.notify({ jsonrpc: '2.0', method: PERMISSION_METHOD, params: { request_id: request.requestId, behavior } });
+    return { behavior, reason: d.reason };
+  } catch (err) {
+    const reason = `no answer: ${(err as Error).message}`;
+    o.log(`vox mcp: channel permission ${request.requestId}: ${reason}`);
+    return { reason };
+  } finally {
+    inFlight.delete(request.requestId);
+  }
+}
+
+/** Says what the session asks, once, and answers nothing. */
+async function announce(o: RelayOptions, config: ResolvedConfig, ask: { session: string; projectName: string; tool: string; toolInput?: Record<string, unknown> }): Promise<RelayOutcome> {
+  const { askText } = await import('../claude/voice-decision.js');
+  const { buildDelivery } = await import('../project/speech.js');
+  const { call } = await import('../daemon/client.js');
+  // askText ends with the question ("Allow or deny?"): without approveByVoice nobody listens, so only what it asks is said.
+  const text = askText(ask).replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '');
+  const delivery = buildDelivery(text, config, ask.session, { priority: 'important', chime: 'prompt', once: 1 });
+  const reply = await call(o.env, 'POST', delivery.route, delivery.body);
+  return { reason: reply.status < 400 ? 'announced' : `voxd refused the announcement: HTTP ${reply.status}` };
+}
