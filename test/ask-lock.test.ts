@@ -1,15 +1,16 @@
 /**
  * One voice ask at a time across sessions (claude/ask-lock.ts): a second
  * taker waits for the first to let go, a holder that died is taken over, and
- * a live holder keeps the lock until the waiter's deadline.
+ * a live holder keeps the lock until the waiter's deadline, and a waiter
+ * removes only the stale lock it judged.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { acquireAskLock } from '../packages/vox-mcp/src/claude/ask-lock.js';
+import { acquireAskLock, removeStale } from '../packages/vox-mcp/src/claude/ask-lock.js';
 
 const home = mkdtempSync(join(tmpdir(), 'vox-ask-lock-'));
 const env = { VOX_HOME: home };
@@ -62,4 +63,50 @@ test('a lock file made but not yet written is its taker\'s, not stale; one left 
   assert.ok(lock);
   assert.equal(readFileSync(file, 'utf8'), `${process.pid} f\n`);
   lock.release();
+});
+
+test('a lock is never seen unwritten, and taking it leaves no file beside it', async () => {
+  const lock = await acquireAskLock(env, 'g', Date.now() + 300);
+  assert.ok(lock);
+  assert.equal(readFileSync(file, 'utf8'), `${process.pid} g\n`);
+  assert.deepEqual(readdirSync(home), ['voice-ask.lock']);
+  lock.release();
+  assert.deepEqual(readdirSync(home), []);
+});
+
+test('a waiter that judged a lock stale removes only that lock, not the one another waiter took over with', async () => {
+  // Waiter 1 and 2 both saw this dead holder's lock.
+  writeFileSync(file, '999999999 dead\n');
+  const st = statSync(file);
+  const seen = { ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs, text: '999999999 dead\n' };
+  // Waiter 1 took over first: removed the stale lock and took its own.
+  rmSync(file);
+  const lock = await acquireAskLock(env, 'h', Date.now() + 300);
+  assert.ok(lock);
+  // Waiter 2 now removes what it judged stale: the new lock stays.
+  removeStale(file, seen);
+  assert.equal(readFileSync(file, 'utf8'), `${process.pid} h\n`);
+  assert.deepEqual(readdirSync(home), ['voice-ask.lock']);
+  // And the stale lock itself is removed.
+  lock.release();
+  writeFileSync(file, '999999999 dead\n');
+  const again = statSync(file);
+  removeStale(file, { ino: again.ino, dev: again.dev, mtimeMs: again.mtimeMs, text: '999999999 dead\n' });
+  assert.equal(existsSync(file), false);
+});
+
+test('what is not a lock at its place (a FIFO, a directory, a link to /dev/zero) is cleared, and never blocks a waiter', async () => {
+  const makers: Array<[string, () => void]> = [
+    ['a FIFO', () => execFileSync('mkfifo', [file])],
+    ['a directory', () => mkdirSync(join(file, 'inside'), { recursive: true })],
+    ['a link to /dev/zero', () => symlinkSync('/dev/zero', file)],
+  ];
+  for (const [what, make] of makers) {
+    make();
+    const lock = await acquireAskLock(env, 'i', Date.now() + 1000);
+    assert.ok(lock, what);
+    assert.equal(readFileSync(file, 'utf8'), `${process.pid} i\n`, what);
+    lock.release();
+    assert.deepEqual(readdirSync(home), [], what);
+  }
 });

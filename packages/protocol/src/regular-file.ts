@@ -10,7 +10,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 export type RegularFileRead =
-  | { ok: true; text: string; size: number; mode: number; uid: number; nlink: number }
+  | { ok: true; text: string; size: number; mode: number; uid: number; nlink: number; ino: number; dev: number; mtimeMs: number }
   | {
       ok: false;
       /** missing: no such file; kind: not a regular file; big: over the cap; error: could not be opened or read. */
@@ -66,7 +66,7 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
       n += got;
       if (n > cap) return { ok: false, problem: 'big', why: `is over the ${cap}-byte cap` };
     }
-    return { ok: true, text: buf.toString('utf8', 0, n), size: n, mode: st.mode, uid: st.uid, nlink: st.nlink };
+    return { ok: true, text: buf.toString('utf8', 0, n), size: n, mode: st.mode, uid: st.uid, nlink: st.nlink, ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') return { ok: false, problem: 'kind', why: 'is a directory' };
