@@ -141,19 +141,25 @@ test('connect refuses while a local voxd runs for the same VOX_HOME (its clients
   }
 });
 
+/** One process's /proc stat: command name, state, parent and whether it has a controlling terminal; undefined once gone. */
+function procStat(pid: number | string): { comm: string; state: string; ppid: number; tty: boolean } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const [state, ppid, , , tty] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { comm, state: state!, ppid: Number(ppid), tty: Number(tty) !== 0 };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Live processes under `root` (its descendants), from /proc: pid, command name, and whether one has a controlling terminal. */
 function descendants(root: number): { pid: number; comm: string; tty: boolean }[] {
   const all = new Map<number, { ppid: number; comm: string; tty: boolean; state: string }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const [state, ppid, , , tty] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      all.set(Number(name), { ppid: Number(ppid), comm, tty: Number(tty) !== 0, state: state! });
-    } catch {
-      // gone meanwhile
-    }
+    const p = procStat(name);
+    if (p) all.set(Number(name), p);
   }
   const under = (pid: number): boolean => {
     for (let p = all.get(pid)?.ppid, hops = 0; p !== undefined && hops < 64; p = all.get(p)?.ppid, hops++) if (p === root) return true;
@@ -205,12 +211,8 @@ test('where A\'s sshd refuses a pty (PermitTTY no), the forward runs without one
 
 /** Running, not a zombie (a killed keeper's ssh is reparented to a pid 1 that may never reap it). */
 function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
+  const p = procStat(pid);
+  return p !== undefined && p.state !== 'Z';
 }
 
 test('a keeper killed outright leaves its ssh and its session on A; the next connect ends them, and so does disconnect', { skip }, async () => {

@@ -81,13 +81,13 @@ export function fetchCredentials(o: KeeperOptions): Promise<Credentials> {
  * A's sshd refuses a pty (PermitTTY no: ssh then exits at once) and on
  * Windows, whose sshd runs cmd.exe, which has no `cat`.
  */
-export function forwardArgs(o: Pick<KeeperOptions, 'host' | 'sshConfig'>, socket: string, port: number, pty: boolean): string[] {
+function forwardArgs(o: Pick<KeeperOptions, 'host' | 'sshConfig'>, socket: string, port: number, pty: boolean): string[] {
   const forward = [...sshBase(o), '-o', 'ExitOnForwardFailure=yes', '-o', 'StreamLocalBindUnlink=yes', '-o', 'ServerAliveInterval=2', '-o', 'ServerAliveCountMax=2', '-L', `${socket}:127.0.0.1:${port}`];
   return pty ? [...forward, '-tt', '-e', 'none', o.host, 'exec cat >/dev/null'] : [...forward, '-N', o.host];
 }
 
 /** ssh's words when sshd refuses the pty that forwardArgs asks for. */
-export const PTY_REFUSED = /PTY allocation request failed/;
+const PTY_REFUSED = /PTY allocation request failed/;
 
 /** Send what was spooled while the link was down, oldest first; what the link drops again goes back. */
 export async function drainSpool(o: KeeperOptions, endpoint: Endpoint): Promise<void> {
