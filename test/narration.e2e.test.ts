@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { FIXTURES, startDaemon, stopDaemonsUnder, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
+import { FIXTURES, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { wavStats } from './helpers/wav.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, 'hooks', name), 'utf8'));
@@ -97,6 +97,29 @@ test('a message that waits for its next batch is stopped by a stop of its sessio
   assert.deepEqual(stop.body.stopped, [r.body.id]);
   assert.equal((await settled(d, r.body.id)).outcome, 'stopped');
   assert.equal(wavsOf(d, r.body.id).length, 0);
+});
+
+test('a message that spoke all it has is listed as narrating (status, vox status) until its last batch', async (t) => {
+  const d = await startDaemon({ realtime: false });
+  t.after(() => stopDaemonsUnder(d.home));
+  const r = await batch(d, 'web#3', 'm1', 0, 'One whole sentence.\nAnd half of');
+  assert.equal(r.body.sentences, 1);
+  const waiting = await waitFor(async () => {
+    const s = (await d.api('GET', '/v1/status')).body;
+    return s.playing === null && s.narrating?.length === 1 ? s.narrating : undefined;
+  }, 30_000, 'the first sentence played and the message waiting');
+  assert.equal(waiting.items.length, 1);
+  assert.deepEqual({ id: waiting.items[0].id, session: waiting.items[0].session, spoken: waiting.items[0].spoken }, { id: r.body.id, session: 'web#3', spoken: 1 });
+  assert.equal(typeof waiting.items[0].waitingMs, 'number');
+  // A counts-only status still counts it.
+  assert.deepEqual((await d.api('GET', '/v1/status?limit=0')).body.narrating, { length: 1, items: [] });
+  const text = await vox(['status'], { env: d.env });
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^narrating: 1 waiting for the model's next lines\n {2}web#3 +1 sentence spoken, waiting \d+ s$/m);
+  await batch(d, 'web#3', 'm1', 1, ' a second one.\n', true);
+  assert.equal((await settled(d, r.body.id)).outcome, 'played');
+  assert.deepEqual((await d.api('GET', '/v1/status')).body.narrating, { length: 0, items: [] });
+  assert.doesNotMatch((await vox(['status'], { env: d.env })).stdout, /narrating/);
 });
 
 test('bad batches are refused with a clear error', async (t) => {

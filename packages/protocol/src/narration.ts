@@ -48,6 +48,21 @@ export interface NarrationResponse {
   reason?: string;
 }
 
+/** A narration that has spoken all it has and waits for the model's next lines (out of the queue meanwhile). */
+export interface NarratingItem {
+  id: string;
+  session: string;
+  /** Sentences spoken so far. */
+  spoken: number;
+  /** Since when it waits, ms. */
+  waitingMs: number;
+}
+
+/** The part of GET /v1/status that lists them (at most the status answer's `limit`, oldest first); a voxd older than it leaves it out. */
+export interface NarratingStatusField {
+  narrating?: { length: number; items: NarratingItem[] };
+}
+
 /** POST /v1/narration/cut: a new prompt in the session ends what it narrates. */
 export interface NarrationCutRequest {
   session: string;

@@ -132,6 +132,11 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#narration = new Narration({ admission: this.#admission, queue: this.#queue, player: this.#player, ledger: this.#ledger, journal, log: this.#log, ...options.narration });
   }
 
+  /** Narrations waiting for their next batch (status). */
+  narrating(limit: number): ReturnType<Narration['waiting']> {
+    return this.#narration.waiting(limit);
+  }
+
   /** The voice each session was given, newest use first. */
   sessionVoices(): SessionVoice[] {
     return this.#voices?.list() ?? [];

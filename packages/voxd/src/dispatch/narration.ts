@@ -15,7 +15,7 @@
  * Once a message's utterance has ended (a stop, a cut for a new prompt, a
  * barge-in), its later batches are answered `dropped` with why.
  */
-import { DEFAULT_DEDUP_SECONDS, type NarrationRequest, type NarrationResponse } from '@vox/protocol';
+import { DEFAULT_DEDUP_SECONDS, type NarratingStatusField, type NarrationRequest, type NarrationResponse } from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { initialState, narrate, type NarrationState } from '../text/narration-text.js';
 import type { Admission } from './admission.js';
@@ -107,6 +107,16 @@ export class Narration {
   /** The narrations waiting for their next batch (at a shutdown they are handed over, or fail). */
   parked(): Utterance[] {
     return [...this.#live.values()].filter((u) => u.parked && !u.settled);
+  }
+
+  /** The parked narrations for status: how many, the first `limit` of them (oldest batch first), what each has spoken and how long it waits. */
+  waiting(limit: number): NarratingStatusField['narrating'] & object {
+    const now = performance.now();
+    const all = this.parked().sort((a, b) => (this.#lastBatch.get(a) ?? now) - (this.#lastBatch.get(b) ?? now));
+    return {
+      length: all.length,
+      items: all.slice(0, limit).map((u) => ({ id: u.id, session: u.session!, spoken: u.current, waitingMs: Math.round(now - (this.#lastBatch.get(u) ?? now)) })),
+    };
   }
 
   /** Narrations the journal replayed: their next batches carry on where they were. */

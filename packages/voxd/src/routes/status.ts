@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { HealthResponse, ListeningStatus, SessionVoices, StatusResponse, TranscriberStatusField } from '@vox/protocol';
+import type { HealthResponse, ListeningStatus, NarratingStatusField, SessionVoices, StatusResponse, TranscriberStatusField } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
@@ -43,7 +43,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         },
       },
     },
-    async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField> => {
+    async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField> => {
     const { dispatcher } = deps;
     const offset = Number(request.query.offset ?? 0);
     const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
@@ -69,6 +69,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       counters: { ...dispatcher.counters },
       history: dispatcher.history(),
       // A listen's floor first; else the barge-in monitor's open microphone.
+      narrating: dispatcher.narrating(limit),
       listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
       sessionVoices: dispatcher.sessionVoices(),
       ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),

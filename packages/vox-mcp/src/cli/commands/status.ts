@@ -5,7 +5,7 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { printable as safe, VERSION, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
+import { printable as safe, VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { floorState, isVoiceBargeIn } from '../../daemon/listening.js';
 import { connectOptions, readDaemonState, resolveEndpoint } from '../../daemon/http.js';
@@ -31,7 +31,7 @@ function clip(text: string, n = 60): string {
 
 const p = (v: unknown) => printable(v);
 
-export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStatusField, clientVersion = VERSION): string {
+export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField, clientVersion = VERSION): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
     `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
@@ -44,6 +44,13 @@ export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStat
     ...(s.transcriber ? [`stt:    ${s.transcriber.using ? p(s.transcriber.using) : `none${s.transcriber.problem ? ` (${p(s.transcriber.problem)})` : ''}`} (transcriber.kind ${p(s.transcriber.kind)})`] : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
+    // Narrations out of the queue until the model writes more (an older voxd sends none).
+    ...(s.narrating?.length
+      ? [
+          `narrating: ${s.narrating.length} waiting for the model's next lines`,
+          ...s.narrating.items.slice(0, 10).map((n) => `  ${p(n.session).padEnd(16)} ${n.spoken} sentence${n.spoken === 1 ? '' : 's'} spoken, waiting ${Math.round(n.waitingMs / 1000)} s`),
+        ]
+      : []),
     // Each session's own voice (an older voxd sends none).
     ...(s.sessionVoices?.length ? ['voices:', ...s.sessionVoices.slice(0, 10).map((v) => `  ${p(v.session).padEnd(16)} ${p(v.engine)} ${p(v.voice)}`)] : []),
     'recent:',

@@ -1,5 +1,5 @@
 /** The status tool: voxd's state and this session's configuration. */
-import { VERSION, type SessionVoices, type StatusResponse, type WireError } from '@vox/protocol';
+import { VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type WireError } from '@vox/protocol';
 import { str, strings, type InputSchema } from '../schema.js';
 import { toolResult, type McpTool, type Structured } from '../tool.js';
 import { OUTCOMES } from './speak.js';
@@ -46,6 +46,11 @@ const STATUS_OUTPUT: InputSchema = {
         playing: { anyOf: [ITEM, { type: 'null' }] },
         queued: { type: 'integer' },
         queue: { type: 'array', items: ITEM },
+        narrating: {
+          type: 'array',
+          description: "Narrations that spoke all they have and wait for the model's next lines (out of the queue meanwhile).",
+          items: { type: 'object', properties: { id: str, session: str, spoken: { type: 'integer' }, waitingMs: { type: 'integer' } }, required: ['id', 'session', 'spoken', 'waitingMs'] },
+        },
         voices: {
           type: 'array',
           description: "Each session's own voice, most recently used first.",
@@ -78,7 +83,7 @@ function errorFact(err: unknown): Structured {
   return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
 }
 
-function daemonFacts(s: StatusResponse & SessionVoices): Structured {
+function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): Structured {
   const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
     id: q.id,
     ...(q.session ? { session: q.session } : {}),
@@ -105,6 +110,7 @@ function daemonFacts(s: StatusResponse & SessionVoices): Structured {
       text: clip(h.text),
       ...(h.reason ? { reason: h.reason } : {}),
     })),
+    narrating: (s.narrating?.items ?? []).slice(0, STATUS_ITEMS).map((n) => ({ id: n.id, session: n.session, spoken: n.spoken, waitingMs: n.waitingMs })),
     voices: (s.sessionVoices ?? []).slice(0, STATUS_ITEMS).map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
   });
   return out;
