@@ -154,8 +154,11 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     assert.doesNotMatch(quietCalls, /hook Session(Start|End)/);
 
     writeFileSync(nodeLog, '');
-    const l = await claude(loud, ['-p', 'hello']);
+    const loudId = '10d10d10-1111-4222-8333-444455556666';
+    const l = await claude(loud, ['-p', 'hello', '--session-id', loudId]);
     assert.equal(l.code, 0, l.stderr + l.stdout);
+    // Its command hooks noted the session's id for this Claude Code (CLAUDE_PID), where its vox mcp looks after a /clear.
+    assert.equal(readFileSync(join(d.home, 'sessions', `claude-${l.pid}`), 'utf8'), `${loudId}\n`);
     const loudCalls = readFileSync(nodeLog, 'utf8');
     assert.match(loudCalls, /hook SessionStart/);
     assert.match(loudCalls, /hook SessionEnd/);

@@ -9,14 +9,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ALL_HOOK_EVENTS, mcpToolHook, type HookEvent } from '../packages/vox-mcp/src/claude/hook-entries.js';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
-import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon, writeConfig } from './helpers/daemon.js';
+import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon, vox, writeConfig } from './helpers/daemon.js';
 
 const FIXTURE_ROOT = '/home/dev';
 
@@ -149,6 +149,39 @@ describe('the hook tool of vox mcp with every fixture payload', () => {
     const s = stop.structuredContent as { session: string; sessions: string[]; stopped: string[] };
     assert.equal(s.session, 'shop#c1c1c1');
     assert.deepEqual(s.sessions, ['shop#f1f1f1', 'shop#c1c1c1']);
+  });
+
+  test('after /clear with command hooks only: vox hook notes the new id for its Claude Code (CLAUDE_PID), and vox mcp, its child, follows it', async () => {
+    const first = 'f2f2f200-0000-4000-8000-0000000000aa';
+    const cleared = 'c2c2c200-0000-4000-8000-0000000000bb';
+    const cwd = join(root, 'shop');
+    // This process stands for Claude Code: it is vox mcp's parent, and its pid is the hooks' CLAUDE_PID.
+    const note = join(d.home, 'sessions', `claude-${process.pid}`);
+    mkdirSync(join(d.home, 'sessions'), { recursive: true });
+    // A note older than vox mcp (an earlier process with this pid, or this one's past) changes nothing.
+    writeFileSync(note, 'a0a0a000-0000-4000-8000-0000000000ee\n');
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(note, past, past);
+    const client = await connect(cwd, { CLAUDE_CODE_SESSION_ID: first });
+    const speak = async (text: string) => (await client.callTool({ name: 'speak', arguments: { text } })) as CallToolResult;
+    assert.equal((await speak('Before the command clear.')).isError, undefined);
+    const payload = JSON.stringify({ ...fixture('stop.json'), cwd, session_id: cleared });
+    const r = await vox(['hook', 'Stop'], { env: { ...d.env, VOX_NO_AUTOSTART: '1', CLAUDE_PID: String(process.pid) }, input: payload });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(note, 'utf8'), `${cleared}\n`);
+    await speak('After the command clear.');
+    await d.idle();
+    const labels = new Map((await history()).filter((h) => h.text.endsWith('the command clear.')).map((h) => [h.text, h.session]));
+    assert.deepEqual(Object.fromEntries(labels), { 'Before the command clear.': 'shop#f2f2f2', 'After the command clear.': 'shop#c2c2c2' });
+    const stop = (await client.callTool({ name: 'stop', arguments: {} })) as CallToolResult;
+    const s = stop.structuredContent as { session: string; sessions: string[] };
+    assert.equal(s.session, 'shop#c2c2c2');
+    assert.deepEqual(s.sessions, ['shop#f2f2f2', 'shop#c2c2c2']);
+    // The hook tool's own adoption is newer than the note: the note does not take it back.
+    await hook(client, { ...fixture('stop.json'), cwd, session_id: first });
+    await speak('After the tool hook.');
+    await d.idle();
+    assert.equal((await history()).find((h) => h.text === 'After the tool hook.')?.session, 'shop#f2f2f2');
   });
 
   test('one announcement per permission ask: the permission_prompt that follows the PermissionRequest, naming no tool, says nothing', async () => {

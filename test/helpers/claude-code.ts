@@ -33,6 +33,8 @@ export interface ClaudeRun {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** Claude Code's pid: its hooks' CLAUDE_PID, its MCP servers' parent. */
+  pid: number;
 }
 
 /** Run the pinned Claude Code to its end (killed after `timeoutMs`), collecting its output. */
@@ -47,7 +49,7 @@ export function runClaude(args: string[], options: { cwd: string; env: NodeJS.Pr
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, pid: child.pid! });
     });
   });
 }

@@ -84,8 +84,15 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
 
   // One project name per process; the id follows the session (/clear gives a new one: project/session.ts).
   let project: string | undefined;
+  let parents: number[] | undefined;
   async function sessionOf(config?: ResolvedConfig): Promise<string> {
-    const { sessionLabel } = await import('../project/session.js');
+    const { adoptedAt, adoptSessionId, sessionLabel } = await import('../project/session.js');
+    // Under Claude Code, a command hook may have noted a newer id (/clear) that no hook tool told us (claude/current-session.ts).
+    if (env.CLAUDE_CODE_SESSION_ID && !env.VOX_SESSION_ID) {
+      const { notedSession, parentPids } = await import('../claude/current-session.js');
+      const noted = notedSession(env, (parents ??= parentPids()), Math.max(performance.timeOrigin, adoptedAt()));
+      if (noted) adoptSessionId(noted.id, noted.atMs);
+    }
     project ??= config?.projectName;
     if (!project) {
       // Without a valid config (stop must still work), the name is found the way resolveConfig finds it.

@@ -19,6 +19,7 @@
 let processId: string | undefined;
 /** The newest `session_id` a hook of this process carried (the hook tool of `vox mcp`). */
 let adopted: string | undefined;
+let adoptedAtMs = 0;
 /** Every label this process has handed out, oldest first; bounded, a session may /clear many times. */
 const used: string[] = [];
 /** Labels kept for stop and status: far more than a session's /clear count in a day. */
@@ -60,11 +61,18 @@ export function sessionLabel(project: string, env: NodeJS.ProcessEnv, explicit?:
  * (the newest wins). Returns true when it changed. Ids are bounded like the
  * label they become (only 6 characters are kept of it).
  */
-export function adoptSessionId(id: string): boolean {
+export function adoptSessionId(id: string, atMs = Date.now()): boolean {
   const next = id.slice(0, 200);
-  if (!next || next === adopted) return false;
+  if (!next) return false;
+  adoptedAtMs = Math.max(adoptedAtMs, atMs);
+  if (next === adopted) return false;
   adopted = next;
   return true;
+}
+
+/** When the newest adoption happened (epoch ms; 0: none yet): an older note of the id is not newer. */
+export function adoptedAt(): number {
+  return adoptedAtMs;
 }
 
 /** Every label this process has used, oldest first (at most MAX_LABELS, the newest). */

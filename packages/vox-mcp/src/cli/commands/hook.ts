@@ -26,6 +26,7 @@ import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
 import { decideHook, hookDelivery, unattended, type HookAction, type HookPayload } from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
+import { noteSession } from '../../claude/current-session.js';
 import { readStdin } from '../stdin.js';
 import { AGENTS, normalizeEvent } from '../../agents/agent.js';
 
@@ -137,6 +138,8 @@ export const command = defineCommand({
       unattendedPrompts: config.values.unattendedPrompts,
     });
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+    // For this Claude Code's vox mcp, which sees no hook of a command-only set-up: after /clear, this is the session's id.
+    if ((flags.agent ?? 'claude') === 'claude' && !dryRun && typeof payload.session_id === 'string') noteSession(ctx.env, payload.session_id);
     if (event === 'PermissionRequest' && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
       const voice = await import('../../claude/voice-decision.js');
       const ask = voice.voiceAskOf(event, payload, config, session);
