@@ -225,12 +225,18 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
 /**
  * The staging directory, removed once nothing writes into it. After a
  * refused entry node-tar's writes of the entries before it may still land:
- * a removal then failed with ENOTEMPTY (seen in CI), or a directory could
- * be made again behind it.
+ * a removal then fails with ENOTEMPTY (seen in CI), or a directory is made
+ * again behind it. So it is tried until it stays gone, for up to ~2 s, and
+ * never throws: it runs in a `finally`, where a throw would replace the
+ * refusal the user must see.
  */
-async function removeStage(stage: string): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    rmSync(stage, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+export async function removeStage(stage: string): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    try {
+      rmSync(stage, { recursive: true, force: true });
+    } catch {
+      // ENOTEMPTY: a late write landed meanwhile; the next round gets it.
+    }
     await new Promise((r) => setTimeout(r, 25));
     if (!existsSync(stage)) return;
   }
