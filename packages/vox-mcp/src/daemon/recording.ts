@@ -1,6 +1,6 @@
 /**
- * `vox say --out FILE.wav` (and the MCP `record` tool): POST /v1/synthesize
- * and save the WAV, without playing it.
+ * The WAV of a text without playing it (POST /v1/synthesize), for `vox say
+ * --out FILE.wav` (cli/out-file.ts writes it) and the MCP `record` tool.
  *
  * `--out` writes WAV only: voxd makes WAV, and encoding MP3 or Ogg would mean
  * an encoder dependency on the client for little gain (any converter takes the
@@ -8,13 +8,12 @@
  * often a typo than a wish (the MCP tool, whose paths come from the model,
  * creates it).
  */
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import type { WireError } from '@vox/protocol';
 import { call } from './client.js';
 import { requestBytes, resolveEndpoint } from './http.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
-import { EXIT, type CliContext } from '../cli/context.js';
 import { buildDelivery, type SpeechOverrides } from '../project/speech.js';
 
 /** Fetch the audio of `text` as WAV bytes, or a wire error. */
@@ -73,48 +72,4 @@ export function outProblem(cwd: string, out: string): string | undefined {
   }
   if (!isDir) return `cannot write "${out}": "${dir}" is not a directory`;
   return undefined;
-}
-
-export interface RecordOptions {
-  /** Print {path, bytes, seconds, engine} instead of the sentence. */
-  json?: boolean;
-  /** Print nothing. */
-  quiet?: boolean;
-}
-
-export async function recordTo(
-  ctx: CliContext,
-  out: string,
-  text: string,
-  config: ResolvedConfig,
-  session: string,
-  overrides: SpeechOverrides,
-  options: RecordOptions = {},
-): Promise<number> {
-  const result = await synthesizeWav(ctx.env, text, config, session, overrides);
-  if ('error' in result) {
-    if (!options.quiet) ctx.stderr.write(`vox say: ${result.error.code}: ${result.error.message}\n`);
-    return result.error.statusCode === 401 || result.error.statusCode === 403 ? EXIT.AUTH : EXIT.REJECTED;
-  }
-  const path = resolve(ctx.cwd, out);
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, result.wav);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    const e = err as NodeJS.ErrnoException;
-    if (!options.quiet) ctx.stderr.write(`vox say: cannot write "${out}": ${e.code ?? e.message}${e.code === 'EACCES' ? ' (no permission to write there)' : ''}\n`);
-    return EXIT.INTERNAL;
-  }
-  const seconds = wavSeconds(result.wav);
-  const engine = result.engine ?? 'unknown';
-  if (options.json) {
-    ctx.stdout.write(`${JSON.stringify({ path, bytes: result.wav.length, seconds: seconds ?? null, engine, ...(result.fallbackReason ? { fallbackReason: result.fallbackReason } : {}) })}\n`);
-  } else if (!options.quiet) {
-    if (result.fallbackReason) ctx.stderr.write(`vox say: recorded with ${engine}: ${result.fallbackReason}\n`);
-    const length = seconds === undefined ? '' : `${seconds.toFixed(1)} s of audio, `;
-    ctx.stdout.write(`Wrote ${length}${Math.ceil(result.wav.length / 1024)} KB (${engine}) to ${out}\n`);
-  }
-  return EXIT.OK;
 }

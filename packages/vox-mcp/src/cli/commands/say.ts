@@ -112,7 +112,7 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
   const config = await resolveConfig(ctx.cwd);
   const session = sessionLabel(config.projectName, ctx.env);
   if (values.out) {
-    const { recordTo } = await import('../../daemon/recording.js');
+    const { recordTo } = await import('../out-file.js');
     return await recordTo(ctx, values.out, text, config, session, overrides, { json: values.json === true, quiet });
   }
   const delivery = buildDelivery(text, config, session, overrides);
