@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, lstatSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDirs, readRegularFile, voxHome } from '@vox/protocol';
+import { makeDirs, pidAlive, readRegularFile, voxHome } from '@vox/protocol';
 
 const POLL_MS = 50;
 /** Longer than a whole voice turn: such a lock was left behind. */
@@ -23,15 +23,6 @@ const UNWRITTEN_MS = 2000;
 
 export interface AskLock {
   release(): void;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** What identifies the lock file judged stale, so only that file is removed (an inode number alone is reused at once). */
@@ -66,7 +57,7 @@ function stale(file: string): Seen | undefined {
   // Made but not yet written by open-then-write: its taker's, unless it stays so.
   if (!read.text.endsWith('\n')) return age > UNWRITTEN_MS ? read : undefined;
   const pid = Number(read.text.split(' ')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return read;
+  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid)) return read;
   return age > STALE_MS ? read : undefined;
 }
 

@@ -15,7 +15,7 @@
  */
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDirs, readRegularFile, voxHome } from '@vox/protocol';
+import { makeDirs, pidAlive, readRegularFile, voxHome } from '@vox/protocol';
 
 /** Past this many notes, those of processes that ended are removed. */
 const SWEEP_AT = 64;
@@ -27,15 +27,6 @@ function notesDir(env: NodeJS.ProcessEnv): string {
 
 function pidOf(value: string | undefined): number | undefined {
   return value && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** `vox hook`: the session `id` is the one its Claude Code (env CLAUDE_PID) is on now. Never throws. */
@@ -63,7 +54,7 @@ function sweep(dir: string): void {
   if (names.length <= SWEEP_AT) return;
   for (const name of names) {
     const pid = pidOf(/^claude-(\d+)$/.exec(name)?.[1]);
-    if (pid === undefined ? name.endsWith('.tmp') : !alive(pid)) rmSync(join(dir, name), { force: true });
+    if (pid === undefined ? name.endsWith('.tmp') : !pidAlive(pid)) rmSync(join(dir, name), { force: true });
   }
 }
 
