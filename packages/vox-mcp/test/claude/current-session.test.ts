@@ -26,13 +26,14 @@ test('a hook notes its payload id under its Claude Code pid, once; vox mcp takes
   // The same id again writes nothing (the usual hook).
   const past = new Date(Date.now() - 10_000);
   utimesSync(file, past, past);
+  const at = statSync(file).mtimeMs; // as the file system keeps it (Node 22 gives 1796305750961.999 for ...962)
   noteSession(env, 'aaaa-1');
-  assert.equal(statSync(file).mtimeMs, past.getTime());
-  assert.deepEqual(notedSession(env, [4242], past.getTime() - 1), { id: 'aaaa-1', atMs: past.getTime() });
-  assert.equal(notedSession(env, [4242], past.getTime()), undefined, 'not newer than the adoption');
+  assert.equal(statSync(file).mtimeMs, at);
+  assert.deepEqual(notedSession(env, [4242], at - 1), { id: 'aaaa-1', atMs: at });
+  assert.equal(notedSession(env, [4242], at), undefined, 'not newer than the adoption');
   // A new id (a /clear) is newer.
   noteSession(env, 'bbbb-2');
-  assert.equal(notedSession(env, [1, 4242], past.getTime())?.id, 'bbbb-2', 'any of the parents');
+  assert.equal(notedSession(env, [1, 4242], at)?.id, 'bbbb-2', 'any of the parents');
   assert.equal(notedSession(env, [4243], 0), undefined, "another Claude Code's note is not ours");
   assert.deepEqual(readdirSync(dir), ['claude-4242'], 'no temporary file left');
 });
