@@ -258,3 +258,58 @@ export class TimedSink {
     return this.inner.close();
   }
 }
+
+/** Claude Code's `${field}` substitution of an mcp_tool hook's input. */
+export function substitute(input, data) {
+  const out = {};
+  for (const [k, v] of Object.entries(input)) {
+    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path) => {
+      const value = path.split('.').reduce((o, key) => (o && typeof o === 'object' ? o[key] : undefined), data);
+      return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    });
+  }
+  return out;
+}
+
+/**
+ * A warm `vox mcp`, spoken to as Claude Code does (one JSON line a message on
+ * its stdin; `vox` names another entry), initialized. rpc() resolves with the result and the ms until
+ * its answer line arrived; close() ends its stdin and waits for its exit.
+ */
+export async function warmMcp({ cwd, env, vox = VOX }) {
+  const server = spawn(process.execPath, [vox, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map();
+  let buffer = '';
+  server.stdout.setEncoding('utf8').on('data', (chunk) => {
+    buffer += chunk;
+    let i;
+    while ((i = buffer.indexOf('\n')) !== -1) {
+      const message = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      const t = process.hrtime.bigint();
+      waiting.get(message.id)?.({ message, t });
+      waiting.delete(message.id);
+    }
+  });
+  let nextId = 1;
+  const rpc = (method, params) => {
+    const id = nextId++;
+    const answered = new Promise((resolve) => waiting.set(id, resolve));
+    const t0 = process.hrtime.bigint();
+    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return answered.then(({ message, t }) => {
+      if (message.error) throw new Error(`${method}: ${message.error.message}`);
+      return { result: message.result, ms: Number(t - t0) / 1e6 };
+    });
+  };
+  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return {
+    server,
+    rpc,
+    async close() {
+      server.stdin.end();
+      await new Promise((r) => (server.exitCode !== null || server.signalCode !== null ? r() : server.once('exit', r)));
+    },
+  };
+}

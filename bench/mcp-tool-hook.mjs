@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, VOX, median, percentile, report, round, startVoxd, timeRun } from './lib.mjs';
+import { ROOT, VOX, median, percentile, report, round, startVoxd, substitute, timeRun, warmMcp } from './lib.mjs';
 
 const RUNS = Math.max(50, Number(process.env.BENCH_RUNS ?? 200));
 const PROCESS_RUNS = 30;
@@ -26,50 +26,12 @@ const FIXTURE = 'permission-request.json';
 const payload = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), 'utf8'));
 const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/hook-entries.js')).href);
 
-/** Claude Code's `${field}` substitution of an mcp_tool hook's input. */
-function substitute(input, data) {
-  const out = {};
-  for (const [k, v] of Object.entries(input)) {
-    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path) => {
-      const value = path.split('.').reduce((o, key) => (o && typeof o === 'object' ? o[key] : undefined), data);
-      return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-    });
-  }
-  return out;
-}
-
 const d = await startVoxd({ audio: 'null' });
 const cwd = join(d.home, 'api');
 const env = { ...d.env, VOX_NO_AUTOSTART: '1' };
-const server = spawn(process.execPath, [VOX, 'mcp'], { cwd: d.home, env, stdio: ['pipe', 'pipe', 'inherit'] });
+const mcp = await warmMcp({ cwd: d.home, env });
+const { server, rpc } = mcp;
 try {
-  const waiting = new Map();
-  let buffer = '';
-  server.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffer += chunk;
-    let i;
-    while ((i = buffer.indexOf('\n')) !== -1) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      const t = process.hrtime.bigint();
-      waiting.get(message.id)?.({ message, t });
-      waiting.delete(message.id);
-    }
-  });
-  let nextId = 1;
-  const rpc = (method, params) => {
-    const id = nextId++;
-    const answered = new Promise((resolve) => waiting.set(id, resolve));
-    const t0 = process.hrtime.bigint();
-    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    return answered.then(({ message, t }) => {
-      if (message.error) throw new Error(`${method}: ${message.error.message}`);
-      return { result: message.result, ms: Number(t - t0) / 1e6 };
-    });
-  };
-  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-
   let n = 0;
   const event = () => ({ ...payload, cwd, session_id: `bench-${process.pid}-${n++}` });
   const entry = mcpToolHook('PermissionRequest', 'vox');
@@ -133,7 +95,6 @@ try {
     withinBudget: mcpMedian <= BUDGET_MS,
   });
 } finally {
-  server.stdin.end();
-  await new Promise((r) => server.once('exit', r));
+  await mcp.close();
   await d.stop();
 }

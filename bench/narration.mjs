@@ -14,12 +14,11 @@
 // any path can cost), and the first sentence as a plain /v1/speak (its first
 // audio: what any speech costs). Medians of BENCH_RUNS (default 60 messages).
 // Prints one JSON line. Needs `npm run build` first.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, VOX, median, percentile, report, round, startVoxd } from './lib.mjs';
+import { ROOT, median, percentile, report, round, startVoxd, warmMcp } from './lib.mjs';
 
 const RUNS = Math.max(20, Number(process.env.BENCH_RUNS ?? 60));
 const HOOK_BUDGET_MS = 10;
@@ -32,36 +31,10 @@ const cwd = join(d.home, 'shop');
 mkdirSync(join(cwd, '.vox'), { recursive: true });
 writeFileSync(join(cwd, '.vox', 'config.md'), '---\nnarrate: stream\n---\n');
 const env = { ...d.env, VOX_NO_AUTOSTART: '1' };
-const server = spawn(process.execPath, [VOX, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'inherit'] });
+const mcp = await warmMcp({ cwd, env });
+const { rpc } = mcp;
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 try {
-  const waiting = new Map();
-  let buffer = '';
-  server.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffer += chunk;
-    let i;
-    while ((i = buffer.indexOf('\n')) !== -1) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      const t = process.hrtime.bigint();
-      waiting.get(message.id)?.({ message, t });
-      waiting.delete(message.id);
-    }
-  });
-  let nextId = 1;
-  const rpc = (method, params) => {
-    const id = nextId++;
-    const answered = new Promise((resolve) => waiting.set(id, resolve));
-    const t0 = process.hrtime.bigint();
-    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    return answered.then(({ message, t }) => {
-      if (message.error) throw new Error(`${method}: ${message.error.message}`);
-      return { result: message.result, ms: Number(t - t0) / 1e6 };
-    });
-  };
-  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-
   const post = (path, body) =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
@@ -163,7 +136,6 @@ try {
   });
 } finally {
   agent.destroy();
-  server.stdin.end();
-  await new Promise((r) => server.once('exit', r));
+  await mcp.close();
   await d.stop();
 }

@@ -14,12 +14,12 @@
 //   voxd, per new connection).
 // Medians of BENCH_RUNS (default 100; a third of that for the processes).
 // Prints one JSON line. Needs `npm run build`, /usr/sbin/sshd, root.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, interleave, median, percentile, report, round, timeRun } from './lib.mjs';
+import { ROOT, interleave, median, percentile, report, round, substitute, timeRun, warmMcp } from './lib.mjs';
 import { startRemote, VOX } from './remote-lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -29,47 +29,10 @@ const permission = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/hooks/permi
 const notification = readFileSync(join(ROOT, 'test/fixtures/hooks/notification-permission.json'), 'utf8');
 const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/hook-entries.js')).href);
 
-/** Claude Code's `${field}` substitution of an mcp_tool hook's input. */
-function substitute(input, data) {
-  const out = {};
-  for (const [k, v] of Object.entries(input)) {
-    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path) => {
-      const value = path.split('.').reduce((o, key) => (o && typeof o === 'object' ? o[key] : undefined), data);
-      return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-    });
-  }
-  return out;
-}
-
 /** A warm `vox mcp` with `env`; call() times one hook tool call to its answer line. */
 async function mcpServer(env, cwd) {
-  const server = spawn(process.execPath, [VOX, 'mcp'], { cwd, env: { ...env, VOX_NO_AUTOSTART: '1' }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting = new Map();
-  let buffer = '';
-  server.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffer += chunk;
-    let i;
-    while ((i = buffer.indexOf('\n')) !== -1) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      const t = process.hrtime.bigint();
-      waiting.get(message.id)?.({ message, t });
-      waiting.delete(message.id);
-    }
-  });
-  let nextId = 1;
-  const rpc = (method, params) => {
-    const id = nextId++;
-    const answered = new Promise((resolve) => waiting.set(id, resolve));
-    const t0 = process.hrtime.bigint();
-    server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    return answered.then(({ message, t }) => {
-      if (message.error) throw new Error(`${method}: ${message.error.message}`);
-      return { result: message.result, ms: Number(t - t0) / 1e6 };
-    });
-  };
-  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const mcp = await warmMcp({ cwd, env: { ...env, VOX_NO_AUTOSTART: '1' }, vox: VOX });
+  const { server, rpc } = mcp;
   const entry = mcpToolHook('PermissionRequest', 'vox');
   let n = 0;
   return {
@@ -80,8 +43,7 @@ async function mcpServer(env, cwd) {
       return ms;
     },
     async stop() {
-      server.stdin.end();
-      await new Promise((r) => server.once('exit', r));
+      await mcp.close();
     },
   };
 }
