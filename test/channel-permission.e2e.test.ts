@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { FIXTURES, removeDir, startDaemon, tempDir, VOX, waitFor, type Daemon } from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { writeSilentWav } from './helpers/wav.js';
 
 interface Answer {
   request_id: string;
@@ -29,26 +30,6 @@ interface Session {
   client: Client;
   answers: Answer[];
   stderr: () => string;
-}
-
-/** A 16 kHz mono WAV of `ms` of silence. */
-function silentWav(path: string, ms: number): string {
-  const data = Buffer.alloc(Math.round((16000 * ms) / 1000) * 2);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(data.length, 40);
-  writeFileSync(path, Buffer.concat([h, data]));
-  return path;
 }
 
 describe('the channel permission relay (SDK Client, real vox mcp and voxd)', () => {
@@ -89,7 +70,7 @@ describe('the channel permission relay (SDK Client, real vox mcp and voxd)', () 
   before(async () => {
     stt = await startTranscriptionApi();
     home = tempDir('vox-channel-permission-');
-    silence = silentWav(join(home, 'silence.wav'), 8000);
+    silence = writeSilentWav(join(home, 'silence.wav'), 8000);
     mic();
     d = await startDaemon({
       realtime: false,

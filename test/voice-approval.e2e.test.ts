@@ -20,6 +20,7 @@ import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, 
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { decideByVoice, type PermissionAsk } from '../packages/vox-mcp/src/claude/voice-decision.js';
 import { resolveConfig } from '../packages/vox-mcp/src/project/config.js';
+import { writeSilentWav } from './helpers/wav.js';
 
 const SHIM = join(FIXTURES, 'listen', 'arecord');
 const MARK = 'ran-by-voice-4242';
@@ -32,26 +33,6 @@ function model(req: MessagesRequest): Turn {
   if (!req.tools?.length) return { text: 'ok' };
   if (userText(last).includes('BASH')) return { tools: [{ id: 'toolu_voice', name: 'Bash', input: { command: `echo ${MARK} > ran.txt; echo ${MARK}`, description: 'Print a mark' } }] };
   return { text: 'Nothing to do.' };
-}
-
-/** A 16 kHz mono WAV of `ms` of silence. */
-function silentWav(path: string, ms: number): string {
-  const data = Buffer.alloc(Math.round((16000 * ms) / 1000) * 2);
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(data.length, 40);
-  writeFileSync(path, Buffer.concat([h, data]));
-  return path;
 }
 
 interface Logged {
@@ -99,7 +80,7 @@ describe('permission prompts answered by voice', () => {
     stt = await startTranscriptionApi();
     home = tempDir('vox-voice-approval-');
     control = join(home, 'mic.json');
-    silence = silentWav(join(home, 'silence.wav'), 8000);
+    silence = writeSilentWav(join(home, 'silence.wav'), 8000);
     mic();
     d = await startDaemon({
       realtime: false,

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toWav } from '../../packages/voxd/src/audio/wav.js';
 import { removeDir, tempDir } from './daemon.js';
-import { pcmStats, wavStats } from './wav.js';
+import { pcmStats, wavStats, writeSilentWav } from './wav.js';
 
 /** `seconds` of a sine of amplitude `amp` (0..1), s16le, every channel alike. */
 function sine(seconds: number, amp: number, sampleRate = 22050, channels = 1): Buffer {
@@ -123,4 +123,14 @@ describe('pcmStats', () => {
     assert.ok(Math.abs(s.rms - SINE_RMS) < 0.001);
     assert.equal(pcmStats(Buffer.alloc(0), { sampleRate: 22050, channels: 1 }).rms, 0);
   });
+});
+
+test('writeSilentWav writes 16 kHz mono silence of the length asked', () => {
+  const dir = tempDir();
+  try {
+    const s = wavStats(writeSilentWav(join(dir, 'quiet.wav'), 1500));
+    assert.deepEqual({ sampleRate: s.sampleRate, channels: s.channels, durationMs: Math.round(s.durationMs), peak: s.peak }, { sampleRate: 16000, channels: 1, durationMs: 1500, peak: 0 });
+  } finally {
+    removeDir(dir);
+  }
 });

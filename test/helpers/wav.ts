@@ -7,7 +7,8 @@
  * data size 0 until the utterance ends, and pipes write 0xFFFFFFFF. Such a
  * data chunk runs to the end of the buffer.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { toWav } from '../../packages/voxd/src/audio/wav.js';
 
 export interface AudioStats {
   sampleRate: number;
@@ -93,4 +94,11 @@ function sampleReader(format: number, bits: number): ((b: Buffer, at: number) =>
     if (bits === 64) return (b, at) => b.readDoubleLE(at);
   }
   return undefined;
+}
+
+/** Writes a 16 kHz mono s16le WAV of `ms` of silence at `path` (what a recorder shim plays); returns the path. */
+export function writeSilentWav(path: string, ms: number): string {
+  const format = { sampleRate: 16000, channels: 1, bitDepth: 16 } as const;
+  writeFileSync(path, toWav(format, Buffer.alloc(Math.round((16000 * ms) / 1000) * 2)));
+  return path;
 }
