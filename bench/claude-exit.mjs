@@ -8,7 +8,9 @@
 // - `plugin`: the vox plugin installed from this repository's marketplace,
 //   its server and its hooks (SessionStart, Stop, SessionEnd: each a vox
 //   process or a tool call): reported, no budget (the hooks are what a user
-//   installs the plugin for).
+//   installs the plugin for);
+// - `minimal` and `http`: the floors of any stdio server (a process) and of
+//   any HTTP one (none), reported beside them.
 // BENCH_VOX names another vox entry for the `mcp` side (an older build).
 //
 // Why: Claude Code 2.1.332 never closes a stdio MCP server's stdin at exit; it
@@ -20,6 +22,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } from './lib.mjs';
@@ -68,10 +71,39 @@ process.stdin.on('data', (d) => {
   }
 });`;
 
+/**
+ * The least an HTTP MCP server can be (what an MCP endpoint inside voxd would
+ * cost at most): no process for Claude Code to start or to end. Streamable
+ * HTTP, JSON answers, no event stream (GET is 405, as the spec allows).
+ */
+function startMinimalHttp() {
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const m = JSON.parse(body);
+      if (m.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const result = m.method === 'initialize'
+        ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'min-http', version: '1' } }
+        : m.method === 'tools/list' ? { tools: [{ name: 'noop', description: 'nothing', inputSchema: { type: 'object' } }] } : {};
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bench' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
 const { offlineClaudeEnv, startMessagesApi } = await tsImport('../test/helpers/messages-api.ts', import.meta.url);
 const api = await startMessagesApi(() => ({ text: 'ok' }));
 const root = mkdtempSync(join(tmpdir(), 'vox-bench-claude-exit-'));
 const voxd = await startVoxd({ audio: 'null' });
+const http = await startMinimalHttp();
 try {
   const homes = { with: join(root, 'with'), without: join(root, 'without') };
   const project = join(root, 'project');
@@ -89,6 +121,8 @@ try {
     mcp: { home: homes.without, args: strict({ vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } }) },
     // The floor for any stdio server: a few lines of node that answer and exit on the first signal.
     minimal: { home: homes.without, args: strict({ min: { type: 'stdio', command: process.execPath, args: ['-e', MINIMAL_SERVER] } }) },
+    // The floor for a server that needs no process: an HTTP endpoint on loopback.
+    http: { home: homes.without, args: strict({ min: { type: 'http', url: `http://127.0.0.1:${http.address().port}/mcp` } }) },
     plugin: { home: homes.with, args: [] },
   };
   const names = Object.keys(SIDES);
@@ -125,11 +159,14 @@ try {
     minimalRatio: round(m('minimal') / m('without'), 3),
     // vox mcp against the least any stdio server costs Claude Code: vox's own share.
     mcpToMinimal: round(m('mcp') / m('minimal'), 3),
+    http: figures('http'),
+    httpRatio: round(m('http') / m('without'), 3),
     budget: BUDGET,
     withinBudget: ratio <= BUDGET,
   });
 } finally {
   await api.close();
+  http.close();
   await voxd.stop();
   rmSync(root, { recursive: true, force: true });
 }
