@@ -11,5 +11,5 @@ export * from './session-voice.js';
 export * from './narration.js';
 export * from './talk.js';
 export * from './wire.js';
-export { VERSION } from './version.js';
+export { compareVersions, VERSION } from './version.js';
 export * from './transcription.js';

@@ -5,8 +5,8 @@
  * version runs (and says so).
  */
 import { spawnSync } from 'node:child_process';
+import { compareVersions } from '@vox/protocol';
 import { MCP_TOOL_SINCE, type HookType } from './hook-entries.js';
-import { compareVersions } from '../cli/report.js';
 
 export interface HookTypeChoice {
   type: HookType;

@@ -644,7 +644,7 @@ exit 0
 
 describe('compareVersions', () => {
   test('numeric, per part', async () => {
-    const { compareVersions } = await import('../../src/cli/report.js');
+    const { compareVersions } = await import('@vox/protocol');
     assert.equal(compareVersions('0.1.0', '0.2.0'), -1);
     assert.equal(compareVersions('0.10.0', '0.9.9'), 1);
     assert.equal(compareVersions('1.0.0', '1.0.0-rc.1'), 0);

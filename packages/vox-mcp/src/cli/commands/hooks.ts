@@ -2,12 +2,12 @@
  * `vox hooks install|uninstall|status`: vox's entries in Claude Code's settings,
  * or with --agent another agent's (agents/).
  */
+import { compareVersions } from '@vox/protocol';
 import { EXIT } from '../context.js';
 import { defineCommand, pickAction } from '../command.js';
 import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
 import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, MESSAGE_DISPLAY_SINCE, NARRATION_EVENTS, hookCommand, type HookEvent } from '../../claude/hook-entries.js';
-import { compareVersions } from '../report.js';
 import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]

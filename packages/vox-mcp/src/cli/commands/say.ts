@@ -3,7 +3,7 @@
  * path of every hook: it imports node:http, the config walker and nothing else
  * that is heavy unless the project has a config file.
  */
-import { MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type SpeakResponse, type WireError } from '@vox/protocol';
+import { compareVersions, MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type SpeakResponse, type WireError } from '@vox/protocol';
 import { call, settingsMismatch } from '../../daemon/client.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
@@ -13,7 +13,7 @@ import { sessionLabel } from '../../project/session.js';
 import { buildDelivery, type SpeechOverrides } from '../../project/speech.js';
 import { readStdin } from '../stdin.js';
 import { ClientError } from '../../errors.js';
-import { compareVersions, reportWireError } from '../report.js';
+import { reportWireError } from '../report.js';
 
 export const SAY_USAGE = `Usage: vox say [options] [TEXT | -]
        vox unmute [options] [TEXT | -]

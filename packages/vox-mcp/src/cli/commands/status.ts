@@ -5,14 +5,14 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { printable as safe, VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
+import { compareVersions, printable as safe, VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { floorState, isVoiceBargeIn } from '../../daemon/listening.js';
 import { connectOptions, readDaemonState, resolveEndpoint } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { daemonDown } from '../daemon-down.js';
-import { compareVersions, reportWireError } from '../report.js';
+import { reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox status [--json] [--watch]
 

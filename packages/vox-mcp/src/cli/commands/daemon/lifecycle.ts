@@ -1,13 +1,12 @@
 /** `vox daemon start|stop|restart|status`: through the service manager when the service is installed, else on voxd directly. */
 import { homedir } from 'node:os';
-import { VERSION, pidAlive } from '@vox/protocol';
+import { compareVersions, VERSION, pidAlive } from '@vox/protocol';
 import { startDaemon } from '../../../daemon/client.js';
 import { health, readDaemonState } from '../../../daemon/http.js';
 import { serviceFilePaths } from '../../../daemon/service-files.js';
 import { clearStopMarker, writeStopMarker } from '../../../daemon/stop-marker.js';
 import { serviceInstalled, type ServiceOptions } from '../../../daemon/service.js';
 import { EXIT } from '../../context.js';
-import { compareVersions } from '../../report.js';
 import { Failure, type Io } from './io.js';
 import { reportRunning, running, stopByPid, waitFor, waitHealthy, waitPortFree } from './process.js';
 import { supported, viaManager } from './service.js';

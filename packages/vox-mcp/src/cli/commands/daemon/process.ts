@@ -6,10 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
+import { compareVersions, DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
 import { health, readDaemonState } from '../../../daemon/http.js';
 import { EXIT } from '../../context.js';
-import { compareVersions } from '../../report.js';
 import { Failure, type Io } from './io.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
