@@ -10,22 +10,29 @@
  *   mcp_tool group for `clear`).
  * - A permission dialog fires PermissionRequest at once and a
  *   permission_prompt Notification ~6 s later: one announcement.
+ * - With command hooks only (`vox hooks install --type command`) and `vox mcp`
+ *   as a plain MCP server, no hook reaches vox mcp: the hooks note the new id
+ *   for their Claude Code (claude/current-session.ts), and the model's stop
+ *   after /clear still stops the summary spoken under it.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
-import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
+import { claudeSkip } from './helpers/claude-code.js';
+import { startInteractiveClaude, type InteractiveClaude } from './helpers/claude-tmux.js';
+import { ROOT, VOX, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
 import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
 import { needTool } from './helpers/tools.js';
 
-const TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
+const PLUGIN_TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
+const TOOL = PLUGIN_TOOL;
 const LONG =
   'I rewrote the invoice exporter so that every currency is rounded once at the very end of the calculation and never on the way there. The nightly export now matches the ledger to the cent for all of last month.';
 
-function model(req: MessagesRequest): Turn {
+/** The stub model, calling vox's tools by the names `tool` gives them (the plugin's, or a plain server's). */
+const modelWith = (tool: (name: string) => string) => (req: MessagesRequest): Turn => {
+  const TOOL = tool;
   const last = lastUser(req);
   const results = toolResults(last);
   if (results.has('toolu_stop')) return { text: 'Quiet now.' };
@@ -38,7 +45,8 @@ function model(req: MessagesRequest): Turn {
   if (prompt.includes('SAY')) return { tools: [{ id: 'toolu_say', name: TOOL('speak'), input: { text: 'After the clear.' } }] };
   if (prompt.includes('BASH')) return { tools: [{ id: 'toolu_bash', name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }] };
   return { text: 'Hello from before the clear.' };
-}
+};
+const model = modelWith(PLUGIN_TOOL);
 
 interface HistoryEntry {
   id: string;
@@ -52,15 +60,12 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
   let api: StandIn;
   let home: string;
   let project: string;
-  let debug: string;
   let notifications: string;
-  const socket = `vox-test-${process.pid}`;
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
-  const pane = () => tmux('capture-pane', '-p', '-t', 'cc').stdout ?? '';
-  const type = (text: string) => {
-    tmux('send-keys', '-t', 'cc', '-l', text);
-    tmux('send-keys', '-t', 'cc', 'Enter');
-  };
+  let cc: InteractiveClaude;
+  const type = (text: string) => cc.type(text);
+  const pane = () => cc.pane();
+  const tmux = (...args: string[]) => cc.tmux(...args);
+  let debug: string;
 
   async function history(): Promise<HistoryEntry[]> {
     return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
@@ -84,34 +89,12 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
       JSON.stringify({ hooks: { Notification: [{ matcher: '', hooks: [{ type: 'command', command: `cat >> '${notifications}'; echo >> '${notifications}'` }] }] } }),
     );
     const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
-    // First-run screens answered beforehand: onboarding, the custom API key, trusting the folder.
-    writeFileSync(
-      join(home, '.claude.json'),
-      JSON.stringify({
-        hasCompletedOnboarding: true,
-        theme: 'dark',
-        customApiKeyResponses: { approved: [env.ANTHROPIC_API_KEY!.slice(-20)], rejected: [] },
-        projects: { [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-      }),
-    );
-    debug = join(home, 'claude-debug.log');
     const allowed = [TOOL('speak'), TOOL('stop')].join(',');
-    // Claude Code's own temporary files (claude-UID, cc-socks) go into HOME, removed with it.
-    const tmp = join(home, 'tmp');
-    mkdirSync(tmp);
-    const envArgs = Object.entries({ ...env, TMPDIR: tmp }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const args = ['--plugin-dir', join(ROOT, 'plugin'), '--permission-mode', 'default', '--allowedTools', allowed, '--debug-file', debug];
-    const started = tmux('new-session', '-d', '-s', 'cc', '-x', '160', '-y', '50', '-c', project, ...envArgs, CLAUDE!, ...args);
-    assert.equal(started.status, 0, started.stderr);
-    await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt');
+    cc = await startInteractiveClaude({ home, project, env, name: 'plugin', args: ['--plugin-dir', join(ROOT, 'plugin'), '--permission-mode', 'default', '--allowedTools', allowed] });
+    debug = cc.debug;
   });
   after(async () => {
-    if (existsSync(debug ?? '')) {
-      // /exit lets Claude Code end its MCP servers; the kill is the bound.
-      type('/exit');
-      await waitFor(() => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined), 10_000, 'claude to exit').catch(() => {});
-    }
-    tmux('kill-server');
+    await cc?.close();
     await api?.close();
     await d?.stop();
     if (d) removeDir(d.home);
@@ -163,5 +146,60 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
     tmux('send-keys', '-t', 'cc', 'Escape');
     await waitFor(() => (/Interrupted|Did not run/.test(pane()) ? true : undefined), 15_000, 'the dialog to close');
     assert.equal(existsSync(join(project, 'made-by-claude.txt')), false);
+  });
+});
+
+describe('the real Claude Code, interactive in tmux, with command hooks only', { skip: claudeSkip || needTool('tmux') }, () => {
+  const PLAIN_TOOL = (name: string) => `mcp__vox__${name}`;
+  let d: Daemon;
+  let api: StandIn;
+  let home: string;
+  let cc: InteractiveClaude;
+
+  async function history(): Promise<HistoryEntry[]> {
+    return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
+  }
+  const find = (what: string, pred: (h: HistoryEntry) => boolean) => waitFor(async () => (await history()).find(pred), 30_000, what);
+
+  before(async () => {
+    d = await startDaemon();
+    api = await startMessagesApi(modelWith(PLAIN_TOOL));
+    home = tempDir('vox-claude-tmux-commands-');
+    const project = join(home, 'cmds');
+    mkdirSync(join(project, '.vox'), { recursive: true });
+    writeFileSync(join(project, '.vox', 'config.md'), '---\nrate: 90\n---\n');
+    const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
+    // What a user of an older Claude Code gets: `vox hook` commands, and vox mcp added as a plain server.
+    const installed = await vox(['hooks', 'install', '--project', '--type', 'command'], { env, cwd: project });
+    assert.equal(installed.code, 0, installed.stderr);
+    assert.match(readFileSync(join(project, '.claude', 'settings.json'), 'utf8'), /vox\.cjs' hook Stop|vox\.cjs hook Stop/);
+    const servers = { mcpServers: { vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } } };
+    const allowed = [PLAIN_TOOL('speak'), PLAIN_TOOL('stop')].join(',');
+    cc = await startInteractiveClaude({ home, project, env, name: 'commands', args: ['--strict-mcp-config', '--mcp-config', JSON.stringify(servers), '--permission-mode', 'default', '--allowedTools', allowed] });
+  });
+  after(async () => {
+    await cc?.close();
+    await api?.close();
+    await d?.stop();
+    if (d) removeDir(d.home);
+    if (home) removeDir(home);
+  });
+
+  test("/clear: the Stop command hook notes the new id, and the model's stop stops the summary spoken under it", async () => {
+    cc.type('hello');
+    const before = await find('the first Stop summary', (h) => h.text === 'Hello from before the clear.');
+    cc.type('/clear');
+    await waitFor(() => (/SessionStart:clear/.test(readFileSync(cc.debug, 'utf8')) ? true : undefined), 20_000, 'SessionStart:clear');
+    cc.type('LONG');
+    const summary = await find('the Stop summary after /clear', (h) => h.text.startsWith('I rewrote the invoice exporter'));
+    assert.notEqual(summary.session, before.session, 'the hooks carry the new session id');
+    cc.type('QUIET');
+    const result = await waitFor(() => api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_stop')).find(Boolean), 30_000, 'the result of stop');
+    const stopped = JSON.parse(resultText(result.content)) as { session: string; sessions: string[]; stopped: string[] };
+    assert.equal(stopped.session, summary.session, "the model's label is the hooks' new one");
+    assert.deepEqual(stopped.sessions, [before.session, summary.session]);
+    assert.ok(stopped.stopped.includes(summary.id), `stop stopped the summary: ${JSON.stringify(stopped)}`);
+    await d.idle();
+    assert.equal((await history()).find((h) => h.id === summary.id)?.outcome, 'stopped');
   });
 });
