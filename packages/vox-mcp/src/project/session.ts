@@ -34,7 +34,8 @@ export function shortId(id: string): string {
  * 1. VOX_SESSION_ID, the user's override (in the environment of both ends, so
  *    it wins over the payload as well, or the two would differ);
  * 2. `explicit`: a hook payload's `session_id`;
- * 3. the newest `session_id` adopted from a hook in this process (after /clear);
+ * 3. the newest `session_id` adopted in this process (after /clear): from the
+ *    hook tool, or from a command hook's note (claude/current-session.ts);
  * 4. CLAUDE_CODE_SESSION_ID, what Claude Code gives its MCP servers;
  * 5. CLAUDE_SESSION_ID, the name older vox versions read (legacy);
  * 6. one random id per process (a shell's `vox say`, another MCP client).
