@@ -55,6 +55,22 @@ interface HistoryEntry {
   outcome: string;
 }
 
+async function historyOf(d: Daemon): Promise<HistoryEntry[]> {
+  return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
+}
+const findIn = (d: Daemon, what: string, pred: (h: HistoryEntry) => boolean) => waitFor(async () => (await historyOf(d)).find(pred), 30_000, what);
+
+/** The model's `stop` after /clear: under the hooks' new label, covering the label before too, and it stopped the summary still playing. */
+async function stopCoversBoth(d: Daemon, api: StandIn, before: HistoryEntry, summary: HistoryEntry): Promise<void> {
+  const result = await waitFor(() => api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_stop')).find(Boolean), 30_000, 'the result of stop');
+  const stopped = JSON.parse(resultText(result.content)) as { session: string; sessions: string[]; stopped: string[] };
+  assert.equal(stopped.session, summary.session, "the model's label is the hooks' new one");
+  assert.deepEqual(stopped.sessions, [before.session, summary.session]);
+  assert.ok(stopped.stopped.includes(summary.id), `stop stopped the summary: ${JSON.stringify(stopped)}`);
+  await d.idle();
+  assert.equal((await historyOf(d)).find((h) => h.id === summary.id)?.outcome, 'stopped');
+}
+
 describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || needTool('tmux') }, () => {
   let d: Daemon;
   let api: StandIn;
@@ -67,10 +83,8 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
   const tmux = (...args: string[]) => cc.tmux(...args);
   let debug: string;
 
-  async function history(): Promise<HistoryEntry[]> {
-    return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
-  }
-  const find = (what: string, pred: (h: HistoryEntry) => boolean) => waitFor(async () => (await history()).find(pred), 30_000, what);
+  const history = () => historyOf(d);
+  const find = (what: string, pred: (h: HistoryEntry) => boolean) => findIn(d, what, pred);
 
   before(async () => {
     d = await startDaemon();
@@ -116,13 +130,7 @@ describe('the real Claude Code, interactive in tmux', { skip: claudeSkip || need
     const summary = await find('the Stop summary after /clear', (h) => h.text.startsWith('I rewrote the invoice exporter'));
     assert.equal(summary.session, said.session);
     type('QUIET');
-    const result = await waitFor(() => api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_stop')).find(Boolean), 30_000, 'the result of stop');
-    const stopped = JSON.parse(resultText(result.content)) as { session: string; sessions: string[]; stopped: string[] };
-    assert.equal(stopped.session, summary.session, "the model's label is the hooks' new one");
-    assert.deepEqual(stopped.sessions, [before.session, summary.session]);
-    assert.ok(stopped.stopped.includes(summary.id), `stop stopped the summary: ${JSON.stringify(stopped)}`);
-    await d.idle();
-    assert.equal((await history()).find((h) => h.id === summary.id)?.outcome, 'stopped');
+    await stopCoversBoth(d, api, before, summary);
   });
 
   test('a permission dialog is announced once, though PermissionRequest and a permission_prompt Notification both carry it', async () => {
@@ -156,10 +164,7 @@ describe('the real Claude Code, interactive in tmux, with command hooks only', {
   let home: string;
   let cc: InteractiveClaude;
 
-  async function history(): Promise<HistoryEntry[]> {
-    return (await d.api('GET', '/v1/status')).body.history as HistoryEntry[];
-  }
-  const find = (what: string, pred: (h: HistoryEntry) => boolean) => waitFor(async () => (await history()).find(pred), 30_000, what);
+  const find = (what: string, pred: (h: HistoryEntry) => boolean) => findIn(d, what, pred);
 
   before(async () => {
     d = await startDaemon();
@@ -194,12 +199,6 @@ describe('the real Claude Code, interactive in tmux, with command hooks only', {
     const summary = await find('the Stop summary after /clear', (h) => h.text.startsWith('I rewrote the invoice exporter'));
     assert.notEqual(summary.session, before.session, 'the hooks carry the new session id');
     cc.type('QUIET');
-    const result = await waitFor(() => api.requests.map((r) => r.body && toolResults(lastUser(r.body)).get('toolu_stop')).find(Boolean), 30_000, 'the result of stop');
-    const stopped = JSON.parse(resultText(result.content)) as { session: string; sessions: string[]; stopped: string[] };
-    assert.equal(stopped.session, summary.session, "the model's label is the hooks' new one");
-    assert.deepEqual(stopped.sessions, [before.session, summary.session]);
-    assert.ok(stopped.stopped.includes(summary.id), `stop stopped the summary: ${JSON.stringify(stopped)}`);
-    await d.idle();
-    assert.equal((await history()).find((h) => h.id === summary.id)?.outcome, 'stopped');
+    await stopCoversBoth(d, api, before, summary);
   });
 });
