@@ -4,7 +4,8 @@
 //
 // `node scripts/test.mjs [SUBSTRING...]` runs the files whose path contains any
 // SUBSTRING (after `npm run build`); an argument that is a *.test.ts file runs
-// that file, even one under a fixtures directory.
+// that file, even one under a fixtures directory. VOX_TEST_FAILURES=FILE also
+// writes the failed tests alone to FILE (scripts/test-failures.mjs).
 //
 // Timeout: each test fails after 120 s (VOX_TEST_TIMEOUT_MS overrides, in ms; on
 // Node 22, whose flag times whole files, each file after 20 min;
@@ -80,6 +81,13 @@ const FILE_TIMEOUT_MS = 20 * 60_000;
 const perTest = Number(process.versions.node.split('.')[0]) >= 23;
 const flagMs = timeoutMs && !perTest ? Math.max(timeoutMs, FILE_TIMEOUT_MS) : timeoutMs;
 
+/** The usual report on stdout, and with VOX_TEST_FAILURES=FILE the failed tests alone in FILE (for CI's summary). */
+function reporters() {
+  const file = process.env.VOX_TEST_FAILURES;
+  if (!file) return [];
+  return ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-failures.mjs', `--test-reporter-destination=${resolve(file)}`];
+}
+
 const runId = randomUUID();
 const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
 const pulseDir = join(runTmp, 'pulse');
@@ -89,7 +97,7 @@ const marker = `VOX_TEST_RUN=${runId}`;
 console.log(`running ${files.length} test files (${!flagMs ? 'no timeout' : perTest ? `timeout ${flagMs} ms a test` : `timeout ${flagMs} ms a file, as Node ${process.versions.node} times files`}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', `--test-concurrency=${concurrency}`, ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...files.map((f) => relative(root, f))],
+  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', `--test-concurrency=${concurrency}`, ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...reporters(), ...files.map((f) => relative(root, f))],
   {
     stdio: 'inherit',
     cwd: root,

@@ -191,6 +191,18 @@ describe('scripts/ci/lib.sh: steps are bounded, timed, and stopped with the run'
     });
   });
 
+  test('failed_tests prints each test step\'s failed tests under its name, skips a step with none, and is silent without the folder', { skip: process.platform !== 'linux' && 'CI runs on Linux' }, () => {
+    withDir((dir) => {
+      const script = `. "${lib}"; f=$(failures_file "node 22"); printf '✖ a.test.ts: it broke\\n' > "$f"; : > "$(failures_file "node 24")"; failed_tests`;
+      const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', env: { ...process.env, VOX_CI_FAILURES: dir }, timeout: 30_000 });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, '::: failed tests: node_22\n✖ a.test.ts: it broke\n');
+      const none = spawnSync('bash', ['-c', `. "${lib}"; failed_tests`], { encoding: 'utf8', env: { ...process.env, VOX_CI_FAILURES: '' }, timeout: 30_000 });
+      assert.equal(none.status, 0, none.stderr);
+      assert.equal(none.stdout, '');
+    });
+  });
+
   test('a run killed mid-step ends that step too (its timeout has a process group of its own), through stop_steps in the EXIT trap', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
     const dir = tempDir('vox-ci-scripts-');
     let pid = 0;

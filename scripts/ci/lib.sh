@@ -42,6 +42,26 @@ stop_steps() {
   return 0
 }
 
+# failures_file NAME: where the test step NAME writes its failed tests
+# (VOX_TEST_FAILURES, scripts/test-failures.mjs), in the folder VOX_CI_FAILURES
+# that .ci/run makes.
+failures_file() {
+  printf '%s/%s\n' "$VOX_CI_FAILURES" "${1//[^A-Za-z0-9._-]/_}"
+}
+
+# failed_tests: each test step's failed tests, at the end of the run, where a
+# CI page's tail shows them; the full log above has their output.
+failed_tests() {
+  local f
+  [ -n "${VOX_CI_FAILURES:-}" ] || return 0
+  for f in "$VOX_CI_FAILURES"/*; do
+    [ -s "$f" ] || continue
+    echo "::: failed tests: ${f##*/}"
+    cat "$f"
+  done
+  return 0
+}
+
 # times_table: the recorded steps with their seconds and the total.
 times_table() {
   [ -s "$VOX_CI_TIMES" ] || return 0
