@@ -9,8 +9,7 @@
  * done, and response.completed with the output and a usage. Every request is kept for the test to
  * read (the tools Codex offered, the function_call_output it sent back).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { sendJson, startJsonStandIn, type SeenRequest } from './json-stand-in.js';
 
 export interface FunctionCall {
   call_id: string;
@@ -35,7 +34,7 @@ export interface ResponsesRequest {
 export interface ResponsesStandIn {
   /** The base_url to configure: `http://127.0.0.1:<port>/v1`. */
   url: string;
-  requests: Array<{ method: string; path: string; body: ResponsesRequest | undefined }>;
+  requests: SeenRequest<ResponsesRequest>[];
   close(): Promise<void>;
 }
 
@@ -56,69 +55,42 @@ export function callOutputs(req: ResponsesRequest): Map<string, unknown> {
   return out;
 }
 
-const MAX_BODY = 16 * 1024 * 1024;
 const usage = { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 };
 
 export async function startResponsesApi(script: (req: ResponsesRequest, n: number) => Turn): Promise<ResponsesStandIn> {
-  const requests: ResponsesStandIn['requests'] = [];
   let n = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => {
-      raw += c;
-      if (raw.length > MAX_BODY) req.destroy();
-    });
-    req.on('end', () => {
-      let body: ResponsesRequest | undefined;
-      try {
-        body = JSON.parse(raw) as ResponsesRequest;
-      } catch {
-        body = undefined;
-      }
-      const path = (req.url ?? '').split('?')[0]!;
-      requests.push({ method: req.method ?? '', path, body });
-      if (req.method !== 'POST' || !path.endsWith('/responses') || !body) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${path} here` } }));
-        return;
-      }
-      const turn = script(body, n);
-      const id = `resp_${n++}`;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const event = (o: Record<string, unknown>): void => void res.write(`event: ${String(o.type)}\ndata: ${JSON.stringify(o)}\n\n`);
-      event({ type: 'response.created', response: { id, status: 'in_progress', output: [] } });
-      // Each item as added, its text or arguments as one delta, then done: Codex reads the done items,
-      // Copilot CLI the deltas and response.completed's output.
-      const output: Array<Record<string, unknown>> = [];
-      for (const c of turn.calls ?? []) {
-        const args = JSON.stringify(c.arguments);
-        const item = { type: 'function_call', id: `fc_${c.call_id}`, call_id: c.call_id, name: c.name, arguments: args, status: 'completed' };
-        const at = { output_index: output.length, item_id: item.id };
-        event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, arguments: '', status: 'in_progress' } });
-        event({ type: 'response.function_call_arguments.delta', ...at, delta: args });
-        event({ type: 'response.function_call_arguments.done', ...at, arguments: args });
-        event({ type: 'response.output_item.done', output_index: at.output_index, item });
-        output.push(item);
-      }
-      if (turn.text !== undefined) {
-        const item = { type: 'message', role: 'assistant', id: `msg_${id}`, status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
-        const at = { output_index: output.length, item_id: item.id, content_index: 0 };
-        event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, content: [], status: 'in_progress' } });
-        event({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
-        event({ type: 'response.output_text.delta', ...at, delta: turn.text });
-        event({ type: 'response.output_text.done', ...at, text: turn.text });
-        event({ type: 'response.output_item.done', output_index: at.output_index, item });
-        output.push(item);
-      }
-      event({ type: 'response.completed', response: { id, status: 'completed', output, usage } });
-      res.end();
-    });
+  const api = await startJsonStandIn<ResponsesRequest>(({ method, path, body }, res) => {
+    if (method !== 'POST' || !path.endsWith('/responses') || !body) return sendJson(res, 404, { error: { message: `no ${method} ${path} here` } });
+    const turn = script(body, n);
+    const id = `resp_${n++}`;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (o: Record<string, unknown>): void => void res.write(`event: ${String(o.type)}\ndata: ${JSON.stringify(o)}\n\n`);
+    event({ type: 'response.created', response: { id, status: 'in_progress', output: [] } });
+    // Each item as added, its text or arguments as one delta, then done: Codex reads the done items,
+    // Copilot CLI the deltas and response.completed's output.
+    const output: Array<Record<string, unknown>> = [];
+    for (const c of turn.calls ?? []) {
+      const args = JSON.stringify(c.arguments);
+      const item = { type: 'function_call', id: `fc_${c.call_id}`, call_id: c.call_id, name: c.name, arguments: args, status: 'completed' };
+      const at = { output_index: output.length, item_id: item.id };
+      event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, arguments: '', status: 'in_progress' } });
+      event({ type: 'response.function_call_arguments.delta', ...at, delta: args });
+      event({ type: 'response.function_call_arguments.done', ...at, arguments: args });
+      event({ type: 'response.output_item.done', output_index: at.output_index, item });
+      output.push(item);
+    }
+    if (turn.text !== undefined) {
+      const item = { type: 'message', role: 'assistant', id: `msg_${id}`, status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+      const at = { output_index: output.length, item_id: item.id, content_index: 0 };
+      event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, content: [], status: 'in_progress' } });
+      event({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
+      event({ type: 'response.output_text.delta', ...at, delta: turn.text });
+      event({ type: 'response.output_text.done', ...at, text: turn.text });
+      event({ type: 'response.output_item.done', output_index: at.output_index, item });
+      output.push(item);
+    }
+    event({ type: 'response.completed', response: { id, status: 'completed', output, usage } });
+    res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { url: `${api.origin}/v1`, requests: api.requests, close: api.close };
 }
