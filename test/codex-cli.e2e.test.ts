@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HistoryEntry } from './helpers/hook-expectations.js';
+import { heard, historyInOrder } from './helpers/hook-expectations.js';
 import { removeDir, startDaemon, tempDir, vox, waitFor, writeConfig, type Daemon } from './helpers/daemon.js';
 import { needTool } from './helpers/tools.js';
 import { CODEX, codexSkip, runCli } from './helpers/agent-clis.js';
@@ -107,11 +107,10 @@ describe('Codex CLI with vox hooks install --agent codex', { skip: codexSkip }, 
     assert.ok(tools.includes('mcp__vox.speak'), `vox's speak among ${tools.join(', ')}`);
 
     await d.idle();
-    // History is newest first.
-    const hs = ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).filter((h) => h.session?.startsWith('shop#')).reverse();
+    const hs = (await historyInOrder(d)).filter((h) => h.session?.startsWith('shop#'));
     const label = `shop#${session.replace(/-/g, '').slice(0, 6)}`;
     assert.deepEqual(
-      hs.map((h) => [h.text, h.priority, h.session, h.outcome === 'deduped' ? 'deduped' : 'spoken']),
+      heard(hs, true),
       [
         ['shop needs your permission to use Bash', 'important', label, 'spoken'],
         ['shop needs your permission to use Bash', 'important', label, 'deduped'],
@@ -161,7 +160,7 @@ describe('Codex CLI with vox hooks install --agent codex', { skip: codexSkip }, 
       tmux('send-keys', '-t', 'cx', '-l', 'HELLO there');
       await screen(/HELLO there/, 'the prompt typed');
       tmux('send-keys', '-t', 'cx', 'Enter');
-      await waitFor(async () => (((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).some((h) => h.text === HELLO) ? true : undefined), 60_000, 'the Stop summary').catch(
+      await waitFor(async () => ((await historyInOrder(d)).some((h) => h.text === HELLO) ? true : undefined), 60_000, 'the Stop summary').catch(
         (err: Error) => {
           throw new Error(`${err.message}; tmux has the session: ${tmux('has-session', '-t', 'cx').status === 0}; the screen:\n${pane()}`);
         },

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HistoryEntry } from './helpers/hook-expectations.js';
+import { heard, historyInOrder } from './helpers/hook-expectations.js';
 import { removeDir, startDaemon, tempDir, vox, writeConfig, type Daemon } from './helpers/daemon.js';
 import { COPILOT_CLI, copilotSkip, runCli } from './helpers/agent-clis.js';
 import { callOutputs, startResponsesApi, toolNames, type ResponsesStandIn } from './helpers/responses-api.js';
@@ -73,11 +73,10 @@ describe('Copilot CLI with vox hooks install --agent copilot', { skip: copilotSk
     assert.ok(tools.some((t) => /vox/.test(t) && /speak/.test(t)), `vox's speak among ${tools.join(', ')}`);
 
     await d.idle();
-    // History is newest first.
-    const hs = ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).filter((h) => h.session?.startsWith('shop#')).reverse();
+    const hs = (await historyInOrder(d)).filter((h) => h.session?.startsWith('shop#'));
     const label = `shop#${session.replace(/-/g, '').slice(0, 6)}`;
     assert.deepEqual(
-      hs.map((h) => [h.text, h.priority, h.session, h.outcome === 'deduped' ? 'deduped' : 'spoken']),
+      heard(hs, true),
       [
         ['shop needs your permission to use bash', 'important', label, 'spoken'],
         ['shop needs your permission to use bash', 'important', label, 'deduped'],

@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HistoryEntry } from './helpers/hook-expectations.js';
+import { heard, historyInOrder } from './helpers/hook-expectations.js';
 import { removeDir, startDaemon, tempDir, vox, waitFor, writeConfig, type Daemon } from './helpers/daemon.js';
 import { GEMINI_CLI, geminiSkip, runGemini } from './helpers/agent-clis.js';
 import { declaredTools, functionResponses, startGeminiApi, type GenerateRequest, type GeminiStandIn, type Turn } from './helpers/gemini-api.js';
@@ -49,8 +49,7 @@ describe('Gemini CLI with vox hooks install --agent gemini', { skip: geminiSkip 
   let api: GeminiStandIn;
   let env: NodeJS.ProcessEnv;
 
-  const history = async (): Promise<HistoryEntry[]> => ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).slice().reverse();
-  const said = (hs: HistoryEntry[]) => hs.map((h) => [h.text, h.priority, h.outcome === 'deduped' ? 'deduped' : 'spoken']);
+  const history = () => historyInOrder(d);
 
   before(async () => {
     d = await startDaemon({ realtime: false });
@@ -90,7 +89,7 @@ describe('Gemini CLI with vox hooks install --agent gemini', { skip: geminiSkip 
     assert.ok(!declaredTools(main).includes('run_shell_command'), 'headless Gemini offers no tool that would ask');
     await d.idle();
     const hs = (await history()).slice(before);
-    assert.deepEqual(said(hs), [[REPLY, 'text', 'spoken']]);
+    assert.deepEqual(heard(hs), [[REPLY, 'text', 'spoken']]);
     assert.equal(hs[0]!.session, `shop#${out.session_id.replace(/-/g, '').slice(0, 6)}`);
   });
 
@@ -154,7 +153,7 @@ describe('Gemini CLI with vox hooks install --agent gemini', { skip: geminiSkip 
     }
     await d.idle();
     const hs = (await history()).slice(before);
-    assert.deepEqual(said(hs), [
+    assert.deepEqual(heard(hs), [
       ['shop needs your permission', 'important', 'spoken'],
       [reply('one'), 'text', 'spoken'],
       ['shop needs your permission', 'important', 'deduped'],

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HistoryEntry } from './helpers/hook-expectations.js';
+import { heard, historyInOrder } from './helpers/hook-expectations.js';
 import { removeDir, startDaemon, tempDir, vox, waitFor, writeConfig, type Daemon } from './helpers/daemon.js';
 import { OPENCODE, opencodeSkip, runCli } from './helpers/agent-clis.js';
 import { startResponsesApi, toolNames, type ResponsesRequest, type ResponsesStandIn } from './helpers/responses-api.js';
@@ -35,8 +35,7 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
   let api: ResponsesStandIn;
   let env: NodeJS.ProcessEnv;
 
-  const history = async (): Promise<HistoryEntry[]> => ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).slice().reverse();
-  const said = (hs: HistoryEntry[]) => hs.map((h) => [h.text, h.priority, h.outcome === 'deduped' ? 'deduped' : 'spoken']);
+  const history = () => historyInOrder(d);
   const run = (args: string[]) => runCli(OPENCODE!, ['run', ...args], { cwd: join(root, 'shop'), env, timeoutMs: 100_000 });
 
   before(async () => {
@@ -79,7 +78,7 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
     await waitFor(async () => ((await history()).length > before ? true : undefined), 30_000, 'the hook to reach voxd');
     await d.idle();
     const hs = (await history()).slice(before);
-    assert.deepEqual(said(hs), [[REPLY, 'text', 'spoken']]);
+    assert.deepEqual(heard(hs), [[REPLY, 'text', 'spoken']]);
     assert.equal(hs[0]!.session, `shop#${session.slice(16, 22)}`);
   });
 
@@ -96,7 +95,7 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
     const hs = (await history()).slice(before);
     // The turn has no text of the model's: its Stop is "<project> is done". The plugin starts both
     // hooks within milliseconds, so voxd may take either first.
-    assert.deepEqual(said(hs).sort(), [
+    assert.deepEqual(heard(hs).sort(), [
       ['shop is done', 'text', 'spoken'],
       ['shop needs your permission to use external_directory', 'important', 'spoken'],
     ]);

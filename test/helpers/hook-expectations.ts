@@ -8,6 +8,16 @@ export interface HistoryEntry {
   outcome: string;
 }
 
+/** voxd's history, oldest first (GET /v1/status lists it newest first). */
+export async function historyInOrder(d: { api(method: string, path: string): Promise<{ body: any }> }): Promise<HistoryEntry[]> {
+  return ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).slice().reverse();
+}
+
+/** What each entry came to, as a test compares it: its text, priority (and session), spoken or deduped. */
+export function heard(hs: HistoryEntry[], withSession = false): string[][] {
+  return hs.map((h) => [h.text, h.priority, ...(withSession ? [h.session ?? ''] : []), h.outcome === 'deduped' ? 'deduped' : 'spoken']);
+}
+
 export type Expect = { kind: 'speech' | 'chime'; text: string; priority: string; session: string } | 'silence';
 
 export const STOP_SUMMARY =
