@@ -9,20 +9,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
-import { FIXTURES, ROOT, removeDir, startDaemon, tempDir, VOX, type Daemon } from './helpers/daemon.js';
-import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
-import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
+import { ROOT, removeDir, tempDir, VOX, type Daemon } from './helpers/daemon.js';
+import { lastUser, resultText, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import type { TranscriptionApi } from './helpers/transcription-api.js';
+import { startVoiceRig, type VoiceRig } from './helpers/voice-rig.js';
 import { decideByVoice, type PermissionAsk } from '../packages/vox-mcp/src/claude/voice-decision.js';
 import { resolveConfig } from '../packages/vox-mcp/src/project/config.js';
-import { writeSilentWav } from './helpers/wav.js';
 
-const SHIM = join(FIXTURES, 'listen', 'arecord');
 const MARK = 'ran-by-voice-4242';
 
 /** The model: BASH asks to run a command that prints MARK; a tool result gets a closing answer. */
@@ -46,26 +45,15 @@ interface Logged {
 }
 
 describe('permission prompts answered by voice', () => {
+  let rig: VoiceRig;
   let d: Daemon;
   let api: StandIn;
   let stt: TranscriptionApi;
   let home: string;
   let env: NodeJS.ProcessEnv;
-  let control: string;
-  let silence: string;
 
-  const mic = (settings: { wav?: string } = {}) => writeFileSync(control, JSON.stringify(settings));
-  const decisions = (): Logged[] => {
-    const file = join(d.home, 'logs', 'voice-decisions.jsonl');
-    return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Logged) : [];
-  };
-
-  function project(name: string, frontMatter: string): string {
-    const dir = join(home, name);
-    mkdirSync(join(dir, '.vox'), { recursive: true });
-    writeFileSync(join(dir, '.vox', 'config.md'), `---\n${frontMatter}\n---\n`);
-    return dir;
-  }
+  const decisions = () => rig.decisions<Logged>();
+  const project = (name: string, frontMatter: string) => rig.project(name, frontMatter);
 
   function claude(cwd: string, args: string[], plugin = true): Promise<ClaudeRun> {
     return runClaude([...(plugin ? ['--plugin-dir', join(ROOT, 'plugin')] : []), ...args], { cwd, env, timeoutMs: 100_000 });
@@ -77,33 +65,15 @@ describe('permission prompts answered by voice', () => {
   }
 
   before(async () => {
-    stt = await startTranscriptionApi();
-    home = tempDir('vox-voice-approval-');
-    control = join(home, 'mic.json');
-    silence = writeSilentWav(join(home, 'silence.wav'), 8000);
-    mic();
-    d = await startDaemon({
-      realtime: false,
-      env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: control, VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'), VOXD_TRANSCRIBER_URL: stt.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '3000' },
-    });
-    api = await startMessagesApi(model);
-    env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
-    env.TMPDIR = join(home, 'tmp');
-    mkdirSync(env.TMPDIR);
+    rig = await startVoiceRig('vox-voice-approval-', model);
+    ({ d, api, stt, home, env } = rig);
   });
-  after(async () => {
-    await api?.close();
-    await stt?.close();
-    await d?.stop();
-    if (d) removeDir(d.home);
-    if (home) removeDir(home);
-  });
+  after(() => rig?.close());
 
   /** One -p run whose Bash call asks; the user "says" `said` (or nothing: the silent WAV). */
   async function run(name: string, said: string | undefined, frontMatter = 'approveByVoice: true') {
     const dir = project(name, frontMatter);
-    mic(said === undefined ? { wav: silence } : {});
-    stt.mode = { kind: 'ok', text: said ?? '' };
+    rig.hear(said);
     api.requests.length = 0;
     const before = decisions().length;
     const debug = join(home, `${name}-debug.log`);
@@ -177,7 +147,7 @@ describe('permission prompts answered by voice', () => {
 
   test('vox hook as a command hook (--settings, no plugin): "allow" runs the command; the decision is its stdout', { skip: claudeSkip }, async () => {
     const dir = project('commanded', 'approveByVoice: true');
-    mic();
+    rig.hear('');
     stt.mode = { kind: 'ok', text: 'yes' };
     api.requests.length = 0;
     const before = decisions().length;
@@ -225,7 +195,7 @@ describe('permission prompts answered by voice', () => {
 
   test('two sessions asking at once are answered in order, each with its own answer', async () => {
     const dirs = [project('first', 'approveByVoice: true'), project('second', 'approveByVoice: true')];
-    mic();
+    rig.hear('');
     // The transcriber answers in the order it is asked: the first listen hears "allow", the next "deny".
     const answers = ['allow', 'deny'];
     stt.mode = {
@@ -299,7 +269,7 @@ describe('permission prompts answered by voice', () => {
 
     test('an "allow" that comes after the budget decides nothing', async () => {
       const dir = project('late', 'approveByVoice: true');
-      mic();
+      rig.hear('');
       stt.mode = { kind: 'ok', text: 'allow', delayMs: 6000 };
       const t0 = Date.now();
       const r = await decideByVoice(voxEnv(), await resolveConfig(dir), askOf('late', 'toolu_late'), { budgetMs: 4000 });
@@ -313,7 +283,7 @@ describe('permission prompts answered by voice', () => {
 
     test('a microphone held by another listener for the whole turn decides nothing', async () => {
       const dir = project('busy', 'approveByVoice: true');
-      mic({ wav: silence });
+      rig.hear();
       stt.mode = { kind: 'ok', text: 'allow' };
       const holder = d.api('POST', '/v1/listen', { startTimeoutMs: 8000, maxSeconds: 10, session: 'other#1' });
       await new Promise((r) => setTimeout(r, 500));

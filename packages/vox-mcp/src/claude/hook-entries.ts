@@ -56,6 +56,7 @@ export const HOOK_EVENTS = [
   'SessionStart',
   'SessionEnd',
   'PreCompact',
+  'Elicitation',
 ] as const;
 
 /**
@@ -76,7 +77,7 @@ export type HookEvent = (typeof ALL_HOOK_EVENTS)[number];
  * SessionEnd are not among them: Claude Code 2.1.332 skips an mcp_tool hook
  * when the server is still connecting (startup) or already closed (exit).
  */
-export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact'];
+export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact', 'Elicitation'];
 
 const isNarration = (event: HookEvent): boolean => (NARRATION_EVENTS as readonly string[]).includes(event);
 
@@ -93,6 +94,7 @@ const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
   SessionStart: ['source'],
   SessionEnd: ['reason'],
   PreCompact: ['trigger'],
+  Elicitation: ['mcp_server_name', 'message', 'requested_schema', 'mode', 'elicitation_id'],
   UserPromptSubmit: [],
   MessageDisplay: ['message_id', 'index', 'final', 'delta'],
 };
@@ -109,14 +111,14 @@ export const HOOK_TOOL = 'hook';
 
 /** Claude Code's per-hook timeout, in seconds (its default is 60): a stuck hook must not hold a session. */
 export const HOOK_TIMEOUT_SECONDS = 10;
-/** PermissionRequest's timeout, in seconds: room for a voice answer (claude/voice-decision.ts keeps its turn 5 s under it). */
+/** PermissionRequest's and Elicitation's timeout, in seconds: room for a voice answer (claude/voice-turn.ts keeps its turn 5 s under it). */
 export const VOICE_HOOK_TIMEOUT_SECONDS = 30;
 
 /** Narration's timeout, in seconds: voxd answers a batch in milliseconds, and Claude Code shows nothing of it until then. */
 export const NARRATION_HOOK_TIMEOUT_SECONDS = 5;
 
 const timeoutOf = (event: HookEvent) =>
-  event === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : isNarration(event) ? NARRATION_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS;
+  event === 'PermissionRequest' || event === 'Elicitation' ? VOICE_HOOK_TIMEOUT_SECONDS : isNarration(event) ? NARRATION_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS;
 
 export type HookType = 'mcp_tool' | 'command';
 export const HOOK_TYPES: readonly HookType[] = ['mcp_tool', 'command'];

@@ -305,6 +305,9 @@ export const SESSION_START_WORDS: Record<string, string | undefined> = {
 
 const CONTINUOUS_ONLY = 'only in notify: chatty (or continuous)';
 
+/** The events a project with `approveByVoice: true` may answer by voice (claude/voice-answer.ts). */
+export const VOICE_EVENTS: ReadonlySet<string> = new Set(['PermissionRequest', 'Elicitation']);
+
 /** Decide what a hook event sounds like. Never throws. */
 export function decideHook(event: string, payload: HookPayload, ctx: HookContext): HookAction {
   const project = ctx.projectName;
@@ -349,6 +352,9 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
     case 'PreCompact':
       if (!continuous) return { kind: 'none', reason: `PreCompact is heard ${CONTINUOUS_ONLY}` };
       return { kind: 'speak', text: `${project} is compacting context`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+    case 'Elicitation':
+      // Its dialog is announced by the Notification elicitation_dialog that follows; only approveByVoice asks here.
+      return { kind: 'none', reason: 'an elicitation is announced by its elicitation_dialog notification (approveByVoice: true asks one choice by voice)' };
     default:
       return { kind: 'none', reason: `vox does not handle ${event || 'an unnamed'} event` };
   }

@@ -67,8 +67,8 @@ describe('hook commands', () => {
     }
   });
 
-  // PermissionRequest has room for a voice answer (approveByVoice); every other hook the short timeout.
-  const timeoutOf = (e: HookEvent) => (e === 'PermissionRequest' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
+  // PermissionRequest and Elicitation have room for a voice answer (approveByVoice); every other hook the short timeout.
+  const timeoutOf = (e: HookEvent) => (e === 'PermissionRequest' || e === 'Elicitation' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
 
   test('one group per event with an empty matcher and a timeout', () => {
     const entries = voxHookEntries(OPTS);
@@ -85,7 +85,19 @@ describe('hook commands', () => {
     assert.deepEqual(entries.SessionStart[1], { matcher: 'clear', hooks: [mcpToolHook('SessionStart', 'speech')] });
     assert.equal(entries.SessionStart.length, 2);
     assert.equal(voxHookEntries(OPTS).SessionStart.length, 1, 'command hooks only: no mcp_tool group');
-    assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact']);
+    assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact', 'Elicitation']);
+    // An elicitation's one choice, answered by voice: who asks, what, the form, and its id.
+    assert.deepEqual(mcpToolHook('Elicitation', 'vox').input, {
+      event: 'Elicitation',
+      session_id: '${session_id}',
+      cwd: '${cwd}',
+      mcp_server_name: '${mcp_server_name}',
+      message: '${message}',
+      requested_schema: '${requested_schema}',
+      mode: '${mode}',
+      elicitation_id: '${elicitation_id}',
+    });
+    assert.equal(mcpToolHook('Elicitation', 'vox').timeout, VOICE_HOOK_TIMEOUT_SECONDS);
     for (const e of HOOK_EVENTS) {
       const [hook] = entries[e][0]!.hooks;
       if (MCP_TOOL_EVENTS.includes(e)) assert.deepEqual(hook, mcpToolHook(e, 'speech'), e);

@@ -8,9 +8,10 @@
  *   disturb the session it reports on. Problems go to stderr, one line each.
  * - Nothing is ever written to stdout (except with --dry-run, and a voice
  *   decision): Claude Code adds a SessionStart hook's stdout to the model's
- *   context. With `approveByVoice: true` a PermissionRequest is asked by voice
- *   (claude/voice-decision.ts, its own bounds, under the 30 s hook timeout)
- *   and a clear answer is printed as the hook's decision JSON.
+ *   context. With `approveByVoice: true` a PermissionRequest, or an
+ *   Elicitation of one choice, is asked by voice (claude/voice-answer.ts,
+ *   its own bounds, under the 30 s hook timeout) and a clear answer is
+ *   printed as the hook's output JSON.
  * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
  *   2 s in all: Claude Code does not always close it.
  * - voxd gets 2 s to answer. When nothing listens, voxd is started (unless
@@ -24,7 +25,7 @@ import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
-import { decideHook, hookDelivery, unattended, type HookAction, type HookPayload } from '../../claude/hook.js';
+import { decideHook, hookDelivery, unattended, VOICE_EVENTS, type HookAction, type HookPayload } from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
 import { noteSession } from '../../claude/current-session.js';
 import { readStdin } from '../stdin.js';
@@ -55,6 +56,10 @@ Events and what they say, by the project's "notify" setting
                  nothing after /clear or a compaction)
   SessionEnd     continuous: the done chime
   PreCompact     continuous: "<project> is compacting context"
+  Elicitation    never (its dialog's Notification speaks); with approveByVoice:
+                 true, a form of one choice is asked ("<project>: deploy asks:
+                 which environment? Say staging or production. Or say
+                 cancel.") and a clear answer is printed as the hook's output
 ("continuous" is also spelled "chatty"; "quiet" is normal with the done
 chime, not words, at Stop.)
 With notify: off nothing is said; with speak: false a chime replaces speech.
@@ -140,13 +145,12 @@ export const command = defineCommand({
     const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
     // For this Claude Code's vox mcp, which sees no hook of a command-only set-up: after /clear, this is the session's id.
     if ((flags.agent ?? 'claude') === 'claude' && !dryRun && typeof payload.session_id === 'string') noteSession(ctx.env, payload.session_id);
-    if (event === 'PermissionRequest' && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
-      const voice = await import('../../claude/voice-decision.js');
-      const ask = voice.voiceAskOf(event, payload, config, session);
+    if (VOICE_EVENTS.has(event) && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
+      const ask = await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session);
       if (ask) {
-        const decided = await voice.decideByVoice(ctx.env, config, ask);
+        const decided = await ask(ctx.env);
         if (decided.output) ctx.stdout.write(`${JSON.stringify(decided.output)}\n`);
-        else warn(`no voice decision: ${decided.reason}; the prompt stays`);
+        else warn(`no voice decision: ${decided.reason}; the ${event === 'Elicitation' ? 'dialog' : 'prompt'} stays`);
         return EXIT.OK;
       }
     }

@@ -29,10 +29,11 @@
  *   `permission_prompt` Notification of the same ask is silent.
  * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
  *   must never hold the session.
- * - With `approveByVoice: true` a PermissionRequest is asked by voice
- *   (claude/voice-decision.ts) and a clear answer is the result's text: the
- *   decision JSON, which Claude Code reads as the hook's output. No answer
- *   is the empty result, and the prompt stays.
+ * - With `approveByVoice: true` a PermissionRequest, or an Elicitation that
+ *   asks for one choice, is asked by voice (claude/voice-answer.ts) and a
+ *   clear answer is the result's text: the hook output's JSON, which Claude
+ *   Code reads as the hook's output. No answer is the empty result, and the
+ *   prompt or dialog stays.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SpeakResponse, WireError } from '@vox/protocol';
@@ -69,6 +70,10 @@ export const HOOK_FIELDS = [
   'index',
   'final',
   'delta',
+  'mcp_server_name',
+  'requested_schema',
+  'mode',
+  'elicitation_id',
 ] as const;
 
 const field = (description: string): InputSchema => ({ type: 'string', maxLength: 4 * 1024 * 1024, description });
@@ -154,7 +159,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   const event = args.event as string;
   const payload: HookPayload = {};
   for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-  const [{ decideHook, hookDelivery, unattended }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
+  const [{ decideHook, hookDelivery, unattended, VOICE_EVENTS }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
     import('../../claude/hook.js'),
     import('../../project/config.js'),
     import('../../project/session.js'),
@@ -192,12 +197,11 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     return done;
   }
   const now = Date.now();
-  // Loaded only where a project asks by voice: every other hook event pays nothing for it.
-  const voice = event === 'PermissionRequest' && config.values.approveByVoice ? await import('../../claude/voice-decision.js') : undefined;
-  const ask = voice?.voiceAskOf(event, payload, config, session);
-  if (voice && ask) {
-    asks.requested(session, now);
-    const decided = await voice.decideByVoice(ctx.env, config, ask, { signal: ctx.signal });
+  // Loaded only where a project answers by voice: every other hook event pays nothing for it.
+  const ask = VOICE_EVENTS.has(event) && config.values.approveByVoice ? await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session) : undefined;
+  if (ask) {
+    if (event === 'PermissionRequest') asks.requested(session, now);
+    const decided = await ask(ctx.env, { signal: ctx.signal });
     return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
   }
   const action = decideHook(event, payload, {
