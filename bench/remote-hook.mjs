@@ -6,7 +6,7 @@
 //   tool for PermissionRequest (as bench/mcp-tool-hook.mjs), timed to its
 //   answer line; one `vox mcp` on A (local), one on B (through the link);
 // - `vox hook Notification` as a process per event, on A and on B, with the
-//   floor process of each host (bench/remote-floor.cjs: the same POST, nothing
+//   floor process of each host (bench/floor.cjs: the same POST, nothing
 //   else), so that the forward's share and vox's own are told apart;
 // - where the time goes: the same POST from this process straight to voxd
 //   (TCP) and through the forwarded socket, on a kept-alive connection and on
@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, interleave, median, percentile, report, round, substitute, timeRun, warmMcp } from './lib.mjs';
+import { FLOOR, ROOT, interleave, median, percentile, report, round, substitute, timeRun, warmMcp } from './lib.mjs';
 import { startRemote, VOX } from './remote-lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -86,9 +86,8 @@ try {
       if (round >= 10) times[name].push(ms);
     }
   }
-  // Processes: vox hook and the floor process (bench/remote-floor.cjs) on each host, interleaved.
+  // Processes: vox hook and the floor process (bench/floor.cjs) on each host, interleaved.
   const dry = JSON.parse(spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], { env: r.aClientEnv, input: notification, encoding: 'utf8' }).stdout);
-  const FLOOR = join(ROOT, 'bench/remote-floor.cjs');
   const processes = {};
   for (const [side, env] of [['local', r.aClientEnv], ['remote', r.bEnv]]) {
     const e = { ...env, VOX_NO_AUTOSTART: '1' };

@@ -20,14 +20,7 @@ cache=${VOX_CI_CACHE:-/var/cache/vox-ci}/$name
 dir="$cache/$version"
 bin=$(node "$here/agent-cli-bin.mjs" "$1" "$dir" 2>/dev/null || true)
 if [ -z "$bin" ]; then
-  mkdir -p "$cache"
-  tmp=$(mktemp -d "$cache/.install.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  npm install --prefix "$tmp" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --loglevel=error \
-    "${pkg}@${version}" >&2
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  trap - EXIT
+  "$here/npm-fetch.sh" "$dir" "${pkg}@${version}"
   bin=$(node "$here/agent-cli-bin.mjs" "$1" "$dir")
 fi
 case "$1" in

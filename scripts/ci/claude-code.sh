@@ -12,14 +12,7 @@ cache=${VOX_CI_CACHE:-/var/cache/vox-ci}/claude-code
 dir="$cache/$version"
 bin=$(node "$here/claude-code-bin.mjs" "$dir" 2>/dev/null || true)
 if [ -z "$bin" ]; then
-  mkdir -p "$cache"
-  tmp=$(mktemp -d "$cache/.install.XXXXXX")
-  trap 'rm -rf "$tmp"' EXIT
-  npm install --prefix "$tmp" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --loglevel=error \
-    "@anthropic-ai/claude-code@${version}" >&2
-  rm -rf "$dir"
-  mv "$tmp" "$dir"
-  trap - EXIT
+  "$here/npm-fetch.sh" "$dir" "@anthropic-ai/claude-code@${version}"
   bin=$(node "$here/claude-code-bin.mjs" "$dir")
 fi
 [ "$("$bin" --version 2>/dev/null | cut -d' ' -f1)" = "$version" ] || { echo "claude-code: $bin is not Claude Code $version" >&2; exit 1; }
