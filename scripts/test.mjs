@@ -88,6 +88,11 @@ function reporters() {
   return ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-failures.mjs', `--test-reporter-destination=${resolve(file)}`];
 }
 
+function withoutFailuresFile(env) {
+  const { VOX_TEST_FAILURES: _, ...rest } = env;
+  return rest;
+}
+
 const runId = randomUUID();
 const runTmp = mkdtempSync(join(tmpdir(), 'vox-test-run-'));
 const pulseDir = join(runTmp, 'pulse');
@@ -105,7 +110,8 @@ const child = spawn(
     // the user's ~/.cache); both are ours to clean, not leaks.
     // libpulse (which the system espeak-ng links) makes a runtime directory in TMPDIR on first use when
     // XDG_RUNTIME_DIR is unset, and keeps it for the user: PULSE_RUNTIME_PATH gives it one of the run's own.
-    env: { ...process.env, VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache'), PULSE_RUNTIME_PATH: pulseDir },
+    // VOX_TEST_FAILURES is this run's (its reporter writes the file): a run a test starts writes none there.
+    env: { ...withoutFailuresFile(process.env), VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache'), PULSE_RUNTIME_PATH: pulseDir },
   },
 );
 // Ctrl-C reaches the test runner through the terminal; the check below still runs.
