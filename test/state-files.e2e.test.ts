@@ -285,6 +285,39 @@ describe('messages say what happened', () => {
     assert.doesNotMatch(say.stderr, /vox daemon start/);
   });
 
+  // The real voxd writes a spoiled token again when it sees the change, else within 2 s (access/keeper.ts);
+  // under load it can be late. A stand-in that answers 401 until the token is whole, whole again after 1.2 s.
+  test('a spoiled token that the running voxd writes again late: the call waits for it, then goes through; one that stays fails, naming the file', async () => {
+    const good = 'a'.repeat(43);
+    const seen: string[] = [];
+    const port = await listen(
+      createHttpServer((req, res) => {
+        req.resume();
+        const ok = req.headers.authorization === `Bearer ${good}`;
+        seen.push(`${req.method} ${req.url} ${ok ? 'authorized' : 'refused'}`);
+        res.writeHead(ok ? 202 : 401, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' });
+        res.end(JSON.stringify(ok ? { id: 'late0001', status: 'queued', priority: 'message' } : { code: 'VOX_ERR_UNAUTHORIZED', message: 'a bearer token is required' }));
+      }),
+    );
+    for (const healed of [true, false]) {
+      const h = home();
+      writeFileSync(join(h, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: '0.1.0' }));
+      spoil(join(h, 'token'), spoilers['200 MB file']!);
+      const heal = healed ? setTimeout(() => spoil(join(h, 'token'), (p) => writeFileSync(p, `${good}\n`, { mode: 0o600 })), 1200) : undefined;
+      seen.length = 0;
+      const say = await vox(['say', 'hello there'], { env: cleanEnv(h, { VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+      clearTimeout(heal);
+      if (healed) {
+        assert.equal(say.code, 0, say.stderr);
+        assert.deepEqual(seen, ['POST /v1/speak refused', 'POST /v1/speak authorized']);
+      } else {
+        assert.equal(say.code, 3, say.stderr);
+        assert.match(say.stderr, /VOX_ERR_CLIENT_STATE_FILE: .*VOX_HOME\/token is 209715200 bytes.*did not write it again within 2\.5 s/);
+        assert.deepEqual(seen, ['POST /v1/speak refused']);
+      }
+    }
+  });
+
   test('voxd at its connection cap (503 TOO_MANY_CONNECTIONS): "too many connections"', async () => {
     const port = await listen(
       createHttpServer((req, res) => {

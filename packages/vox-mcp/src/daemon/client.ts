@@ -19,6 +19,8 @@ async function voxdEntry(env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long a call waits for the running voxd to rewrite a spoiled token file: its periodic look (2 s) and a margin. */
+const TOKEN_HEAL_MS = 2500;
 
 /**
  * voxd's settings that an auto-started voxd must not take from the client that
@@ -242,7 +244,7 @@ function tokenRefused(reply: Reply<unknown>, endpoint: Endpoint): ClientError | 
   if ((reply.status !== 401 && reply.status !== 403) || !endpoint.tokenProblem) return undefined;
   return new ClientError(
     'VOX_ERR_CLIENT_STATE_FILE',
-    `voxd refused the call because ${endpoint.tokenProblem}, so this client has no token to send. The running voxd rewrites it within a second; if it stays, remove it and run "vox daemon restart" (voxd writes a new one).`,
+    `voxd refused the call because ${endpoint.tokenProblem}, so this client has no token to send, and the running voxd did not write it again within ${TOKEN_HEAL_MS / 1000} s. Remove it and run "vox daemon restart" (voxd writes a new one).`,
   );
 }
 
@@ -284,11 +286,15 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
   const answer = async (reply: Reply<T>, at: Endpoint): Promise<Reply<T>> => {
     const badToken = tokenRefused(reply, at);
     if (badToken) {
-      // The running voxd rewrites a spoiled token file within moments: read it once more, then send once more.
-      await sleep(Math.min(300, left(300)));
-      const again = withToken(at, env);
-      if (!again.token || again.tokenProblem) throw badToken;
-      return attempt(again);
+      // The running voxd rewrites a spoiled token file when it sees the change, else within 2 s (voxd's
+      // access/keeper.ts); under load that can take a while. Read it again until it is whole, then send once more.
+      const until = Math.min(deadline, Date.now() + TOKEN_HEAL_MS);
+      for (;;) {
+        await sleep(Math.min(100, left(100)));
+        const again = withToken(at, env);
+        if (again.token && !again.tokenProblem) return attempt(again);
+        if (Date.now() >= until) throw badToken;
+      }
     }
     const refused = tooManyConnections(reply, at);
     if (refused) throw refused;

@@ -154,7 +154,7 @@ export const SCHEMA: { readonly [K in ConfigKey]: KeyRule } = Object.freeze({
   },
   approveByVoice: {
     type: 'boolean',
-    allowed: 'true (answer permission prompts by voice) or false',
+    allowed: 'true (answer permission prompts and elicitation choices by voice) or false',
     optional: false,
     check: (v) => typeof v === 'boolean',
   },
