@@ -465,6 +465,8 @@ describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJ
       const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
       assert.equal(s.hooks.Stop[0].hooks[0].type, type, String(version));
       assert.equal(s.hooks.SessionStart[0].hooks[0].type, 'command', 'SessionStart is always a command');
+      // The gated commands are named as gated: the example line alone shows a node that need not start.
+      assert.match(r.stdout, /^SessionStart and SessionEnd first look for the nearest \.vox\/config\.md in the shell, and start node only where it says notify: chatty/m, String(version));
       if (type === 'mcp_tool') {
         assert.equal(s.hooks.Stop[0].hooks[0].server, 'vox');
         // The server as the command hooks run vox: node and vox.cjs by absolute path, PATH or not.

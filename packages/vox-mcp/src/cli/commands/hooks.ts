@@ -7,7 +7,7 @@ import { EXIT } from '../context.js';
 import { defineCommand, pickAction } from '../command.js';
 import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
-import { DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, MESSAGE_DISPLAY_SINCE, NARRATION_EVENTS, hookCommand, type HookEvent } from '../../claude/hook-entries.js';
+import { CONTINUOUS_ONLY_COMMANDS, DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, MESSAGE_DISPLAY_SINCE, NARRATION_EVENTS, hookCommand, type HookEvent } from '../../claude/hook-entries.js';
 import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
@@ -121,6 +121,10 @@ export const command = defineCommand({
           lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- ${serve}).`);
         }
         lines.push(`${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`);
+        const gated = commandEvents.filter((e) => CONTINUOUS_ONLY_COMMANDS.includes(e));
+        if (gated.length) {
+          lines.push(`${gated.join(' and ')} first look for the nearest .vox/config.md in the shell, and start node only where it says notify: chatty (they say nothing otherwise).`);
+        }
         if (scope === 'project' && !portable) {
           lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
         }
