@@ -37,19 +37,27 @@ if (!CLAUDE) {
   process.exit(0);
 }
 
-/** One run, wall time in ms (async: the stand-in answers from this process). */
+/**
+ * One run (async: the stand-in answers from this process): `ms`, its wall
+ * time, and `exitMs`, the exit alone: from the reply on stdout (`-p` prints it
+ * once the turn has ended) to the process's end.
+ */
 function run(args, options) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(CLAUDE, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    let replied = t0;
+    child.stdout.on('data', (d) => {
+      out += d;
+      replied = process.hrtime.bigint();
+    });
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
     child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const end = process.hrtime.bigint();
       if (code !== 0) reject(new Error(`claude ${args.join(' ')} exited ${code}: ${out}`));
-      else resolve(ms);
+      else resolve({ ms: Number(end - t0) / 1e6, exitMs: Number(end - replied) / 1e6 });
     });
   });
 }
@@ -127,6 +135,7 @@ try {
   };
   const names = Object.keys(SIDES);
   const times = Object.fromEntries(names.map((name) => [name, []]));
+  const exits = Object.fromEntries(names.map((name) => [name, []]));
   let n = 0;
   const once = async (name) => {
     const args = ['-p', 'Say ok.', ...SIDES[name].args];
@@ -141,11 +150,17 @@ try {
   for (let i = 0; i < runs; i++) {
     for (let j = 0; j < names.length; j++) {
       const name = names[(i + j) % names.length];
-      times[name].push(await once(name));
+      const { ms, exitMs } = await once(name);
+      times[name].push(ms);
+      exits[name].push(exitMs);
     }
   }
   const m = (name) => median(times[name]);
-  const figures = (name) => ({ medianMs: round(m(name), 1), p90Ms: round(percentile(times[name], 90), 1) });
+  const figures = (name) => ({
+    medianMs: round(m(name), 1),
+    p90Ms: round(percentile(times[name], 90), 1),
+    exitMedianMs: round(median(exits[name]), 1),
+  });
   const ratio = m('mcp') / m('without');
   report({
     bench: 'claude-exit',
@@ -161,6 +176,8 @@ try {
     mcpToMinimal: round(m('mcp') / m('minimal'), 3),
     http: figures('http'),
     httpRatio: round(m('http') / m('without'), 3),
+    // The exit alone (reply to end), each side less `without`'s: what it adds.
+    exitAddedMs: Object.fromEntries(names.filter((n) => n !== 'without').map((n) => [n, round(median(exits[n]) - median(exits.without), 1)])),
     budget: BUDGET,
     withinBudget: ratio <= BUDGET,
   });

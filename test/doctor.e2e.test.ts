@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -153,6 +153,8 @@ describe('the plugin against the hooks', () => {
       assert.equal(hooks.level, 'warn', d.text);
       assert.match(hooks.detail, /the vox plugin is not installed/);
       assert.match(hooks.fix!, /claude plugin install vox@vox.*or run "vox hooks install"/);
+      // The marketplace is this checkout: the fix names it, not a placeholder.
+      assert.ok(hooks.fix!.includes(`"vox setup" runs "claude plugin marketplace add ${realpathSync(ROOT)}"`), hooks.fix);
       const mcp = one(d.checks, 'mcp server');
       assert.equal(mcp.level, 'warn');
       assert.match(mcp.detail, /no vox MCP server is registered/);

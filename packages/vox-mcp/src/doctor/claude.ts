@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { isObject, isVoxMcpToolHook, PLUGIN_SERVER } from '../claude/hook-entries.js';
 import { inspectHooks, readSettings, settingsPath, type SettingsScope } from '../claude/hooks-settings.js';
 import { projectRootFor } from '../project/config.js';
+import { findMarketplace } from '../setup/claude-plugin.js';
 import type { Check } from './check.js';
 
 /** .claude.json keeps every project's history: larger than this is not read. */
@@ -223,8 +224,15 @@ export function hooksCheck(where: Where, plugin: PluginState): Check {
     name: 'hooks',
     level: 'warn',
     detail: `${detail}, and the vox plugin is not installed${pluginNote}: sessions speak only when Claude calls the tools`,
-    fix: 'choose one route (docs/claude-code.md): install the plugin ("claude plugin marketplace add /path/to/vox", then "claude plugin install vox@vox"), or run "vox hooks install"',
+    fix: `choose one route (docs/claude-code.md): install the plugin (${pluginSteps()}), or run "vox hooks install"`,
   };
+}
+
+/** How to install the plugin: the commands for this vox's own checkout, which is the marketplace. */
+function pluginSteps(): string {
+  const m = findMarketplace();
+  if (!m) return '"claude plugin marketplace add DIR" with DIR the vox checkout, then "claude plugin install vox@vox"';
+  return `"vox setup" runs "claude plugin marketplace add ${m.dir}", then "claude plugin install ${m.plugin}"`;
 }
 
 /** The MCP servers: the one each mcp_tool hook names is registered; one vox server per session, not two. */
