@@ -56,3 +56,24 @@ test('a model installed but sherpa-onnx-node missing: the listen says the module
     removeDir(dir);
   }
 });
+
+test('a model that loads but throws while decoding: VOX_ERR_RECOGNIZER_FAILED with its words and the reinstall, the recording kept, not an internal error', async () => {
+  const dir = tempDir('vox-asr-decode-');
+  writeSyntheticRecognizer(join(dir, 'asr'));
+  writeFileSync(join(dir, 'mic.json'), '{}');
+  const d = await startDaemon({ home: dir, env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(dir, 'mic.json'), VOXD_SHERPA_MODULE: join(FIXTURES, 'listen', 'sherpa-decode-fails.cjs') } });
+  try {
+    const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+    assert.equal(r.status, 500, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'VOX_ERR_RECOGNIZER_FAILED');
+    assert.match(r.body.message, /^The local recognizer failed on this recording: model synthetic-asr \(nemo_ctc\) threw "Non-zero status code returned while running Gather node"\. Listen again; if it fails again, install it again: "vox voices install synthetic-asr --force" .*; the recording is kept \(audioPath\)\.$/);
+    assert.doesNotMatch(r.body.message, /transcriber\.url|second line/);
+    assert.ok(existsSync(r.body.audioPath), 'the recording is kept');
+    const cli = await vox(['listen', '--silence', '700', '--no-prompt'], { env: d.env });
+    assert.equal(cli.code, 3, cli.stderr);
+    assert.match(cli.stderr, /^vox listen: VOX_ERR_RECOGNIZER_FAILED: The local recognizer failed on this recording: .* The recording: \S+\.wav$/m);
+  } finally {
+    await d.stop();
+    removeDir(dir);
+  }
+});

@@ -158,6 +158,10 @@ export const WIRE_ERRORS = {
     statusCode: 503,
     message: 'The local recognizer cannot run: %s. To fix: %s; the recording is kept (audioPath).',
   },
+  VOX_ERR_RECOGNIZER_FAILED: {
+    statusCode: 500,
+    message: 'The local recognizer failed on this recording: %s. Listen again; if it fails again, %s; the recording is kept (audioPath).',
+  },
   VOX_ERR_TRANSCRIBER_FAILED: {
     statusCode: 502,
     message: 'The transcriber failed: %s. Check transcriber.url and transcriber.model, and the server\'s own log; the recording is kept (audioPath).',

@@ -107,11 +107,18 @@ function inside(dir: string, file: unknown, manifest: string, key: string, broke
 /*
  * The local recognizer cannot run (VOX_ERR_RECOGNIZER_UNAVAILABLE): each cause
  * with its own fix, since the transcriber's (check transcriber.url) is no help
- * here. Decoding that fails or runs out of time stays a transcriber failure.
+ * here. Decoding that fails is VOX_ERR_RECOGNIZER_FAILED (failed), one that
+ * runs out of time a transcriber timeout.
  */
 function unavailable(cause: string, fix: string): VoxError & { why: string; fix: string } {
   // The parts too, for GET /v1/status's account of the transcriber (transcription.ts).
   return Object.assign(new VoxError('VOX_ERR_RECOGNIZER_UNAVAILABLE', cause, fix), { why: cause, fix });
+}
+
+/** A decode that threw: the recognizer's own words, bounded, and the way to put the model back. */
+function failed(err: unknown, model: AsrModel): VoxError {
+  const why = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+  return new VoxError('VOX_ERR_RECOGNIZER_FAILED', `model ${model.name} (${model.type}) threw "${why}"`, reinstall(model.name, model.dir));
 }
 
 /** How to put a damaged model back: its name is its catalogue id when `vox voices install` put it there. */
@@ -168,7 +175,7 @@ export class LocalRecognizer {
       else options.signal?.addEventListener('abort', cancel, { once: true });
     });
     try {
-      await Promise.race([recognizer.decodeAsync(stream), limit]);
+      await Promise.race([recognizer.decodeAsync(stream).catch((err: unknown) => Promise.reject(failed(err, model))), limit]);
     } finally {
       clearTimeout(timer);
     }
