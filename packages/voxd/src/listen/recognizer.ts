@@ -115,10 +115,14 @@ function unavailable(cause: string, fix: string): VoxError & { why: string; fix:
   return Object.assign(new VoxError('VOX_ERR_RECOGNIZER_UNAVAILABLE', cause, fix), { why: cause, fix });
 }
 
+/** What a module or model threw, for a message: its first line, at most 200 characters. */
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+}
+
 /** A decode that threw: the recognizer's own words, bounded, and the way to put the model back. */
 function failed(err: unknown, model: AsrModel): VoxError {
-  const why = String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
-  return new VoxError('VOX_ERR_RECOGNIZER_FAILED', `model ${model.name} (${model.type}) threw "${why}"`, reinstall(model.name, model.dir));
+  return new VoxError('VOX_ERR_RECOGNIZER_FAILED', `model ${model.name} (${model.type}) threw "${firstLine(err)}"`, reinstall(model.name, model.dir));
 }
 
 /** How to put a damaged model back: its name is its catalogue id when `vox voices install` put it there. */
@@ -193,7 +197,7 @@ export class LocalRecognizer {
       mod = createRequire(import.meta.url)(name) as typeof mod;
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-      const why = missing ? 'is not installed (an optional dependency of voxd that did not install)' : `does not load (${String((err as Error).message).split('\n')[0]!.slice(0, 200)})`;
+      const why = missing ? 'is not installed (an optional dependency of voxd that did not install)' : `does not load (${firstLine(err)})`;
       throw unavailable(`${name}, which runs model ${model.name}, ${why}`, `"npm install sherpa-onnx-node" in vox's directory adds it, or transcribe with a server: "vox daemon config set transcriber.kind server" and transcriber.url`);
     }
     if (!mod.OfflineRecognizer) throw unavailable(`${name} has no OfflineRecognizer (too old a version)`, `"npm install sherpa-onnx-node@latest" in vox's directory`);
@@ -203,7 +207,7 @@ export class LocalRecognizer {
     };
     const recognizer = mod.OfflineRecognizer.createAsync(config).catch((err: Error) => {
       this.#loaded = undefined;
-      throw unavailable(`model ${model.name} does not load (${String(err.message).split('\n')[0]!.slice(0, 200)})`, reinstall(model.name, model.dir));
+      throw unavailable(`model ${model.name} does not load (${firstLine(err)})`, reinstall(model.name, model.dir));
     });
     this.#loaded = { key, recognizer };
     this.#o.log?.info({ model: model.name, type: model.type }, 'loading the local recognizer');
