@@ -26,7 +26,7 @@ import { median, percentile, report, round, rssMb, startVoxd, ROOT, cleanEnv } f
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const RSS_ROUNDS = Math.max(1, Number(process.env.BENCH_RSS_ROUNDS ?? 3) || 3);
-const ONLY_TIMINGS = process.env.BENCH_AUDIOIO_TIMINGS === "1";
+const ONLY_TIMINGS = process.env.BENCH_AUDIOIO_TIMINGS === '1';
 const dir = mkdtempSync(join(tmpdir(), 'vox-bench-alsa-'));
 const conf = join(dir, 'asound.conf');
 writeFileSync(
@@ -35,7 +35,8 @@ writeFileSync(
 );
 const alsaEnv = { ALSA_CONFIG_PATH: conf, VOX_TEST_ALSA_FILE: join(dir, 'capture.raw'), VOXD_LOG_LEVEL: 'debug' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const LONG = 'This announcement is long on purpose, so that there is time to stop it while it plays. It goes on with a second sentence.';
+const LONG =
+  'This announcement is long on purpose, so that there is time to stop it while it plays. It goes on with a second sentence.';
 
 async function idleRss(audio) {
   const d = await startVoxd({ audio, env: alsaEnv });
@@ -54,7 +55,9 @@ async function idleRss(audio) {
 }
 
 function timings(home) {
-  const lines = readFileSync(join(home, 'logs', 'voxd.log'), 'utf8').split('\n').filter(Boolean);
+  const lines = readFileSync(join(home, 'logs', 'voxd.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
   return lines.map((l) => JSON.parse(l)).filter((o) => o.msg === 'audioio timing');
 }
 
@@ -64,7 +67,13 @@ const stopSentAt = [];
 async function sinkTimings() {
   const d = await startVoxd({ audio: 'audioio', env: alsaEnv });
   const home = d.home;
-  if (process.env.BENCH_DEBUG) process.stderr.write(readFileSync(`/proc/${d.pid}/environ`, 'utf8').split('\0').filter((l) => /VOX|ALSA/.test(l)).join(' ') + '\n');
+  if (process.env.BENCH_DEBUG)
+    process.stderr.write(
+      readFileSync(`/proc/${d.pid}/environ`, 'utf8')
+        .split('\0')
+        .filter((l) => /VOX|ALSA/.test(l))
+        .join(' ') + '\n',
+    );
   try {
     for (let i = 0; i < RUNS; i++) {
       const p = d.api('POST', '/v1/speak', { text: `${LONG} Run ${i}.`, wait: true });
@@ -89,7 +98,11 @@ async function sinkTimings() {
 /** A node process that loads audio-io somewhere and reports on stdout. */
 function probeProcess(script) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: join(ROOT, 'packages/voxd'), env: cleanEnv(alsaEnv), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: join(ROOT, 'packages/voxd'),
+      env: cleanEnv(alsaEnv),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
     child.on('error', reject);
@@ -170,11 +183,22 @@ try {
   const t = await sinkTimings();
   const first = t.map((x) => x.firstSampleMs).filter((x) => typeof x === 'number');
   const stops = t.map((x) => x.stopMs).filter((x) => typeof x === 'number');
-  report({ bench: 'audio-io', metric: 'first PCM chunk -> first sample at the device (ms)', n: first.length, median: round(median(first)), p95: round(percentile(first, 95)), budgetMs: 20, ratioToBudget: round(median(first) / 20, 3) });
+  report({
+    bench: 'audio-io',
+    metric: 'first PCM chunk -> first sample at the device (ms)',
+    n: first.length,
+    median: round(median(first)),
+    p95: round(percentile(first, 95)),
+    budgetMs: 20,
+    ratioToBudget: round(median(first) / 20, 3),
+  });
   // End to end: from the client sending POST /v1/stop to the last sample copied, plus the 2 buffers the device still holds.
   // A stop that found the device waiting for samples copied none after it: 0 + 40 ms.
   const stopped = t.filter((x) => typeof x.lastSampleAt === 'number');
-  if (stopped.length !== stopSentAt.length) process.stderr.write(`# audio-io: ${stopped.length} stopped playbacks for ${stopSentAt.length} stops; the end-to-end stop figure pairs them in order\n`);
+  if (stopped.length !== stopSentAt.length)
+    process.stderr.write(
+      `# audio-io: ${stopped.length} stopped playbacks for ${stopSentAt.length} stops; the end-to-end stop figure pairs them in order\n`,
+    );
   const e2e = stopped.slice(0, stopSentAt.length).map((x, i) => Math.max(0, x.lastSampleAt - stopSentAt[i]) + 40);
   report({
     bench: 'audio-io',
@@ -195,7 +219,11 @@ try {
     budgetMs: 100,
   });
 
-  report({ bench: 'audio-io', metric: 'addon in the main thread (unpaced device, 1 s starved)', ...(await probeProcess(MAIN)) });
+  report({
+    bench: 'audio-io',
+    metric: 'addon in the main thread (unpaced device, 1 s starved)',
+    ...(await probeProcess(MAIN)),
+  });
   report({ bench: 'audio-io', metric: 'addon in a worker thread', ...(await probeProcess(WORKER)) });
   report({ bench: 'audio-io', metric: 'addon in a child process', ...(await probeProcess(CHILD_HOST)) });
 } finally {

@@ -30,15 +30,25 @@ import { cleanEnv, median, percentile, report, ROOT, round, TimedSink } from './
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
-const LONG = 'This announcement is long on purpose, so that there is time to cut it while it plays. It goes on with a second sentence about nothing in particular.';
+const LONG =
+  'This announcement is long on purpose, so that there is time to cut it while it plays. It goes on with a second sentence about nothing in particular.';
 
 function post(port, path, body) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -65,7 +75,12 @@ const { app, dispatcher, listener } = await buildServer({
   token: TOKEN,
   synthesizer: singleEngine(engine),
   sink,
-  listen: { home: out, recorder: join(ROOT, 'test/fixtures/listen/arecord'), transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 }, env: cleanEnv({ VOX_TEST_MIC_CONTROL: control }) },
+  listen: {
+    home: out,
+    recorder: join(ROOT, 'test/fixtures/listen/arecord'),
+    transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 },
+    env: cleanEnv({ VOX_TEST_MIC_CONTROL: control }),
+  },
 });
 const quiet = { prompt: false, startTimeoutMs: 500 };
 
@@ -84,7 +99,9 @@ function figures(bench, ms, budgetMs, baseline) {
     medianMs: round(median(ms)),
     p95Ms: round(percentile(ms, 95)),
     maxMs: round(Math.max(...ms)),
-    ...(baseline ? { baselineMedianMs: round(median(baseline)), ratioToBaseline: round(median(ms) / median(baseline)) } : {}),
+    ...(baseline
+      ? { baselineMedianMs: round(median(baseline)), ratioToBaseline: round(median(ms) / median(baseline)) }
+      : {}),
     budgetMs,
     withinBudget: percentile(ms, 95) <= budgetMs,
   });
@@ -104,7 +121,10 @@ try {
       await sleep(150 + ((i * 97) % 900));
       const end = sink.nextEnd();
       const t0 = performance.now();
-      const listened = via === 'bargeIn' ? post(port, '/v1/listen', { ...quiet, bargeIn: true }) : post(port, '/v1/stop', { scope: 'current' });
+      const listened =
+        via === 'bargeIn'
+          ? post(port, '/v1/listen', { ...quiet, bargeIn: true })
+          : post(port, '/v1/stop', { scope: 'current' });
       const ended = await end;
       const outcome = (await settled).status;
       const expect = via === 'bargeIn' ? 'interrupted' : 'stopped';
@@ -159,7 +179,11 @@ try {
   const exits = [];
   for (let i = 0; i < RUNS + 2; i++) {
     const t0 = performance.now();
-    const child = spawn(join(ROOT, 'test/fixtures/listen/arecord'), ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', '16000', '-c', '1', '-'], { env: cleanEnv({ VOX_TEST_MIC_CONTROL: control }), stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      join(ROOT, 'test/fixtures/listen/arecord'),
+      ['-q', '-t', 'raw', '-f', 'S16_LE', '-r', '16000', '-c', '1', '-'],
+      { env: cleanEnv({ VOX_TEST_MIC_CONTROL: control }), stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     const t1 = performance.now();
     await new Promise((r) => child.stdout.once('data', r));
     const gone = new Promise((r) => child.once('exit', r));
@@ -172,9 +196,19 @@ try {
     exits.push(t3 - t2);
   }
   figures('floor-handoff-release', released, 50, roundTrip);
-  report({ bench: 'recorder-spawn-call', runs: spawns.length, medianMs: round(median(spawns)), p95Ms: round(percentile(spawns, 95)) });
+  report({
+    bench: 'recorder-spawn-call',
+    runs: spawns.length,
+    medianMs: round(median(spawns)),
+    p95Ms: round(percentile(spawns, 95)),
+  });
   figures('floor-handoff-recording-end', onEnd, 50);
-  report({ bench: 'recorder-kill-to-exit', runs: exits.length, medianMs: round(median(exits)), p95Ms: round(percentile(exits, 95)) });
+  report({
+    bench: 'recorder-kill-to-exit',
+    runs: exits.length,
+    medianMs: round(median(exits)),
+    p95Ms: round(percentile(exits, 95)),
+  });
 } finally {
   await app.close();
   await engine.close();

@@ -15,7 +15,8 @@ const SECONDS = 5;
 
 // A stand-in embedded engine: a tone of SECONDS, in 20 ms chunks.
 const tone = Buffer.alloc(SAMPLE_RATE * SECONDS * 2);
-for (let i = 0; i < tone.length / 2; i++) tone.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE) * 10000), i * 2);
+for (let i = 0; i < tone.length / 2; i++)
+  tone.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE) * 10000), i * 2);
 const embedded = {
   name: 'espeak',
   calls: 0,

@@ -97,10 +97,19 @@ function startMinimalHttp() {
         res.writeHead(202).end();
         return;
       }
-      const result = m.method === 'initialize'
-        ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'min-http', version: '1' } }
-        : m.method === 'tools/list' ? { tools: [{ name: 'noop', description: 'nothing', inputSchema: { type: 'object' } }] } : {};
-      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bench' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+      const result =
+        m.method === 'initialize'
+          ? {
+              protocolVersion: m.params.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'min-http', version: '1' },
+            }
+          : m.method === 'tools/list'
+            ? { tools: [{ name: 'noop', description: 'nothing', inputSchema: { type: 'object' } }] }
+            : {};
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bench' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
@@ -116,8 +125,7 @@ try {
   const project = join(root, 'project');
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, 'README.md'), 'a project\n');
-  const envOf = (home) =>
-    cleanEnv(offlineClaudeEnv({ home, voxHome: voxd.home, apiUrl: api.url }));
+  const envOf = (home) => cleanEnv(offlineClaudeEnv({ home, voxHome: voxd.home, apiUrl: api.url }));
   for (const home of Object.values(homes)) mkdirSync(home, { recursive: true });
   await run(['plugin', 'marketplace', 'add', ROOT], { cwd: homes.with, env: envOf(homes.with) });
   await run(['plugin', 'install', 'vox@vox'], { cwd: homes.with, env: envOf(homes.with) });
@@ -125,11 +133,20 @@ try {
   const strict = (servers) => ['--strict-mcp-config', '--mcp-config', JSON.stringify({ mcpServers: servers })];
   const SIDES = {
     without: { home: homes.without, args: strict({}) },
-    mcp: { home: homes.without, args: strict({ vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } }) },
+    mcp: {
+      home: homes.without,
+      args: strict({ vox: { type: 'stdio', command: process.execPath, args: [VOX, 'mcp'] } }),
+    },
     // The floor for any stdio server: a few lines of node that answer and exit on the first signal.
-    minimal: { home: homes.without, args: strict({ min: { type: 'stdio', command: process.execPath, args: ['-e', MINIMAL_SERVER] } }) },
+    minimal: {
+      home: homes.without,
+      args: strict({ min: { type: 'stdio', command: process.execPath, args: ['-e', MINIMAL_SERVER] } }),
+    },
     // The floor for a server that needs no process: an HTTP endpoint on loopback.
-    http: { home: homes.without, args: strict({ min: { type: 'http', url: `http://127.0.0.1:${http.address().port}/mcp` } }) },
+    http: {
+      home: homes.without,
+      args: strict({ min: { type: 'http', url: `http://127.0.0.1:${http.address().port}/mcp` } }),
+    },
     plugin: { home: homes.with, args: [] },
   };
   const names = Object.keys(SIDES);
@@ -178,8 +195,12 @@ try {
     http: figures('http'),
     httpRatio: round(m('http') / m('without'), 3),
     // The exit alone (reply to end), each side against `without`'s: what it adds, and the ratio.
-    exitAddedMs: Object.fromEntries(names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) - exitOf('without'), 1)])),
-    exitRatio: Object.fromEntries(names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) / exitOf('without'), 3)])),
+    exitAddedMs: Object.fromEntries(
+      names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) - exitOf('without'), 1)]),
+    ),
+    exitRatio: Object.fromEntries(
+      names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) / exitOf('without'), 3)]),
+    ),
     budget: BUDGET,
     withinBudget: pluginRatio <= BUDGET,
   });

@@ -41,13 +41,17 @@ const agent = new Agent({ keepAlive: true });
 function rawTtfb(path, headers) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = request(`${base}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.once('data', () => {
-        resolve(performance.now() - t0);
-        res.resume();
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      `${base}${path}`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        res.once('data', () => {
+          resolve(performance.now() - t0);
+          res.resume();
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify({ input: 'x' }));
   });
@@ -65,7 +69,13 @@ const embedded = {
   close: async () => {},
 };
 const registry = createEngineRegistry({
-  env: { PATH: '', OPENAI_API_KEY: 'sk-bench', ELEVENLABS_API_KEY: 'bench', OPENAI_BASE_URL: `${base}/v1`, ELEVENLABS_BASE_URL: base },
+  env: {
+    PATH: '',
+    OPENAI_API_KEY: 'sk-bench',
+    ELEVENLABS_API_KEY: 'bench',
+    OPENAI_BASE_URL: `${base}/v1`,
+    ELEVENLABS_BASE_URL: base,
+  },
   home,
   embedded,
   cache: false,

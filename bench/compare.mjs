@@ -53,7 +53,13 @@ const env = cleanEnv();
 let failed = 0;
 function runIn(side, tree, file) {
   process.stderr.write(`# ${side}: ${file}\n`);
-  const r = spawnSync(node, [join(tree, 'bench', file)], { cwd: tree, stdio: ['ignore', 'pipe', 'inherit'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(node, [join(tree, 'bench', file)], {
+    cwd: tree,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) {
     failed += 1;
     process.stderr.write(`# ${side}: ${file} exited with ${r.status}\n`);
@@ -61,7 +67,10 @@ function runIn(side, tree, file) {
   for (const j of jsonLines(r.stdout)) {
     if (typeof j.bench !== 'string') continue;
     // A bench may print several lines of one name (variants): the label fields tell them apart.
-    const label = ['figure', 'variant', 'chars', 'flags'].filter((k) => j[k] !== undefined).map((k) => `${k}=${Array.isArray(j[k]) ? j[k].join(',') : j[k]}`).join(' ');
+    const label = ['figure', 'variant', 'chars', 'flags']
+      .filter((k) => j[k] !== undefined)
+      .map((k) => `${k}=${Array.isArray(j[k]) ? j[k].join(',') : j[k]}`)
+      .join(' ');
     const key = `${j.bench}${label ? ` ${label}` : ''} @${j.node}`;
     if (!figures.has(key)) figures.set(key, { base: {}, head: {} });
     const into = figures.get(key)[side];
@@ -71,7 +80,16 @@ function runIn(side, tree, file) {
 
 for (let rep = 0; rep < repeat; rep++) {
   // ABBA order: neither side always goes first.
-  const order = rep % 2 === 0 ? [['base', base], ['head', head]] : [['head', head], ['base', base]];
+  const order =
+    rep % 2 === 0
+      ? [
+          ['base', base],
+          ['head', head],
+        ]
+      : [
+          ['head', head],
+          ['base', base],
+        ];
   for (const file of files) for (const [side, tree] of order) runIn(side, tree, file);
 }
 

@@ -15,7 +15,9 @@ try {
   report({ bench: 'idle-rss', rssMb: round(idleRss, 1), budgetMb: 150, withinBudget: idleRss <= 150 });
 
   const before = readdirSync(out).length;
-  const same = await Promise.all(Array.from({ length: 64 }, () => d.api('POST', '/v1/speak', { text: 'Sixty four sessions say this at once.' })));
+  const same = await Promise.all(
+    Array.from({ length: 64 }, () => d.api('POST', '/v1/speak', { text: 'Sixty four sessions say this at once.' })),
+  );
   await d.idle();
   const played = readdirSync(out).length - before;
   const statuses = same.reduce((m, r) => ((m[r.body.status] = (m[r.body.status] ?? 0) + 1), m), {});
@@ -25,7 +27,11 @@ try {
   const t0 = performance.now();
   const accepted = [];
   for (let i = 0; i < N; i += 100) {
-    const batch = await Promise.all(Array.from({ length: Math.min(100, N - i) }, (_, j) => d.api('POST', '/v1/speak', { text: `Distinct request number ${i + j}.`, priority: 'message' })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, N - i) }, (_, j) =>
+        d.api('POST', '/v1/speak', { text: `Distinct request number ${i + j}.`, priority: 'message' }),
+      ),
+    );
     accepted.push(...batch);
   }
   const status = await d.idle();

@@ -23,11 +23,20 @@ const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 function api(port, method, path, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -41,7 +50,9 @@ const { app, dispatcher } = await buildServer({ token: TOKEN, synthesizer: singl
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = app.server.address().port;
 try {
-  const first = await dispatcher.speak({ text: 'This long announcement plays while ten thousand others wait behind it. '.repeat(30) });
+  const first = await dispatcher.speak({
+    text: 'This long announcement plays while ten thousand others wait behind it. '.repeat(30),
+  });
   const times = [];
   const settled = [first.settled];
   for (let i = 1; i < N; i++) {

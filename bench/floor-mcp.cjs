@@ -14,6 +14,7 @@ process.stdin.on('data', (d) => {
   while ((i = buf.indexOf('\n')) >= 0) {
     const msg = JSON.parse(buf.slice(0, i));
     buf = buf.slice(i + 1);
-    if (msg.id !== undefined) process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: answers[msg.method] })}\n`);
+    if (msg.id !== undefined)
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: answers[msg.method] })}\n`);
   }
 });

@@ -31,7 +31,16 @@ try {
 
 function post() {
   const req = request(
-    { ...at, method: 'POST', path: route, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    {
+      ...at,
+      method: 'POST',
+      path: route,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    },
     (res) => {
       res.resume();
       res.on('end', () => {

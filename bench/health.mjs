@@ -49,7 +49,8 @@ async function probeFor(ms) {
   return p;
 }
 
-const text = (unit, i, len = MAX) => (unit.repeat(Math.ceil(len / unit.length)).slice(0, len - 8) + ` r${i}`).slice(0, len);
+const text = (unit, i, len = MAX) =>
+  (unit.repeat(Math.ceil(len / unit.length)).slice(0, len - 8) + ` r${i}`).slice(0, len);
 
 /** Rounds of `batch` texts of `len` characters sent at once (a stop after each), while health is probed. */
 async function underLoad({ rounds, batch, len }) {
@@ -84,7 +85,10 @@ try {
   const only = process.env.BENCH_HEALTH_ONLY;
   for (const [bench, load] of [
     ['health latency under 10 adversarial maximum-length requests at once', { rounds: ROUNDS, batch: BATCH, len: MAX }],
-    ['health latency under 200 adversarial texts at the inline limit at once', { rounds: 3, batch: 200, len: INLINE_LIMIT }],
+    [
+      'health latency under 200 adversarial texts at the inline limit at once',
+      { rounds: 3, batch: 200, len: INLINE_LIMIT },
+    ],
   ]) {
     if (only && !bench.includes(only)) continue;
     const { served, loadMs, loaded } = await underLoad(load);

@@ -21,7 +21,13 @@ const server = createServer((socket) => {
   socket.once('data', () => {
     const answer = Buffer.from('HTTP/1.1 200 OK\r\nx-voxd-version: 0.1.0\r\ncontent-length: 100\r\n\r\n');
     let i = 0;
-    const t = setInterval(() => (socket.destroyed ? clearInterval(t) : socket.write(answer.subarray(i % answer.length, (i++ % answer.length) + 1))), 500);
+    const t = setInterval(
+      () =>
+        socket.destroyed
+          ? clearInterval(t)
+          : socket.write(answer.subarray(i % answer.length, (i++ % answer.length) + 1)),
+      500,
+    );
     socket.on('close', () => clearInterval(t));
   });
 });
@@ -35,7 +41,10 @@ await new Promise((r) => closed.close(r));
 function run(env) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [VOX, 'hook', 'Notification'], { env: cleanEnv({ VOX_HOME: home, ...env }), stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [VOX, 'hook', 'Notification'], {
+      env: cleanEnv({ VOX_HOME: home, ...env }),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);

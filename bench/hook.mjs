@@ -20,9 +20,14 @@ const d = await startVoxd({ audio: 'null' });
 try {
   const env = { ...d.clientEnv, VOX_NO_AUTOSTART: '1' };
   // The request the hook sends, from its own --dry-run, for the floor to send too.
-  const dry = spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], { env, input: payload, encoding: 'utf8' });
+  const dry = spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], {
+    env,
+    input: payload,
+    encoding: 'utf8',
+  });
   const { route, body } = JSON.parse(dry.stdout);
-  const hook = () => timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env, input: payload, quietStderr: true });
+  const hook = () =>
+    timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env, input: payload, quietStderr: true });
   // Warm the daemon's engine and the file system cache.
   for (let i = 0; i < 3; i++) hook();
   const received = async () => {

@@ -25,9 +25,15 @@ const BASE = process.env.BENCH_BASE_VOXD;
 function status(pid) {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN) / 1024;
-  return { rssMb: round(kb('VmRSS'), 1), anonMb: round(kb('RssAnon'), 1), fileMb: round(kb('RssFile'), 1), threads: Number(/Threads:\s+(\d+)/.exec(s)[1]) };
+  return {
+    rssMb: round(kb('VmRSS'), 1),
+    anonMb: round(kb('RssAnon'), 1),
+    fileMb: round(kb('RssFile'), 1),
+    threads: Number(/Threads:\s+(\d+)/.exec(s)[1]),
+  };
 }
-const threadNames = (pid) => readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim());
+const threadNames = (pid) =>
+  readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim());
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function idleNode() {
@@ -75,7 +81,12 @@ report({
   withinBudget: voxd.rssMb <= 2 * node.rssMb,
 });
 const embedded = await idleVoxd('espeak');
-report({ bench: 'idle RSS: voxd with the embedded engine as the default (warmed at boot)', idleMs: IDLE_MS, voxd: embedded, ratioToNode: round(embedded.rssMb / node.rssMb) });
+report({
+  bench: 'idle RSS: voxd with the embedded engine as the default (warmed at boot)',
+  idleMs: IDLE_MS,
+  voxd: embedded,
+  ratioToNode: round(embedded.rssMb / node.rssMb),
+});
 
 const times = { head: [], ...(BASE ? { base: [] } : {}) };
 let engine;
@@ -92,5 +103,12 @@ report({
   engine,
   runs: RUNS,
   headMedianMs: round(median(times.head)),
-  ...(BASE ? { baseMedianMs: round(median(times.base)), deltaMs: round(median(times.head) - median(times.base)), budgetDeltaMs: 20, withinBudget: median(times.head) - median(times.base) <= 20 } : {}),
+  ...(BASE
+    ? {
+        baseMedianMs: round(median(times.base)),
+        deltaMs: round(median(times.head) - median(times.base)),
+        budgetDeltaMs: 20,
+        withinBudget: median(times.head) - median(times.base) <= 20,
+      }
+    : {}),
 });

@@ -38,11 +38,21 @@ const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 function api(port, method, path, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, agent: false, headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode, text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -58,17 +68,25 @@ async function server(withJournal, sinkDir) {
   const out = join(sinkDir, withJournal ? 'out-journal' : 'out-bare');
   const sink = new TimedSink(new FileSink(out, { realtime: true }));
   const journal = withJournal ? Journal.open(join(dir, `journal-${++servers}.jsonl`)) : undefined;
-  const { app, dispatcher } = await buildServer({ token: TOKEN, synthesizer: singleEngine(engine), sink, ...(journal ? { journal } : {}) });
+  const { app, dispatcher } = await buildServer({
+    token: TOKEN,
+    synthesizer: singleEngine(engine),
+    sink,
+    ...(journal ? { journal } : {}),
+  });
   if (journal) dispatcher.restore(journal.replay);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = app.server.address().port;
   // One long utterance plays, so that everything measured stays queued.
-  await api(port, 'POST', '/v1/speak', { text: 'This long announcement plays while the others wait behind it. '.repeat(30) });
+  await api(port, 'POST', '/v1/speak', {
+    text: 'This long announcement plays while the others wait behind it. '.repeat(30),
+  });
   return { app, port, sink, journal, times: [] };
 }
 
 let servers = 0;
-const text = (i) => `Queued announcement number ${i}, with a sentence or two of ordinary length behind it. And a second sentence.`;
+const text = (i) =>
+  `Queued announcement number ${i}, with a sentence or two of ordinary length behind it. And a second sentence.`;
 let n = 0;
 async function accepts(pair) {
   for (let r = 0; r < ROUNDS; r++) {
@@ -102,7 +120,18 @@ try {
   const own = [];
   const base = [];
   for (let i = 0; i < ROUNDS * PER_ROUND; i++) {
-    const entry = { id: `id${i}`, kind: 'speech', priority: 'message', session: 's1', text: text(i), sentences: [text(i)], dedupKey: `k${i}`, windowMs: 5000, acceptedAt: Date.now(), requestId: `r${i}` };
+    const entry = {
+      id: `id${i}`,
+      kind: 'speech',
+      priority: 'message',
+      session: 's1',
+      text: text(i),
+      sentences: [text(i)],
+      dedupKey: `k${i}`,
+      windowMs: 5000,
+      acceptedAt: Date.now(),
+      requestId: `r${i}`,
+    };
     const line = `${JSON.stringify({ t: 'a', ...entry })}\n`;
     const order = i % 2 ? ['own', 'base'] : ['base', 'own'];
     for (const which of order) {
@@ -129,12 +158,27 @@ try {
   // A deep queue with the journal: 10,000 accepted in-process, then stop all.
   const deepSink = new TimedSink(new FileSink(join(shm ?? dir, 'out-deep'), { realtime: true }));
   const deepJournal = Journal.open(join(dir, 'journal-deep.jsonl'));
-  const deep = await buildServer({ token: TOKEN, synthesizer: singleEngine(engine), sink: deepSink, journal: deepJournal, maxQueue: DEEP });
+  const deep = await buildServer({
+    token: TOKEN,
+    synthesizer: singleEngine(engine),
+    sink: deepSink,
+    journal: deepJournal,
+    maxQueue: DEEP,
+  });
   deep.dispatcher.restore(deepJournal.replay);
   await deep.app.listen({ port: 0, host: '127.0.0.1' });
   started.push({ app: deep.app, port: deep.app.server.address().port, journal: deepJournal });
-  const deepSettled = [(await deep.dispatcher.speak({ text: 'This long announcement plays while ten thousand others wait behind it. '.repeat(30) })).settled];
-  for (let i = 1; i < DEEP; i++) deepSettled.push((await deep.dispatcher.speak({ text: `Deep queued announcement number ${i}`, session: `s${i % 8}` })).settled);
+  const deepSettled = [
+    (
+      await deep.dispatcher.speak({
+        text: 'This long announcement plays while ten thousand others wait behind it. '.repeat(30),
+      })
+    ).settled,
+  ];
+  for (let i = 1; i < DEEP; i++)
+    deepSettled.push(
+      (await deep.dispatcher.speak({ text: `Deep queued announcement number ${i}`, session: `s${i % 8}` })).settled,
+    );
   const deepBytesQueued = statSync(deepJournal.path).size;
   const deepEnded = deepSink.nextEnd();
   const d0 = performance.now();

@@ -37,7 +37,8 @@ const CALLER_SETTINGS = /^(?:VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/;
 /** The environment of every process a bench times: the caller's, without START_UP_VARIABLES and vox settings, plus `extra`. */
 export function cleanEnv(extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!START_UP_VARIABLES.test(k) && !CALLER_SETTINGS.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!START_UP_VARIABLES.test(k) && !CALLER_SETTINGS.test(k)) env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -79,7 +80,11 @@ export function report(obj) {
 export function timeRun(cmd, args, options = {}) {
   const { quietStderr, ...spawnOptions } = options;
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], env: cleanEnv(), ...spawnOptions });
+  const r = spawnSync(cmd, args, {
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    env: cleanEnv(),
+    ...spawnOptions,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   if (quietStderr && r.stderr?.length) throw new Error(`${cmd} ${args.join(' ')} reported: ${r.stderr}`);
@@ -116,7 +121,11 @@ export function baselines({ env, route, body, stdin }) {
   const input = stdin === undefined ? {} : { input: stdin };
   return {
     'node -e 0': () => timeRun(process.execPath, ['-e', '0'], { env, ...input }),
-    'node:http floor': () => timeRun(process.execPath, [FLOOR, route, JSON.stringify(body), ...(stdin === undefined ? [] : ['stdin'])], { env, ...input }),
+    'node:http floor': () =>
+      timeRun(process.execPath, [FLOOR, route, JSON.stringify(body), ...(stdin === undefined ? [] : ['stdin'])], {
+        env,
+        ...input,
+      }),
   };
 }
 
@@ -163,7 +172,13 @@ export async function startVoxd({ audio = 'null', env = {}, voxd = VOXD } = {}) 
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = request(
-        { host: '127.0.0.1', port: state.port, method, path, headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+        {
+          host: '127.0.0.1',
+          port: state.port,
+          method,
+          path,
+          headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (d) => (text += d));
@@ -179,10 +194,13 @@ export async function startVoxd({ audio = 'null', env = {}, voxd = VOXD } = {}) 
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const speak = (body) =>
       new Promise((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: state.port, method: 'POST', path: '/v1/speak', agent, headers }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode));
-        });
+        const req = request(
+          { host: '127.0.0.1', port: state.port, method: 'POST', path: '/v1/speak', agent, headers },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode));
+          },
+        );
         req.on('error', reject);
         req.end(typeof body === 'string' ? body : JSON.stringify(body));
       });
@@ -265,7 +283,11 @@ export function substitute(input, data) {
   for (const [k, v] of Object.entries(input)) {
     out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path) => {
       const value = path.split('.').reduce((o, key) => (o && typeof o === 'object' ? o[key] : undefined), data);
-      return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return value === undefined || value === null
+        ? ''
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
     });
   }
   return out;
@@ -302,7 +324,11 @@ export async function warmMcp({ cwd, env, vox = VOX }) {
       return { result: message.result, ms: Number(t - t0) / 1e6 };
     });
   };
-  await rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  await rpc('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '1' },
+  });
   server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return {
     server,

@@ -36,9 +36,12 @@ const settle = () => new Promise((r) => setTimeout(r, 1500));
 try {
   const figures = {};
   for (const vad of ['energy', 'silero']) {
-    const d = await startVoxd({ env: { VOXD_RECORDER: SHIM, VOXD_TRANSCRIBER_URL: url, VOX_TEST_MIC_PIDFILE: pidfile, VOXD_VAD: vad } });
+    const d = await startVoxd({
+      env: { VOXD_RECORDER: SHIM, VOXD_TRANSCRIBER_URL: url, VOX_TEST_MIC_PIDFILE: pidfile, VOXD_VAD: vad },
+    });
     try {
-      if (vad === 'silero') execFileSync(join(ROOT, 'scripts/ci/silero-vad.sh'), [join(d.home, 'vad')], { stdio: 'ignore' });
+      if (vad === 'silero')
+        execFileSync(join(ROOT, 'scripts/ci/silero-vad.sh'), [join(d.home, 'vad')], { stdio: 'ignore' });
       await d.api('POST', '/v1/speak', { text: 'Warm up.', wait: true });
       await settle();
       const idle = rssMb(d.pid);
@@ -51,7 +54,8 @@ try {
         served.length = 0;
         const r = await d.api('POST', '/v1/listen', { silenceMs: SILENCE_MS, prompt: false });
         const answered = Date.now();
-        if (r.status !== 200 || r.body.endedBy !== 'silence') throw new Error(`${vad}: listen failed: ${JSON.stringify(r.body)}`);
+        if (r.status !== 200 || r.body.endedBy !== 'silence')
+          throw new Error(`${vad}: listen failed: ${JSON.stringify(r.body)}`);
         const micStart = Number(readFileSync(pidfile, 'utf8').trim().split(' ')[1]);
         latency.push(answered - (micStart + SPEECH_END_MS));
         budget.push(SILENCE_MS + served[0] + 50);

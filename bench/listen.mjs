@@ -28,7 +28,9 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () =>
     setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Please turn on the lights in the kitchen.' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ text: 'Please turn on the lights in the kitchen.' }));
       served.push(performance.now() - t0);
     }, delayMs),
   );
@@ -77,7 +79,9 @@ try {
     idleMb: round(median(idle), 1),
     afterFirstListenMb: round(median(afterListen), 1),
     idleToAfterRatio: round(median(idle) / median(afterListen), 3),
-    ...(baseline ? { baselineIdleMb: round(median(baseIdle), 1), idleToBaselineRatio: round(median(idle) / median(baseIdle), 3) } : {}),
+    ...(baseline
+      ? { baselineIdleMb: round(median(baseIdle), 1), idleToBaselineRatio: round(median(idle) / median(baseIdle), 3) }
+      : {}),
     note: 'idle: nobody has listened yet (listener, capture, VAD, transcriber unloaded); after: the same voxd once one listen loaded them',
   });
 
@@ -93,7 +97,8 @@ try {
         served.length = 0;
         const r = await d.api('POST', '/v1/listen', { silenceMs: SILENCE_MS, prompt: false });
         const answered = Date.now();
-        if (r.status !== 200 || r.body.endedBy !== 'silence') throw new Error(`listen failed: ${JSON.stringify(r.body)}`);
+        if (r.status !== 200 || r.body.endedBy !== 'silence')
+          throw new Error(`listen failed: ${JSON.stringify(r.body)}`);
         const micStart = Number(readFileSync(pidfile, 'utf8').trim().split(' ')[1]);
         const ms = answered - (micStart + SPEECH_END_MS);
         latency.push(ms);
@@ -128,7 +133,13 @@ try {
       times.push(performance.now() - t0);
       if (r.body.code !== 'VOX_ERR_RECORDER_MISSING') throw new Error(JSON.stringify(r.body));
     }
-    report({ bench: 'listen-no-recorder-error', medianMs: round(median(times), 1), maxMs: round(Math.max(...times), 1), budgetMs: 1000, withinBudget: Math.max(...times) <= 1000 });
+    report({
+      bench: 'listen-no-recorder-error',
+      medianMs: round(median(times), 1),
+      maxMs: round(Math.max(...times), 1),
+      budgetMs: 1000,
+      withinBudget: Math.max(...times) <= 1000,
+    });
   } finally {
     await none.stop();
   }

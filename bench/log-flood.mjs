@@ -57,7 +57,16 @@ async function flood(level) {
     const files = readdirSync(logs).filter((f) => f.endsWith('voxd.log'));
     const lines = files.flatMap((f) => readFileSync(join(logs, f), 'utf8').split('\n').filter(Boolean));
     const droppedLines = lines.filter((l) => l.includes('"dropped":')).map((l) => JSON.parse(l).dropped);
-    return { idle, peak, half, end, seconds, answered, speakLines: lines.filter((l) => l.includes('"msg":"speak"')).length, dropped: droppedLines.reduce((a, b) => a + b, 0) };
+    return {
+      idle,
+      peak,
+      half,
+      end,
+      seconds,
+      answered,
+      speakLines: lines.filter((l) => l.includes('"msg":"speak"')).length,
+      dropped: droppedLines.reduce((a, b) => a + b, 0),
+    };
   } finally {
     await d.stop();
   }

@@ -19,7 +19,13 @@ const root = mkdtempSync(join(tmpdir(), 'vox-result-size-'));
 const home = join(root, 'home');
 const sink = join(root, 'sink');
 mkdirSync(sink, { recursive: true });
-const env = cleanEnv({ HOME: root, VOX_HOME: home, VOXD_PORT: '0', VOXD_AUDIO: `file:${sink}?realtime=0`, CLAUDE_CODE_SESSION_ID: '8b3d3e2a-0000-4000-8000-000000000000' });
+const env = cleanEnv({
+  HOME: root,
+  VOX_HOME: home,
+  VOXD_PORT: '0',
+  VOXD_AUDIO: `file:${sink}?realtime=0`,
+  CLAUDE_CODE_SESSION_ID: '8b3d3e2a-0000-4000-8000-000000000000',
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function project(name, config) {
@@ -40,7 +46,7 @@ function session(cwd) {
   let next = 1;
   child.stdout.setEncoding('utf8').on('data', (d) => {
     buf += d;
-    for (let i; (i = buf.indexOf('\n')) !== -1; ) {
+    for (let i; (i = buf.indexOf('\n')) !== -1;) {
       const m = JSON.parse(buf.slice(0, i));
       buf = buf.slice(i + 1);
       waiting.get(m.id)?.(m);
@@ -81,10 +87,21 @@ try {
       report({ bench: 'mcp-result-size', call: label, error: error.message });
       continue;
     }
-    const text = result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-    const model = result.structuredContent !== undefined ? JSON.stringify(result.structuredContent).length : text.length;
+    const text = result.content
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n');
+    const model =
+      result.structuredContent !== undefined ? JSON.stringify(result.structuredContent).length : text.length;
     if (process.env.SHOW) process.stderr.write(`${label}: ${JSON.stringify(result.structuredContent ?? text)}\n`);
-    report({ bench: 'mcp-result-size', call: label, modelChars: model, textChars: text.length, structured: result.structuredContent !== undefined, isError: result.isError === true });
+    report({
+      bench: 'mcp-result-size',
+      call: label,
+      modelChars: model,
+      textChars: text.length,
+      structured: result.structuredContent !== undefined,
+      isError: result.isError === true,
+    });
     if (name === 'speak') await sleep(200);
   }
   plain.close();

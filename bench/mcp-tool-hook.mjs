@@ -43,10 +43,15 @@ try {
 
   // The same request, straight from here, on a kept-alive connection.
   const dry = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VOX, 'hook', 'PermissionRequest', '--dry-run'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [VOX, 'hook', 'PermissionRequest', '--dry-run'], {
+      env,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (s) => (out += s));
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`vox hook --dry-run exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`vox hook --dry-run exited ${code}`)),
+    );
     child.stdin.end(JSON.stringify(event()));
   });
   const token = readFileSync(join(d.home, 'token'), 'utf8').trim();
@@ -56,10 +61,21 @@ try {
       const body = JSON.stringify({ ...dry.body, session: `direct#${n}`, dedupKey: `direct ${n++}` });
       const t0 = process.hrtime.bigint();
       const req = request(
-        { host: '127.0.0.1', port: d.port, method: 'POST', path: dry.route, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port: d.port,
+          method: 'POST',
+          path: dry.route,
+          agent,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode < 300 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode < 300
+              ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+              : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -77,7 +93,13 @@ try {
   }
   const processTimes = [];
   for (let i = 0; i < PROCESS_RUNS; i++) {
-    processTimes.push(timeRun(process.execPath, [VOX, 'hook', 'PermissionRequest'], { env, input: JSON.stringify(event()), quietStderr: true }));
+    processTimes.push(
+      timeRun(process.execPath, [VOX, 'hook', 'PermissionRequest'], {
+        env,
+        input: JSON.stringify(event()),
+        quietStderr: true,
+      }),
+    );
   }
   agent.destroy();
   const mcpMedian = median(times.mcp);

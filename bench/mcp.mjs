@@ -105,7 +105,12 @@ async function bundleSdk(dir) {
   }
   const out = join(dir, 'mcp-sdk.bundle.mjs');
   await esbuild.build({
-    stdin: { contents: SDK_IMPORTS.replace(/^import/gm, 'export').replace(/"(file:[^"]*)"/g, (_, url) => JSON.stringify(fileURLToPath(url))), resolveDir: repo },
+    stdin: {
+      contents: SDK_IMPORTS.replace(/^import/gm, 'export').replace(/"(file:[^"]*)"/g, (_, url) =>
+        JSON.stringify(fileURLToPath(url)),
+      ),
+      resolveDir: repo,
+    },
     outfile: out,
     bundle: true,
     platform: 'node',
@@ -117,7 +122,10 @@ async function bundleSdk(dir) {
         name: 'no-ajv',
         setup(b) {
           b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, () => ({ path: 'ajv', namespace: 'stub' }));
-          b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export class AjvJsonSchemaValidator {}', loader: 'js' }));
+          b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+            contents: 'export class AjvJsonSchemaValidator {}',
+            loader: 'js',
+          }));
         },
       },
     ],
@@ -144,7 +152,10 @@ if (process.env.BENCH_SDK !== '0') {
   variants.push({ name: 'SDK Server, modules', args: ['--input-type=module', '-e', sdkServerSource(SDK_IMPORTS)] });
   variants.push({ name: 'SDK McpServer, modules', args: ['--input-type=module', '-e', MCPSERVER_SOURCE] });
   // The v2 server package, dual-era (the conformance test's reference server: the same tools).
-  variants.push({ name: 'SDK v2 McpServer + serveStdio, modules', args: [join(repo, 'packages/vox-mcp/test/helpers/reference-server.mjs')] });
+  variants.push({
+    name: 'SDK v2 McpServer + serveStdio, modules',
+    args: [join(repo, 'packages/vox-mcp/test/helpers/reference-server.mjs')],
+  });
 }
 const children = new Set();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -164,7 +175,13 @@ function track(child) {
 
 /** Spawns an MCP server and returns a JSON-RPC caller over its stdio. */
 function server(variant, cwd = tmp) {
-  const child = track(spawn(process.execPath, variant.args, { cwd, env: { ...baseEnv, ...variant.env }, stdio: ['pipe', 'pipe', 'ignore'] }));
+  const child = track(
+    spawn(process.execPath, variant.args, {
+      cwd,
+      env: { ...baseEnv, ...variant.env },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    }),
+  );
   const waiting = new Map();
   let buf = '';
   child.stdout.setEncoding('utf8').on('data', (d) => {
@@ -187,7 +204,11 @@ function server(variant, cwd = tmp) {
     return answer;
   };
   const hello = () => {
-    const init = request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    const init = request(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '1' },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return Promise.all([init, request(2, 'tools/list')]);
   };
@@ -218,7 +239,10 @@ async function startup() {
   const [init, list] = await probe.hello();
   probe.child.stdin.end();
   await probe.exited;
-  const floor = { name: 'stdio floor', args: [floorMcp, JSON.stringify({ initialize: init.result, 'tools/list': list.result })] };
+  const floor = {
+    name: 'stdio floor',
+    args: [floorMcp, JSON.stringify({ initialize: init.result, 'tools/list': list.result })],
+  };
 
   const base = [];
   const floorTimes = [];
@@ -275,7 +299,12 @@ function smaps(pid) {
 }
 
 async function startVoxd() {
-  const child = track(spawn(process.execPath, [voxdMain, '--port', '0'], { env: { ...baseEnv, VOXD_AUDIO: `file:${sink}?realtime=0` }, stdio: 'ignore' }));
+  const child = track(
+    spawn(process.execPath, [voxdMain, '--port', '0'], {
+      env: { ...baseEnv, VOXD_AUDIO: `file:${sink}?realtime=0` },
+      stdio: 'ignore',
+    }),
+  );
   for (let i = 0; i < 300 && !existsSync(join(home, 'voxd.json')); i++) await sleep(50);
   if (!existsSync(join(home, 'voxd.json'))) throw new Error('voxd did not start');
   return child;
@@ -322,13 +351,20 @@ async function memory() {
   const voxd = await startVoxd();
   try {
     const rounds = [];
-    for (let r = 0; r < ROUNDS; r++) rounds.push(await memoryRound(`Bench round ${r}: the wall text every session says.`));
+    for (let r = 0; r < ROUNDS; r++)
+      rounds.push(await memoryRound(`Bench round ${r}: the wall text every session says.`));
     const mean = (xs, k) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
     for (const when of ['settled', 'early']) {
       const at = rounds.map((r) => r[when]);
       const seconds = (when === 'settled' ? SETTLE_MS : EARLY_MS) / 1000;
       const baseline = median(at.map((r) => mean(r.idle, 'pss')));
-      print({ figure: `pss baseline: idle node, ${seconds} s`, pss_kb: round(baseline, 0), private_kb: round(median(at.map((r) => mean(r.idle, 'priv'))), 0), sessions: SESSIONS, rounds: ROUNDS });
+      print({
+        figure: `pss baseline: idle node, ${seconds} s`,
+        pss_kb: round(baseline, 0),
+        private_kb: round(median(at.map((r) => mean(r.idle, 'priv'))), 0),
+        sessions: SESSIONS,
+        rounds: ROUNDS,
+      });
       for (const v of variants) {
         const ratio = median(at.map((r) => mean(r[v.name], 'pss') / mean(r.idle, 'pss')));
         print({

@@ -26,7 +26,9 @@ const FIRST_AUDIO_BUDGET_MS = 150;
 const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/hook-entries.js')).href);
 const entry = mcpToolHook('MessageDisplay', 'vox');
 
-const d = await startVoxd({ audio: `file:${join(process.env.TMPDIR ?? '/tmp', `vox-bench-narr-${process.pid}`)}?realtime=0` });
+const d = await startVoxd({
+  audio: `file:${join(process.env.TMPDIR ?? '/tmp', `vox-bench-narr-${process.pid}`)}?realtime=0`,
+});
 const cwd = join(d.home, 'shop');
 mkdirSync(join(cwd, '.vox'), { recursive: true });
 writeFileSync(join(cwd, '.vox', 'config.md'), '---\nnarrate: stream\n---\n');
@@ -38,18 +40,45 @@ try {
   const post = (path, body) =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path, agent, headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c) => (text += c));
-        res.on('end', () => (res.statusCode < 300 ? resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, body: JSON.parse(text) }) : reject(new Error(`HTTP ${res.statusCode} ${text}`))));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: d.port,
+          method: 'POST',
+          path,
+          agent,
+          headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c) => (text += c));
+          res.on('end', () =>
+            res.statusCode < 300
+              ? resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, body: JSON.parse(text) })
+              : reject(new Error(`HTTP ${res.statusCode} ${text}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
 
-  const batches = (n) => [`Reply number ${n} starts with this first sentence.\nThe second sentence of reply ${n} is`, ` still being written here.\n`, ''];
+  const batches = (n) => [
+    `Reply number ${n} starts with this first sentence.\nThe second sentence of reply ${n} is`,
+    ` still being written here.\n`,
+    '',
+  ];
   const hookBatch = async (session, message, index, delta, final) => {
-    const args = { ...Object.fromEntries(Object.entries(entry.input).map(([k, v]) => [k, v])), event: 'MessageDisplay', session_id: session, cwd, message_id: message, index: String(index), final: String(final), delta };
+    const args = {
+      ...Object.fromEntries(Object.entries(entry.input).map(([k, v]) => [k, v])),
+      event: 'MessageDisplay',
+      session_id: session,
+      cwd,
+      message_id: message,
+      index: String(index),
+      final: String(final),
+      delta,
+    };
     const { result, ms } = await rpc('tools/call', { name: entry.tool, arguments: args });
     if (result.isError) throw new Error(`the hook tool failed: ${JSON.stringify(result.content)}`);
     return ms;
@@ -67,7 +96,9 @@ try {
   };
   const idOf = async (session) => {
     for (let i = 0; i < 500; i++) {
-      const id = (await d.api('GET', '/v1/status')).body.history.find((e) => e.session?.startsWith('shop#') && e.session.endsWith(session.slice(0, 6)))?.id;
+      const id = (await d.api('GET', '/v1/status')).body.history.find(
+        (e) => e.session?.startsWith('shop#') && e.session.endsWith(session.slice(0, 6)),
+      )?.id;
       if (id) return id;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -89,10 +120,17 @@ try {
     const audio = await settledFirstAudio(id);
     // The floor: the same batches straight to voxd.
     const direct = [];
-    for (const [index, delta] of [b0, b1, b2].entries()) direct.push((await post('/v1/narration', { session: `direct#${i}`, message, index, final: index === 2, delta })).ms);
+    for (const [index, delta] of [b0, b1, b2].entries())
+      direct.push(
+        (await post('/v1/narration', { session: `direct#${i}`, message, index, final: index === 2, delta })).ms,
+      );
     await d.idle();
     const speakAt = Date.now();
-    const speak = await post('/v1/speak', { text: `Reply number ${i} starts with this first sentence.`, session: `speak#${i}`, priority: 'text' });
+    const speak = await post('/v1/speak', {
+      text: `Reply number ${i} starts with this first sentence.`,
+      session: `speak#${i}`,
+      priority: 'text',
+    });
     const speakAudio = (await settledFirstAudio(speak.body.id)) - speakAt;
     await d.idle();
     if (warm) return;
@@ -109,7 +147,15 @@ try {
   mkdirSync(quiet, { recursive: true });
   const idle = [];
   for (let r = 0; r < RUNS * 3; r++) {
-    const args = { event: 'MessageDisplay', session_id: `quiet-${r}`, cwd: quiet, message_id: `q${r}`, index: '0', final: 'true', delta: 'Some text.\n' };
+    const args = {
+      event: 'MessageDisplay',
+      session_id: `quiet-${r}`,
+      cwd: quiet,
+      message_id: `q${r}`,
+      index: '0',
+      final: 'true',
+      delta: 'Some text.\n',
+    };
     const { result, ms } = await rpc('tools/call', { name: entry.tool, arguments: args });
     if (result.isError) throw new Error(JSON.stringify(result.content));
     if (r >= 10) idle.push(ms);

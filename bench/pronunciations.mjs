@@ -19,11 +19,17 @@ import { ROOT, VOX, interleave, median, percentile, report, round, startVoxd, ti
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 40));
 const BUDGET = 1.2;
 const { PRONUNCIATION_LIMITS: L } = await import(join(ROOT, 'packages/vox-mcp/dist/project/config-schema.js'));
-const fixture = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', 'notification-permission.json'), 'utf8'));
+const fixture = JSON.parse(
+  readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', 'notification-permission.json'), 'utf8'),
+);
 
 function largest() {
   if (process.env.BENCH_LIMITS === 'issue') {
-    return Array.from({ length: 440 }, (_, r) => `| x${r} ${Array.from({ length: 60 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz'[(r * 7 + i) % 26]).join(' ')} | y |`);
+    return Array.from(
+      { length: 440 },
+      (_, r) =>
+        `| x${r} ${Array.from({ length: 60 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz'[(r * 7 + i) % 26]).join(' ')} | y |`,
+    );
   }
   const per = Math.floor(L.chars / L.rows);
   const rows = [];
@@ -45,18 +51,27 @@ const project = (name, rows) => {
 const none = project('none', []);
 const big = project('largest', largest());
 const payload = (cwd, message = fixture.message) => JSON.stringify({ ...fixture, cwd, message });
-const longMessage = `Claude needs your permission to use Bash. ${'alpha beta gamma delta '.repeat(900)}`.slice(0, 20_000);
+const longMessage = `Claude needs your permission to use Bash. ${'alpha beta gamma delta '.repeat(900)}`.slice(
+  0,
+  20_000,
+);
 
 const d = await startVoxd({ audio: 'null' });
 try {
   const env = { ...d.clientEnv, VOX_NO_AUTOSTART: '1' };
-  const hook = (input) => () => timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env, input, quietStderr: true });
+  const hook = (input) => () =>
+    timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env, input, quietStderr: true });
   const variants = {
     'node -e 0': () => timeRun(process.execPath, ['-e', '0'], { env }),
     'hook, no table': hook(payload(none)),
     'hook, largest table': hook(payload(big)),
     // BENCH_LONG=0 leaves it out (a build before the matcher takes ~40 s a run).
-    ...(process.env.BENCH_LONG === '0' ? {} : { 'hook, no table, 20,000 chars': hook(payload(none, longMessage)), 'hook, largest table, 20,000 chars': hook(payload(big, longMessage)) }),
+    ...(process.env.BENCH_LONG === '0'
+      ? {}
+      : {
+          'hook, no table, 20,000 chars': hook(payload(none, longMessage)),
+          'hook, largest table, 20,000 chars': hook(payload(big, longMessage)),
+        }),
   };
   // Warm the daemon, the code cache and the file system cache.
   for (let i = 0; i < 3; i++) for (const v of Object.values(variants)) v();
@@ -66,20 +81,29 @@ try {
   const ratio = m('hook, largest table') / m('hook, no table');
   report({
     bench: 'pronunciations',
-    table: process.env.BENCH_LIMITS === 'issue' ? '440 rows of 60-word phrases' : `largest allowed (${L.rows} rows, ${L.chars} characters)`,
+    table:
+      process.env.BENCH_LIMITS === 'issue'
+        ? '440 rows of 60-word phrases'
+        : `largest allowed (${L.rows} rows, ${L.chars} characters)`,
     tableBytes: readFileSync(join(big, '.vox', 'config.md')).length,
     runs: RUNS,
     nodeMedianMs: round(m('node -e 0')),
     noTableMedianMs: round(m('hook, no table')),
     largestMedianMs: round(m('hook, largest table')),
     largestP90Ms: round(percentile(times['hook, largest table'], 90)),
-    largestLongTextMedianMs: times['hook, largest table, 20,000 chars'] ? round(m('hook, largest table, 20,000 chars')) : undefined,
+    largestLongTextMedianMs: times['hook, largest table, 20,000 chars']
+      ? round(m('hook, largest table, 20,000 chars'))
+      : undefined,
     ratioToNoTable: round(ratio),
     pairedRatioToNoTable: round(median(paired)),
     pairedRatioIqr: [round(percentile(paired, 25)), round(percentile(paired, 75))],
-    noTableLongTextMedianMs: times['hook, no table, 20,000 chars'] ? round(m('hook, no table, 20,000 chars')) : undefined,
+    noTableLongTextMedianMs: times['hook, no table, 20,000 chars']
+      ? round(m('hook, no table, 20,000 chars'))
+      : undefined,
     // The matching's share of a long message: the same 20,000 characters with the table and without.
-    longTextRatio: times['hook, largest table, 20,000 chars'] ? round(m('hook, largest table, 20,000 chars') / m('hook, no table, 20,000 chars')) : undefined,
+    longTextRatio: times['hook, largest table, 20,000 chars']
+      ? round(m('hook, largest table, 20,000 chars') / m('hook, no table, 20,000 chars'))
+      : undefined,
     budget: BUDGET,
     withinBudget: ratio <= BUDGET,
   });

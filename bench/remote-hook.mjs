@@ -56,16 +56,37 @@ try {
   const remote = await mcpServer(r.bEnv, cwd);
   servers.push(local, remote);
   let n = 0;
-  const kept = { tcp: new Agent({ keepAlive: true, maxSockets: 1 }), ssh: new Agent({ keepAlive: true, maxSockets: 1 }) };
+  const kept = {
+    tcp: new Agent({ keepAlive: true, maxSockets: 1 }),
+    ssh: new Agent({ keepAlive: true, maxSockets: 1 }),
+  };
   const post = (via, fresh) =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ text: 'ok', session: `floor#${n}`, dedupKey: `floor ${n++}`, priority: 'notification' });
+      const body = JSON.stringify({
+        text: 'ok',
+        session: `floor#${n}`,
+        dedupKey: `floor ${n++}`,
+        priority: 'notification',
+      });
       const at = via === 'tcp' ? { host: '127.0.0.1', port: r.port } : { socketPath: r.socket, host: '127.0.0.1' };
       const t0 = process.hrtime.bigint();
-      const req = request({ ...at, method: 'POST', path: '/v1/speak', agent: fresh ? false : kept[via], headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode < 300 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
-      });
+      const req = request(
+        {
+          ...at,
+          method: 'POST',
+          path: '/v1/speak',
+          agent: fresh ? false : kept[via],
+          headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode < 300
+              ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+              : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -87,12 +108,27 @@ try {
     }
   }
   // Processes: vox hook and the floor process (bench/floor.cjs) on each host, interleaved.
-  const dry = JSON.parse(spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], { env: r.aClientEnv, input: notification, encoding: 'utf8' }).stdout);
+  const dry = JSON.parse(
+    spawnSync(process.execPath, [VOX, 'hook', 'Notification', '--dry-run'], {
+      env: r.aClientEnv,
+      input: notification,
+      encoding: 'utf8',
+    }).stdout,
+  );
   const processes = {};
-  for (const [side, env] of [['local', r.aClientEnv], ['remote', r.bEnv]]) {
+  for (const [side, env] of [
+    ['local', r.aClientEnv],
+    ['remote', r.bEnv],
+  ]) {
     const e = { ...env, VOX_NO_AUTOSTART: '1' };
-    processes[`hook ${side}`] = () => timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env: e, input: notification, quietStderr: true });
-    processes[`floor ${side}`] = () => timeRun(process.execPath, [FLOOR, dry.route, JSON.stringify({ ...dry.body, session: `floor-${side}#0` }), 'stdin'], { env: e, input: notification });
+    processes[`hook ${side}`] = () =>
+      timeRun(process.execPath, [VOX, 'hook', 'Notification'], { env: e, input: notification, quietStderr: true });
+    processes[`floor ${side}`] = () =>
+      timeRun(
+        process.execPath,
+        [FLOOR, dry.route, JSON.stringify({ ...dry.body, session: `floor-${side}#0` }), 'stdin'],
+        { env: e, input: notification },
+      );
   }
   const ptimes = interleave(processes, PROCESS_RUNS, 2);
   const hookTimes = { local: ptimes['hook local'], remote: ptimes['hook remote'] };

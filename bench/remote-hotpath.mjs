@@ -36,14 +36,28 @@ mkdirSync(linked);
 const d = await startVoxd({ audio: 'null' });
 writeFileSync(join(local, 'voxd.json'), readFileSync(join(d.home, 'voxd.json')));
 writeFileSync(join(local, 'token'), readFileSync(join(d.home, 'token')), { mode: 0o600 });
-writeFileSync(join(linked, 'remote.json'), JSON.stringify({ host: 'A', socket: join(linked, 'remote.sock'), token: 'abcdefghijklmnopqrstuvwxyz012345', version: '0.1.0', as: 'B' }), { mode: 0o600 });
+writeFileSync(
+  join(linked, 'remote.json'),
+  JSON.stringify({
+    host: 'A',
+    socket: join(linked, 'remote.sock'),
+    token: 'abcdefghijklmnopqrstuvwxyz012345',
+    version: '0.1.0',
+    as: 'B',
+  }),
+  { mode: 0o600 },
+);
 const perCall = { before: { local: [], linked: [] }, after: { local: [], linked: [] } };
 for (let block = 0; block < BLOCKS + 2; block++) {
   for (const name of block % 2 ? ['after', 'before'] : ['before', 'after']) {
-    for (const [kind, dir] of [['local', local], ['linked', linked]]) {
+    for (const [kind, dir] of [
+      ['local', local],
+      ['linked', linked],
+    ]) {
       const env = { VOX_HOME: dir };
       const t = process.hrtime.bigint();
-      for (let i = 0; i < CALLS; i++) if (!http[name].resolveEndpoint(env)) throw new Error(`${name} ${kind}: no endpoint`);
+      for (let i = 0; i < CALLS; i++)
+        if (!http[name].resolveEndpoint(env)) throw new Error(`${name} ${kind}: no endpoint`);
       if (block >= 2) perCall[name][kind].push(Number(process.hrtime.bigint() - t) / 1e3 / CALLS);
     }
   }
@@ -56,13 +70,25 @@ let whole;
 try {
   const env = { ...d.clientEnv, VOX_NO_AUTOSTART: '1' };
   const vox = (name) => join(builds[name], 'bin/vox.cjs');
-  const dry = JSON.parse(spawnSync(process.execPath, [vox('after'), 'hook', 'Notification', '--dry-run'], { env, input: payload, encoding: 'utf8' }).stdout);
+  const dry = JSON.parse(
+    spawnSync(process.execPath, [vox('after'), 'hook', 'Notification', '--dry-run'], {
+      env,
+      input: payload,
+      encoding: 'utf8',
+    }).stdout,
+  );
   const variants = {
-    ...baselines({ env, route: '/v1/speak', body: { text: 'Build finished', session: 'bench#floor0', priority: 'message', once: 5, rate: 175, volume: 1 } }),
+    ...baselines({
+      env,
+      route: '/v1/speak',
+      body: { text: 'Build finished', session: 'bench#floor0', priority: 'message', once: 5, rate: 175, volume: 1 },
+    }),
   };
   for (const name of Object.keys(builds)) {
-    variants[`say ${name}`] = () => timeRun(process.execPath, [vox(name), 'say', 'Build finished'], { env, quietStderr: true });
-    variants[`hook ${name}`] = () => timeRun(process.execPath, [vox(name), 'hook', 'Notification'], { env, input: payload, quietStderr: true });
+    variants[`say ${name}`] = () =>
+      timeRun(process.execPath, [vox(name), 'say', 'Build finished'], { env, quietStderr: true });
+    variants[`hook ${name}`] = () =>
+      timeRun(process.execPath, [vox(name), 'hook', 'Notification'], { env, input: payload, quietStderr: true });
   }
   for (const name of Object.keys(builds)) timeRun(process.execPath, [vox(name), 'say', 'warm up'], { env });
   const times = interleave(variants, RUNS, 3);
@@ -71,14 +97,16 @@ try {
   whole = {
     runs: RUNS,
     floorMedianMs: round(m('node:http floor')),
-    ...Object.fromEntries(['say', 'hook'].flatMap((c) => [
-      [`${c}BeforeMedianMs`, round(m(`${c} before`))],
-      [`${c}AfterMedianMs`, round(m(`${c} after`))],
-      [`${c}AfterP90Ms`, round(percentile(times[`${c} after`], 90))],
-      [`${c}BeforeRatioToFloor`, round(m(`${c} before`) / m('node:http floor'))],
-      [`${c}AfterRatioToFloor`, round(m(`${c} after`) / m('node:http floor'))],
-      [`${c}PairedAfterToBefore`, paired(`${c} after`, `${c} before`)],
-    ])),
+    ...Object.fromEntries(
+      ['say', 'hook'].flatMap((c) => [
+        [`${c}BeforeMedianMs`, round(m(`${c} before`))],
+        [`${c}AfterMedianMs`, round(m(`${c} after`))],
+        [`${c}AfterP90Ms`, round(percentile(times[`${c} after`], 90))],
+        [`${c}BeforeRatioToFloor`, round(m(`${c} before`) / m('node:http floor'))],
+        [`${c}AfterRatioToFloor`, round(m(`${c} after`) / m('node:http floor'))],
+        [`${c}PairedAfterToBefore`, paired(`${c} after`, `${c} before`)],
+      ]),
+    ),
     hookRoute: dry.route,
   };
 } finally {
@@ -87,6 +115,13 @@ try {
 }
 report({
   bench: 'remote-hotpath',
-  resolveEndpointUs: { localBefore: us(perCall.before.local), localAfter: us(perCall.after.local), linkedBefore: us(perCall.before.linked), linkedAfter: us(perCall.after.linked), calls: CALLS, blocks: perCall.after.local.length },
+  resolveEndpointUs: {
+    localBefore: us(perCall.before.local),
+    localAfter: us(perCall.after.local),
+    linkedBefore: us(perCall.before.linked),
+    linkedAfter: us(perCall.after.linked),
+    calls: CALLS,
+    blocks: perCall.after.local.length,
+  },
   ...whole,
 });

@@ -21,18 +21,45 @@ export async function startRemote({ audio = 'null' } = {}) {
   for (const k of ['host', 'client']) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keys, k)]);
   writeFileSync(join(keys, 'authorized_keys'), readFileSync(join(keys, 'client.pub')));
   const port = 30000 + (process.pid % 20000);
-  writeFileSync(join(dir, 'sshd_config'), `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(keys, 'host')}\nAuthorizedKeysFile ${join(keys, 'authorized_keys')}\nPasswordAuthentication no\nStrictModes no\nUsePAM no\nPidFile ${join(dir, 'sshd.pid')}\n`);
+  writeFileSync(
+    join(dir, 'sshd_config'),
+    `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(keys, 'host')}\nAuthorizedKeysFile ${join(keys, 'authorized_keys')}\nPasswordAuthentication no\nStrictModes no\nUsePAM no\nPidFile ${join(dir, 'sshd.pid')}\n`,
+  );
   const sshConfig = join(dir, 'ssh_config');
-  writeFileSync(sshConfig, `Host A\n  HostName 127.0.0.1\n  Port ${port}\n  IdentityFile ${join(keys, 'client')}\n  IdentitiesOnly yes\n  UserKnownHostsFile /dev/null\n  StrictHostKeyChecking no\n  LogLevel ERROR\n`);
+  writeFileSync(
+    sshConfig,
+    `Host A\n  HostName 127.0.0.1\n  Port ${port}\n  IdentityFile ${join(keys, 'client')}\n  IdentitiesOnly yes\n  UserKnownHostsFile /dev/null\n  StrictHostKeyChecking no\n  LogLevel ERROR\n`,
+  );
   const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
   const aHome = join(dir, 'a');
-  const aEnv = cleanEnv({ VOX_HOME: aHome, VOX_CONFIG_HOME: join(aHome, 'config'), VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak' });
+  const aEnv = cleanEnv({
+    VOX_HOME: aHome,
+    VOX_CONFIG_HOME: join(aHome, 'config'),
+    VOXD_PORT: '0',
+    VOXD_AUDIO: audio,
+    VOXD_ENGINE: 'espeak',
+  });
   const voxd = spawn(process.execPath, [VOXD], { env: aEnv, stdio: 'ignore' });
   const bEnv = cleanEnv({ VOX_HOME: join(dir, 'b') });
   let log = '';
   const links = () => [...log.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
   for (let i = 0; i < 200 && spawnSync('ssh', ['-F', sshConfig, 'A', 'true']).status !== 0; i++) await sleep(50);
-  const keeper = spawn(process.execPath, [VOX, 'remote', 'connect', 'A', '--as', 'B', '--ssh-config', sshConfig, '--vox', `VOX_HOME=${aHome} ${process.execPath} ${VOX}`], { env: bEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const keeper = spawn(
+    process.execPath,
+    [
+      VOX,
+      'remote',
+      'connect',
+      'A',
+      '--as',
+      'B',
+      '--ssh-config',
+      sshConfig,
+      '--vox',
+      `VOX_HOME=${aHome} ${process.execPath} ${VOX}`,
+    ],
+    { env: bEnv, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   keeper.stderr.on('data', (d) => (log += d));
   for (let i = 0; links().length < 1; i++) {
     if (i > 1000) throw new Error(`no link: ${log}`);

@@ -14,7 +14,8 @@ try {
   };
   const local = [];
   const remote = [];
-  say(r0.aClientEnv); say(r0.bEnv); // warm
+  say(r0.aClientEnv);
+  say(r0.bEnv); // warm
   for (let i = 0; i < N; i++) {
     local.push(say(r0.aClientEnv));
     remote.push(say(r0.bEnv));
@@ -22,7 +23,9 @@ try {
   const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
   const l = median(local);
   const r = median(remote);
-  console.log(`vox say, N=${N}: local median ${l.toFixed(1)} ms, remote (ssh forward on loopback) median ${r.toFixed(1)} ms, +${(r - l).toFixed(1)} ms (${(r / l).toFixed(2)}x)`);
+  console.log(
+    `vox say, N=${N}: local median ${l.toFixed(1)} ms, remote (ssh forward on loopback) median ${r.toFixed(1)} ms, +${(r - l).toFixed(1)} ms (${(r / l).toFixed(2)}x)`,
+  );
   const recon = [];
   for (let i = 0; i < 5; i++) {
     const before = r0.links().length;
@@ -31,7 +34,9 @@ try {
     while (r0.links().length === before) await sleep(5);
     recon.push(Date.now() - t);
   }
-  console.log(`reconnect after the tunnel's ssh is killed (sshd up), 5 runs: ${recon.join(', ')} ms; median ${median(recon)} ms`);
+  console.log(
+    `reconnect after the tunnel's ssh is killed (sshd up), 5 runs: ${recon.join(', ')} ms; median ${median(recon)} ms`,
+  );
 } finally {
   await r0.stop();
 }

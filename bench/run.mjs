@@ -72,7 +72,9 @@ const { values, positionals: only } = parseArgs({
 });
 
 const listed = new Set(BENCHES.map((b) => b.file));
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs' && f !== 'compare.mjs').sort()) {
+for (const f of readdirSync(dir)
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs' && f !== 'lib.mjs' && f !== 'compare.mjs')
+  .sort()) {
   if (!listed.has(f)) {
     process.stderr.write(`# ${f} is not in bench/run.mjs's BENCHES; running it on this node only\n`);
     BENCHES.push({ file: f });
@@ -88,7 +90,11 @@ const version = (node) => spawnSync(node, ['--version'], { env, encoding: 'utf8'
 /** The Node majors vox supports, as CI lists them. */
 function supportedLines() {
   const file = fileURLToPath(new URL('../scripts/ci/node-lines', import.meta.url));
-  return readFileSync(file, 'utf8').split('\n').filter((l) => /^\s*\d/.test(l)).map((l) => l.trim()).join(',');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => /^\s*\d/.test(l))
+    .map((l) => l.trim())
+    .join(',');
 }
 
 function nodeOfLine(line) {
@@ -99,7 +105,11 @@ function nodeOfLine(line) {
   if (!existsSync(bin)) {
     process.stderr.write(`# Node ${line} is not in ${cache}; installing it: npm install ${pkg}@${line} (once)\n`);
     mkdirSync(cache, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', cache, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${line}`], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', cache, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${pkg}@${line}`],
+      { stdio: ['ignore', 'ignore', 'inherit'], env },
+    );
     if (r.status !== 0 || !existsSync(bin)) {
       process.stderr.write(`# could not install Node ${line} (npm exited ${r.status}); its figures are missing\n`);
       return undefined;
@@ -129,7 +139,12 @@ for (let rep = 0; rep < repeat; rep++) {
     process.stderr.write(`# Node ${version(node)} (${node})${repeat > 1 ? `, round ${rep + 1} of ${repeat}` : ''}\n`);
     for (const { file } of todo) {
       process.stderr.write(`# ${file}\n`);
-      const r = spawnSync(node, [join(dir, file)], { stdio: ['ignore', 'pipe', 'inherit'], env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const r = spawnSync(node, [join(dir, file)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
       process.stdout.write(r.stdout ?? '');
       for (const j of jsonLines(r.stdout)) {
         if (typeof j.ratioToFloor !== 'number') continue;

@@ -21,7 +21,8 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 40));
 const hooks = JSON.parse(readFileSync(join(ROOT, 'plugin', 'hooks', 'hooks.json'), 'utf8')).hooks;
 const gated = hooks.SessionStart[0].hooks[0].command;
 const ungated = 'node "${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart';
-if (!gated.endsWith(ungated)) throw new Error(`hooks.json's SessionStart command is not the gate before ${ungated}: ${gated}`);
+if (!gated.endsWith(ungated))
+  throw new Error(`hooks.json's SessionStart command is not the gate before ${ungated}: ${gated}`);
 const payload = readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', 'session-start.json'), 'utf8');
 
 const dir = mkdtempSync(join(tmpdir(), 'vox-bench-session-'));
@@ -42,7 +43,8 @@ try {
     CLAUDE_PLUGIN_ROOT: join(ROOT, 'plugin'),
     PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter),
   };
-  const sh = (command, cwd) => () => timeRun('/bin/sh', ['-c', command], { env, cwd, input: payload, quietStderr: true });
+  const sh = (command, cwd) => () =>
+    timeRun('/bin/sh', ['-c', command], { env, cwd, input: payload, quietStderr: true });
   const variants = {
     'node -e 0': () => timeRun(process.execPath, ['-e', '0'], { env, input: payload }),
     'sh -c true': sh('true', quiet),
@@ -54,9 +56,18 @@ try {
   const m = (n) => median(times[n]);
   const figures = {};
   for (const n of Object.keys(variants)) {
-    figures[n] = { medianMs: round(m(n)), p90Ms: round(percentile(times[n], 90)), ratioToNode: round(m(n) / m('node -e 0')) };
+    figures[n] = {
+      medianMs: round(m(n)),
+      p90Ms: round(percentile(times[n], 90)),
+      ratioToNode: round(m(n) / m('node -e 0')),
+    };
   }
-  report({ bench: 'session-hook', runs: RUNS, ...figures, savedPerQuietHookMs: round(m('ungated, quiet') - m('gated, quiet')) });
+  report({
+    bench: 'session-hook',
+    runs: RUNS,
+    ...figures,
+    savedPerQuietHookMs: round(m('ungated, quiet') - m('gated, quiet')),
+  });
 } finally {
   await d.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -19,10 +19,24 @@ try {
   const post = (body) =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/speak', agent, headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode < 300 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`HTTP ${res.statusCode}`))));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: d.port,
+          method: 'POST',
+          path: '/v1/speak',
+          agent,
+          headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode < 300
+              ? resolve(Number(process.hrtime.bigint() - t0) / 1e6)
+              : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
@@ -38,7 +52,8 @@ try {
     times.withSession.push(await post(body({ session: `api${i % 8}#c0ffee` })));
     times.withoutSession.push(await post(body({})));
     if (i % 8 === 0) times.newSession.push(await post(body({ session: `new${i}#beef00` })));
-    if (i % 50 === 49) await post({ text: 'x', priority: 'message' }).then(() => d.api('POST', '/v1/stop', { scope: 'all' }));
+    if (i % 50 === 49)
+      await post({ text: 'x', priority: 'message' }).then(() => d.api('POST', '/v1/stop', { scope: 'all' }));
   }
   const w = median(times.withSession);
   const wo = median(times.withoutSession);

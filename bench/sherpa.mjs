@@ -206,7 +206,11 @@ try {
       if (i > 0) times[kind].push(ms);
     }
   }
-  const figures = (h, kind) => ({ loadMs: round(h.loadMs), firstChunkMedianMs: round(median(times[kind]), 2), addedRssMb: round(h.addedRssMb, 1) });
+  const figures = (h, kind) => ({
+    loadMs: round(h.loadMs),
+    firstChunkMedianMs: round(median(times[kind]), 2),
+    addedRssMb: round(h.addedRssMb, 1),
+  });
   report({
     bench: 'sherpa-host-worker-vs-child',
     model: `synthetic, --work ${WORK}`,
@@ -229,15 +233,19 @@ try {
  */
 async function reloadAfterUnload() {
   const idleMs = Number(process.env.BENCH_SHERPA_IDLE_MS ?? 1000);
-  const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto', VOXD_SHERPA_IDLE_UNLOAD_MS: String(idleMs) } });
-  writeSyntheticVoice(join(d.home, 'models'), { installed: true, work: WORK });
-  const hosts = () => children(d.pid).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sherpa-host');
-    } catch {
-      return false;
-    }
+  const d = await startVoxd({
+    audio: 'null',
+    env: { VOXD_ENGINE: 'auto', VOXD_SHERPA_IDLE_UNLOAD_MS: String(idleMs) },
   });
+  writeSyntheticVoice(join(d.home, 'models'), { installed: true, work: WORK });
+  const hosts = () =>
+    children(d.pid).filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sherpa-host');
+      } catch {
+        return false;
+      }
+    });
   const speak = async (text) => {
     const r = await d.api('POST', '/v1/speak', { text, wait: true });
     if (r.body.engine !== 'sherpa') throw new Error(`spoken by ${r.body.engine}: ${JSON.stringify(r.body)}`);
@@ -297,7 +305,8 @@ async function realModels(dir) {
   const view = mkdtempSync(join(tmpdir(), 'vox-bench-models-'));
   symlinkSync(dir, join(view, 'models'));
   const models = listModels(view).filter((m) => m.ok);
-  for (const m of listModels(view).filter((x) => !x.ok)) report({ bench: 'sherpa-model', model: m.name, skipped: m.reason });
+  for (const m of listModels(view).filter((x) => !x.ok))
+    report({ bench: 'sherpa-model', model: m.name, skipped: m.reason });
   const engine = new SherpaEngine({ home: view });
   const d = await startVoxd({ audio: 'null', env: { VOXD_ENGINE: 'auto' } });
   const link = join(d.home, 'models');
@@ -311,7 +320,11 @@ async function realModels(dir) {
     for (const m of models) {
       const voice = m.manifest.name;
       const t0 = performance.now();
-      const w0 = await d.api('POST', '/v1/speak', { text: `Loading model ${models.indexOf(m) + 1}.`, voice, wait: true });
+      const w0 = await d.api('POST', '/v1/speak', {
+        text: `Loading model ${models.indexOf(m) + 1}.`,
+        voice,
+        wait: true,
+      });
       const loadAndFirstMs = performance.now() - t0;
       if (w0.body.engine !== 'sherpa') {
         report({ bench: 'sherpa-model', model: voice, failed: JSON.stringify(w0.body) });
@@ -324,7 +337,11 @@ async function realModels(dir) {
       const firsts = [];
       for (let i = 0; i < Math.min(RUNS, 5); i++) {
         const w = await drain(engine, SHORT, voice);
-        const r = await d.api('POST', '/v1/speak', { text: SHORT.replace('today.', `today ${models.indexOf(m) + 1}${i}.`), voice, wait: true });
+        const r = await d.api('POST', '/v1/speak', {
+          text: SHORT.replace('today.', `today ${models.indexOf(m) + 1}${i}.`),
+          voice,
+          wait: true,
+        });
         const h = (await d.api('GET', '/v1/status')).body.history.find((e) => e.id === r.body.id);
         whole.push(w.ms);
         audio.push(w.audioMs);

@@ -8,7 +8,16 @@
 // every run under 100 MB. A run is killed at 20 s or 1.5 GB, and reported so.
 // BENCH_VOX names another build's bin/vox.cjs (its voxd is the one beside it).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { cleanEnv, median, report, ROOT, round, timeRun, VOX } from './lib.mjs';
@@ -43,7 +52,7 @@ function run(args, env, input) {
     const poll = setInterval(() => {
       const kb = hwm(child.pid);
       if (kb) peak = Math.max(peak, kb);
-      if (kb > KILL_RSS_KB && !killed) (killed = `killed at ${KILL_RSS_KB / 1024} MB`), child.kill('SIGKILL');
+      if (kb > KILL_RSS_KB && !killed) ((killed = `killed at ${KILL_RSS_KB / 1024} MB`), child.kill('SIGKILL'));
     }, 10);
     const timer = setTimeout(() => (killed = `killed at ${KILL_MS / 1000} s`) && child.kill('SIGKILL'), KILL_MS);
     child.stdin.on('error', () => {});
@@ -52,7 +61,13 @@ function run(args, env, input) {
       clearInterval(poll);
       clearTimeout(timer);
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      resolve({ ms, rssMB: round(peak / 1024, 1), code: code ?? signal, ...(killed ? { killed } : {}), said: stderr.split('\n')[0].slice(0, 160) });
+      resolve({
+        ms,
+        rssMB: round(peak / 1024, 1),
+        code: code ?? signal,
+        ...(killed ? { killed } : {}),
+        said: stderr.split('\n')[0].slice(0, 160),
+      });
     });
   });
 }
@@ -61,7 +76,10 @@ function run(args, env, input) {
 function killUnder(dir) {
   for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
     try {
-      const home = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((kv) => kv.startsWith('VOX_HOME='))?.slice(9);
+      const home = readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((kv) => kv.startsWith('VOX_HOME='))
+        ?.slice(9);
       if (home && (home === dir || home.startsWith(dir + sep))) process.kill(Number(pid), 'SIGKILL');
     } catch {
       // gone, or not ours
@@ -74,7 +92,12 @@ async function setup(name, live) {
   const h = join(root, name.replace(/\W+/g, '-'));
   mkdirSync(join(h, 'config'), { recursive: true });
   writeFileSync(join(h, 'config', 'voxd.yaml'), `audio: "file:${join(h, 'out')}?realtime=0"\nengine: espeak\n`);
-  const env = cleanEnv({ VOX_HOME: h, VOX_CONFIG_HOME: join(h, 'config'), XDG_CACHE_HOME: join(h, 'xdg-cache'), VOXD_PORT: '0' });
+  const env = cleanEnv({
+    VOX_HOME: h,
+    VOX_CONFIG_HOME: join(h, 'config'),
+    XDG_CACHE_HOME: join(h, 'xdg-cache'),
+    VOXD_PORT: '0',
+  });
   if (live) {
     const d = spawn(process.execPath, [VOXD], { env, stdio: 'ignore', detached: true });
     d.unref();
@@ -94,7 +117,10 @@ async function setup(name, live) {
 async function cacheFile(env) {
   await run(['say', '--help'], env);
   const dir = join(env.XDG_CACHE_HOME, 'vox', 'code-cache');
-  return join(dir, readdirSync(dir).find((f) => f.startsWith('vox-say.cjs')));
+  return join(
+    dir,
+    readdirSync(dir).find((f) => f.startsWith('vox-say.cjs')),
+  );
 }
 
 const flip = (p) => {
@@ -111,14 +137,22 @@ const cases = {
   'voxd.json FIFO': { spoil: (h) => fifo(join(h, 'voxd.json')) },
   'voxd.json -> /dev/zero': { spoil: (h) => zero(join(h, 'voxd.json')) },
   'voxd.json directory': { spoil: (h) => mkdirSync(join(h, 'voxd.json')) },
-  'voxd.json live pid, port 70000': { spoil: (h) => writeFileSync(join(h, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port: 70000 })) },
+  'voxd.json live pid, port 70000': {
+    spoil: (h) =>
+      writeFileSync(join(h, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port: 70000 })),
+  },
   'token FIFO': { spoil: (h) => fifo(join(h, 'token')) },
   'token 200 MB': { spoil: (h) => big(join(h, 'token')) },
   'voxd.yaml FIFO': { spoil: (h) => (rmSync(join(h, 'config', 'voxd.yaml')), fifo(join(h, 'config', 'voxd.yaml'))) },
-  'voxd.yaml -> /dev/zero': { spoil: (h) => (rmSync(join(h, 'config', 'voxd.yaml')), zero(join(h, 'config', 'voxd.yaml'))) },
+  'voxd.yaml -> /dev/zero': {
+    spoil: (h) => (rmSync(join(h, 'config', 'voxd.yaml')), zero(join(h, 'config', 'voxd.yaml'))),
+  },
   'code cache FIFO': { cache: (f) => (rmSync(f), fifo(f)) },
   'code cache, data flipped': { cache: flip },
-  'live voxd, voxd.json random bytes': { live: true, spoil: (h) => writeFileSync(join(h, 'voxd.json'), Buffer.from([0xff, 0, 0x13, 0x37])) },
+  'live voxd, voxd.json random bytes': {
+    live: true,
+    spoil: (h) => writeFileSync(join(h, 'voxd.json'), Buffer.from([0xff, 0, 0x13, 0x37])),
+  },
   'live voxd, voxd.json deleted': { live: true, spoil: (h) => rmSync(join(h, 'voxd.json')) },
   'live voxd, token FIFO': { live: true, spoil: (h) => (rmSync(join(h, 'token')), fifo(join(h, 'token'))) },
 };
@@ -134,10 +168,22 @@ try {
       try {
         if (c.cache) c.cache(await cacheFile(env));
         c.spoil?.(h);
-        const r = await run(command === 'hook' ? ['hook', 'Notification'] : ['say', 'hello there'], env, command === 'hook' ? payload : undefined);
+        const r = await run(
+          command === 'hook' ? ['hook', 'Notification'] : ['say', 'hello there'],
+          env,
+          command === 'hook' ? payload : undefined,
+        );
         // The budget: ended by itself (not killed), under 100 MB, and a hook within its 2.5 s deadline.
         const withinBudget = !r.killed && r.rssMB < 100 && (command !== 'hook' || r.ms <= 2500);
-        report({ bench: 'state-files', case: name, command, ...r, ms: round(r.ms, 0), ratio: round(r.ms / nodeMs, 1), withinBudget });
+        report({
+          bench: 'state-files',
+          case: name,
+          command,
+          ...r,
+          ms: round(r.ms, 0),
+          ratio: round(r.ms / nodeMs, 1),
+          withinBudget,
+        });
       } finally {
         killUnder(h);
       }

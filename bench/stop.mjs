@@ -29,7 +29,13 @@ function post(port, path, body) {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (d) => (text += d));

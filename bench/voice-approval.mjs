@@ -27,7 +27,9 @@ import { median, report, ROOT, round, startVoxd, VOX } from './lib.mjs';
 const SHIM = join(ROOT, 'test/fixtures/listen/arecord');
 const SPEECH_END_MS = 300 + 1740; // scripts/make-listen-fixture.mjs prints it
 const RUNS = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
-const { ANSWER_LISTEN } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/voice-decision.js')).href);
+const { ANSWER_LISTEN } = await import(
+  pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/voice-decision.js')).href
+);
 const SILENCE_MS = ANSWER_LISTEN.silenceMs;
 
 const served = [];
@@ -47,16 +49,38 @@ mkdirSync(join(project, '.vox'), { recursive: true });
 writeFileSync(join(project, '.vox', 'config.md'), '---\napproveByVoice: true\n---\n');
 const micStart = () => Number(readFileSync(pidfile, 'utf8').trim().split(' ')[1]);
 
-const d = await startVoxd({ env: { VOXD_RECORDER: SHIM, VOXD_TRANSCRIBER_URL: `http://127.0.0.1:${server.address().port}/v1`, VOX_TEST_MIC_PIDFILE: pidfile } });
+const d = await startVoxd({
+  env: {
+    VOXD_RECORDER: SHIM,
+    VOXD_TRANSCRIBER_URL: `http://127.0.0.1:${server.address().port}/v1`,
+    VOX_TEST_MIC_PIDFILE: pidfile,
+  },
+});
 const client = new Client({ name: 'bench-voice-approval', version: '1.0.0' });
 try {
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env: { ...d.clientEnv, VOX_NO_AUTOSTART: '1' }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [VOX, 'mcp'],
+      cwd: project,
+      env: { ...d.clientEnv, VOX_NO_AUTOSTART: '1' },
+      stderr: 'ignore',
+    }),
+  );
   const variants = {
     async hook(i) {
       const r = await client.callTool(
         {
           name: 'hook',
-          arguments: { event: 'PermissionRequest', session_id: `bench-${i}`, cwd: project, tool_name: 'Bash', tool_input: '{"command":"npm test"}', permission_suggestions: '', tool_use_id: `toolu_bench_${i}` },
+          arguments: {
+            event: 'PermissionRequest',
+            session_id: `bench-${i}`,
+            cwd: project,
+            tool_name: 'Bash',
+            tool_input: '{"command":"npm test"}',
+            permission_suggestions: '',
+            tool_use_id: `toolu_bench_${i}`,
+          },
         },
         undefined,
         { timeout: 60_000 },
@@ -72,7 +96,10 @@ try {
       return at;
     },
   };
-  const figures = { hook: { latency: [], budget: [], overhead: [] }, listen: { latency: [], budget: [], overhead: [] } };
+  const figures = {
+    hook: { latency: [], budget: [], overhead: [] },
+    listen: { latency: [], budget: [], overhead: [] },
+  };
   for (let i = -1; i < RUNS; i++) {
     for (const [name, run] of Object.entries(variants)) {
       rmSync(pidfile, { force: true });

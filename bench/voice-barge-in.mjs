@@ -28,7 +28,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 12);
 const SHIM = join(ROOT, 'test/fixtures/listen/arecord');
 const FIXTURE_LEAD_MS = 300;
 const SILERO = process.env.BENCH_SILERO_MODEL ?? '/var/cache/vox-ci/silero-vad/1.0.3/silero_vad.onnx';
-const LONG = 'This announcement is long on purpose, so that the user can cut it while it plays. It goes on with a second sentence about nothing in particular.';
+const LONG =
+  'This announcement is long on purpose, so that the user can cut it while it plays. It goes on with a second sentence about nothing in particular.';
 const alive = (pid) => {
   try {
     process.kill(pid, 0);
@@ -40,7 +41,14 @@ const alive = (pid) => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function figures(bench, ms, extra = {}) {
-  return { bench, runs: ms.length, medianMs: round(median(ms)), p95Ms: round(percentile(ms, 95)), maxMs: round(Math.max(...ms)), ...extra };
+  return {
+    bench,
+    runs: ms.length,
+    medianMs: round(median(ms)),
+    p95Ms: round(percentile(ms, 95)),
+    maxMs: round(Math.max(...ms)),
+    ...extra,
+  };
 }
 
 async function cutBench(vad) {
@@ -58,7 +66,14 @@ async function cutBench(vad) {
     token: 'bench-token-0123456789abcdef0123456789abcdef',
     synthesizer: singleEngine(engine),
     sink,
-    listen: { home, recorder: SHIM, vad, bargeIn: 'voice', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 }, env: cleanEnv({ VOX_TEST_MIC_CONTROL: control, VOX_TEST_MIC_PIDFILE: pidfile }) },
+    listen: {
+      home,
+      recorder: SHIM,
+      vad,
+      bargeIn: 'voice',
+      transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 },
+      env: cleanEnv({ VOX_TEST_MIC_CONTROL: control, VOX_TEST_MIC_PIDFILE: pidfile }),
+    },
   });
   // The monitor calls dispatcher.cut() when its VAD hears the user: note when.
   let cutAt = 0;
@@ -85,7 +100,8 @@ async function cutBench(vad) {
         const ended = await end;
         const endEpoch = Date.now() - (performance.now() - ended);
         const outcome = (await settled).status;
-        if (outcome !== (via === 'voice' ? 'interrupted' : 'stopped')) throw new Error(`${vad} ${via} trial ${i} ended ${outcome}`);
+        if (outcome !== (via === 'voice' ? 'interrupted' : 'stopped'))
+          throw new Error(`${vad} ${via} trial ${i} ended ${outcome}`);
         await dispatcher.idle();
         // The next trial gets a recorder of its own (back-to-back speech would keep this one).
         const pid = existsSync(pidfile) ? Number(readFileSync(pidfile, 'utf8').split(' ')[0]) : 0;
@@ -99,8 +115,19 @@ async function cutBench(vad) {
         }
       }
     }
-    report(figures(`voice-barge-in-cut-to-silence (${vad})`, voice.cut, { baselineStopMedianMs: round(median(stop)), ratioToStop: round(median(voice.cut) / median(stop)), budgetMs: 100, withinBudget: percentile(voice.cut, 95) <= 100 }));
-    report(figures(`voice-barge-in-first-word-to-silence (${vad})`, voice.onset, { note: 'VAD onset + recorder blocks + the cut; speech start taken from the shim\'s start epoch (ms resolution)' }));
+    report(
+      figures(`voice-barge-in-cut-to-silence (${vad})`, voice.cut, {
+        baselineStopMedianMs: round(median(stop)),
+        ratioToStop: round(median(voice.cut) / median(stop)),
+        budgetMs: 100,
+        withinBudget: percentile(voice.cut, 95) <= 100,
+      }),
+    );
+    report(
+      figures(`voice-barge-in-first-word-to-silence (${vad})`, voice.onset, {
+        note: "VAD onset + recorder blocks + the cut; speech start taken from the shim's start epoch (ms resolution)",
+      }),
+    );
   } finally {
     await app.close();
     await engine.close();
@@ -121,7 +148,11 @@ async function idleRss() {
         if (side === 'baseline' && !baseline) continue;
         writeFileSync(control, JSON.stringify({ leadMs: 60_000 }));
         rmSync(join(home, 'out'), { recursive: true, force: true });
-        const d = await startVoxd({ audio: `file:${join(home, 'out')}`, env: { ...env, ...(side === 'voice' ? { VOXD_BARGE_IN: 'voice' } : {}) }, ...(side === 'baseline' ? { voxd: baseline } : {}) });
+        const d = await startVoxd({
+          audio: `file:${join(home, 'out')}`,
+          env: { ...env, ...(side === 'voice' ? { VOXD_BARGE_IN: 'voice' } : {}) },
+          ...(side === 'baseline' ? { voxd: baseline } : {}),
+        });
         try {
           await d.api('POST', '/v1/speak', { text: 'Warm up.', wait: true });
           await settle();
@@ -146,7 +177,9 @@ async function idleRss() {
     offMb: m(rss.off),
     voiceBeforeSpeechMb: m(rss.voice),
     voiceAfterCutMb: m(rss.voiceAfterCut),
-    ...(baseline ? { baselineMb: m(rss.baseline), offToBaselineRatio: round(median(rss.off) / median(rss.baseline), 3) } : {}),
+    ...(baseline
+      ? { baselineMb: m(rss.baseline), offToBaselineRatio: round(median(rss.off) / median(rss.baseline), 3) }
+      : {}),
     note: 'median of 3 fresh voxds each (engine espeak, the real-time file sink), 1.5 s after a warm-up utterance; off loads nothing of barge-in',
   });
 }

@@ -30,7 +30,15 @@ function tar(entries, open = false) {
     const type = e.type ?? (e.data ? 'File' : 'Directory');
     const size = e.size ?? e.data?.length ?? 0;
     const block = Buffer.alloc(512);
-    new Header({ path: e.path, mode: 0o644, size: type === 'File' ? size : 0, type, mtime: new Date(0), uid: 0, gid: 0 }).encode(block, 0);
+    new Header({
+      path: e.path,
+      mode: 0o644,
+      size: type === 'File' ? size : 0,
+      type,
+      mtime: new Date(0),
+      uid: 0,
+      gid: 0,
+    }).encode(block, 0);
     blocks.push(block);
     if (e.data) blocks.push(e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
   }
@@ -50,11 +58,19 @@ const head = (size) => tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onn
 const files = {
   'bomb-bz2-2GiB': bomb('bzip2', head(2048 * MiB), 2048 * MiB),
   'bomb-gz-512MiB': bomb('gzip', head(512 * MiB), 512 * MiB),
-  'entries-100k': gzipSync(tar([{ path: 'synthetic/' }, ...Array.from({ length: 100_000 }, (_, i) => ({ path: `synthetic/f${i}`, type: 'File', data: Buffer.alloc(0) }))])),
+  'entries-100k': gzipSync(
+    tar([
+      { path: 'synthetic/' },
+      ...Array.from({ length: 100_000 }, (_, i) => ({ path: `synthetic/f${i}`, type: 'File', data: Buffer.alloc(0) })),
+    ]),
+  ),
   truncated: good.subarray(0, Math.floor(good.length / 2)),
   // Not an attack: a whole model whose model.onnx unpacks to 1 GiB from 47 kB of bzip2, installed within
   // its cap (sizeMB 200: 1.6 GB allowed): the RSS shows the decompression waits for the disk.
-  'big-legit-1GiB': Buffer.concat([bomb('bzip2', head(1024 * MiB), 1024 * MiB), bzip2(tar([{ path: 'synthetic/tokens.txt', data: Buffer.from('t') }]))]),
+  'big-legit-1GiB': Buffer.concat([
+    bomb('bzip2', head(1024 * MiB), 1024 * MiB),
+    bzip2(tar([{ path: 'synthetic/tokens.txt', data: Buffer.from('t') }])),
+  ]),
 };
 for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, `${name}.tar.bz2`), body);
 
@@ -77,7 +93,19 @@ const server = createServer((req, res) => {
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const entry = (name, over = {}) => ({ name, type: 'vits', url: `${base}/${name}`, root: 'synthetic', sha256: null, licence: 'test', free: true, languages: ['en'], files: { model: 'model.onnx', tokens: 'tokens.txt' }, speakers: [{ id: 'a', sid: 0 }], ...over });
+const entry = (name, over = {}) => ({
+  name,
+  type: 'vits',
+  url: `${base}/${name}`,
+  root: 'synthetic',
+  sha256: null,
+  licence: 'test',
+  free: true,
+  languages: ['en'],
+  files: { model: 'model.onnx', tokens: 'tokens.txt' },
+  speakers: [{ id: 'a', sid: 0 }],
+  ...over,
+});
 const cases = [
   { name: 'bomb-bz2-2GiB', from: true },
   { name: 'bomb-gz-512MiB', from: true },
@@ -112,9 +140,19 @@ try {
     const catalogue = join(home, 'catalogue.json');
     writeFileSync(catalogue, JSON.stringify([entry(c.name, c.over)]));
     const env = cleanEnv({ VOX_HOME: home, VOX_VOICES_CATALOGUE: catalogue, ...(c.env ?? {}) });
-    const args = ['voices', 'install', c.name, '--unverified', ...(c.from ? ['--from', join(dir, `${c.name}.tar.bz2`)] : [])];
+    const args = [
+      'voices',
+      'install',
+      c.name,
+      '--unverified',
+      ...(c.from ? ['--from', join(dir, `${c.name}.tar.bz2`)] : []),
+    ];
     const t0 = Date.now();
-    const child = spawn('/usr/bin/time', ['-f', '%M', 'prlimit', '--as=4294967296', `--fsize=${2048 * MiB}`, '--', process.execPath, VOX, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      '/usr/bin/time',
+      ['-f', '%M', 'prlimit', '--as=4294967296', `--fsize=${2048 * MiB}`, '--', process.execPath, VOX, ...args],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     let peak = 0;
@@ -140,7 +178,9 @@ try {
       maxRssMB: Number.isFinite(rssKB) ? round(rssKB / 1024, 0) : undefined,
       peakModelsBytes: peak,
       leftBytes: bytesUnder(join(home, 'models')),
-      left: existsSync(join(home, 'models')) ? readdirSync(join(home, 'models'), { recursive: true }).map(String).slice(0, 5) : [],
+      left: existsSync(join(home, 'models'))
+        ? readdirSync(join(home, 'models'), { recursive: true }).map(String).slice(0, 5)
+        : [],
       exit: code,
       error: error?.slice(0, 240),
       archiveBytes: files[c.name]?.length,

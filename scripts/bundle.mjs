@@ -28,7 +28,9 @@ const common = {
   external: Object.keys(pkg.dependencies ?? {}).filter((d) => d !== '@vox/protocol'),
   // import.meta.url of the bundle, computed only when read (few commands need it).
   define: { 'import.meta.url': '__voxImportMeta.url' },
-  banner: { js: "const __voxImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+  banner: {
+    js: "const __voxImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
+  },
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
@@ -72,13 +74,22 @@ await Promise.all([
 for (const name of ['vox-say.cjs', 'vox-hook.cjs']) {
   const text = readFileSync(dist(name), 'latin1');
   const at = text.search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`dist/${name} holds a non-ASCII character at offset ${at}; write it as a \\u escape in the source (see the note on the hot bundles)`);
+  if (at >= 0)
+    throw new Error(
+      `dist/${name} holds a non-ASCII character at offset ${at}; write it as a \\u escape in the source (see the note on the hot bundles)`,
+    );
 }
 // The single hot bundle of earlier builds.
 for (const old of ['vox-hot.cjs', 'vox-hot.cjs.map']) rmSync(dist(old), { force: true });
-writeFileSync(dist('vox.cjs'), "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n");
+writeFileSync(
+  dist('vox.cjs'),
+  "#!/usr/bin/env node\n'use strict';\n// Built by scripts/bundle.mjs: the entry older hook settings name; bin/vox.cjs picks the bundle.\nrequire('../bin/vox.cjs');\n",
+);
 chmodSync(dist('vox.cjs'), 0o755);
 
 // The plugin's launcher (plugin/bin/vox.cjs) finds vox's bin/vox.cjs through
 // this record when Claude Code has copied the plugin into its cache.
-writeFileSync(new URL('plugin/vox-install.json', root), `${JSON.stringify({ vox: new URL('packages/vox-mcp/bin/vox.cjs', root).pathname }, null, 2)}\n`);
+writeFileSync(
+  new URL('plugin/vox-install.json', root),
+  `${JSON.stringify({ vox: new URL('packages/vox-mcp/bin/vox.cjs', root).pathname }, null, 2)}\n`,
+);

@@ -50,7 +50,8 @@ function walk(dir, out = []) {
 
 const countLines = (text) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
-const literal = (node) => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined);
+const literal = (node) =>
+  node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined;
 
 /**
  * Every import of a file (static, dynamic, type-only): its specifier, and
@@ -61,12 +62,25 @@ const literal = (node) => (node && (ts.isStringLiteral(node) || ts.isNoSubstitut
 function importsOf(sf) {
   const found = [];
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) found.push({ spec: literal(node.moduleSpecifier) });
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) found.push({ spec: literal(node.arguments[0]) });
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) found.push({ spec: literal(node.argument.literal) });
-    else if (ts.isCallExpression(node) && (ts.isIdentifier(node.expression) ? node.expression.text === 'require' : ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'resolve')) {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      found.push({ spec: literal(node.moduleSpecifier) });
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      found.push({ spec: literal(node.arguments[0]) });
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+      found.push({ spec: literal(node.argument.literal) });
+    else if (
+      ts.isCallExpression(node) &&
+      (ts.isIdentifier(node.expression)
+        ? node.expression.text === 'require'
+        : ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'resolve')
+    ) {
       found.push({ spec: literal(node.arguments[0]), runtime: true });
-    } else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.[1]?.getText(sf) === 'import.meta.url') {
+    } else if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'URL' &&
+      node.arguments?.[1]?.getText(sf) === 'import.meta.url'
+    ) {
       found.push({ spec: literal(node.arguments[0]), runtime: true });
     }
     ts.forEachChild(node, visit);
@@ -94,15 +108,23 @@ export function checkHouse(root) {
     if (!existsSync(file)) continue;
     const pkg = JSON.parse(readFileSync(file, 'utf8'));
     const exported = new Map();
-    if (pkg.exports === undefined) problems.push(`${rel(file)}: no "exports"; list the package's entry points explicitly`);
-    const entries = typeof pkg.exports === 'string' || Array.isArray(pkg.exports) ? { '.': pkg.exports } : (pkg.exports ?? {});
+    if (pkg.exports === undefined)
+      problems.push(`${rel(file)}: no "exports"; list the package's entry points explicitly`);
+    const entries =
+      typeof pkg.exports === 'string' || Array.isArray(pkg.exports) ? { '.': pkg.exports } : (pkg.exports ?? {});
     for (const [subpath, target] of Object.entries(entries)) {
       if (subpath.includes('*')) {
         problems.push(`${rel(file)}: wildcard export "${subpath}"; list each subpath the package offers`);
         continue;
       }
-      const to = typeof target === 'string' ? target : (target?.default ?? target?.import ?? Object.values(target ?? {}).find((v) => typeof v === 'string'));
-      const src = typeof to === 'string' ? sourceFor(join(dir, to.replace(/^\.\/dist\//, './src/').replace(/\.d\.ts$/, '.ts'))) : undefined;
+      const to =
+        typeof target === 'string'
+          ? target
+          : (target?.default ?? target?.import ?? Object.values(target ?? {}).find((v) => typeof v === 'string'));
+      const src =
+        typeof to === 'string'
+          ? sourceFor(join(dir, to.replace(/^\.\/dist\//, './src/').replace(/\.d\.ts$/, '.ts')))
+          : undefined;
       exported.set(subpath, src);
     }
     packages.set(pkg.name ?? name, { dir, exports: exported });
@@ -111,7 +133,12 @@ export function checkHouse(root) {
   const packageOf = (file) => pkgDirs.find((d) => file.startsWith(d + sep));
   const allowance = (file, cls) => ALLOWANCES.find((a) => a.file === rel(file) && a.class === cls);
 
-  const files = [...pkgDirs.flatMap((d) => ['src', 'test', 'bin'].flatMap((sub) => walk(join(d, sub)))), ...walk(join(root, 'test')), ...walk(join(root, 'bench')), ...walk(join(root, 'scripts'))];
+  const files = [
+    ...pkgDirs.flatMap((d) => ['src', 'test', 'bin'].flatMap((sub) => walk(join(d, sub)))),
+    ...walk(join(root, 'test')),
+    ...walk(join(root, 'bench')),
+    ...walk(join(root, 'scripts')),
+  ];
   const graph = new Map(); // source file -> Set of source files it imports
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
@@ -122,7 +149,13 @@ export function checkHouse(root) {
       const limit = allowance(file)?.lines ?? MAX_FILE_LINES;
       if (lines > limit) problems.push(`${rel(file)}: ${lines} lines, limit ${limit}`);
     }
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+    const sf = ts.createSourceFile(
+      file,
+      text,
+      ts.ScriptTarget.Latest,
+      true,
+      file.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+    );
     if (isSrc) {
       const visit = (node) => {
         if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
@@ -143,7 +176,9 @@ export function checkHouse(root) {
         const abs = resolve(dirname(file), spec);
         const theirs = packageOf(abs);
         if (own !== undefined && theirs !== undefined && theirs !== own) {
-          problems.push(`${rel(file)}: deep import "${spec}" reaches into ${rel(theirs)} by relative path; go through the package's name and an exported subpath`);
+          problems.push(
+            `${rel(file)}: deep import "${spec}" reaches into ${rel(theirs)} by relative path; go through the package's name and an exported subpath`,
+          );
           continue;
         }
         target = sourceFor(abs);
@@ -153,12 +188,15 @@ export function checkHouse(root) {
         const subpath = spec === name ? '.' : `.${spec.slice(name.length)}`;
         const { exports } = packages.get(name);
         if (!exports.has(subpath)) {
-          problems.push(`${rel(file)}: deep import "${spec}": ${name} does not export "${subpath}" (it exports ${[...exports.keys()].join(', ') || 'nothing'})`);
+          problems.push(
+            `${rel(file)}: deep import "${spec}": ${name} does not export "${subpath}" (it exports ${[...exports.keys()].join(', ') || 'nothing'})`,
+          );
           continue;
         }
         target = exports.get(subpath);
       }
-      if (isSrc && !runtime && target && packageOf(target) !== undefined && target.includes(`${sep}src${sep}`)) graph.get(file).add(target);
+      if (isSrc && !runtime && target && packageOf(target) !== undefined && target.includes(`${sep}src${sep}`))
+        graph.get(file).add(target);
     }
   }
   for (const cycle of cycles(graph)) problems.push(`import cycle: ${cycle.map(rel).join(' -> ')}`);
@@ -201,7 +239,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const problems = checkHouse(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
   for (const p of problems) console.error(p);
   if (problems.length) {
-    console.error(`\n${problems.length} house problem${problems.length === 1 ? '' : 's'} (limits: ${MAX_FILE_LINES} lines a file, ${MAX_CLASS_LINES} a class, no cycles, explicit exports)`);
+    console.error(
+      `\n${problems.length} house problem${problems.length === 1 ? '' : 's'} (limits: ${MAX_FILE_LINES} lines a file, ${MAX_CLASS_LINES} a class, no cycles, explicit exports)`,
+    );
     process.exit(1);
   }
   console.log('house: no problems');

@@ -5,5 +5,7 @@
 // `vox hook` about 0.2 ms. A name the bundles import that is not here fails
 // the build.
 export function homedir() {
-  return process.platform !== 'win32' && process.env.HOME !== undefined ? process.env.HOME : require('node:os').homedir();
+  return process.platform !== 'win32' && process.env.HOME !== undefined
+    ? process.env.HOME
+    : require('node:os').homedir();
 }

@@ -37,4 +37,6 @@ const pcm = Buffer.concat([silence(LEAD_MS), speech, silence(TAIL_MS)]);
 const out = fileURLToPath(new URL('../test/fixtures/listen/sentence.wav', import.meta.url));
 writeFileSync(out, toWav({ sampleRate: RATE, channels: 1, bitDepth: 16 }, pcm));
 const speechMs = Math.round((speech.length / 2 / RATE) * 1000);
-process.stdout.write(`${out}: speech from ${LEAD_MS} ms for ${speechMs} ms, then ${TAIL_MS} ms of silence (${Math.round((pcm.length / 2 / RATE) * 1000)} ms in all)\n`);
+process.stdout.write(
+  `${out}: speech from ${LEAD_MS} ms for ${speechMs} ms, then ${TAIL_MS} ms of silence (${Math.round((pcm.length / 2 / RATE) * 1000)} ms in all)\n`,
+);

@@ -42,8 +42,19 @@ export function buildRecognizer() {
   const INTS = onnx.AttributeProto.AttributeType.INTS;
   const dims = (d) => ({ dim: d.map((x) => (typeof x === 'number' ? { dimValue: x } : { dimParam: x })) });
   const value = (name, elemType, d) => ({ name, type: { tensorType: { elemType, shape: dims(d) } } });
-  const tensor = (name, dataType, d, values) => ({ name, dataType, dims: d, ...(dataType === T.FLOAT ? { floatData: values } : { int64Data: values }) });
-  const node = (opType, inputs, outputs, attribute = []) => ({ opType, input: inputs, output: outputs, name: outputs[0], attribute });
+  const tensor = (name, dataType, d, values) => ({
+    name,
+    dataType,
+    dims: d,
+    ...(dataType === T.FLOAT ? { floatData: values } : { int64Data: values }),
+  });
+  const node = (opType, inputs, outputs, attribute = []) => ({
+    opType,
+    input: inputs,
+    output: outputs,
+    name: outputs[0],
+    attribute,
+  });
   const ints = (name, v) => ({ name, type: INTS, ints: v });
   const int = (name, v) => ({ name, type: INT, i: v });
   const nodes = [
@@ -51,7 +62,12 @@ export function buildRecognizer() {
     node('ReduceMean', ['audio_signal'], ['energy'], [ints('axes', [1]), int('keepdims', 1)]),
     node('Greater', ['energy', 'loud'], ['voiced_b']),
     node('Cast', ['voiced_b'], ['voiced'], [int('to', T.FLOAT)]),
-    node('MaxPool', ['voiced'], ['near'], [ints('kernel_shape', [2 * JOIN_FRAMES + 1]), ints('pads', [JOIN_FRAMES, JOIN_FRAMES]), ints('strides', [1])]),
+    node(
+      'MaxPool',
+      ['voiced'],
+      ['near'],
+      [ints('kernel_shape', [2 * JOIN_FRAMES + 1]), ints('pads', [JOIN_FRAMES, JOIN_FRAMES]), ints('strides', [1])],
+    ),
     // (N, 1, T) -> (N, T, 1); logits = near * WORD_ROW + (1 - near) * BLANK_ROW.
     node('Transpose', ['near'], ['near_t'], [ints('perm', [0, 2, 1])]),
     node('Sub', ['one', 'near_t'], ['far_t']),
@@ -74,7 +90,13 @@ export function buildRecognizer() {
     node: nodes,
   };
   // What sherpa-onnx's NeMo CTC loader reads.
-  const metadata = { vocab_size: String(TOKENS.length), subsampling_factor: '1', normalize_type: '', model_type: 'EncDecCTCModelBPE', comment: 'vox synthetic test recognizer' };
+  const metadata = {
+    vocab_size: String(TOKENS.length),
+    subsampling_factor: '1',
+    normalize_type: '',
+    model_type: 'EncDecCTCModelBPE',
+    comment: 'vox synthetic test recognizer',
+  };
   const model = {
     irVersion: 8,
     producerName: 'vox scripts/synthetic-recognizer.mjs',
@@ -97,7 +119,11 @@ export function writeSyntheticRecognizer(dir, { name = 'synthetic-asr' } = {}) {
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'model.onnx'), buildRecognizer());
   writeFileSync(join(out, 'tokens.txt'), recognizerTokens());
-  writeFileSync(join(out, 'vox-asr.json'), JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: 'model.onnx', tokens: 'tokens.txt' } }, null, 2) + '\n');
+  writeFileSync(
+    join(out, 'vox-asr.json'),
+    JSON.stringify({ format: 1, type: 'nemo_ctc', files: { model: 'model.onnx', tokens: 'tokens.txt' } }, null, 2) +
+      '\n',
+  );
   return out;
 }
 

@@ -54,8 +54,19 @@ export function buildModel({ speakers = 1, work = 0 } = {}) {
   const INT = onnx.AttributeProto.AttributeType.INT;
   const dims = (d) => ({ dim: d.map((x) => (typeof x === 'number' ? { dimValue: x } : { dimParam: x })) });
   const input = (name, elemType, d) => ({ name, type: { tensorType: { elemType, shape: dims(d) } } });
-  const tensor = (name, dataType, d, values) => ({ name, dataType, dims: d, ...(dataType === T.FLOAT ? { floatData: values } : { int64Data: values }) });
-  const node = (opType, inputs, outputs, attribute = []) => ({ opType, input: inputs, output: outputs, name: outputs[0], attribute });
+  const tensor = (name, dataType, d, values) => ({
+    name,
+    dataType,
+    dims: d,
+    ...(dataType === T.FLOAT ? { floatData: values } : { int64Data: values }),
+  });
+  const node = (opType, inputs, outputs, attribute = []) => ({
+    opType,
+    input: inputs,
+    output: outputs,
+    name: outputs[0],
+    attribute,
+  });
   // Pitch by token (150 Hz and up), shifted per speaker so speakers sound apart.
   const table = [];
   for (let s = 0; s < speakers; s++) for (let i = 0; i < TOKENS.length; i++) table.push(150 + i * 12 + s * 40);
@@ -81,14 +92,24 @@ export function buildModel({ speakers = 1, work = 0 } = {}) {
     let seed = 1;
     // Gain near 1 per layer (no shrinking into denormals, which would make the cost anything but linear).
     const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.18;
-    extra.push(tensor('embed', T.FLOAT, [TOKENS.length * speakers, WIDTH], Array.from({ length: TOKENS.length * speakers * WIDTH }, rand)));
+    extra.push(
+      tensor(
+        'embed',
+        T.FLOAT,
+        [TOKENS.length * speakers, WIDTH],
+        Array.from({ length: TOKENS.length * speakers * WIDTH }, rand),
+      ),
+    );
     extra.push(tensor('layer', T.FLOAT, [WIDTH, WIDTH], Array.from({ length: WIDTH * WIDTH }, rand)));
     extra.push(tensor('nothing', T.FLOAT, [], [0]));
     nodes.push(node('Gather', ['embed', ids], ['h0']));
     for (let i = 0; i < work; i++) {
       nodes.push(node('MatMul', [`h${i}`, 'layer'], [`m${i}`]), node('Tanh', [`m${i}`], [`h${i + 1}`]));
     }
-    nodes.push(node('ReduceSum', [`h${work}`], ['h_sum'], [{ name: 'keepdims', type: INT, i: 0 }]), node('Mul', ['h_sum', 'nothing'], ['zero_work']));
+    nodes.push(
+      node('ReduceSum', [`h${work}`], ['h_sum'], [{ name: 'keepdims', type: INT, i: 0 }]),
+      node('Mul', ['h_sum', 'nothing'], ['zero_work']),
+    );
   }
   nodes.push(
     node('Gather', ['freq_table', ids], ['f_1T']),
@@ -169,7 +190,10 @@ export function syntheticSpeakers(speakers = 1) {
 }
 
 /** Write DIR/NAME/{model.onnx,tokens.txt} (and, `installed`, vox-model.json). Returns the model directory. */
-export function writeSyntheticVoice(dir, { name = 'synthetic', speakers = 1, work = 0, installed = false, installedAt = new Date().toISOString() } = {}) {
+export function writeSyntheticVoice(
+  dir,
+  { name = 'synthetic', speakers = 1, work = 0, installed = false, installedAt = new Date().toISOString() } = {},
+) {
   const out = join(dir, name);
   mkdirSync(out, { recursive: true });
   const model = buildModel({ speakers, work });
@@ -209,7 +233,15 @@ export function tarBz2(files) {
   const { Bzip2 } = require('compressjs');
   const blocks = [];
   for (const [path, data] of files) {
-    const header = new Header({ path, mode: data ? 0o644 : 0o755, size: data ? data.length : 0, type: data ? 'File' : 'Directory', mtime: new Date(0), uid: 0, gid: 0 });
+    const header = new Header({
+      path,
+      mode: data ? 0o644 : 0o755,
+      size: data ? data.length : 0,
+      type: data ? 'File' : 'Directory',
+      mtime: new Date(0),
+      uid: 0,
+      gid: 0,
+    });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
     blocks.push(block);
@@ -223,14 +255,27 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { parseArgs } = await import('node:util');
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, speakers: { type: 'string' }, work: { type: 'string' }, archive: { type: 'string' }, installed: { type: 'boolean' } },
+    options: {
+      name: { type: 'string' },
+      speakers: { type: 'string' },
+      work: { type: 'string' },
+      archive: { type: 'string' },
+      installed: { type: 'boolean' },
+    },
   });
   const [dir] = positionals;
   if (!dir && !values.archive) {
-    process.stderr.write('usage: node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--work N] [--installed] [--archive FILE.tar.bz2]\n');
+    process.stderr.write(
+      'usage: node scripts/synthetic-voice.mjs DIR [--name NAME] [--speakers N] [--work N] [--installed] [--archive FILE.tar.bz2]\n',
+    );
     process.exit(2);
   }
-  const opts = { name: values.name ?? 'synthetic', speakers: Number(values.speakers ?? 1), work: Number(values.work ?? 0), installed: values.installed ?? false };
+  const opts = {
+    name: values.name ?? 'synthetic',
+    speakers: Number(values.speakers ?? 1),
+    work: Number(values.work ?? 0),
+    installed: values.installed ?? false,
+  };
   if (dir) process.stdout.write(`${writeSyntheticVoice(dir, opts)}\n`);
   if (values.archive) {
     mkdirSync(dirname(values.archive), { recursive: true });

@@ -30,7 +30,10 @@ export default async function* failures(source) {
     const names = [...(open.get(data.file) ?? []).slice(0, data.nesting), data.name].filter(Boolean);
     // No line: under tsx, node:test reports the line of the transformed file.
     const where = data.file ? relative(data.file) : '(no file)';
-    const text = [`✖ ${where}: ${names.join(' › ')} (${Math.round(data.details?.duration_ms ?? 0)} ms)`, ...describe(error).map((l) => `    ${l}`)];
+    const text = [
+      `✖ ${where}: ${names.join(' › ')} (${Math.round(data.details?.duration_ms ?? 0)} ms)`,
+      ...describe(error).map((l) => `    ${l}`),
+    ];
     if (lines + text.length > MAX_TOTAL_LINES) {
       skipped++;
       continue;
@@ -46,7 +49,9 @@ function describe(error) {
   const cause = error.code === 'ERR_TEST_FAILURE' && error.cause ? error.cause : error;
   const text = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : String(cause);
   const all = text.split('\n').filter((l) => !/^\s+at (?:.*\(node:|node:|async Promise\.)/.test(l));
-  return all.length > MAX_ERROR_LINES ? [...all.slice(0, MAX_ERROR_LINES), `… ${all.length - MAX_ERROR_LINES} more line(s)`] : all;
+  return all.length > MAX_ERROR_LINES
+    ? [...all.slice(0, MAX_ERROR_LINES), `… ${all.length - MAX_ERROR_LINES} more line(s)`]
+    : all;
 }
 
 function relative(file) {

@@ -17,7 +17,9 @@ const GRACE_MS = 30_000;
 if (process.env.NODE_TEST_CONTEXT) {
   after(() => {
     setTimeout(() => {
-      process.stderr.write(`# ${process.argv[1] ?? 'a test file'} still running ${GRACE_MS} ms after its last test (a handle left open): ended\n`);
+      process.stderr.write(
+        `# ${process.argv[1] ?? 'a test file'} still running ${GRACE_MS} ms after its last test (a handle left open): ended\n`,
+      );
       process.exit();
     }, GRACE_MS).unref();
   });

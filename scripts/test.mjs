@@ -50,7 +50,10 @@ function walk(dir, out) {
   return out;
 }
 
-const roots = [join(root, 'test'), ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p, 'test'))];
+const roots = [
+  join(root, 'test'),
+  ...readdirSync(join(root, 'packages')).map((p) => join(root, 'packages', p, 'test')),
+];
 let files = roots.flatMap((d) => walk(d, [])).sort();
 if (filters.length) {
   const named = filters.filter((x) => x.endsWith('.test.ts') && existsSync(x)).map((x) => resolve(x));
@@ -66,7 +69,9 @@ const timeoutText = process.env.VOX_TEST_TIMEOUT_MS ?? String(DEFAULT_TIMEOUT_MS
 // Test files at once: most of a file's time is waiting (real-time audio, timeouts, child processes), not CPU.
 const concurrency = Number(process.env.VOX_TEST_CONCURRENCY ?? 3);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
-  console.error(`VOX_TEST_CONCURRENCY must be a whole number of test files at once (1 or more), not "${process.env.VOX_TEST_CONCURRENCY}"`);
+  console.error(
+    `VOX_TEST_CONCURRENCY must be a whole number of test files at once (1 or more), not "${process.env.VOX_TEST_CONCURRENCY}"`,
+  );
   process.exit(2);
 }
 if (!/^\d+$/.test(timeoutText)) {
@@ -85,7 +90,12 @@ const flagMs = timeoutMs && !perTest ? Math.max(timeoutMs, FILE_TIMEOUT_MS) : ti
 function reporters() {
   const file = process.env.VOX_TEST_FAILURES;
   if (!file) return [];
-  return ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-failures.mjs', `--test-reporter-destination=${resolve(file)}`];
+  return [
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-failures.mjs',
+    `--test-reporter-destination=${resolve(file)}`,
+  ];
 }
 
 function withoutFailuresFile(env) {
@@ -99,10 +109,22 @@ const pulseDir = join(runTmp, 'pulse');
 mkdirSync(pulseDir, { mode: 0o700 });
 const marker = `VOX_TEST_RUN=${runId}`;
 
-console.log(`running ${files.length} test files (${!flagMs ? 'no timeout' : perTest ? `timeout ${flagMs} ms a test` : `timeout ${flagMs} ms a file, as Node ${process.versions.node} times files`}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`);
+console.log(
+  `running ${files.length} test files (${!flagMs ? 'no timeout' : perTest ? `timeout ${flagMs} ms a test` : `timeout ${flagMs} ms a file, as Node ${process.versions.node} times files`}; VOX_TEST_RUN=${runId}, TMPDIR=${runTmp})`,
+);
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './scripts/test-file-exit.mjs', '--test', `--test-concurrency=${concurrency}`, ...(flagMs ? [`--test-timeout=${flagMs}`] : []), ...reporters(), ...files.map((f) => relative(root, f))],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    './scripts/test-file-exit.mjs',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    ...(flagMs ? [`--test-timeout=${flagMs}`] : []),
+    ...reporters(),
+    ...files.map((f) => relative(root, f)),
+  ],
   {
     stdio: 'inherit',
     cwd: root,
@@ -111,7 +133,16 @@ const child = spawn(
     // libpulse (which the system espeak-ng links) makes a runtime directory in TMPDIR on first use when
     // XDG_RUNTIME_DIR is unset, and keeps it for the user: PULSE_RUNTIME_PATH gives it one of the run's own.
     // VOX_TEST_FAILURES is this run's (its reporter writes the file): a run a test starts writes none there.
-    env: { ...withoutFailuresFile(process.env), VOX_REPO_ROOT: root, VOX_TEST_RUN: runId, TMPDIR: runTmp, TMP: runTmp, TEMP: runTmp, XDG_CACHE_HOME: join(runTmp, 'cache'), PULSE_RUNTIME_PATH: pulseDir },
+    env: {
+      ...withoutFailuresFile(process.env),
+      VOX_REPO_ROOT: root,
+      VOX_TEST_RUN: runId,
+      TMPDIR: runTmp,
+      TMP: runTmp,
+      TEMP: runTmp,
+      XDG_CACHE_HOME: join(runTmp, 'cache'),
+      PULSE_RUNTIME_PATH: pulseDir,
+    },
   },
 );
 // Ctrl-C reaches the test runner through the terminal; the check below still runs.
@@ -147,7 +178,9 @@ async function checkLeaks() {
     for (const p of procs) console.error(`  pid ${p.pid}: ${p.cmd}`);
   }
   if (left.length) {
-    console.error(`\nleak check: the run left ${left.length} temp entr${left.length === 1 ? 'y' : 'ies'} in ${runTmp} (removed now):`);
+    console.error(
+      `\nleak check: the run left ${left.length} temp entr${left.length === 1 ? 'y' : 'ies'} in ${runTmp} (removed now):`,
+    );
     for (const name of left) console.error(`  ${name}`);
   }
   if (!procs.length && !left.length) console.log('leak check: no process or temp directory of this run remains');

@@ -55,7 +55,10 @@ describe('vox hook --agent codex|gemini', () => {
     const first = await run('codex', payload('codex-permission-request.json'));
     assert.deepEqual(said(first), [['shop needs your permission to use Bash', 'important', 'shop#0199a1']]);
     const again = await run('codex', payload('codex-permission-request.json'));
-    assert.deepEqual(again.map((h) => h.outcome), ['deduped']);
+    assert.deepEqual(
+      again.map((h) => h.outcome),
+      ['deduped'],
+    );
   });
 
   test('Gemini AfterAgent is Stop: the summary of prompt_response', async () => {
@@ -64,10 +67,19 @@ describe('vox hook --agent codex|gemini', () => {
   });
 
   test('Gemini ToolPermission Notification is an important permission ask, deduped within its session', async () => {
-    const first = await run('gemini', payload('gemini-notification-tool-permission.json', 'shop', { session_id: 'aa11bb22-perm' }));
+    const first = await run(
+      'gemini',
+      payload('gemini-notification-tool-permission.json', 'shop', { session_id: 'aa11bb22-perm' }),
+    );
     assert.deepEqual(said(first), [['shop needs your permission', 'important', 'shop#aa11bb']]);
-    const again = await run('gemini', payload('gemini-notification-tool-permission.json', 'shop', { session_id: 'aa11bb22-perm' }));
-    assert.deepEqual(again.map((h) => h.outcome), ['deduped']);
+    const again = await run(
+      'gemini',
+      payload('gemini-notification-tool-permission.json', 'shop', { session_id: 'aa11bb22-perm' }),
+    );
+    assert.deepEqual(
+      again.map((h) => h.outcome),
+      ['deduped'],
+    );
   });
 
   test('Gemini PreCompress is PreCompact: silent in notify: normal, spoken in continuous', async () => {
@@ -92,7 +104,10 @@ describe('vox hooks install --agent gemini', () => {
       const mine = {
         theme: 'GitHub',
         mcpServers: { github: { command: 'gh-mcp', args: [] } },
-        hooks: { enabled: ['my-hook'], AfterAgent: [{ matcher: '*', hooks: [{ type: 'command', command: 'notify-send done' }] }] },
+        hooks: {
+          enabled: ['my-hook'],
+          AfterAgent: [{ matcher: '*', hooks: [{ type: 'command', command: 'notify-send done' }] }],
+        },
       };
       writeFileSync(path, `${JSON.stringify(mine, null, 4)}\n`);
       const env = { HOME: home, VOX_NO_AUTOSTART: '1' };
@@ -106,7 +121,8 @@ describe('vox hooks install --agent gemini', () => {
       assert.deepEqual(s.hooks.enabled, ['my-hook']);
       assert.equal(s.hooks.AfterAgent.length, 2);
       assert.match(s.hooks.AfterAgent[1].hooks[0].command, / hook --agent gemini AfterAgent$/);
-      for (const e of ['SessionStart', 'SessionEnd', 'Notification', 'PreCompress']) assert.equal(s.hooks[e].length, 1, e);
+      for (const e of ['SessionStart', 'SessionEnd', 'Notification', 'PreCompress'])
+        assert.equal(s.hooks[e].length, 1, e);
       assert.match(readFileSync(path, 'utf8'), /^ {4}"theme"/m, 'the file keeps its indent');
       const again = await vox(['hooks', 'install', '--agent', 'gemini', '--json'], { env });
       assert.equal(JSON.parse(again.stdout).changed, false);

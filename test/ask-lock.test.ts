@@ -6,7 +6,18 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -51,11 +62,11 @@ test("a dead holder's lock is taken over; a live holder's is not, and the waiter
   lock.release();
 });
 
-test('a lock file made but not yet written is its taker\'s, not stale; one left empty for seconds is taken over', async () => {
+test("a lock file made but not yet written is its taker's, not stale; one left empty for seconds is taken over", async () => {
   // What a waiter sees between the taker's open and its write: an empty file. Taking it over let two sessions ask at once.
   writeFileSync(file, '');
   assert.equal(await acquireAskLock(env, 'e', Date.now() + 300), undefined);
-  assert.equal(readFileSync(file, 'utf8'), '', 'the taker\'s file is left alone');
+  assert.equal(readFileSync(file, 'utf8'), '', "the taker's file is left alone");
   // A taker that died between the two leaves it empty for good.
   const past = new Date(Date.now() - 5000);
   utimesSync(file, past, past);

@@ -93,7 +93,10 @@ const AUDIO_IO_CAUSE = /audio-io: (?:Failed to open audio device|libasound\.so\.
  */
 function assertFixForCause(text: string): void {
   if (/libasound\.so\.2 is missing/.test(text)) {
-    assert.match(text, /To fix: install the ALSA library \(apt-get install libasound2\), or install a player command \(apt-get install alsa-utils, or pulseaudio-utils\)/);
+    assert.match(
+      text,
+      /To fix: install the ALSA library \(apt-get install libasound2\), or install a player command \(apt-get install alsa-utils, or pulseaudio-utils\)/,
+    );
   } else {
     assert.match(text, /audio-io: Failed to open audio device \(no sound device: ALSA could not open 'default'\)/);
     assert.match(text, /To fix: connect a sound card \(ALSA lists none: "aplay -l"\), or start a sound server/);
@@ -151,7 +154,10 @@ describe('no audio device and no player', () => {
     assert.equal(r.code, 5, r.stderr);
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0]!, /^vox say: VOX_ERR_AUDIO_UNAVAILABLE: No audio output, so nothing will be heard: .*To fix: /);
+    assert.match(
+      lines[0]!,
+      /^vox say: VOX_ERR_AUDIO_UNAVAILABLE: No audio output, so nothing will be heard: .*To fix: /,
+    );
     assertFixForCause(lines[0]!);
     const q = await vox(['say', '--quiet', 'Hello from vox'], { env: d.env });
     assert.equal(q.code, 5);
@@ -159,7 +165,12 @@ describe('no audio device and no player', () => {
   });
 
   test('vox hook exits 0 and says why on stderr', async () => {
-    const payload = JSON.stringify({ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', cwd: dir, session_id: 's1' });
+    const payload = JSON.stringify({
+      hook_event_name: 'Notification',
+      message: 'Claude needs your permission to use Bash',
+      cwd: dir,
+      session_id: 's1',
+    });
     const r = await vox(['hook', 'Notification'], { env: d.env, input: payload });
     assert.equal(r.code, 0);
     assert.match(r.stderr, /VOX_ERR_AUDIO_UNAVAILABLE: No audio output, so nothing will be heard/);
@@ -175,11 +186,19 @@ describe('no audio device and no player', () => {
   });
 
   test('the MCP speak tool returns an error result that says nothing will be heard, why and what to do', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: dir, env: d.env as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOX, 'mcp'],
+      cwd: dir,
+      env: d.env as Record<string, string>,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'vox-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const result = (await client.callTool({ name: 'speak', arguments: { text: 'Build finished.' } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const result = (await client.callTool({ name: 'speak', arguments: { text: 'Build finished.' } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
       assert.equal(result.isError, true, text);
       assert.match(text, /nothing will be heard/);

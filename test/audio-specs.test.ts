@@ -15,11 +15,24 @@ import { createSink } from '../packages/voxd/src/sinks/create.js';
 test('createSink accepts every spec the settings accept, and the players are the same list', (t) => {
   const tmp = mkdtempSync(join(tmpdir(), 'vox-audio-specs-'));
   t.after(() => rmSync(tmp, { recursive: true, force: true }));
-  const ok = ['auto', 'audioio', 'speaker', 'null', 'command', 'command:aplay', `file:${tmp}`, `file:${tmp}?realtime=0`];
+  const ok = [
+    'auto',
+    'audioio',
+    'speaker',
+    'null',
+    'command',
+    'command:aplay',
+    `file:${tmp}`,
+    `file:${tmp}?realtime=0`,
+  ];
   for (const spec of ok) {
     assert.equal(audioSpecProblem(spec), undefined, spec);
     createSink(spec);
   }
-  for (const kind of AUDIO_SINK_KINDS) assert.ok(ok.some((s) => s.split(':')[0] === kind), kind);
+  for (const kind of AUDIO_SINK_KINDS)
+    assert.ok(
+      ok.some((s) => s.split(':')[0] === kind),
+      kind,
+    );
   assert.deepEqual([...AUDIO_PLAYERS], [...PLAYERS], "protocol's players are voxd's");
 });

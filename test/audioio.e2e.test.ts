@@ -32,45 +32,56 @@ function alsa(): { dir: string; conf: string; capture: string } {
 
 const TEXT = 'Through audio I O into the ALSA file device. A second sentence follows the first.';
 
-test('speech plays through audio-io into the ALSA file device, and it is the speech that was synthesized', { skip: SKIP }, async () => {
-  const a = alsa();
-  // VOXD_AUDIO empty is unset: the default order, where audio-io comes first.
-  const d = await startDaemon({ audio: '', env: { ALSA_CONFIG_PATH: a.conf, VOX_TEST_ALSA_FILE: a.capture } });
-  try {
-    const r = await d.api('POST', '/v1/speak', { text: TEXT, wait: true });
-    assert.equal(r.body.status, 'played', JSON.stringify(r.body));
-    assert.deepEqual(r.body.sink, { name: 'auto:audioio', ok: true });
-    const s = await d.api('GET', '/v1/status');
-    assert.equal(s.body.sink.name, 'auto:audioio');
-    assert.equal(s.body.sink.ok, true);
+test(
+  'speech plays through audio-io into the ALSA file device, and it is the speech that was synthesized',
+  { skip: SKIP },
+  async () => {
+    const a = alsa();
+    // VOXD_AUDIO empty is unset: the default order, where audio-io comes first.
+    const d = await startDaemon({ audio: '', env: { ALSA_CONFIG_PATH: a.conf, VOX_TEST_ALSA_FILE: a.capture } });
+    try {
+      const r = await d.api('POST', '/v1/speak', { text: TEXT, wait: true });
+      assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+      assert.deepEqual(r.body.sink, { name: 'auto:audioio', ok: true });
+      const s = await d.api('GET', '/v1/status');
+      assert.equal(s.body.sink.name, 'auto:audioio');
+      assert.equal(s.body.sink.ok, true);
 
-    // The same text, synthesized without playing: what should have been heard.
-    const wav = await fetchWav(d, TEXT);
-    const expected = wavStats(wav);
-    // ALSA's file plugin writes its last buffer when the device thread closes, just after playback ends.
-    const size = () => (existsSync(a.capture) ? readFileSync(a.capture).length : 0);
-    await waitFor(() => (size() >= (wav.length - 44) * 0.95 ? true : undefined), 10_000, 'the capture to be complete');
-    const captured = readFileSync(a.capture);
-    const heard = pcmStats(captured, { sampleRate: 22050, channels: 1 });
-    // The device may pad with silence when it outruns the engine (the null device does), never drop or repeat:
-    // the non-silent samples heard are exactly the non-silent samples synthesized, in order.
-    const want = nonZero(wav.subarray(44));
-    const got = nonZero(captured);
-    assert.ok(want.length > 22050 * 0.5, 'the reference is at least half a second of speech');
-    // Speech, not near-silence: measured on what was heard, without the silence the device padded
-    // while it waited (how much padding there is depends on how busy the machine is).
-    const rms = Math.sqrt(got.reduce((s, v) => s + v * v, 0) / Math.max(1, got.length)) / 32768;
-    assert.ok(rms > 0.02, `RMS ${rms} of the heard samples looks like silence`);
-    assert.equal(got.length, want.length, `heard ${got.length} non-silent samples, synthesized ${want.length}`);
-    assert.deepEqual(got.slice(0, 2000), want.slice(0, 2000));
-    assert.deepEqual(got.slice(-2000), want.slice(-2000));
-    assert.ok(heard.durationMs >= expected.durationMs * 0.95, `captured ${heard.durationMs} ms of ${expected.durationMs} ms`);
-  } finally {
-    await d.stop();
-    removeDir(d.home);
-    removeDir(a.dir);
-  }
-});
+      // The same text, synthesized without playing: what should have been heard.
+      const wav = await fetchWav(d, TEXT);
+      const expected = wavStats(wav);
+      // ALSA's file plugin writes its last buffer when the device thread closes, just after playback ends.
+      const size = () => (existsSync(a.capture) ? readFileSync(a.capture).length : 0);
+      await waitFor(
+        () => (size() >= (wav.length - 44) * 0.95 ? true : undefined),
+        10_000,
+        'the capture to be complete',
+      );
+      const captured = readFileSync(a.capture);
+      const heard = pcmStats(captured, { sampleRate: 22050, channels: 1 });
+      // The device may pad with silence when it outruns the engine (the null device does), never drop or repeat:
+      // the non-silent samples heard are exactly the non-silent samples synthesized, in order.
+      const want = nonZero(wav.subarray(44));
+      const got = nonZero(captured);
+      assert.ok(want.length > 22050 * 0.5, 'the reference is at least half a second of speech');
+      // Speech, not near-silence: measured on what was heard, without the silence the device padded
+      // while it waited (how much padding there is depends on how busy the machine is).
+      const rms = Math.sqrt(got.reduce((s, v) => s + v * v, 0) / Math.max(1, got.length)) / 32768;
+      assert.ok(rms > 0.02, `RMS ${rms} of the heard samples looks like silence`);
+      assert.equal(got.length, want.length, `heard ${got.length} non-silent samples, synthesized ${want.length}`);
+      assert.deepEqual(got.slice(0, 2000), want.slice(0, 2000));
+      assert.deepEqual(got.slice(-2000), want.slice(-2000));
+      assert.ok(
+        heard.durationMs >= expected.durationMs * 0.95,
+        `captured ${heard.durationMs} ms of ${expected.durationMs} ms`,
+      );
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(a.dir);
+    }
+  },
+);
 
 test('a stop cuts audio-io playback short, and the next request plays', { skip: SKIP }, async () => {
   const a = alsa();
@@ -81,7 +92,11 @@ test('a stop cuts audio-io playback short, and the next request plays', { skip: 
     // ALSA's file plugin writes the capture when the device closes, so the condition is voxd's: playing.
     await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 30_000, 'playback');
     const stop = await d.api('POST', '/v1/stop', { scope: 'all' });
-    assert.equal(stop.body.stopped.length, 1, `${JSON.stringify(stop.body)} ${JSON.stringify((await d.api('GET', '/v1/status')).body.history)}`);
+    assert.equal(
+      stop.body.stopped.length,
+      1,
+      `${JSON.stringify(stop.body)} ${JSON.stringify((await d.api('GET', '/v1/status')).body.history)}`,
+    );
     const done = await r;
     assert.equal(done.body.status, 'stopped', JSON.stringify(done.body));
     // Counted in non-silent samples: the null device does not pace, so the capture also holds

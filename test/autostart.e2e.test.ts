@@ -98,16 +98,20 @@ describe('voxd exits before it listens: the client says what voxd said', () => {
     assert.ok(r.stderr.includes(`VOX_HOME=${file} cannot be used: ${file} is a file, not a directory`), r.stderr);
   });
 
-  test('VOX_HOME where mkdir says ENOENT under a parent that exists (/proc): voxd names it, nobody spins', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
-    // Node 20's recursive mkdirSync never returns there; the client and voxd create VOX_HOME one level at a time.
-    const dir = `/proc/vox-test-${process.pid}/home`;
-    const env = cleanEnv(home(), { VOX_HOME: dir });
-    writeSettings(env, { audio: 'null' });
-    const r = await vox(['say', 'Hello'], { env, timeoutMs: 30_000 });
-    assert.equal(r.code, 3, `${r.code} ${r.stderr}`);
-    assert.match(r.stderr, /voxd exited with code 1 before it listened/);
-    assert.ok(r.stderr.includes(`VOX_HOME=${dir} cannot be used: cannot create ${dir}: ENOENT`), r.stderr);
-  });
+  test(
+    'VOX_HOME where mkdir says ENOENT under a parent that exists (/proc): voxd names it, nobody spins',
+    { skip: process.platform !== 'linux' ? 'needs /proc' : false },
+    async () => {
+      // Node 20's recursive mkdirSync never returns there; the client and voxd create VOX_HOME one level at a time.
+      const dir = `/proc/vox-test-${process.pid}/home`;
+      const env = cleanEnv(home(), { VOX_HOME: dir });
+      writeSettings(env, { audio: 'null' });
+      const r = await vox(['say', 'Hello'], { env, timeoutMs: 30_000 });
+      assert.equal(r.code, 3, `${r.code} ${r.stderr}`);
+      assert.match(r.stderr, /voxd exited with code 1 before it listened/);
+      assert.ok(r.stderr.includes(`VOX_HOME=${dir} cannot be used: cannot create ${dir}: ENOENT`), r.stderr);
+    },
+  );
 
   test('a bad setting: file, line, key, value, allowed values and the closest key', async () => {
     const h = home();
@@ -119,7 +123,12 @@ describe('voxd exits before it listens: the client says what voxd said', () => {
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /voxd exited with code 2 before it listened: 2 settings are invalid/);
     assert.ok(r.stderr.includes(`${file}:2: unknown key "engnie"; did you mean "engine"?`), r.stderr);
-    assert.ok(r.stderr.includes(`${file}:3: logLevel: "loud" is not allowed; use one of fatal, error, warn, info, debug, trace, silent`), r.stderr);
+    assert.ok(
+      r.stderr.includes(
+        `${file}:3: logLevel: "loud" is not allowed; use one of fatal, error, warn, info, debug, trace, silent`,
+      ),
+      r.stderr,
+    );
     assert.match(voxdLog(h), /unknown key \\"engnie\\"/);
   });
 
@@ -129,25 +138,42 @@ describe('voxd exits before it listens: the client says what voxd said', () => {
     try {
       const env = cleanEnv(h);
       writeSettings(env, { port, audio: 'null' });
-      const payload = JSON.stringify({ hook_event_name: 'Notification', message: 'Claude needs your permission', notification_type: 'permission_prompt', cwd: h });
+      const payload = JSON.stringify({
+        hook_event_name: 'Notification',
+        message: 'Claude needs your permission',
+        notification_type: 'permission_prompt',
+        cwd: h,
+      });
       const r = await vox(['hook', 'Notification'], { env, input: payload });
       assert.equal(r.code, 0);
       // voxd's own reason, unless voxd (slow on a loaded machine) had not even failed within the hook's 2.5 s deadline.
-      assert.match(r.stderr, /^vox hook: .*(voxd exited with code 1 before it listened: port \d+ on 127\.0\.0\.1 is in use|VOX_ERR_CLIENT_DAEMON_START_FAILED: voxd did not answer within 2\.\d s)/m);
+      assert.match(
+        r.stderr,
+        /^vox hook: .*(voxd exited with code 1 before it listened: port \d+ on 127\.0\.0\.1 is in use|VOX_ERR_CLIENT_DAEMON_START_FAILED: voxd did not answer within 2\.\d s)/m,
+      );
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     } finally {
       server.close();
     }
   });
 
-  test('MCP speak: an error result with voxd\'s message', async () => {
+  test("MCP speak: an error result with voxd's message", async () => {
     const h = home();
     const env = cleanEnv(h, { VOXD_PORT: '99999' }) as Record<string, string>;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: ROOT, env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOX, 'mcp'],
+      cwd: ROOT,
+      env,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'vox-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const r = (await client.callTool({ name: 'speak', arguments: { text: 'Hello' } })) as { isError?: boolean; content: Array<{ type: string; text?: string }> };
+      const r = (await client.callTool({ name: 'speak', arguments: { text: 'Hello' } })) as {
+        isError?: boolean;
+        content: Array<{ type: string; text?: string }>;
+      };
       assert.equal(r.isError, true);
       const text = r.content.map((c) => c.text ?? '').join('\n');
       assert.match(text, /voxd exited with code 2 before it listened/);
@@ -181,14 +207,17 @@ describe('daemon settings decide how an auto-started voxd comes up', () => {
 
       const list = await vox(['daemon', 'config', '--json'], { env });
       const listing = JSON.parse(list.stdout);
-      assert.deepEqual(listing.settings.find((s: { key: string }) => s.key === 'audio'), { key: 'audio', value: `file:${dir}?realtime=0`, source: 'file' });
+      assert.deepEqual(
+        listing.settings.find((s: { key: string }) => s.key === 'audio'),
+        { key: 'audio', value: `file:${dir}?realtime=0`, source: 'file' },
+      );
       assert.equal(listing.running.audio, `file:${dir}?realtime=0`);
     } finally {
       await stopDaemon(h);
     }
   });
 
-  test('a client whose environment asks for another sink does not decide voxd\'s, and is told once with the fix', async () => {
+  test("a client whose environment asks for another sink does not decide voxd's, and is told once with the fix", async () => {
     const h = home();
     const dir = join(h, 'wavs');
     const other = join(h, 'elsewhere');
@@ -198,10 +227,15 @@ describe('daemon settings decide how an auto-started voxd comes up', () => {
       const r = await vox(['say', '--wait', 'The file decides.'], { env: { ...env, VOXD_AUDIO: `file:${other}` } });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(readdirSync(dir).filter((f) => f.endsWith('.wav')).length, 1);
-      assert.equal(existsSync(other), false, 'the client\'s VOXD_AUDIO did not reach voxd');
+      assert.equal(existsSync(other), false, "the client's VOXD_AUDIO did not reach voxd");
       const lines = r.stderr.split('\n').filter((l) => l.includes('VOXD_AUDIO='));
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0]!, new RegExp(`VOXD_AUDIO=file:${other} here, but the running voxd uses audio file:${dir}\\?realtime=0 \\(from its settings file\\)`));
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `VOXD_AUDIO=file:${other} here, but the running voxd uses audio file:${dir}\\?realtime=0 \\(from its settings file\\)`,
+        ),
+      );
       assert.match(lines[0]!, /vox daemon config set audio .*vox daemon restart/);
       const same = await vox(['say', 'No word when they agree.'], { env });
       assert.equal(same.stderr, '');

@@ -66,7 +66,14 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
     const engine = new EspeakEngine();
     await engine.start();
     const sink = new FileSink(out, { realtime: false });
-    const { app } = await buildServer({ token, synthesizer: singleEngine(engine), sink, prepare: prepareInline, clock, version: VERSION });
+    const { app } = await buildServer({
+      token,
+      synthesizer: singleEngine(engine),
+      sink,
+      prepare: prepareInline,
+      clock,
+      version: VERSION,
+    });
     close = async () => {
       await app.close();
       await engine.close();
@@ -76,7 +83,16 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
     const addr = app.server.address();
     port = typeof addr === 'object' && addr ? addr.port : 0;
     writeFileSync(join(home, 'token'), `${token}\n`, { mode: 0o600 });
-    writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: VERSION, startedAt: new Date().toISOString() }));
+    writeFileSync(
+      join(home, 'voxd.json'),
+      JSON.stringify({
+        pid: process.pid,
+        host: '127.0.0.1',
+        port,
+        version: VERSION,
+        startedAt: new Date().toISOString(),
+      }),
+    );
     // VOX_NO_AUTOSTART: a run that could not reach this voxd must fail the test, not start another.
     env = cleanEnv(home, { VOX_NO_AUTOSTART: '1' });
     PROJECTS.forEach((config, i) => {
@@ -101,10 +117,14 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
   const api = (method: string, path: string) => http(port, method, path, { token });
   const wavs = () => readdirSync(out).filter((f) => f.endsWith('.wav'));
   const idle = () =>
-    waitFor(async () => {
-      const s = (await api('GET', '/v1/status')).body;
-      return s.queue.length === 0 && s.playing === null ? s : undefined;
-    }, 60_000, 'voxd to go idle');
+    waitFor(
+      async () => {
+        const s = (await api('GET', '/v1/status')).body;
+        return s.queue.length === 0 && s.playing === null ? s : undefined;
+      },
+      60_000,
+      'voxd to go idle',
+    );
 
   test('the fixture holds walls, and Biff finds --once in "vox unmute --help"', async () => {
     assert.ok(WALLS.length >= 5, `${WALLS.length} walls`);
@@ -119,7 +139,9 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
       const before = wavs().length;
 
       // Eight sessions at once.
-      const runs = await Promise.all(dirs.slice(0, 8).map((cwd) => vox(['unmute', '--once', '600', wall], { env, cwd })));
+      const runs = await Promise.all(
+        dirs.slice(0, 8).map((cwd) => vox(['unmute', '--once', '600', wall], { env, cwd })),
+      );
       runs.forEach((r, i) => assert.equal(r.code, 0, `session ${i}: ${r.stderr}`));
       await idle();
       assert.equal(wavs().length, before + 1, 'eight sessions, one playback');
@@ -131,13 +153,24 @@ describe('Biff walls reach eight sessions, and one more a minute later', () => {
       await idle();
       assert.equal(wavs().length, before + 1, 'still one playback a minute later');
 
-      const history = ((await api('GET', '/v1/status')).body.history as Array<{ text: string; kind: string; outcome: string; acceptedAt: string }>).slice(0, 9);
+      const history = (
+        (await api('GET', '/v1/status')).body.history as Array<{
+          text: string;
+          kind: string;
+          outcome: string;
+          acceptedAt: string;
+        }>
+      ).slice(0, 9);
       assert.equal(history.length, 9);
-      assert.deepEqual(history.map((h) => h.outcome).filter((o) => o !== 'deduped'), ['played']);
+      assert.deepEqual(
+        history.map((h) => h.outcome).filter((o) => o !== 'deduped'),
+        ['played'],
+      );
       for (const h of history) {
         assert.equal(h.kind, 'speech');
         assert.doesNotMatch(h.text, /\[[a-z][a-z '-]*\]/, `a tag in "${h.text}"`);
-        for (const tag of tagsOf(wall)) assert.doesNotMatch(h.text, new RegExp(`\\b${tag}\\b`, 'i'), `"${tag}" spoken in "${h.text}"`);
+        for (const tag of tagsOf(wall))
+          assert.doesNotMatch(h.text, new RegExp(`\\b${tag}\\b`, 'i'), `"${tag}" spoken in "${h.text}"`);
         assert.match(h.text, /Wall from \w/);
       }
     });
@@ -174,7 +207,8 @@ describe('Biff walls through the real voxd binary', () => {
       }
       const s = await d.api('GET', '/v1/status');
       for (const h of s.body.history) {
-        for (const tag of ['[', 'serious', 'excited', 'cheerful', 'curious', 'intense']) assert.ok(!h.text.includes(tag), `"${tag}" spoken in: ${h.text}`);
+        for (const tag of ['[', 'serious', 'excited', 'cheerful', 'curious', 'intense'])
+          assert.ok(!h.text.includes(tag), `"${tag}" spoken in: ${h.text}`);
       }
     } finally {
       await d.stop();

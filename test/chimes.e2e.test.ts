@@ -90,7 +90,10 @@ describe('speak: false', () => {
     d = await startDaemon();
     project = tempDir('vox-muted-');
     mkdirSync(join(project, '.vox'));
-    writeFileSync(join(project, '.vox', 'config.md'), '---\nspeak: false\n---\n\nThis project plays chimes instead of speech.\n');
+    writeFileSync(
+      join(project, '.vox', 'config.md'),
+      '---\nspeak: false\n---\n\nThis project plays chimes instead of speech.\n',
+    );
   });
   after(async () => {
     await d.stop();

@@ -15,7 +15,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { delimiter, join } from 'node:path';
 import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
-import { offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import {
+  offlineClaudeEnv,
+  resultText,
+  startMessagesApi,
+  toolResults,
+  userText,
+  type MessagesRequest,
+  type StandIn,
+  type Turn,
+} from './helpers/messages-api.js';
 import { wavStats } from './helpers/wav.js';
 
 const skip = claudeSkip;
@@ -24,7 +33,10 @@ const SESSION = 'c0de0000-1111-4222-8333-444455556666';
 const SPOKEN = 'The build is green.';
 const SUMMARY =
   'I refactored the checkout module into three smaller files and added tests for every refund path. All forty seven tests pass now, and the rounding bug in the totals is fixed.';
-const LONG_PROMPT = Array.from({ length: 12 }, (_, i) => `Other project needs your permission, request number ${i + 1}.`).join(' ');
+const LONG_PROMPT = Array.from(
+  { length: 12 },
+  (_, i) => `Other project needs your permission, request number ${i + 1}.`,
+).join(' ');
 const TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
 
 /** The model: run 1 speaks and answers, run 2 (prompt "RUN2") stops and answers. */
@@ -81,7 +93,8 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
   });
 
   test('installs from the marketplace, speaks once, hooks speak through mcp_tool, stop stops the hook speech', async () => {
-    for (const dir of env.PATH!.split(delimiter)) assert.equal(existsSync(join(dir, 'vox')), false, `vox must not be on PATH (${dir})`);
+    for (const dir of env.PATH!.split(delimiter))
+      assert.equal(existsSync(join(dir, 'vox')), false, `vox must not be on PATH (${dir})`);
 
     const added = await claude(['plugin', 'marketplace', 'add', ROOT], home);
     assert.equal(added.code, 0, added.stderr + added.stdout);
@@ -91,19 +104,34 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     const cache = join(home, '.claude', 'plugins', 'cache', 'vox', 'vox');
     const [version] = readdirSync(cache);
     const hooks = JSON.parse(readFileSync(join(cache, version!, 'hooks', 'hooks.json'), 'utf8'));
-    assert.deepEqual(hooks.hooks.Stop[0].hooks.map((h: { type: string; server?: string }) => [h.type, h.server]), [['mcp_tool', 'plugin:vox:vox']]);
+    assert.deepEqual(
+      hooks.hooks.Stop[0].hooks.map((h: { type: string; server?: string }) => [h.type, h.server]),
+      [['mcp_tool', 'plugin:vox:vox']],
+    );
 
     const allowed = ['--allowedTools', `${TOOL('speak')},${TOOL('stop')}`];
     const debug = join(home, 'claude-debug.log');
-    const run1 = await claude(['-p', 'Tell me when the build is done.', '--session-id', SESSION, ...allowed, '--debug-file', debug]);
+    const run1 = await claude([
+      '-p',
+      'Tell me when the build is done.',
+      '--session-id',
+      SESSION,
+      ...allowed,
+      '--debug-file',
+      debug,
+    ]);
     assert.equal(run1.code, 0, `${run1.stderr}\n${run1.stdout}`);
     assert.match(run1.stdout, /refactored the checkout module/);
 
     // The model was offered vox's eight tools (Claude Code 2.1.332 defers MCP tools behind ToolSearch and
     // names them in the system prompt), never the hidden hook tool.
     const offered = new Set<string>();
-    for (const r of api.requests) for (const m of JSON.stringify(r.body ?? {}).matchAll(/mcp__plugin_vox_vox__\w+/g)) offered.add(m[0]);
-    assert.deepEqual([...offered].sort(), ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL));
+    for (const r of api.requests)
+      for (const m of JSON.stringify(r.body ?? {}).matchAll(/mcp__plugin_vox_vox__\w+/g)) offered.add(m[0]);
+    assert.deepEqual(
+      [...offered].sort(),
+      ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL),
+    );
 
     // What the model got back from speak: compact JSON with every fact.
     const speakResult = api.requests.map((r) => r.body && toolResults(r.body).get('toolu_speak')).find(Boolean);
@@ -128,17 +156,39 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     // and the fresh-machine job's claude-check.mjs look at that; test/signals.e2e checks the exit itself.
     assert.match(log, /MCP server "plugin:vox:vox": Sending SIGINT to MCP server process/);
     assert.doesNotMatch(log, /MCP server "plugin:vox:vox": .*sending SIGKILL/i);
-    const summary = await waitFor(async () => (await history()).find((h) => h.text.startsWith('I refactored the checkout module')), 20_000, 'the Stop summary');
-    assert.equal(summary.session, 'ccproj#c0de00', "the label of Claude Code's session id (CLAUDE_CODE_SESSION_ID = the payload's session_id)");
+    const summary = await waitFor(
+      async () => (await history()).find((h) => h.text.startsWith('I refactored the checkout module')),
+      20_000,
+      'the Stop summary',
+    );
+    assert.equal(
+      summary.session,
+      'ccproj#c0de00',
+      "the label of Claude Code's session id (CLAUDE_CODE_SESSION_ID = the payload's session_id)",
+    );
     assert.equal(summary.priority, 'text');
 
     // Another session's permission prompt arrives while the summary waits or plays: it holds the
     // summary (paused, to resume after it), so the next run's stop finds it however slowly claude starts.
     // (The model's own speak has been heard by then: it plays before the summary.)
-    await waitFor(async () => (await history()).some((h) => h.text === SPOKEN && h.outcome === 'played'), 30_000, 'speak to be played');
-    const status = (await d.api('GET', '/v1/status')).body as { playing: { id: string } | null; queue: { items: Array<{ id: string }> } };
-    assert.ok(status.playing?.id === summary.id || status.queue.items.some((q) => q.id === summary.id), `the summary is still to be heard: ${JSON.stringify(status.playing)}`);
-    const other = await d.api('POST', '/v1/speak', { text: LONG_PROMPT, session: 'other#0a0b0c', priority: 'important' });
+    await waitFor(
+      async () => (await history()).some((h) => h.text === SPOKEN && h.outcome === 'played'),
+      30_000,
+      'speak to be played',
+    );
+    const status = (await d.api('GET', '/v1/status')).body as {
+      playing: { id: string } | null;
+      queue: { items: Array<{ id: string }> };
+    };
+    assert.ok(
+      status.playing?.id === summary.id || status.queue.items.some((q) => q.id === summary.id),
+      `the summary is still to be heard: ${JSON.stringify(status.playing)}`,
+    );
+    const other = await d.api('POST', '/v1/speak', {
+      text: LONG_PROMPT,
+      session: 'other#0a0b0c',
+      priority: 'important',
+    });
     assert.equal(other.body.status, 'queued', JSON.stringify(other.body));
 
     const run2 = await claude(['-p', 'RUN2 quiet please', '--resume', SESSION, ...allowed]);
@@ -155,7 +205,11 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
     assert.equal(all.find((h) => h.id === summary.id)?.outcome, 'stopped');
     const spoken = all.filter((h) => h.text === SPOKEN);
     assert.equal(spoken[0]?.session, summary.session, 'one identity for the tools and the hooks');
-    assert.deepEqual(spoken.map((h) => h.outcome), ['played'], 'speak was played once');
+    assert.deepEqual(
+      spoken.map((h) => h.outcome),
+      ['played'],
+      'speak was played once',
+    );
     // One WAV per utterance that reached the sink, in order: the first is speak's, whole and not silence.
     const wavs = d.wavs().map((f) => wavStats(f));
     assert.ok(wavs.length >= 2, `${wavs.length} WAVs: speak's and the summary's at least`);

@@ -13,7 +13,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, writeConfig, type Daemon } from './helpers/daemon.js';
-import { lastUser, offlineClaudeEnv, startMessagesApi, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import {
+  lastUser,
+  offlineClaudeEnv,
+  startMessagesApi,
+  userText,
+  type MessagesRequest,
+  type StandIn,
+  type Turn,
+} from './helpers/messages-api.js';
 import { needTool } from './helpers/tools.js';
 
 const LINES = [
@@ -55,7 +63,8 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
 
   function model(req: MessagesRequest): Turn {
     if (!req.tools?.length) return { text: 'ok' };
-    if (userText(lastUser(req)).includes('NARRATE')) return { text: `${LINES.join('\n')}\n`, lineDelayMs: LINE_DELAY_MS, onSent: () => (sentAt = Date.now()) };
+    if (userText(lastUser(req)).includes('NARRATE'))
+      return { text: `${LINES.join('\n')}\n`, lineDelayMs: LINE_DELAY_MS, onSent: () => (sentAt = Date.now()) };
     return { text: 'Hello.' };
   }
 
@@ -78,17 +87,44 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     const tmp = join(home, 'tmp');
     mkdirSync(tmp);
     const envArgs = Object.entries({ ...env, TMPDIR: tmp }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const args = ['--plugin-dir', join(ROOT, 'plugin'), '--permission-mode', 'default', '--debug-file', join(home, 'claude-debug.log')];
-    const started = tmux('new-session', '-d', '-s', 'cc', '-x', '160', '-y', '50', '-c', project, ...envArgs, CLAUDE!, ...args);
+    const args = [
+      '--plugin-dir',
+      join(ROOT, 'plugin'),
+      '--permission-mode',
+      'default',
+      '--debug-file',
+      join(home, 'claude-debug.log'),
+    ];
+    const started = tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'cc',
+      '-x',
+      '160',
+      '-y',
+      '50',
+      '-c',
+      project,
+      ...envArgs,
+      CLAUDE!,
+      ...args,
+    );
     assert.equal(started.status, 0, started.stderr);
-    await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt').catch((e: Error) => {
-      throw new Error(`${e.message}; the screen:\n${pane()}`);
-    });
+    await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt').catch(
+      (e: Error) => {
+        throw new Error(`${e.message}; the screen:\n${pane()}`);
+      },
+    );
   });
   after(async () => {
     if (existsSync(join(home ?? '', 'claude-debug.log'))) {
       type('/exit');
-      await waitFor(() => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined), 10_000, 'claude to exit').catch(() => {});
+      await waitFor(
+        () => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined),
+        10_000,
+        'claude to exit',
+      ).catch(() => {});
     }
     tmux('kill-server');
     await api?.close();
@@ -100,7 +136,11 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
   test('the first sentence is heard before the reply is written to its end; all of it once, without the code', async (t) => {
     const asked = Date.now();
     type('NARRATE please fix the login test');
-    const narration = await waitFor(async () => (await history()).find((h) => h.text.startsWith('The first thing I checked')), 30_000, 'the narration to start');
+    const narration = await waitFor(
+      async () => (await history()).find((h) => h.text.startsWith('The first thing I checked')),
+      30_000,
+      'the narration to start',
+    );
     assert.ok(narration.startedAt, 'it started');
     const started = Date.parse(narration.startedAt!);
     await waitFor(() => (sentAt ? true : undefined), 30_000, 'the stand-in to finish the reply');
@@ -108,12 +148,14 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     const figures = `first audio at +${started - asked} ms, the reply was written by +${sentAt - asked} ms`;
     t.diagnostic(figures);
     assert.ok(started < sentAt, figures);
-    const done = await waitFor(async () => (await history()).find((h) => h.id === narration.id && h.outcome !== 'playing' && h.outcome !== 'queued'), 60_000, 'the narration to end');
-    assert.equal(done.outcome, 'played');
-    assert.equal(
-      done.text,
-      [LINES[0], LINES[1], 'A code block of one line.', ...LINES.slice(5)].join(' '),
+    const done = await waitFor(
+      async () =>
+        (await history()).find((h) => h.id === narration.id && h.outcome !== 'playing' && h.outcome !== 'queued'),
+      60_000,
+      'the narration to end',
     );
+    assert.equal(done.outcome, 'played');
+    assert.equal(done.text, [LINES[0], LINES[1], 'A code block of one line.', ...LINES.slice(5)].join(' '));
     // Each batch's hook inside Claude Code, from its debug log ("calling" to the hook's output): reported, not asserted.
     const log = readFileSync(join(home, 'claude-debug.log'), 'utf8').split('\n');
     const hookMs: number[] = [];
@@ -128,10 +170,15 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     }
     assert.ok(hookMs.length >= 5, `MessageDisplay fired batch by batch: ${hookMs.length} hook calls`);
     const sorted = [...hookMs].sort((a, b) => a - b);
-    t.diagnostic(`MessageDisplay hook inside Claude Code, per batch (ms): ${hookMs.join(', ')}; median ${sorted[sorted.length >> 1]}`);
+    t.diagnostic(
+      `MessageDisplay hook inside Claude Code, per batch (ms): ${hookMs.join(', ')}; median ${sorted[sorted.length >> 1]}`,
+    );
     // No Stop summary after it: the session's only utterance is the narration.
     await new Promise((r) => setTimeout(r, 1500));
     const mine = (await history()).filter((h) => h.session === narration.session);
-    assert.deepEqual(mine.map((h) => h.id), [narration.id]);
+    assert.deepEqual(
+      mine.map((h) => h.id),
+      [narration.id],
+    );
   });
 });

@@ -13,7 +13,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, writeConfig, type Daemon } from './helpers/daemon.js';
-import { offlineClaudeEnv, startMessagesApi, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import {
+  offlineClaudeEnv,
+  startMessagesApi,
+  userText,
+  type MessagesRequest,
+  type StandIn,
+  type Turn,
+} from './helpers/messages-api.js';
 
 const SESSION = 'a11a0000-1111-4222-8333-444455556666';
 
@@ -102,7 +109,11 @@ describe('narration in the real Claude Code', { skip: claudeSkip }, () => {
     const log = readFileSync(debug, 'utf8');
     assert.match(log, /mcp_tool calling plugin:vox:vox\/hook/);
 
-    const narration = await waitFor(async () => (await history()).find((h) => h.text.startsWith('I looked at the failing checkout tests')), 20_000, 'the narration');
+    const narration = await waitFor(
+      async () => (await history()).find((h) => h.text.startsWith('I looked at the failing checkout tests')),
+      20_000,
+      'the narration',
+    );
     assert.equal(narration.text, HEARD);
     assert.equal(narration.session, 'shop#a11a00');
     assert.equal(narration.priority, 'text');
@@ -112,19 +123,36 @@ describe('narration in the real Claude Code', { skip: claudeSkip }, () => {
     const calls = [...log.matchAll(/mcp_tool calling plugin:vox:vox\/hook with (\d+) arg/g)].map((m) => Number(m[1]));
     assert.deepEqual(calls, [3, 7, 5], 'UserPromptSubmit, MessageDisplay and Stop called the hook tool, in that order');
     const mine = (await history()).filter((h) => h.session === narration.session);
-    assert.deepEqual(mine.map((h) => h.id), [narration.id], JSON.stringify(mine));
+    assert.deepEqual(
+      mine.map((h) => h.id),
+      [narration.id],
+      JSON.stringify(mine),
+    );
 
     // It plays (slowly) while the next prompt of the session comes: UserPromptSubmit cuts it.
-    await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing?.id === narration.id ? true : undefined), 30_000, 'the narration to play');
+    await waitFor(
+      async () => ((await d.api('GET', '/v1/status')).body.playing?.id === narration.id ? true : undefined),
+      30_000,
+      'the narration to play',
+    );
     const run2 = await claude(['-p', 'RUN2 thanks', '--resume', SESSION]);
     assert.equal(run2.code, 0, `${run2.stderr}\n${run2.stdout}`);
     // The UserPromptSubmit hook adds nothing to the model's context (an empty result used to become a "hook success" message).
     const seen = JSON.stringify(api.requests.map((r) => r.body?.messages ?? []));
     assert.doesNotMatch(seen, /UserPromptSubmit hook success/);
-    const ended = await waitFor(async () => (await history()).find((h) => h.id === narration.id && h.outcome !== 'playing' && h.outcome !== 'queued'), 20_000, 'the narration to end');
+    const ended = await waitFor(
+      async () =>
+        (await history()).find((h) => h.id === narration.id && h.outcome !== 'playing' && h.outcome !== 'queued'),
+      20_000,
+      'the narration to end',
+    );
     assert.equal(ended.outcome, 'stopped');
     assert.match(ended.reason ?? '', /new prompt/);
     // The second reply is narrated in its turn.
-    await waitFor(async () => (await history()).find((h) => h.text === 'Noted.' && h.session === narration.session), 20_000, "the second run's narration");
+    await waitFor(
+      async () => (await history()).find((h) => h.text === 'Noted.' && h.session === narration.session),
+      20_000,
+      "the second run's narration",
+    );
   });
 });

@@ -12,7 +12,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { delimiter, join } from 'node:path';
 import { claudeSkip, runClaude, type ClaudeRun } from './helpers/claude-code.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
-import { lastUser, offlineClaudeEnv, resultText, startMessagesApi, toolResults, userText, type MessagesRequest, type StandIn, type Turn } from './helpers/messages-api.js';
+import {
+  lastUser,
+  offlineClaudeEnv,
+  resultText,
+  startMessagesApi,
+  toolResults,
+  userText,
+  type MessagesRequest,
+  type StandIn,
+  type Turn,
+} from './helpers/messages-api.js';
 
 const TOOL = (name: string) => `mcp__plugin_vox_vox__${name}`;
 const SESSION = '5e55a000-1111-4222-8333-444455556666';
@@ -26,10 +36,23 @@ function model(req: MessagesRequest): Turn {
   if (results.size) return { text: 'Forked and spoken.' };
   if (!req.tools?.length) return { text: 'ok' };
   const prompt = userText(last);
-  if (prompt.includes('BASH')) return { tools: [{ id: 'toolu_bash', name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }] };
-  if (prompt.includes('FAIL')) return { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
+  if (prompt.includes('BASH'))
+    return {
+      tools: [
+        { id: 'toolu_bash', name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } },
+      ],
+    };
+  if (prompt.includes('FAIL'))
+    return {
+      error: {
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'prompt is too long: 250000 tokens > 200000 maximum',
+      },
+    };
   if (prompt.includes('STATUS')) return { tools: [{ id: 'toolu_status', name: TOOL('status'), input: {} }] };
-  if (prompt.includes('FORK')) return { tools: [{ id: 'toolu_fork_speak', name: TOOL('speak'), input: { text: 'Spoken from the fork.' } }] };
+  if (prompt.includes('FORK'))
+    return { tools: [{ id: 'toolu_fork_speak', name: TOOL('speak'), input: { text: 'Spoken from the fork.' } }] };
   return { text: 'The first run is done.' };
 }
 
@@ -91,7 +114,11 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     const dir = project('resumed', 'notify: normal');
     const run1 = await claude(dir, ['-p', 'hello', '--session-id', SESSION]);
     assert.equal(run1.code, 0, run1.stderr + run1.stdout);
-    const first = await waitFor(async () => (await history()).find((h) => h.text === 'The first run is done.'), 20_000, 'the first Stop summary');
+    const first = await waitFor(
+      async () => (await history()).find((h) => h.text === 'The first run is done.'),
+      20_000,
+      'the first Stop summary',
+    );
     assert.equal(first.session, 'resumed#5e55a0');
 
     const resumed = await claude(dir, ['-p', 'STATUS', '--resume', SESSION, '--allowedTools', TOOL('status')]);
@@ -102,10 +129,26 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     assert.equal(status.session, first.session, 'a resumed session keeps its label');
     assert.deepEqual(status.sessions, [first.session]);
 
-    const forked = await claude(dir, ['-p', 'FORK', '--resume', SESSION, '--fork-session', '--allowedTools', TOOL('speak')]);
+    const forked = await claude(dir, [
+      '-p',
+      'FORK',
+      '--resume',
+      SESSION,
+      '--fork-session',
+      '--allowedTools',
+      TOOL('speak'),
+    ]);
     assert.equal(forked.code, 0, forked.stderr + forked.stdout);
-    const said = await waitFor(async () => (await history()).find((h) => h.text === 'Spoken from the fork.'), 20_000, "the fork's speak");
-    const summary = await waitFor(async () => (await history()).find((h) => h.text === 'Forked and spoken.'), 20_000, "the fork's Stop summary");
+    const said = await waitFor(
+      async () => (await history()).find((h) => h.text === 'Spoken from the fork.'),
+      20_000,
+      "the fork's speak",
+    );
+    const summary = await waitFor(
+      async () => (await history()).find((h) => h.text === 'Forked and spoken.'),
+      20_000,
+      "the fork's Stop summary",
+    );
     assert.match(said.session ?? '', /^resumed#[0-9a-f]{6}$/);
     assert.notEqual(said.session, first.session, 'a fork is a session of its own');
     assert.equal(summary.session, said.session, "the fork's hooks and its model speak as one");
@@ -125,9 +168,19 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
       assert.match(log, /executePermissionRequestHooks called for tool: Bash/);
       assert.match(log, /mcp_tool calling plugin:vox:vox\/hook/);
       assert.equal(existsSync(join(dir, 'made-by-claude.txt')), false, 'the tool was denied');
-      await waitFor(async () => (await history()).find((h) => h.text === 'The file could not be made.'), 20_000, 'the Stop summary');
-      const asked = (await history()).filter((h) => h.text.includes('needs your permission') && h.session?.startsWith(`${name}#`));
-      assert.deepEqual(asked.map((h) => h.text), heard ? [`${name} needs your permission to use Bash`] : [], name);
+      await waitFor(
+        async () => (await history()).find((h) => h.text === 'The file could not be made.'),
+        20_000,
+        'the Stop summary',
+      );
+      const asked = (await history()).filter(
+        (h) => h.text.includes('needs your permission') && h.session?.startsWith(`${name}#`),
+      );
+      assert.deepEqual(
+        asked.map((h) => h.text),
+        heard ? [`${name} needs your permission to use Bash`] : [],
+        name,
+      );
     }
   });
 
@@ -136,8 +189,14 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     const debug = join(home, 'failing-debug.log');
     const r = await claude(dir, ['-p', 'FAIL now', '--debug-file', debug]);
     assert.notEqual(r.stdout + r.stderr, '', 'Claude Code reports the failure');
-    const said = await waitFor(async () => (await history()).find((h) => h.session?.startsWith('failing#')), 20_000, 'the StopFailure').catch((err: Error) => {
-      const lines = readFileSync(debug, 'utf8').split('\n').filter((l) => /StopFailure|mcp_tool|MCP server "plugin:vox|SIGINT|exited/.test(l));
+    const said = await waitFor(
+      async () => (await history()).find((h) => h.session?.startsWith('failing#')),
+      20_000,
+      'the StopFailure',
+    ).catch((err: Error) => {
+      const lines = readFileSync(debug, 'utf8')
+        .split('\n')
+        .filter((l) => /StopFailure|mcp_tool|MCP server "plugin:vox|SIGINT|exited/.test(l));
       throw new Error(`${err.message}; Claude Code's debug log:\n${lines.join('\n')}`);
     });
     assert.equal(said.text, 'failing: the request failed, the API rejected the request as invalid');
@@ -150,7 +209,11 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     const q = await claude(quiet, ['-p', 'hello']);
     assert.equal(q.code, 0, q.stderr + q.stdout);
     const quietCalls = readFileSync(nodeLog, 'utf8');
-    assert.match(quietCalls, /vox\.cjs mcp/, 'the wrapper saw the MCP server start: it is on the path Claude Code uses');
+    assert.match(
+      quietCalls,
+      /vox\.cjs mcp/,
+      'the wrapper saw the MCP server start: it is on the path Claude Code uses',
+    );
     assert.doesNotMatch(quietCalls, /hook Session(Start|End)/);
 
     writeFileSync(nodeLog, '');
@@ -162,8 +225,16 @@ describe('a Claude Code session, in -p runs', { skip: claudeSkip }, () => {
     const loudCalls = readFileSync(nodeLog, 'utf8');
     assert.match(loudCalls, /hook SessionStart/);
     assert.match(loudCalls, /hook SessionEnd/);
-    const started = await waitFor(async () => (await history()).find((h) => h.text === 'loud session started'), 20_000, 'SessionStart to speak');
+    const started = await waitFor(
+      async () => (await history()).find((h) => h.text === 'loud session started'),
+      20_000,
+      'SessionStart to speak',
+    );
     assert.match(started.session ?? '', /^loud#/);
-    await waitFor(async () => (await history()).find((h) => h.kind === 'chime' && h.session === started.session), 20_000, "SessionEnd's done chime");
+    await waitFor(
+      async () => (await history()).find((h) => h.kind === 'chime' && h.session === started.session),
+      20_000,
+      "SessionEnd's done chime",
+    );
   });
 });

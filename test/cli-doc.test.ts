@@ -16,7 +16,10 @@ function flags(help: string): string[] {
 test('docs/cli.md shows vox --help as vox prints it', () => {
   const r = spawnSync(process.execPath, [VOX, '--help'], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(r.status, 0, r.stderr);
-  assert.ok(doc.includes(`## \`vox\`\n\n\`\`\`\n${r.stdout}\`\`\`\n`), `docs/cli.md's "vox" section is not:\n${r.stdout}`);
+  assert.ok(
+    doc.includes(`## \`vox\`\n\n\`\`\`\n${r.stdout}\`\`\`\n`),
+    `docs/cli.md's "vox" section is not:\n${r.stdout}`,
+  );
 });
 
 test('every vox command answers --help on stdout with exit 0, and it and its flags are documented', () => {
@@ -39,7 +42,12 @@ test('voxd --help flags are documented', () => {
 
 /** Every `vox ...` the docs show: the lines of sh blocks and inline code spans that start with `vox `. */
 function docCommands(): Array<{ file: string; command: string }> {
-  const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const out: Array<{ file: string; command: string }> = [];
   for (const file of files) {
     const text = readFileSync(join(ROOT, file), 'utf8');
@@ -48,7 +56,10 @@ function docCommands(): Array<{ file: string; command: string }> {
     for (const span of text.matchAll(/`(vox [^`\n]+)`/g)) candidates.push(span[1]!);
     for (const line of candidates) {
       // One command: up to a comment, a pipe, a redirect or the next command of a list.
-      const command = line.replace(/^\$ /, '').split(/\s+#|\s*(?:&&|\|\||[|;<>])/)[0]!.trim();
+      const command = line
+        .replace(/^\$ /, '')
+        .split(/\s+#|\s*(?:&&|\|\||[|;<>])/)[0]!
+        .trim();
       if (/^vox\s/.test(command)) out.push({ file, command });
     }
   }
@@ -74,10 +85,12 @@ test('every vox command the docs show names a command of the table and only flag
       continue;
     }
     for (const [flag] of command.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
-      if (flag !== '--help' && !Object.hasOwn(flags, flag.slice(2))) problems.push(`${file}: "${command}": vox ${name} takes no ${flag}`);
+      if (flag !== '--help' && !Object.hasOwn(flags, flag.slice(2)))
+        problems.push(`${file}: "${command}": vox ${name} takes no ${flag}`);
     }
     for (const [, short] of command.matchAll(/(?<=\s)-([a-zA-Z])(?=\s|$)/g)) {
-      if (short !== 'h' && !Object.values(flags).some((f) => f.short === short)) problems.push(`${file}: "${command}": vox ${name} takes no -${short}`);
+      if (short !== 'h' && !Object.values(flags).some((f) => f.short === short))
+        problems.push(`${file}: "${command}": vox ${name} takes no -${short}`);
     }
   }
   assert.deepEqual(problems, []);

@@ -13,7 +13,13 @@ const home = tempDir();
 after(() => removeDir(home));
 // Nothing here may reach a voxd: none is started, and none may be.
 // Nor may a command here touch the user's settings (vox daemon config, vox hooks).
-const env = cleanEnv(home, { VOX_NO_AUTOSTART: '1', VOXD_PORT: '9', VOX_CONFIG_HOME: join(home, 'config'), HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude') });
+const env = cleanEnv(home, {
+  VOX_NO_AUTOSTART: '1',
+  VOXD_PORT: '9',
+  VOX_CONFIG_HOME: join(home, 'config'),
+  HOME: home,
+  CLAUDE_CONFIG_DIR: join(home, 'claude'),
+});
 
 /** A typo of one flag of each command (by its name or alias) and the flag it should suggest. */
 const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
@@ -37,10 +43,16 @@ const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
   remote: ['--ass', '--as'],
 };
 /** Every command of the table (src/cli/command-table.ts), with its typo. */
-const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [name, ...(TYPOS[name] ?? ['', undefined])]);
+const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [
+  name,
+  ...(TYPOS[name] ?? ['', undefined]),
+]);
 
 test('every command in the table has a typo here', () => {
-  assert.deepEqual(commandNames().filter((n) => !TYPOS[n]), []);
+  assert.deepEqual(
+    commandNames().filter((n) => !TYPOS[n]),
+    [],
+  );
 });
 
 // `vox unmute` is `vox say` under Biff's name, and speaks as it.
@@ -88,19 +100,46 @@ test('a mistyped command suggests the closest command and runs nothing', async (
 
 test('a mistyped action, a missing value or a value the flag does not take gets the same one line', async () => {
   const cases: [string[], string][] = [
-    [['hooks', 'instal'], 'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n'],
-    [['daemon', 'restrat'], 'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status, config). See "vox daemon --help".\n'],
-    [['daemon', 'config', 'sett', 'audio', 'null'], 'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n'],
-    [['chime', 'dnoe'], 'vox chime: unknown signal "dnoe"; did you mean "done"? (one of done, prompt, error, attention). See "vox chime --help".\n'],
+    [
+      ['hooks', 'instal'],
+      'vox hooks: unknown action "instal"; did you mean "install"? (one of install, uninstall, status). See "vox hooks --help".\n',
+    ],
+    [
+      ['daemon', 'restrat'],
+      'vox daemon: unknown action "restrat"; did you mean "restart"? (one of install, uninstall, start, stop, restart, status, config). See "vox daemon --help".\n',
+    ],
+    [
+      ['daemon', 'config', 'sett', 'audio', 'null'],
+      'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n',
+    ],
+    [
+      ['chime', 'dnoe'],
+      'vox chime: unknown signal "dnoe"; did you mean "done"? (one of done, prompt, error, attention). See "vox chime --help".\n',
+    ],
     [['say', 'hi', '--voice'], 'vox say: --voice needs a value. See "vox say --help".\n'],
-    [['say', '--rate', 'fast', 'hi'], 'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n'],
+    [
+      ['say', '--rate', 'fast', 'hi'],
+      'vox say: --rate must be a number from 80 to 500, got "fast". See "vox say --help".\n',
+    ],
     [['stop', 'now'], 'vox stop: takes no arguments, got "now". See "vox stop --help".\n'],
-    [['say', '--priority', 'improtant', 'hi'], 'vox say: --priority must be important, message, text, notification or progress, got "improtant"; did you mean "important"? See "vox say --help".\n'],
-    [['say', '--timeout', '10s', 'hi'], 'vox say: --timeout must be a number of seconds from 0.1 to 86400, got "10s". See "vox say --help".\n'],
+    [
+      ['say', '--priority', 'improtant', 'hi'],
+      'vox say: --priority must be important, message, text, notification or progress, got "improtant"; did you mean "important"? See "vox say --help".\n',
+    ],
+    [
+      ['say', '--timeout', '10s', 'hi'],
+      'vox say: --timeout must be a number of seconds from 0.1 to 86400, got "10s". See "vox say --help".\n',
+    ],
     [['logs', '-n', 'ten'], 'vox logs: -n must be a whole number of at least 0, got "ten". See "vox logs --help".\n'],
     [['listen', '--max', 'ten'], 'vox listen: --max must be a number, got "ten". See "vox listen --help".\n'],
-    [['daemon', 'status', '--timeout', 'soon'], 'vox daemon: --timeout must be a positive number of seconds, got "soon". See "vox daemon --help".\n'],
-    [['hooks', 'install', '--type', 'http'], 'vox hooks: --type must be mcp_tool or command, got "http". See "vox hooks --help".\n'],
+    [
+      ['daemon', 'status', '--timeout', 'soon'],
+      'vox daemon: --timeout must be a positive number of seconds, got "soon". See "vox daemon --help".\n',
+    ],
+    [
+      ['hooks', 'install', '--type', 'http'],
+      'vox hooks: --type must be mcp_tool or command, got "http". See "vox hooks --help".\n',
+    ],
   ];
   for (const [args, line] of cases) {
     const r = await vox(args, { env, cwd: home });

@@ -10,7 +10,19 @@ import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cleanEnv, FIXTURES, http, removeDir, startDaemon, stopDaemonsUnder, tempDir, VOX, vox, waitFor, writeSettings } from './helpers/daemon.js';
+import {
+  cleanEnv,
+  FIXTURES,
+  http,
+  removeDir,
+  startDaemon,
+  stopDaemonsUnder,
+  tempDir,
+  VOX,
+  vox,
+  waitFor,
+  writeSettings,
+} from './helpers/daemon.js';
 
 const homes: string[] = [];
 const servers: { close(): void }[] = [];
@@ -50,7 +62,9 @@ async function fake(kind: Kind): Promise<number> {
         if (kind === 'half-close') socket.end();
         if (kind === 'trickle') {
           // A valid voxd-looking answer, one byte every 500 ms: no idle timeout ever fires.
-          const answer = Buffer.from('HTTP/1.1 200 OK\r\nx-voxd-version: 0.1.0\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"id":"x","status":"played"}          ');
+          const answer = Buffer.from(
+            'HTTP/1.1 200 OK\r\nx-voxd-version: 0.1.0\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"id":"x","status":"played"}          ',
+          );
           let i = 0;
           const t = setInterval(() => {
             if (i >= answer.length || socket.destroyed) return clearInterval(t);
@@ -70,11 +84,18 @@ async function fake(kind: Kind): Promise<number> {
 const hookPayload = readFileSync(join(FIXTURES, 'hooks/notification-idle.json'), 'utf8');
 
 async function mcpSpeak(env: NodeJS.ProcessEnv): Promise<CallToolResult & { text: string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], env: env as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [VOX, 'mcp'],
+    env: env as Record<string, string>,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'vox-test', version: '1.0.0' });
   await client.connect(transport);
   try {
-    const r = (await client.callTool({ name: 'speak', arguments: { text: 'hello there' } }, undefined, { timeout: 60_000 })) as CallToolResult;
+    const r = (await client.callTool({ name: 'speak', arguments: { text: 'hello there' } }, undefined, {
+      timeout: 60_000,
+    })) as CallToolResult;
     const text = (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
     return { ...r, text };
   } finally {
@@ -108,12 +129,26 @@ describe('every client call has a total deadline, and talks only to voxd', () =>
       const hook = await vox(['hook', 'Notification'], { env, input: hookPayload });
       assert.equal(hook.code, 0, hook.stderr);
       assert.match(hook.stderr, /^vox hook: /);
-      assert.match(hook.stderr, kind === 'foreign' ? /VOX_ERR_CLIENT_NOT_VOXD/ : kind === 'half-close' ? expected[kind] : /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
+      assert.match(
+        hook.stderr,
+        kind === 'foreign'
+          ? /VOX_ERR_CLIENT_NOT_VOXD/
+          : kind === 'half-close'
+            ? expected[kind]
+            : /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/,
+      );
       assert.equal(hook.stderr.trim().split('\n').length, 1, hook.stderr);
 
       const r = await mcpSpeak(env);
       assert.equal(r.isError, true, r.text);
-      assert.match(r.text, kind === 'foreign' ? /VOX_ERR_CLIENT_NOT_VOXD|not voxd/ : kind === 'half-close' ? /voxd exited|did not answer|cannot reach/ : /no complete answer/);
+      assert.match(
+        r.text,
+        kind === 'foreign'
+          ? /VOX_ERR_CLIENT_NOT_VOXD|not voxd/
+          : kind === 'half-close'
+            ? /voxd exited|did not answer|cannot reach/
+            : /no complete answer/,
+      );
     });
   }
 });
@@ -160,7 +195,7 @@ describe('a huge .vox/config.md', () => {
     const project = tempDir('vox-bigcfg-');
     homes.push(project);
     mkdirSync(join(project, '.vox'));
-    const big = `---\nvoice: x\n${'junk: [1, 2, 3]\n'.repeat(4 * 1024 * 1024 / 16)}---\n`;
+    const big = `---\nvoice: x\n${'junk: [1, 2, 3]\n'.repeat((4 * 1024 * 1024) / 16)}---\n`;
     writeFileSync(join(project, '.vox/config.md'), big);
     const env = { ...d.env };
     const say = await vox(['say', 'hello'], { env, cwd: project });
@@ -181,9 +216,17 @@ describe('vox status prints wire text safely', () => {
   test('escape sequences in a session label and a text are shown, not obeyed', async () => {
     const d = await startDaemon();
     const evil = 'clear\u001b[2J\u001b]0;title\u0007\u009b31m';
-    const r = await http(d.port, 'POST', '/v1/speak', { token: d.token, body: { text: `hi ${evil}`, session: `s${evil}`, wait: true } });
+    const r = await http(d.port, 'POST', '/v1/speak', {
+      token: d.token,
+      body: { text: `hi ${evil}`, session: `s${evil}`, wait: true },
+    });
     assert.ok(r.status < 300, JSON.stringify(r.body));
-    await waitFor(async () => ((await http(d.port, 'GET', '/v1/status', { token: d.token })).body.history?.length ? true : undefined), 20_000, 'history');
+    await waitFor(
+      async () =>
+        (await http(d.port, 'GET', '/v1/status', { token: d.token })).body.history?.length ? true : undefined,
+      20_000,
+      'history',
+    );
     const st = await vox(['status'], { env: d.env });
     assert.equal(st.code, 0, st.stderr);
     // eslint-disable-next-line no-control-regex

@@ -31,7 +31,11 @@ const lastUserText = (req: { input: Array<Record<string, unknown>> }): string =>
   const last = [...req.input].reverse().find((i) => i.type === 'message' && i.role === 'user');
   return JSON.stringify(last?.content ?? '');
 };
-const ESCALATE = { cmd: 'touch /etc/vox-codex-test', sandbox_permissions: 'require_escalated', justification: 'May I write to /etc?' };
+const ESCALATE = {
+  cmd: 'touch /etc/vox-codex-test',
+  sandbox_permissions: 'require_escalated',
+  justification: 'May I write to /etc?',
+};
 
 /** config.toml as a user has it: comments, a provider (here the stand-in), another MCP server. */
 function userConfig(apiUrl: string): string {
@@ -65,7 +69,8 @@ describe('Codex CLI with vox hooks install --agent codex', { skip: codexSkip }, 
     writeConfig(join(root, 'shop'), 'notify: normal');
     api = await startResponsesApi((req) => {
       // Codex's automatic approval review (--approve-for-me) asks for a JSON verdict: deny.
-      if (req.text !== undefined) return { text: JSON.stringify({ outcome: 'deny', risk_level: 'high', rationale: 'a test' }) };
+      if (req.text !== undefined)
+        return { text: JSON.stringify({ outcome: 'deny', risk_level: 'high', rationale: 'a test' }) };
       if (lastUserText(req).includes('HELLO')) return { text: HELLO };
       const outputs = callOutputs(req);
       if (!outputs.has('call_1')) return { calls: [{ call_id: 'call_1', name: 'exec_command', arguments: ESCALATE }] };
@@ -99,7 +104,8 @@ describe('Codex CLI with vox hooks install --agent codex', { skip: codexSkip }, 
     assert.equal(run.stdout.trim(), REPLY);
     const session = /^session id: ([0-9a-f-]+)$/m.exec(run.stderr)?.[1];
     assert.ok(session, run.stderr);
-    for (const e of ['SessionStart', 'PermissionRequest', 'Stop']) assert.match(run.stderr, new RegExp(`hook: ${e} Completed`), `${e} ran`);
+    for (const e of ['SessionStart', 'PermissionRequest', 'Stop'])
+      assert.match(run.stderr, new RegExp(`hook: ${e} Completed`), `${e} ran`);
 
     // The MCP server install wrote is a working `vox mcp`: Codex listed its tools to the model.
     const main = api.requests.find((r) => r.body && r.body.text === undefined)!.body!;
@@ -120,70 +126,110 @@ describe('Codex CLI with vox hooks install --agent codex', { skip: codexSkip }, 
     );
   });
 
-  test('interactive: trusting the hooks in Codex\'s review makes them run without the bypass; uninstall keeps the trust Codex wrote', { skip: needTool('tmux') }, async () => {
-    const home = join(root, 'home-tui');
-    const codexHome = join(home, '.codex');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(join(codexHome, 'config.toml'), userConfig(api.url));
-    const env = { ...d.env, HOME: home, CODEX_HOME: codexHome, VOX_NO_AUTOSTART: '1' };
-    assert.equal((await vox(['hooks', 'install', '--agent', 'codex'], { env })).code, 0);
-    const socket = `vox-codex-${process.pid}`;
-    const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
-    const pane = () => tmux('capture-pane', '-p', '-t', 'cx').stdout ?? '';
-    const screen = (re: RegExp, what: string) =>
-      waitFor(() => (re.test(pane()) ? true : undefined), 60_000, what).catch((err: Error) => {
-        throw new Error(`${err.message}; tmux has the session: ${tmux('has-session', '-t', 'cx').status === 0}; the screen:\n${pane()}`);
-      });
-    const envArgs = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
-    try {
-      const started = tmux('new-session', '-d', '-s', 'cx', '-x', '150', '-y', '45', '-c', join(root, 'shop'), ...envArgs, CODEX!);
-      assert.equal(started.status, 0, started.stderr);
-      await screen(/Hooks need review[\s\S]*Trust all and continue/, "Codex's hook review");
-      // A key sent before Codex reads its input is lost (seen in CI): press a key at a time until the screen shows it took.
-      const press = (done: (now: string) => boolean, key: (now: string) => string, what: string) =>
-        waitFor(
-          async () => {
-            const now = pane();
-            if (done(now)) return true;
-            tmux('send-keys', '-t', 'cx', key(now));
-            await new Promise((r) => setTimeout(r, 700));
-            return undefined;
-          },
-          30_000,
-          what,
-        ).catch((err: Error) => {
-          throw new Error(`${err.message}; the screen:\n${pane()}`);
+  test(
+    "interactive: trusting the hooks in Codex's review makes them run without the bypass; uninstall keeps the trust Codex wrote",
+    { skip: needTool('tmux') },
+    async () => {
+      const home = join(root, 'home-tui');
+      const codexHome = join(home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      writeFileSync(join(codexHome, 'config.toml'), userConfig(api.url));
+      const env = { ...d.env, HOME: home, CODEX_HOME: codexHome, VOX_NO_AUTOSTART: '1' };
+      assert.equal((await vox(['hooks', 'install', '--agent', 'codex'], { env })).code, 0);
+      const socket = `vox-codex-${process.pid}`;
+      const tmux = (...args: string[]) =>
+        spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
+      const pane = () => tmux('capture-pane', '-p', '-t', 'cx').stdout ?? '';
+      const screen = (re: RegExp, what: string) =>
+        waitFor(() => (re.test(pane()) ? true : undefined), 60_000, what).catch((err: Error) => {
+          throw new Error(
+            `${err.message}; tmux has the session: ${tmux('has-session', '-t', 'cx').status === 0}; the screen:\n${pane()}`,
+          );
         });
-      await press((now) => /›\s*2\. Trust all/.test(now), (now) => (/›\s*3\./.test(now) ? 'Up' : 'Down'), '"Trust all" to be selected');
-      await press((now) => !/Hooks need review/.test(now), () => 'Enter', 'the review to close');
-      await screen(/To get started/, 'the prompt');
-      tmux('send-keys', '-t', 'cx', '-l', 'HELLO there');
-      await screen(/HELLO there/, 'the prompt typed');
-      tmux('send-keys', '-t', 'cx', 'Enter');
-      await waitFor(async () => ((await historyInOrder(d)).some((h) => h.text === HELLO) ? true : undefined), 60_000, 'the Stop summary').catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; tmux has the session: ${tmux('has-session', '-t', 'cx').status === 0}; the screen:\n${pane()}`);
-        },
+      const envArgs = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
+      try {
+        const started = tmux(
+          'new-session',
+          '-d',
+          '-s',
+          'cx',
+          '-x',
+          '150',
+          '-y',
+          '45',
+          '-c',
+          join(root, 'shop'),
+          ...envArgs,
+          CODEX!,
+        );
+        assert.equal(started.status, 0, started.stderr);
+        await screen(/Hooks need review[\s\S]*Trust all and continue/, "Codex's hook review");
+        // A key sent before Codex reads its input is lost (seen in CI): press a key at a time until the screen shows it took.
+        const press = (done: (now: string) => boolean, key: (now: string) => string, what: string) =>
+          waitFor(
+            async () => {
+              const now = pane();
+              if (done(now)) return true;
+              tmux('send-keys', '-t', 'cx', key(now));
+              await new Promise((r) => setTimeout(r, 700));
+              return undefined;
+            },
+            30_000,
+            what,
+          ).catch((err: Error) => {
+            throw new Error(`${err.message}; the screen:\n${pane()}`);
+          });
+        await press(
+          (now) => /›\s*2\. Trust all/.test(now),
+          (now) => (/›\s*3\./.test(now) ? 'Up' : 'Down'),
+          '"Trust all" to be selected',
+        );
+        await press(
+          (now) => !/Hooks need review/.test(now),
+          () => 'Enter',
+          'the review to close',
+        );
+        await screen(/To get started/, 'the prompt');
+        tmux('send-keys', '-t', 'cx', '-l', 'HELLO there');
+        await screen(/HELLO there/, 'the prompt typed');
+        tmux('send-keys', '-t', 'cx', 'Enter');
+        await waitFor(
+          async () => ((await historyInOrder(d)).some((h) => h.text === HELLO) ? true : undefined),
+          60_000,
+          'the Stop summary',
+        ).catch((err: Error) => {
+          throw new Error(
+            `${err.message}; tmux has the session: ${tmux('has-session', '-t', 'cx').status === 0}; the screen:\n${pane()}`,
+          );
+        });
+        tmux('send-keys', '-t', 'cx', '-l', '/quit');
+        spawnSync('sleep', ['0.3']);
+        tmux('send-keys', '-t', 'cx', 'Enter');
+        await waitFor(
+          () => (tmux('has-session', '-t', 'cx').status !== 0 ? true : undefined),
+          10_000,
+          'codex to exit',
+        ).catch(() => {});
+      } finally {
+        tmux('kill-server');
+      }
+      const trusted = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+      assert.match(
+        trusted,
+        /\[hooks\.state\."[^"]*hooks\.json:stop:0:0"\]\ntrusted_hash = "sha256:[0-9a-f]{64}"/,
+        'Codex wrote its trust',
       );
-      tmux('send-keys', '-t', 'cx', '-l', '/quit');
-      spawnSync('sleep', ['0.3']);
-      tmux('send-keys', '-t', 'cx', 'Enter');
-      await waitFor(() => (tmux('has-session', '-t', 'cx').status !== 0 ? true : undefined), 10_000, 'codex to exit').catch(() => {});
-    } finally {
-      tmux('kill-server');
-    }
-    const trusted = readFileSync(join(codexHome, 'config.toml'), 'utf8');
-    assert.match(trusted, /\[hooks\.state\."[^"]*hooks\.json:stop:0:0"\]\ntrusted_hash = "sha256:[0-9a-f]{64}"/, 'Codex wrote its trust');
-    const gone = await vox(['hooks', 'uninstall', '--agent', 'codex'], { env });
-    assert.equal(gone.code, 0, gone.stderr);
-    const after = readFileSync(join(codexHome, 'config.toml'), 'utf8');
-    assert.doesNotMatch(after, /mcp_servers\.vox|# vox:/);
-    assert.match(after, /hooks\.json:stop:0:0/, "Codex's own tables stay");
-    assert.ok(after.startsWith(userConfig(api.url).trimEnd()), 'the user text stays');
-  });
+      const gone = await vox(['hooks', 'uninstall', '--agent', 'codex'], { env });
+      assert.equal(gone.code, 0, gone.stderr);
+      const after = readFileSync(join(codexHome, 'config.toml'), 'utf8');
+      assert.doesNotMatch(after, /mcp_servers\.vox|# vox:/);
+      assert.match(after, /hooks\.json:stop:0:0/, "Codex's own tables stay");
+      assert.ok(after.startsWith(userConfig(api.url).trimEnd()), 'the user text stays');
+    },
+  );
 });
 
-describe('vox hooks install --agent codex on the user\'s files', () => {
+describe("vox hooks install --agent codex on the user's files", () => {
   test('keeps comments and other entries, is idempotent, keeps a backup, and uninstall gives back the same bytes', async () => {
     const home = tempDir('vox-codex-home-');
     try {
@@ -208,10 +254,14 @@ describe('vox hooks install --agent codex on the user\'s files', () => {
       assert.equal(hooks.Stop.length, 2);
       assert.equal(hooks.Stop[0].hooks[0].command, 'notify-send done');
       assert.match(hooks.Stop[1].hooks[0].command, / hook --agent codex Stop$/);
-      for (const e of ['SessionStart', 'PermissionRequest', 'PreCompact', 'SessionEnd']) assert.equal(hooks[e].length, 1, e);
+      for (const e of ['SessionStart', 'PermissionRequest', 'PreCompact', 'SessionEnd'])
+        assert.equal(hooks[e].length, 1, e);
 
       const again = await vox(['hooks', 'install', '--agent', 'codex', '--json'], { env });
-      assert.deepEqual([JSON.parse(again.stdout).hooks.changed, JSON.parse(again.stdout).config.changed], [false, false]);
+      assert.deepEqual(
+        [JSON.parse(again.stdout).hooks.changed, JSON.parse(again.stdout).config.changed],
+        [false, false],
+      );
       assert.equal(readFileSync(join(codexHome, 'config.toml'), 'utf8'), text);
 
       const gone = await vox(['hooks', 'uninstall', '--agent', 'codex'], { env });
@@ -219,7 +269,10 @@ describe('vox hooks install --agent codex on the user\'s files', () => {
       assert.equal(readFileSync(join(codexHome, 'config.toml'), 'utf8'), toml);
       assert.deepEqual(JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')), JSON.parse(hooksJson));
       const twice = await vox(['hooks', 'uninstall', '--agent', 'codex', '--json'], { env });
-      assert.deepEqual([JSON.parse(twice.stdout).hooks.changed, JSON.parse(twice.stdout).config.changed], [false, false]);
+      assert.deepEqual(
+        [JSON.parse(twice.stdout).hooks.changed, JSON.parse(twice.stdout).config.changed],
+        [false, false],
+      );
     } finally {
       removeDir(home);
     }
@@ -247,7 +300,10 @@ describe('vox hooks install --agent codex on the user\'s files', () => {
         `[hooks.state."${join(codexHome, 'hooks.json')}:stop:0:0"]`,
         'trusted_hash = "sha256:20512513624a20ef2a6396d19f7eb26859d70bea738ae05fe10a923697588697"',
       ].join('\n');
-      writeFileSync(join(codexHome, 'config.toml'), `${readFileSync(join(codexHome, 'config.toml'), 'utf8').trimEnd()}\n${trust}\n# vox: end`);
+      writeFileSync(
+        join(codexHome, 'config.toml'),
+        `${readFileSync(join(codexHome, 'config.toml'), 'utf8').trimEnd()}\n${trust}\n# vox: end`,
+      );
       const again = await vox(['hooks', 'install', '--agent', 'codex', '--json'], { env });
       assert.equal(JSON.parse(again.stdout).config.changed, false, 'still installed');
       const gone = await vox(['hooks', 'uninstall', '--agent', 'codex'], { env });
@@ -266,7 +322,10 @@ describe('vox hooks install --agent codex on the user\'s files', () => {
       const first = await vox(['hooks', 'install', '--agent', 'codex', '--portable'], { env });
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /trust/);
-      assert.match(readFileSync(join(codexHome, 'config.toml'), 'utf8'), /^# vox: begin .*\n\[mcp_servers\.vox\]\ncommand = "vox"\nargs = \[ "mcp" \]\n$/);
+      assert.match(
+        readFileSync(join(codexHome, 'config.toml'), 'utf8'),
+        /^# vox: begin .*\n\[mcp_servers\.vox\]\ncommand = "vox"\nargs = \[ "mcp" \]\n$/,
+      );
       const gone = await vox(['hooks', 'uninstall', '--agent', 'codex'], { env });
       assert.equal(gone.code, 0, gone.stderr);
       assert.equal(existsSync(join(codexHome, 'config.toml')), false);

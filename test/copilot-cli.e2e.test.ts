@@ -62,7 +62,11 @@ describe('Copilot CLI with vox hooks install --agent copilot', { skip: copilotSk
     assert.equal(inst.code, 0, inst.stderr);
 
     await d.idle();
-    const run = await runCli(COPILOT_CLI!, ['-p', 'Fix the parser.', '--no-auto-update'], { cwd: join(root, 'shop'), env, timeoutMs: 120_000 });
+    const run = await runCli(COPILOT_CLI!, ['-p', 'Fix the parser.', '--no-auto-update'], {
+      cwd: join(root, 'shop'),
+      env,
+      timeoutMs: 120_000,
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(REPLY.replace(/\./g, '\\.')));
     const session = /--resume=([0-9a-f-]+)/.exec(run.stderr + run.stdout)?.[1];
@@ -70,7 +74,10 @@ describe('Copilot CLI with vox hooks install --agent copilot', { skip: copilotSk
 
     // The MCP server install wrote is a working `vox mcp`: Copilot listed its tools to the model.
     const tools = toolNames(api.requests[0]!.body!);
-    assert.ok(tools.some((t) => /vox/.test(t) && /speak/.test(t)), `vox's speak among ${tools.join(', ')}`);
+    assert.ok(
+      tools.some((t) => /vox/.test(t) && /speak/.test(t)),
+      `vox's speak among ${tools.join(', ')}`,
+    );
 
     await d.idle();
     const hs = (await historyInOrder(d)).filter((h) => h.session?.startsWith('shop#'));
@@ -89,8 +96,17 @@ describe('Copilot CLI with vox hooks install --agent copilot', { skip: copilotSk
 
 describe('vox hook --agent copilot agentStop: the reply from the transcript', () => {
   async function stop(root: string, transcript: string | undefined): Promise<{ text: string; session: string }> {
-    const payload = { sessionId: '9a8b7c6d-1111-2222-3333-444455556666', cwd: join(root, 'shop'), stopReason: 'end_turn', stop_hook_active: false, ...(transcript ? { transcriptPath: transcript } : {}) };
-    const r = await vox(['hook', '--agent', 'copilot', 'agentStop', '--dry-run'], { env: { HOME: root, VOX_NO_AUTOSTART: '1' }, input: JSON.stringify(payload) });
+    const payload = {
+      sessionId: '9a8b7c6d-1111-2222-3333-444455556666',
+      cwd: join(root, 'shop'),
+      stopReason: 'end_turn',
+      stop_hook_active: false,
+      ...(transcript ? { transcriptPath: transcript } : {}),
+    };
+    const r = await vox(['hook', '--agent', 'copilot', 'agentStop', '--dry-run'], {
+      env: { HOME: root, VOX_NO_AUTOSTART: '1' },
+      input: JSON.stringify(payload),
+    });
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout).body as { text: string; session: string };
   }
@@ -117,12 +133,26 @@ describe('vox hook --agent copilot agentStop: the reply from the transcript', ()
       assert.deepEqual([body.text, body.session], ['The new reply. It is the last.', 'shop#9a8b7c']);
       // The reply of an earlier turn is not this turn's.
       const earlier = join(root, 'earlier.jsonl');
-      writeFileSync(earlier, event('user.message') + event('assistant.message', { content: 'Earlier.' }) + stopped + event('user.message') + stopped);
+      writeFileSync(
+        earlier,
+        event('user.message') +
+          event('assistant.message', { content: 'Earlier.' }) +
+          stopped +
+          event('user.message') +
+          stopped,
+      );
       assert.equal((await stop(root, earlier)).text, 'shop is done');
       // Copilot has not written the turn's end yet: vox waits for it (at most 5 s) and takes what there is.
       const late = join(root, 'late.jsonl');
       writeFileSync(late, event('user.message'));
-      setTimeout(() => writeFileSync(late, event('user.message') + event('assistant.message', { content: 'Written late.' }) + stopped), 300);
+      setTimeout(
+        () =>
+          writeFileSync(
+            late,
+            event('user.message') + event('assistant.message', { content: 'Written late.' }) + stopped,
+          ),
+        300,
+      );
       assert.equal((await stop(root, late)).text, 'Written late.');
       assert.equal((await stop(root, join(root, 'missing.jsonl'))).text, 'shop is done');
       assert.equal((await stop(root, undefined)).text, 'shop is done');
@@ -133,7 +163,7 @@ describe('vox hook --agent copilot agentStop: the reply from the transcript', ()
 });
 
 describe("vox hooks install --agent copilot on the user's files", () => {
-  test('a hooks file of its own and the server beside the user\'s; idempotent, backed up, and uninstall gives back the same', async () => {
+  test("a hooks file of its own and the server beside the user's; idempotent, backed up, and uninstall gives back the same", async () => {
     const home = tempDir('vox-copilot-home-');
     try {
       const dir = join(home, 'cp');
@@ -161,7 +191,10 @@ describe("vox hooks install --agent copilot on the user's files", () => {
       assert.equal(existsSync(join(dir, 'hooks', 'vox.json')), false);
       assert.equal(readFileSync(join(dir, 'mcp-config.json'), 'utf8'), text);
       // A hooks/vox.json that is not vox's is never overwritten.
-      writeFileSync(join(dir, 'hooks', 'vox.json'), '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"say done"}]}}');
+      writeFileSync(
+        join(dir, 'hooks', 'vox.json'),
+        '{"version":1,"hooks":{"agentStop":[{"type":"command","bash":"say done"}]}}',
+      );
       const bad = await vox(['hooks', 'install', '--agent', 'copilot'], { env });
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /not vox's/);

@@ -37,7 +37,11 @@ async function freePort(): Promise<number> {
 }
 
 async function playing(d: Awaited<ReturnType<typeof startDaemon>>): Promise<void> {
-  await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 30_000, 'speech playing');
+  await waitFor(
+    async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined),
+    30_000,
+    'speech playing',
+  );
 }
 
 describe('vox daemon stop and restart with callers waiting', () => {
@@ -64,7 +68,10 @@ describe('vox daemon stop and restart with callers waiting', () => {
     // A fixed port, as a user has: a voxd that a waiter starts would take it from the restart.
     const d = await startDaemon({ home: tempDir('vox-restartw-'), env: { VOXD_PORT: String(await freePort()) } });
     try {
-      const waiters = [vox(['say', '--wait', LONG], { env: d.env, timeoutMs: GUARD_MS }), vox(['say', '--wait', 'and then this one'], { env: d.env, timeoutMs: GUARD_MS })];
+      const waiters = [
+        vox(['say', '--wait', LONG], { env: d.env, timeoutMs: GUARD_MS }),
+        vox(['say', '--wait', 'and then this one'], { env: d.env, timeoutMs: GUARD_MS }),
+      ];
       await playing(d);
       const restart = await vox(['daemon', 'restart'], { env: d.env, timeoutMs: GUARD_MS });
       assert.equal(restart.code, 0, restart.stderr);
@@ -76,7 +83,7 @@ describe('vox daemon stop and restart with callers waiting', () => {
       const state = JSON.parse(readFileSync(join(d.home, 'voxd.json'), 'utf8'));
       assert.notEqual(state.pid, d.pid);
       // The restart passes its VOXD_AUDIO on; a waiter's auto-start would not: the new voxd is the restart's.
-      assert.equal(state.sources?.audio, 'env', 'the voxd that runs is the one the restart started, not a waiter\'s');
+      assert.equal(state.sources?.audio, 'env', "the voxd that runs is the one the restart started, not a waiter's");
       assert.deepEqual(voxdsIn(d.home), [state.pid], 'the restarted voxd, and no other');
       assert.equal(existsSync(join(d.home, 'voxd.stopped')), false, 'the marker is gone');
     } finally {

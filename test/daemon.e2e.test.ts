@@ -7,7 +7,19 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VOXD, cleanEnv, http, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, writeSettings, type Daemon } from './helpers/daemon.js';
+import {
+  VOXD,
+  cleanEnv,
+  http,
+  removeDir,
+  startDaemon,
+  stopDaemonsUnder,
+  tempDir,
+  vox,
+  waitFor,
+  writeSettings,
+  type Daemon,
+} from './helpers/daemon.js';
 import { wavStats } from './helpers/wav.js';
 
 /** A stand-in audio player: a Node script run by this Node, so it needs no shell or coreutils. */
@@ -45,7 +57,11 @@ describe('voxd with the file sink', () => {
     await d.idle();
     const before = d.wavs().length;
     const voices = ['en-us', 'en-gb', 'en-us+f1', 'en-us+f2', 'en-us+m3', 'en', 'en-gb-scotland', 'en-us+f3'];
-    const runs = await Promise.all(voices.map((voice) => vox(['say', '--voice', voice, '--json', 'Deploying to staging in five minutes'], { env: d.env })));
+    const runs = await Promise.all(
+      voices.map((voice) =>
+        vox(['say', '--voice', voice, '--json', 'Deploying to staging in five minutes'], { env: d.env }),
+      ),
+    );
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const statuses = runs.map((r) => JSON.parse(r.stdout).status).sort();
     assert.deepEqual(statuses, ['deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'deduped', 'queued']);
@@ -78,7 +94,11 @@ describe('voxd with the file sink', () => {
     const missing = await http(d.port, 'GET', '/v1/status');
     assert.equal(missing.status, 401);
     assert.equal(missing.body.code, 'VOX_ERR_AUTH_MISSING');
-    const origin = await http(d.port, 'POST', '/v1/speak', { body: { text: 'x' }, token: d.token, headers: { origin: 'https://evil.example' } });
+    const origin = await http(d.port, 'POST', '/v1/speak', {
+      body: { text: 'x' },
+      token: d.token,
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(origin.status, 403);
     assert.equal(origin.body.code, 'VOX_ERR_ORIGIN_FORBIDDEN');
     const host = await http(d.port, 'GET', '/v1/health', { headers: { host: 'evil.example:8421' } });
@@ -99,7 +119,10 @@ describe('voxd with the file sink', () => {
     assert.equal(long.body.code, 'VOX_ERR_TEXT_TOO_LONG');
     assert.match(long.body.message, /longer than 20000 characters/);
     // The limit counts characters (code points), not UTF-16 units: 15,000 emoji fit.
-    const emoji = await http(d.port, 'POST', '/v1/speak', { body: { text: '🎉'.repeat(15_000), wait: true }, token: d.token });
+    const emoji = await http(d.port, 'POST', '/v1/speak', {
+      body: { text: '🎉'.repeat(15_000), wait: true },
+      token: d.token,
+    });
     assert.equal(emoji.status, 200);
     assert.equal(emoji.body.status, 'dropped', 'nothing speakable is reported, not played');
     assert.match(emoji.body.reason, /nothing left to say/);
@@ -206,7 +229,12 @@ describe('failures', () => {
   test('an installed player with no device behind it: the first request is refused at once with its words, nothing queued', async () => {
     // Like aplay on a machine without a sound card: it exits at once and never reads its stdin.
     const bin = tempDir('vox-bin-');
-    writeFileSync(join(bin, 'aplay'), fakePlayer(`process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n'); process.exit(1);`));
+    writeFileSync(
+      join(bin, 'aplay'),
+      fakePlayer(
+        `process.stderr.write('aplay: main:831: audio open error: No such file or directory\\n'); process.exit(1);`,
+      ),
+    );
     chmodSync(join(bin, 'aplay'), 0o755);
     const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
     try {
@@ -214,7 +242,10 @@ describe('failures', () => {
       const first = await d.api('POST', '/v1/speak', { text: 'Nobody hears this.' });
       assert.equal(first.status, 503, JSON.stringify(first.body));
       assert.equal(first.body.code, 'VOX_ERR_AUDIO_UNAVAILABLE');
-      assert.match(first.body.message, /nothing will be heard: aplay exited with code 1: aplay: main:831: audio open error/);
+      assert.match(
+        first.body.message,
+        /nothing will be heard: aplay exited with code 1: aplay: main:831: audio open error/,
+      );
       // A player is installed, so the fix is the device (or files), not "install a player".
       assert.match(first.body.message, /To fix: check the sound card and the sound server/);
       assert.match(first.body.message, /vox daemon config set audio file:DIR/);
@@ -323,7 +354,11 @@ describe('process lifecycle', () => {
       const long = d
         .api('POST', '/v1/speak', { text: 'This is a long announcement that keeps going. '.repeat(8), wait: true })
         .catch((e: Error) => ({ status: 0, body: { status: 'connection closed', error: e.message } }));
-      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 20_000, 'playback');
+      await waitFor(
+        async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined),
+        20_000,
+        'playback',
+      );
       const code = await d.stop();
       assert.equal(code, 0);
       assert.equal(existsSync(join(d.home, 'voxd.json')), false);
@@ -348,10 +383,15 @@ describe('process lifecycle', () => {
     const env = cleanEnv(home, { VOXD_PORT: '0' });
     writeSettings(env, { audio: `file:${out}?realtime=0` });
     try {
-      const runs = await Promise.all(Array.from({ length: 8 }, () => vox(['say', '--json', 'Cold start for everyone'], { env })));
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, () => vox(['say', '--json', 'Cold start for everyone'], { env })),
+      );
       for (const r of runs) assert.equal(r.code, 0, r.stderr);
       const state = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
-      const listened = () => readFileSync(join(home, 'logs', 'voxd.log'), 'utf8').split('\n').filter((l) => l.includes('"msg":"voxd listening"')).length;
+      const listened = () =>
+        readFileSync(join(home, 'logs', 'voxd.log'), 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('"msg":"voxd listening"')).length;
       await waitFor(() => listened() || undefined, 10_000, 'the log line');
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(listened(), 1, 'one daemon listened');
@@ -382,7 +422,9 @@ describe('versions', () => {
     const port = (server.address() as import('node:net').AddressInfo).port;
     const home = tempDir();
     try {
-      const r = await vox(['say', 'hi'], { env: cleanEnv(home, { VOXD_URL: `http://127.0.0.1:${port}`, VOXD_TOKEN: 't' }) });
+      const r = await vox(['say', 'hi'], {
+        env: cleanEnv(home, { VOXD_URL: `http://127.0.0.1:${port}`, VOXD_TOKEN: 't' }),
+      });
       assert.equal(r.code, 0);
       assert.match(r.stderr, /voxd 0\.0\.1 is older than this vox/);
       assert.match(r.stderr, /vox daemon restart/);
@@ -400,7 +442,11 @@ describe('hard failures', () => {
       const text = 'This sentence is long enough to be cut in the middle. And here is another one.';
       const waiting = vox(['say', '--wait', '--json', text], { env: d.env, timeoutMs: 90_000 });
       // Kill once audio is reaching the sink (the WAV exists and grows).
-      await waitFor(() => (d.wavs().length === 1 && statSync(d.wavs()[0]!).size > 44 + 22050 ? true : undefined), 20_000, 'audio at the sink');
+      await waitFor(
+        () => (d.wavs().length === 1 && statSync(d.wavs()[0]!).size > 44 + 22050 ? true : undefined),
+        20_000,
+        'audio at the sink',
+      );
       process.kill(d.pid, 'SIGKILL');
       // The connection resets; the client starts a fresh voxd (once the dead one's
       // lock goes stale) and sends the request again, so it is spoken, not dropped.
@@ -448,7 +494,16 @@ describe('stale state', () => {
     // A pid that is alive but is not voxd: what a reboot or a reused pid leaves behind.
     const impostor = spawnChild(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
-      writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid: impostor.pid, host: '127.0.0.1', port: 9, version: '0.1.0', startedAt: new Date().toISOString() }));
+      writeFileSync(
+        join(home, 'voxd.json'),
+        JSON.stringify({
+          pid: impostor.pid,
+          host: '127.0.0.1',
+          port: 9,
+          version: '0.1.0',
+          startedAt: new Date().toISOString(),
+        }),
+      );
       const out = join(home, 'out');
       const env = cleanEnv(home, { VOXD_PORT: '0' });
       writeSettings(env, { audio: `file:${out}?realtime=0`, engine: 'espeak' });
@@ -473,7 +528,11 @@ describe('stop and the duplicate window', () => {
     try {
       const text = 'Stop me halfway through this rather long sentence, please. And this one too.';
       const first = await d.api('POST', '/v1/speak', { text });
-      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 20_000, 'playback');
+      await waitFor(
+        async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined),
+        20_000,
+        'playback',
+      );
       await d.api('POST', '/v1/stop', { scope: 'all' });
       await d.idle();
       const again = await d.api('POST', '/v1/speak', { text });

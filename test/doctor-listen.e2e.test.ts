@@ -23,51 +23,65 @@ const SILERO = '/var/cache/vox-ci/silero-vad/1.0.3/silero_vad.onnx';
 async function checks(env: NodeJS.ProcessEnv, cwd: string): Promise<Record<string, Check>> {
   const r = await vox(['doctor', '--json'], { env, cwd });
   const body = JSON.parse(r.stdout) as { checks: Check[] };
-  return Object.fromEntries(body.checks.filter((c) => ['recognizer', 'vad', 'transcriber'].includes(c.name)).map((c) => [c.name, c]));
+  return Object.fromEntries(
+    body.checks.filter((c) => ['recognizer', 'vad', 'transcriber'].includes(c.name)).map((c) => [c.name, c]),
+  );
 }
 
-test('doctor names the local recognizer and the VAD: none, installed and in use, damaged, not used by transcriber.kind server', { skip: needTool('sherpa-onnx') }, async () => {
-  const home = tempDir('vox-doctor-asr-');
-  const voxHome = join(home, 'vox');
-  const env = cleanEnv(voxHome, { HOME: home, VOX_NO_AUTOSTART: '1' });
-  try {
-    let c = await checks(env, home);
-    assert.equal(c.recognizer?.level, 'ok');
-    assert.match(c.transcriber!.detail, /without a transcript/);
-    assert.match(c.recognizer!.detail, /none installed \(optional\): "vox voices install whisper-tiny\.en-int8"/);
-    assert.match(c.vad!.detail, /^energy \(listen\.vad auto; Silero VAD's model is not installed/);
+test(
+  'doctor names the local recognizer and the VAD: none, installed and in use, damaged, not used by transcriber.kind server',
+  { skip: needTool('sherpa-onnx') },
+  async () => {
+    const home = tempDir('vox-doctor-asr-');
+    const voxHome = join(home, 'vox');
+    const env = cleanEnv(voxHome, { HOME: home, VOX_NO_AUTOSTART: '1' });
+    try {
+      let c = await checks(env, home);
+      assert.equal(c.recognizer?.level, 'ok');
+      assert.match(c.transcriber!.detail, /without a transcript/);
+      assert.match(c.recognizer!.detail, /none installed \(optional\): "vox voices install whisper-tiny\.en-int8"/);
+      assert.match(c.vad!.detail, /^energy \(listen\.vad auto; Silero VAD's model is not installed/);
 
-    const model = writeSyntheticRecognizer(join(voxHome, 'asr'));
-    if (existsSync(SILERO)) {
-      mkdirSync(join(voxHome, 'vad'), { recursive: true });
-      copyFileSync(SILERO, join(voxHome, 'vad', 'silero_vad.onnx'));
+      const model = writeSyntheticRecognizer(join(voxHome, 'asr'));
+      if (existsSync(SILERO)) {
+        mkdirSync(join(voxHome, 'vad'), { recursive: true });
+        copyFileSync(SILERO, join(voxHome, 'vad', 'silero_vad.onnx'));
+      }
+      c = await checks(env, home);
+      assert.equal(c.recognizer?.level, 'ok', c.recognizer?.detail);
+      assert.match(
+        c.recognizer!.detail,
+        /^synthetic-asr \(nemo_ctc\) in .*asr[\\/]synthetic-asr, its files present; in use \(transcriber\.kind auto\)/,
+      );
+      assert.match(
+        c.transcriber!.detail,
+        /not set \(optional\): the local recognizer transcribes/,
+        'no "without a transcript" while a local model is in use',
+      );
+      if (existsSync(SILERO))
+        assert.match(c.vad!.detail, /^Silero VAD \(listen\.vad auto\), .*silero_vad\.onnx \(2327524 bytes\)/);
+
+      writeSettings(env, { 'transcriber.kind': 'server', 'listen.vad': 'energy' });
+      c = await checks(env, home);
+      assert.match(c.recognizer!.detail, /not in use: transcriber\.kind is server/);
+      assert.match(c.vad!.detail, /^energy \(listen\.vad energy/);
+
+      rmSync(join(model, 'tokens.txt'));
+      writeSettings(env, { 'transcriber.kind': 'local' });
+      c = await checks(env, home);
+      assert.equal(c.recognizer?.level, 'warn');
+      assert.match(c.recognizer!.detail, /synthetic-asr \(nemo_ctc\) lacks its tokens file/);
+      assert.match(c.recognizer!.fix ?? '', /vox voices install synthetic-asr --force/);
+
+      rmSync(model, { recursive: true });
+      c = await checks(env, home);
+      assert.equal(c.recognizer?.level, 'warn');
+      assert.match(c.recognizer!.detail, /transcriber\.kind is local, but no model is installed/);
+    } finally {
+      removeDir(home);
     }
-    c = await checks(env, home);
-    assert.equal(c.recognizer?.level, 'ok', c.recognizer?.detail);
-    assert.match(c.recognizer!.detail, /^synthetic-asr \(nemo_ctc\) in .*asr[\\/]synthetic-asr, its files present; in use \(transcriber\.kind auto\)/);
-    assert.match(c.transcriber!.detail, /not set \(optional\): the local recognizer transcribes/, 'no "without a transcript" while a local model is in use');
-    if (existsSync(SILERO)) assert.match(c.vad!.detail, /^Silero VAD \(listen\.vad auto\), .*silero_vad\.onnx \(2327524 bytes\)/);
-
-    writeSettings(env, { 'transcriber.kind': 'server', 'listen.vad': 'energy' });
-    c = await checks(env, home);
-    assert.match(c.recognizer!.detail, /not in use: transcriber\.kind is server/);
-    assert.match(c.vad!.detail, /^energy \(listen\.vad energy/);
-
-    rmSync(join(model, 'tokens.txt'));
-    writeSettings(env, { 'transcriber.kind': 'local' });
-    c = await checks(env, home);
-    assert.equal(c.recognizer?.level, 'warn');
-    assert.match(c.recognizer!.detail, /synthetic-asr \(nemo_ctc\) lacks its tokens file/);
-    assert.match(c.recognizer!.fix ?? '', /vox voices install synthetic-asr --force/);
-
-    rmSync(model, { recursive: true });
-    c = await checks(env, home);
-    assert.equal(c.recognizer?.level, 'warn');
-    assert.match(c.recognizer!.detail, /transcriber\.kind is local, but no model is installed/);
-  } finally {
-    removeDir(home);
-  }
-});
+  },
+);
 
 test('doctor and status say the microphone is open for voice barge-in while vox speaks, and why; free once it stops', async () => {
   const dir = tempDir('vox-doctor-barge-');
@@ -77,23 +91,39 @@ test('doctor and status say the microphone is open for voice barge-in while vox 
     setMic(dir, { leadMs: 120_000 });
     const long = 'This announcement is long on purpose, so that doctor can look while it plays. '.repeat(4);
     const spoken = d.api('POST', '/v1/speak', { text: long, wait: true });
-    const open = await waitFor(async () => ((l) => (l?.open ? l : undefined))((await d.api('GET', '/v1/status')).body.listening), 20_000, 'the monitor to open the microphone');
+    const open = await waitFor(
+      async () => ((l) => (l?.open ? l : undefined))((await d.api('GET', '/v1/status')).body.listening),
+      20_000,
+      'the monitor to open the microphone',
+    );
     assert.deepEqual(open, { id: 'voice-barge-in', open: true });
     const r = await vox(['doctor', '--json'], { env: d.env });
     const mic = (JSON.parse(r.stdout) as { checks: Check[] }).checks.find((c) => c.name === 'microphone');
     assert.equal(mic?.level, 'ok', JSON.stringify(mic));
-    assert.match(mic!.detail, /^open while vox speaks: listen\.bargeIn is voice, so voxd listens for your voice to cut the utterance \(use a headset/);
+    assert.match(
+      mic!.detail,
+      /^open while vox speaks: listen\.bargeIn is voice, so voxd listens for your voice to cut the utterance \(use a headset/,
+    );
     assert.doesNotMatch(mic!.detail, /held by|waits its turn/, 'not a listen holding the floor');
     const status = await vox(['status'], { env: d.env });
-    assert.match(status.stdout, /^mic: {4}open for voice barge-in while vox speaks \(listen\.bargeIn voice\)/m, status.stdout);
+    assert.match(
+      status.stdout,
+      /^mic: {4}open for voice barge-in while vox speaks \(listen\.bargeIn voice\)/m,
+      status.stdout,
+    );
     await d.api('POST', '/v1/stop', { scope: 'all' });
     assert.equal((await spoken).body.status, 'stopped');
-    await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening === null ? true : undefined), 10_000, 'the microphone to close');
-    const after = (JSON.parse((await vox(['doctor', '--json'], { env: d.env })).stdout) as { checks: Check[] }).checks.find((c) => c.name === 'microphone');
+    await waitFor(
+      async () => ((await d.api('GET', '/v1/status')).body.listening === null ? true : undefined),
+      10_000,
+      'the microphone to close',
+    );
+    const after = (
+      JSON.parse((await vox(['doctor', '--json'], { env: d.env })).stdout) as { checks: Check[] }
+    ).checks.find((c) => c.name === 'microphone');
     assert.equal(after?.detail, 'free: voxd is not listening');
   } finally {
     await d.stop();
     removeDir(dir);
   }
 });
-

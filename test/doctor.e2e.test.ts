@@ -14,7 +14,17 @@ import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, truncateSync
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { cleanEnv, FIXTURES, removeDir, ROOT, startDaemon, tempDir, vox, waitFor, writeSettings } from './helpers/daemon.js';
+import {
+  cleanEnv,
+  FIXTURES,
+  removeDir,
+  ROOT,
+  startDaemon,
+  tempDir,
+  vox,
+  waitFor,
+  writeSettings,
+} from './helpers/daemon.js';
 import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
 import { needTool } from './helpers/tools.js';
 
@@ -32,11 +42,18 @@ function user(): { home: string; cwd: string; env: NodeJS.ProcessEnv } {
   return { home, cwd, env };
 }
 
-async function doctor(u: { cwd: string; env: NodeJS.ProcessEnv }, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; checks: Check[]; text: string }> {
+async function doctor(
+  u: { cwd: string; env: NodeJS.ProcessEnv },
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; checks: Check[]; text: string }> {
   const r = await vox(['doctor', '--json'], { env: { ...u.env, ...env }, cwd: u.cwd });
   const body = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
   assert.equal(body.ok, r.code === 0, r.stdout);
-  return { code: r.code, checks: body.checks, text: body.checks.map((c) => `${c.level} ${c.name}: ${c.detail}${c.fix ? ` | fix: ${c.fix}` : ''}`).join('\n') };
+  return {
+    code: r.code,
+    checks: body.checks,
+    text: body.checks.map((c) => `${c.level} ${c.name}: ${c.detail}${c.fix ? ` | fix: ${c.fix}` : ''}`).join('\n'),
+  };
 }
 
 const named = (checks: Check[], name: string): Check[] => checks.filter((c) => c.name === name);
@@ -53,7 +70,16 @@ function installPluginLayout(home: string): void {
   const now = new Date().toISOString();
   writeFileSync(
     join(home, '.claude', 'plugins', 'installed_plugins.json'),
-    JSON.stringify({ version: 2, plugins: { 'vox@vox': [{ scope: 'user', installPath: cache, version: '0.1.0', installedAt: now, lastUpdated: now }] } }, null, 2),
+    JSON.stringify(
+      {
+        version: 2,
+        plugins: {
+          'vox@vox': [{ scope: 'user', installPath: cache, version: '0.1.0', installedAt: now, lastUpdated: now }],
+        },
+      },
+      null,
+      2,
+    ),
   );
   const path = join(home, '.claude', 'settings.json');
   const settings = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
@@ -64,7 +90,10 @@ function installPluginLayout(home: string): void {
 
 /** What `claude mcp add --scope user NAME -- vox mcp` writes. */
 function registerServer(home: string, name = 'vox'): void {
-  writeFileSync(join(home, '.claude.json'), JSON.stringify({ mcpServers: { [name]: { type: 'stdio', command: 'vox', args: ['mcp'], env: {} } } }));
+  writeFileSync(
+    join(home, '.claude.json'),
+    JSON.stringify({ mcpServers: { [name]: { type: 'stdio', command: 'vox', args: ['mcp'], env: {} } } }),
+  );
 }
 
 /** vox's own `vox hooks install` (mcp_tool hooks, calling the server "vox"), into the user settings. */
@@ -154,7 +183,10 @@ describe('the plugin against the hooks', () => {
       assert.match(hooks.detail, /the vox plugin is not installed/);
       assert.match(hooks.fix!, /claude plugin install vox@vox.*or run "vox hooks install"/);
       // The marketplace is this checkout: the fix names it, not a placeholder.
-      assert.ok(hooks.fix!.includes(`"vox setup" runs "claude plugin marketplace add ${realpathSync(ROOT)}"`), hooks.fix);
+      assert.ok(
+        hooks.fix!.includes(`"vox setup" runs "claude plugin marketplace add ${realpathSync(ROOT)}"`),
+        hooks.fix,
+      );
       const mcp = one(d.checks, 'mcp server');
       assert.equal(mcp.level, 'warn');
       assert.match(mcp.detail, /no vox MCP server is registered/);
@@ -172,7 +204,10 @@ describe('the plugin against the hooks', () => {
       const d = await doctor(u);
       const hooks = one(d.checks, 'hooks');
       assert.equal(hooks.level, 'warn', d.text);
-      assert.match(hooks.detail, /the vox plugin vox@vox is enabled in the project settings but not installed: "claude plugin install vox@vox"/);
+      assert.match(
+        hooks.detail,
+        /the vox plugin vox@vox is enabled in the project settings but not installed: "claude plugin install vox@vox"/,
+      );
     } finally {
       removeDir(u.home);
     }
@@ -195,28 +230,47 @@ describe('the plugin against the hooks', () => {
     }
   });
 
-  test('the layout the real Claude Code writes: plugin ok, then "vox hooks install" on top is the doubled set-up', { skip: claudeSkip }, async () => {
-    const u = user();
-    try {
-      quiet(u);
-      const env = { PATH: u.env.PATH!, HOME: u.home, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' };
-      for (const args of [['plugin', 'marketplace', 'add', ROOT], ['plugin', 'install', 'vox@vox']]) {
-        const r = await run(CLAUDE!, args, env, u.home);
-        assert.equal(r.code, 0, r.out);
+  test(
+    'the layout the real Claude Code writes: plugin ok, then "vox hooks install" on top is the doubled set-up',
+    { skip: claudeSkip },
+    async () => {
+      const u = user();
+      try {
+        quiet(u);
+        const env = {
+          PATH: u.env.PATH!,
+          HOME: u.home,
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+          DISABLE_TELEMETRY: '1',
+          DISABLE_ERROR_REPORTING: '1',
+        };
+        for (const args of [
+          ['plugin', 'marketplace', 'add', ROOT],
+          ['plugin', 'install', 'vox@vox'],
+        ]) {
+          const r = await run(CLAUDE!, args, env, u.home);
+          assert.equal(r.code, 0, r.out);
+        }
+        let d = await doctor(u);
+        assert.equal(one(d.checks, 'hooks').level, 'ok', d.text);
+        assert.equal(one(d.checks, 'mcp server').level, 'ok', d.text);
+        await installHooks(u);
+        d = await doctor(u);
+        assert.match(one(d.checks, 'hooks').detail, /^doubled set-up/, d.text);
+      } finally {
+        removeDir(u.home);
       }
-      let d = await doctor(u);
-      assert.equal(one(d.checks, 'hooks').level, 'ok', d.text);
-      assert.equal(one(d.checks, 'mcp server').level, 'ok', d.text);
-      await installHooks(u);
-      d = await doctor(u);
-      assert.match(one(d.checks, 'hooks').detail, /^doubled set-up/, d.text);
-    } finally {
-      removeDir(u.home);
-    }
-  });
+    },
+  );
 });
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -238,11 +292,14 @@ describe('audio: audio-io, libasound2 and the device', { skip: needTool('libasou
   });
   after(() => removeDir(dir));
 
-  test('a device that works (ALSA\'s file plugin): audio-io opens it, the audio line is ok', async () => {
+  test("a device that works (ALSA's file plugin): audio-io opens it, the audio line is ok", async () => {
     const u = user();
     try {
       const conf = join(dir, 'file.conf');
-      writeFileSync(conf, `pcm.!default {\n  type file\n  slave { pcm { type null } }\n  file "${join(dir, 'capture.raw')}"\n  format "raw"\n}\n`);
+      writeFileSync(
+        conf,
+        `pcm.!default {\n  type file\n  slave { pcm { type null } }\n  file "${join(dir, 'capture.raw')}"\n  format "raw"\n}\n`,
+      );
       const d = await doctor(u, { ALSA_CONFIG_PATH: conf });
       assert.equal(one(d.checks, 'audio-io').level, 'ok', d.text);
       assert.match(one(d.checks, 'audio-io').detail, /audio-io opened the default device \(libasound\.so\.2 loads\)/);
@@ -290,7 +347,10 @@ describe('audio: audio-io, libasound2 and the device', { skip: needTool('libasou
       const d = await doctor(u, { ALSA_CONFIG_PATH: conf, PATH: join(dir, 'no-players'), VOXD_AUDIO: 'null' });
       const device = one(d.checks, 'audio device');
       assert.equal(device.level, 'fail', d.text);
-      assert.match(device.detail, /VOXD_AUDIO=null here reaches only a voxd started from this shell \("vox daemon config set audio null" sets it for every voxd\)/);
+      assert.match(
+        device.detail,
+        /VOXD_AUDIO=null here reaches only a voxd started from this shell \("vox daemon config set audio null" sets it for every voxd\)/,
+      );
       writeSettings(u.env, { audio: 'null' });
       const fine = await doctor(u, { ALSA_CONFIG_PATH: conf, PATH: join(dir, 'no-players') });
       assert.equal(one(fine.checks, 'audio device').level, 'warn', fine.text);
@@ -305,7 +365,9 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
   let server: Server;
   let url: string;
   before(async () => {
-    server = createServer((req, res) => res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' }).end('{"data":[]}'));
+    server = createServer((req, res) =>
+      res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' }).end('{"data":[]}'),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
@@ -347,13 +409,20 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
       sockets.add(sock);
       const bytes = Buffer.from('HTTP/1.1 200 OK\r\nx-slow: ');
       let i = 0;
-      const t = setInterval(() => (sock.writable ? sock.write(bytes.subarray(i % bytes.length, (i++ % bytes.length) + 1)) : clearInterval(t)), 200);
+      const t = setInterval(
+        () =>
+          sock.writable ? sock.write(bytes.subarray(i % bytes.length, (i++ % bytes.length) + 1)) : clearInterval(t),
+        200,
+      );
       sock.on('close', () => clearInterval(t));
       sock.on('error', () => {});
     });
     await new Promise<void>((r) => tricks.listen(0, '127.0.0.1', () => r()));
     try {
-      writeSettings(u.env, { audio: 'null', 'transcriber.url': `http://127.0.0.1:${(tricks.address() as AddressInfo).port}/v1` });
+      writeSettings(u.env, {
+        audio: 'null',
+        'transcriber.url': `http://127.0.0.1:${(tricks.address() as AddressInfo).port}/v1`,
+      });
       const d = await doctor(u);
       const tr = one(d.checks, 'transcriber');
       assert.equal(tr.level, 'warn', d.text);
@@ -368,7 +437,14 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
   test('while a listen records, doctor (and /v1/status) name the session that holds the microphone', async () => {
     const home = tempDir('vox-doctor-mic-');
     const shim = join(FIXTURES, 'listen', 'arecord');
-    const d = await startDaemon({ home, env: { VOXD_RECORDER: shim, VOX_TEST_MIC_CONTROL: join(home, 'mic.json'), VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid') } });
+    const d = await startDaemon({
+      home,
+      env: {
+        VOXD_RECORDER: shim,
+        VOX_TEST_MIC_CONTROL: join(home, 'mic.json'),
+        VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'),
+      },
+    });
     try {
       writeFileSync(join(home, 'mic.json'), JSON.stringify({ leadMs: 20_000 }));
       assert.equal((await d.api('GET', '/v1/status')).body.listening, null, 'nobody holds it yet');
@@ -377,10 +453,18 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
       const s = await d.api('GET', '/v1/status');
       assert.equal(s.body.listening.session, 'shop#3c07f0');
       assert.match(s.body.listening.id, /^listen-/);
-      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening.open ? true : undefined), 10_000, 'the microphone to be open');
+      await waitFor(
+        async () => ((await d.api('GET', '/v1/status')).body.listening.open ? true : undefined),
+        10_000,
+        'the microphone to be open',
+      );
       // A second listen queues behind it: doctor and status say so.
       const queued = d.api('POST', '/v1/listen', { prompt: false, session: 'other#1' });
-      await waitFor(async () => ((await d.api('GET', '/v1/status')).body.listening.queued === 1 ? true : undefined), 10_000, 'the second listen to queue');
+      await waitFor(
+        async () => ((await d.api('GET', '/v1/status')).body.listening.queued === 1 ? true : undefined),
+        10_000,
+        'the second listen to queue',
+      );
       const r = await vox(['doctor', '--json'], { env: d.env, cwd: home });
       const mic = (JSON.parse(r.stdout).checks as Check[]).find((c) => c.name === 'microphone')!;
       assert.match(mic.detail, /^held by session shop#3c07f0 \(listen-[0-9a-f]+\), open, 1 waiting:/);
@@ -403,7 +487,10 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
     try {
       const r = await vox(['listen', '--no-prompt'], { env: d.env });
       assert.equal(r.code, 3, r.stderr);
-      assert.match(r.stderr, /^vox listen: VOX_ERR_RECORDER_MISSING: No recorder program: none of arecord, rec, sox is on PATH\. Install alsa-utils/);
+      assert.match(
+        r.stderr,
+        /^vox listen: VOX_ERR_RECORDER_MISSING: No recorder program: none of arecord, rec, sox is on PATH\. Install alsa-utils/,
+      );
       assert.equal(r.stderr.match(/alsa-utils/g)?.length, 1, r.stderr);
     } finally {
       await d.stop();
@@ -419,15 +506,26 @@ describe('vox status and vox stop with voxd stopped', () => {
       for (const cmd of ['status', 'stop']) {
         const r = await vox([cmd], { env: u.env });
         assert.equal(r.code, 3, r.stderr);
-        assert.equal(r.stderr, `vox ${cmd}: VOX_ERR_CLIENT_DAEMON_UNREACHABLE: voxd is not running (VOX_HOME has no voxd.json); "vox ${cmd}" does not start voxd. Start it with "vox daemon start" (or any "vox say").\n`);
+        assert.equal(
+          r.stderr,
+          `vox ${cmd}: VOX_ERR_CLIENT_DAEMON_UNREACHABLE: voxd is not running (VOX_HOME has no voxd.json); "vox ${cmd}" does not start voxd. Start it with "vox daemon start" (or any "vox say").\n`,
+        );
       }
       // A voxd.json left by a voxd that is gone: where it looked, still no blame.
       mkdirSync(u.env.VOX_HOME!, { recursive: true });
-      writeFileSync(join(u.env.VOX_HOME!, 'voxd.json'), JSON.stringify({ pid: 2 ** 22 + 1, host: '127.0.0.1', port: 9 }));
+      writeFileSync(
+        join(u.env.VOX_HOME!, 'voxd.json'),
+        JSON.stringify({ pid: 2 ** 22 + 1, host: '127.0.0.1', port: 9 }),
+      );
       for (const cmd of ['status', 'stop']) {
         const r = await vox([cmd], { env: u.env });
         assert.equal(r.code, 3, r.stderr);
-        assert.match(r.stderr, new RegExp(`^vox ${cmd}: VOX_ERR_CLIENT_DAEMON_UNREACHABLE: voxd is not running: nothing answers at 127\\.0\\.0\\.1:9 \\(from voxd\\.json\\); "vox ${cmd}" does not start voxd\\.`));
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^vox ${cmd}: VOX_ERR_CLIENT_DAEMON_UNREACHABLE: voxd is not running: nothing answers at 127\\.0\\.0\\.1:9 \\(from voxd\\.json\\); "vox ${cmd}" does not start voxd\\.`,
+          ),
+        );
         assert.doesNotMatch(r.stderr, /VOX_NO_AUTOSTART/);
       }
       // Set by the user: then naming it is the truth.

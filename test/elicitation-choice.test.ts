@@ -5,14 +5,36 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { choiceOf, choiceOutput, choiceText, matchChoice, optionsOf } from '../packages/vox-mcp/src/claude/elicitation-choice.js';
+import {
+  choiceOf,
+  choiceOutput,
+  choiceText,
+  matchChoice,
+  optionsOf,
+} from '../packages/vox-mcp/src/claude/elicitation-choice.js';
 import { DEFAULTS, type ResolvedConfig } from '../packages/vox-mcp/src/project/config-schema.js';
 
 const config = (values: Partial<typeof DEFAULTS>): ResolvedConfig =>
-  ({ projectDir: '/p', projectName: 'shop', values: { ...DEFAULTS, ...values }, sources: {}, pronunciations: [] }) as unknown as ResolvedConfig;
+  ({
+    projectDir: '/p',
+    projectName: 'shop',
+    values: { ...DEFAULTS, ...values },
+    sources: {},
+    pronunciations: [],
+  }) as unknown as ResolvedConfig;
 
-const ENV_SCHEMA = { type: 'object', properties: { environment: { type: 'string', enum: ['staging', 'production'] } }, required: ['environment'] };
-const payload = { mcp_server_name: 'deploy', message: 'Which environment?', mode: 'form', elicitation_id: 'el-1', requested_schema: ENV_SCHEMA };
+const ENV_SCHEMA = {
+  type: 'object',
+  properties: { environment: { type: 'string', enum: ['staging', 'production'] } },
+  required: ['environment'],
+};
+const payload = {
+  mcp_server_name: 'deploy',
+  message: 'Which environment?',
+  mode: 'form',
+  elicitation_id: 'el-1',
+  requested_schema: ENV_SCHEMA,
+};
 
 test('a single choice: a string enum (its enumNames as labels), a oneOf of const and title, a boolean', () => {
   assert.deepEqual(optionsOf({ type: 'string', enum: ['staging', 'production'] }), [
@@ -23,11 +45,17 @@ test('a single choice: a string enum (its enumNames as labels), a oneOf of const
     { value: 'stg', label: 'Staging' },
     { value: 'prd', label: 'Production' },
   ]);
-  assert.deepEqual(optionsOf({ type: 'string', oneOf: [{ const: '#f00', title: 'Red' }, { const: '#0f0', title: 'Green' }, { const: 'blue' }] }), [
-    { value: '#f00', label: 'Red' },
-    { value: '#0f0', label: 'Green' },
-    { value: 'blue', label: 'blue' },
-  ]);
+  assert.deepEqual(
+    optionsOf({
+      type: 'string',
+      oneOf: [{ const: '#f00', title: 'Red' }, { const: '#0f0', title: 'Green' }, { const: 'blue' }],
+    }),
+    [
+      { value: '#f00', label: 'Red' },
+      { value: '#0f0', label: 'Green' },
+      { value: 'blue', label: 'blue' },
+    ],
+  );
   assert.deepEqual(optionsOf({ type: 'boolean' }), [
     { value: true, label: 'yes' },
     { value: false, label: 'no' },
@@ -58,10 +86,24 @@ test('asked only with approveByVoice: true, not with notify: off, and only for a
   assert.equal(choiceOf('Elicitation', payload, config({}), 'shop#1'), undefined, 'off by default');
   assert.equal(choiceOf('Elicitation', payload, config({ approveByVoice: true, notify: 'off' }), 'shop#1'), undefined);
   assert.equal(choiceOf('PermissionRequest', payload, config({ approveByVoice: true }), 'shop#1'), undefined);
-  assert.equal(choiceOf('Elicitation', { ...payload, mode: 'url' }, config({ approveByVoice: true }), 'shop#1'), undefined, 'a URL elicitation');
-  const two = { type: 'object', properties: { environment: ENV_SCHEMA.properties.environment, reason: { type: 'string' } } };
-  assert.equal(choiceOf('Elicitation', { ...payload, requested_schema: two }, config({ approveByVoice: true }), 'shop#1'), undefined, 'two fields');
-  assert.equal(choiceOf('Elicitation', { ...payload, requested_schema: '{broken' }, config({ approveByVoice: true }), 'shop#1'), undefined);
+  assert.equal(
+    choiceOf('Elicitation', { ...payload, mode: 'url' }, config({ approveByVoice: true }), 'shop#1'),
+    undefined,
+    'a URL elicitation',
+  );
+  const two = {
+    type: 'object',
+    properties: { environment: ENV_SCHEMA.properties.environment, reason: { type: 'string' } },
+  };
+  assert.equal(
+    choiceOf('Elicitation', { ...payload, requested_schema: two }, config({ approveByVoice: true }), 'shop#1'),
+    undefined,
+    'two fields',
+  );
+  assert.equal(
+    choiceOf('Elicitation', { ...payload, requested_schema: '{broken' }, config({ approveByVoice: true }), 'shop#1'),
+    undefined,
+  );
 
   const c = choiceOf('Elicitation', payload, config({ approveByVoice: true }), 'shop#1');
   assert.deepEqual(c, {
@@ -77,7 +119,12 @@ test('asked only with approveByVoice: true, not with notify: off, and only for a
     requestId: 'el-1',
   });
   // An mcp_tool hook gets the schema as its JSON (the ${requested_schema} substitution), and no id.
-  const fromTool = choiceOf('Elicitation', { ...payload, requested_schema: JSON.stringify(ENV_SCHEMA), elicitation_id: '' }, config({ approveByVoice: true }), 'shop#1');
+  const fromTool = choiceOf(
+    'Elicitation',
+    { ...payload, requested_schema: JSON.stringify(ENV_SCHEMA), elicitation_id: '' },
+    config({ approveByVoice: true }),
+    'shop#1',
+  );
   assert.deepEqual(fromTool?.options, c?.options);
   assert.match(fromTool!.requestId, /^vox-[0-9a-f-]{36}$/);
 });
@@ -85,8 +132,18 @@ test('asked only with approveByVoice: true, not with notify: off, and only for a
 test('what is said: who asks, the question, the answers', () => {
   const c = choiceOf('Elicitation', payload, config({ approveByVoice: true }), 'shop#1')!;
   assert.equal(choiceText(c), 'shop: deploy asks: Which environment? Say staging or production. Or say cancel.');
-  assert.equal(choiceText({ ...c, message: 'Which one:' }), 'shop: deploy asks: Which one? Say staging or production. Or say cancel.');
-  assert.equal(choiceText({ ...c, message: 'Pick a colour.', options: optionsOf({ type: 'string', enum: ['red', 'green', 'blue'] })! }), 'shop: deploy asks: Pick a colour. Say red, green, or blue. Or say cancel.');
+  assert.equal(
+    choiceText({ ...c, message: 'Which one:' }),
+    'shop: deploy asks: Which one? Say staging or production. Or say cancel.',
+  );
+  assert.equal(
+    choiceText({
+      ...c,
+      message: 'Pick a colour.',
+      options: optionsOf({ type: 'string', enum: ['red', 'green', 'blue'] })!,
+    }),
+    'shop: deploy asks: Pick a colour. Say red, green, or blue. Or say cancel.',
+  );
 });
 
 test('the answer: one label exactly (case, punctuation, courtesy words aside), cancel or decline; nothing else', () => {
@@ -96,16 +153,37 @@ test('the answer: one label exactly (case, punctuation, courtesy words aside), c
   assert.equal(matchChoice('Cancel.', c), 'cancel');
   assert.equal(matchChoice('never mind', c), 'cancel');
   assert.equal(matchChoice('Decline.', c), 'decline');
-  for (const t of ['', '...', 'stg', 'staging or production', 'production staging', 'the staging one', 'stage', 'Thank you for watching.', 'staging '.repeat(20)]) {
+  for (const t of [
+    '',
+    '...',
+    'stg',
+    'staging or production',
+    'production staging',
+    'the staging one',
+    'stage',
+    'Thank you for watching.',
+    'staging '.repeat(20),
+  ]) {
     assert.equal(matchChoice(t, c), undefined, JSON.stringify(t));
   }
 });
 
-test('the hook output: accept with the option\'s value (not its label), or cancel and decline with no content', () => {
-  const c = { field: 'environment', options: optionsOf({ type: 'string', enum: ['stg', 'prd'], enumNames: ['Staging', 'Production'] })! };
-  assert.deepEqual(choiceOutput('Production', c), { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { environment: 'prd' } } });
-  assert.deepEqual(choiceOutput('cancel', c), { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' } });
-  assert.deepEqual(choiceOutput('decline', c), { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' } });
+test("the hook output: accept with the option's value (not its label), or cancel and decline with no content", () => {
+  const c = {
+    field: 'environment',
+    options: optionsOf({ type: 'string', enum: ['stg', 'prd'], enumNames: ['Staging', 'Production'] })!,
+  };
+  assert.deepEqual(choiceOutput('Production', c), {
+    hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { environment: 'prd' } },
+  });
+  assert.deepEqual(choiceOutput('cancel', c), {
+    hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' },
+  });
+  assert.deepEqual(choiceOutput('decline', c), {
+    hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' },
+  });
   const yesNo = { field: 'confirm', options: optionsOf({ type: 'boolean' })! };
-  assert.deepEqual(choiceOutput(matchChoice('Yes.', yesNo)!, yesNo), { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { confirm: true } } });
+  assert.deepEqual(choiceOutput(matchChoice('Yes.', yesNo)!, yesNo), {
+    hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { confirm: true } },
+  });
 });

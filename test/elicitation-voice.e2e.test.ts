@@ -14,7 +14,14 @@ import { join } from 'node:path';
 import { claudeSkip, runClaude } from './helpers/claude-code.js';
 import { ROOT, VOX } from './helpers/daemon.js';
 import { historyInOrder } from './helpers/hook-expectations.js';
-import { lastUser, resultText, toolResults, userText, type MessagesRequest, type Turn } from './helpers/messages-api.js';
+import {
+  lastUser,
+  resultText,
+  toolResults,
+  userText,
+  type MessagesRequest,
+  type Turn,
+} from './helpers/messages-api.js';
 import { startVoiceRig, type VoiceRig } from './helpers/voice-rig.js';
 
 const TOOL = 'mcp__deploy__pick_environment';
@@ -35,23 +42,51 @@ describe('an elicitation of one choice answered by voice', { skip: claudeSkip },
   before(async () => {
     rig = await startVoiceRig('vox-elicitation-voice-', model);
     mcpConfig = join(rig.home, 'deploy-mcp.json');
-    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { deploy: { command: process.execPath, args: [join(ROOT, 'test', 'helpers', 'elicit-server.mjs')] } } }));
+    writeFileSync(
+      mcpConfig,
+      JSON.stringify({
+        mcpServers: {
+          deploy: { command: process.execPath, args: [join(ROOT, 'test', 'helpers', 'elicit-server.mjs')] },
+        },
+      }),
+    );
   });
   after(() => rig?.close());
 
   /** One -p run whose tool elicits; the user "says" `said` (or nothing: the silent WAV). What the server got back, and the log. */
-  async function run(name: string, said: string | undefined, frontMatter = 'approveByVoice: true', hooks: string[] = ['--plugin-dir', join(ROOT, 'plugin')]) {
+  async function run(
+    name: string,
+    said: string | undefined,
+    frontMatter = 'approveByVoice: true',
+    hooks: string[] = ['--plugin-dir', join(ROOT, 'plugin')],
+  ) {
     const { api, env, home } = rig;
     const dir = rig.project(name, frontMatter);
     rig.hear(said);
     api.requests.length = 0;
     const before = rig.decisions().length;
     const debug = join(home, `${name}-debug.log`);
-    const args = [...hooks, '--mcp-config', mcpConfig, '--allowedTools', TOOL, '-p', 'PICK please', '--debug-file', debug];
+    const args = [
+      ...hooks,
+      '--mcp-config',
+      mcpConfig,
+      '--allowedTools',
+      TOOL,
+      '-p',
+      'PICK please',
+      '--debug-file',
+      debug,
+    ];
     const r = await runClaude(args, { cwd: dir, env, timeoutMs: 100_000 });
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const result = api.requests.map((q) => q.body && toolResults(lastUser(q.body)).get('toolu_pick')).find(Boolean);
-    assert.ok(result, `the model saw the tool's result; Claude Code's log:\n${readFileSync(debug, 'utf8').split('\n').filter((l) => /licit|deploy|vox\/hook/.test(l)).join('\n')}`);
+    assert.ok(
+      result,
+      `the model saw the tool's result; Claude Code's log:\n${readFileSync(debug, 'utf8')
+        .split('\n')
+        .filter((l) => /licit|deploy|vox\/hook/.test(l))
+        .join('\n')}`,
+    );
     const text = resultText(result.content);
     let got: { action?: string; content?: unknown } | undefined;
     try {
@@ -69,23 +104,46 @@ describe('an elicitation of one choice answered by voice', { skip: claudeSkip },
       r.logged.map((e) => [e.transcript, e.answer, e.action, e.elicitation]),
       [['Production.', 'production', 'accept', 'deploy']],
     );
-    const asked = (await historyInOrder(rig.d)).filter((h) => h.session?.startsWith('picked#') && h.text.includes('asks'));
-    assert.deepEqual(asked.map((h) => h.text), ['picked: deploy asks: Which environment? Say staging or production. Or say cancel.']);
+    const asked = (await historyInOrder(rig.d)).filter(
+      (h) => h.session?.startsWith('picked#') && h.text.includes('asks'),
+    );
+    assert.deepEqual(
+      asked.map((h) => h.text),
+      ['picked: deploy asks: Which environment? Say staging or production. Or say cancel.'],
+    );
   });
 
   test('vox hook Elicitation as a command hook (--settings, no plugin): "staging" is chosen; the output is its stdout', async () => {
     const settings = join(rig.home, 'command-hook-settings.json');
-    writeFileSync(settings, JSON.stringify({ hooks: { Elicitation: [{ matcher: '', hooks: [{ type: 'command', command: `'${process.execPath}' '${VOX}' hook Elicitation`, timeout: 30 }] }] } }));
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          Elicitation: [
+            {
+              matcher: '',
+              hooks: [{ type: 'command', command: `'${process.execPath}' '${VOX}' hook Elicitation`, timeout: 30 }],
+            },
+          ],
+        },
+      }),
+    );
     const r = await run('commanded', 'Staging, please.', 'approveByVoice: true', ['--settings', settings]);
     assert.deepEqual(r.got, { action: 'accept', content: { environment: 'staging' } }, r.text);
-    assert.deepEqual(r.logged.map((e) => [e.answer, e.action]), [['staging', 'accept']]);
+    assert.deepEqual(
+      r.logged.map((e) => [e.answer, e.action]),
+      [['staging', 'accept']],
+    );
     assert.match(String(r.logged[0]!.session), /^commanded#/);
   });
 
   test('"cancel": the server gets cancel, with nothing chosen', async () => {
     const r = await run('cancelled', 'Cancel.');
     assert.equal(r.got?.action, 'cancel', r.text);
-    assert.deepEqual(r.logged.map((e) => [e.answer, e.action]), [['cancel', 'cancel']]);
+    assert.deepEqual(
+      r.logged.map((e) => [e.answer, e.action]),
+      [['cancel', 'cancel']],
+    );
   });
 
   for (const [name, said, why] of [

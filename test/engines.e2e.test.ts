@@ -28,7 +28,12 @@ describe('cloud engine, fallback and recording', () => {
   test('a request for openai is synthesized by the API and played at its 24 kHz', async () => {
     api.script = [{ kind: 'audio', ms: 800 }];
     const before = d.wavs().length;
-    const r = await d.api('POST', '/v1/speak', { text: 'Hello from the cloud [excited].', engine: 'openai', voice: 'nova', wait: true });
+    const r = await d.api('POST', '/v1/speak', {
+      text: 'Hello from the cloud [excited].',
+      engine: 'openai',
+      voice: 'nova',
+      wait: true,
+    });
     assert.equal(r.body.status, 'played');
     assert.equal(r.body.engine, 'openai');
     const sent = api.requests.at(-1)!;
@@ -43,8 +48,16 @@ describe('cloud engine, fallback and recording', () => {
   });
 
   test('when the cloud engine fails, the embedded voice speaks and status says why', async () => {
-    api.script = [{ kind: 'error', status: 500, body: { error: { message: 'upstream exploded' } } }, { kind: 'error', status: 500 }, { kind: 'error', status: 500 }];
-    const r = await d.api('POST', '/v1/speak', { text: 'The cloud is down but you still hear this.', engine: 'openai', wait: true });
+    api.script = [
+      { kind: 'error', status: 500, body: { error: { message: 'upstream exploded' } } },
+      { kind: 'error', status: 500 },
+      { kind: 'error', status: 500 },
+    ];
+    const r = await d.api('POST', '/v1/speak', {
+      text: 'The cloud is down but you still hear this.',
+      engine: 'openai',
+      wait: true,
+    });
     assert.equal(r.body.status, 'played');
     assert.equal(r.body.engine, 'espeak');
     assert.match(r.body.fallbackReason, /openai: 500/);
@@ -53,14 +66,21 @@ describe('cloud engine, fallback and recording', () => {
     assert.equal(h.engine, 'espeak');
     assert.match(h.fallbackReason, /openai/);
     assert.ok(wavStats(d.wavs().at(-1)!).rms > 0.01, 'the fallback really spoke');
-    const logs = readdirSync(join(d.home, 'logs')).map((f) => readFileSync(join(d.home, 'logs', f), 'utf8')).join('\n');
+    const logs = readdirSync(join(d.home, 'logs'))
+      .map((f) => readFileSync(join(d.home, 'logs', f), 'utf8'))
+      .join('\n');
     assert.ok(!logs.includes(FAKE_OPENAI_KEY), 'the key never reaches the log');
     assert.ok(!JSON.stringify(s.body).includes(FAKE_OPENAI_KEY), 'nor the status');
   });
 
   test('a wrong key falls back too, and the key is never echoed', async () => {
     api.script = [];
-    const r = await d.api('POST', '/v1/speak', { text: 'Wrong key test.', engine: 'openai', apiKey: 'sk-wrong-key-which-is-secret', wait: true });
+    const r = await d.api('POST', '/v1/speak', {
+      text: 'Wrong key test.',
+      engine: 'openai',
+      apiKey: 'sk-wrong-key-which-is-secret',
+      wait: true,
+    });
     assert.equal(r.body.engine, 'espeak');
     assert.match(r.body.fallbackReason, /401/);
     assert.ok(!JSON.stringify(r.body).includes('sk-wrong-key-which-is-secret'));
@@ -85,7 +105,10 @@ describe('cloud engine, fallback and recording', () => {
     const dir = tempDir('vox-out-');
     t.after(() => removeDir(dir));
     mkdirSync(join(dir, 'clips'));
-    const r = await vox(['say', '--engine', 'espeak', '--out', 'clips/hello.wav', 'Hello, saved to a file.'], { env: d.env, cwd: dir });
+    const r = await vox(['say', '--engine', 'espeak', '--out', 'clips/hello.wav', 'Hello, saved to a file.'], {
+      env: d.env,
+      cwd: dir,
+    });
     assert.equal(r.code, 0, r.stderr);
     const stats = wavStats(join(dir, 'clips', 'hello.wav'));
     assert.ok(stats.durationMs > 500 && stats.rms > 0.01);

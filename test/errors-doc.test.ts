@@ -13,7 +13,11 @@ function documented(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of doc.split('\n')) {
     const m = /^\|\s*`(VOX_ERR_[A-Z_]+)`\s*\|(.*)\|\s*$/.exec(line);
-    if (m) rows.set(m[1]!, m[2]!.split('|').map((c) => c.trim()));
+    if (m)
+      rows.set(
+        m[1]!,
+        m[2]!.split('|').map((c) => c.trim()),
+      );
   }
   return rows;
 }
@@ -21,7 +25,14 @@ function documented(): Map<string, string[]> {
 test('every table has the columns Code, Meaning and How to fix', () => {
   const headers = doc.split('\n').filter((l) => l.startsWith('| Code'));
   assert.ok(headers.length >= 2);
-  for (const h of headers) assert.deepEqual(h.split('|').map((c) => c.trim()).filter(Boolean), ['Code', 'Meaning', 'How to fix']);
+  for (const h of headers)
+    assert.deepEqual(
+      h
+        .split('|')
+        .map((c) => c.trim())
+        .filter(Boolean),
+      ['Code', 'Meaning', 'How to fix'],
+    );
 });
 
 test('every code in the catalogues is documented with a meaning and a fix', () => {

@@ -9,7 +9,18 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXPECTED, type HistoryEntry } from './helpers/hook-expectations.js';
-import { FIXTURES as FIXTURES_ROOT, VOX, cleanEnv, removeDir, startDaemon, tempDir, vox, waitFor, type Daemon, writeConfig } from './helpers/daemon.js';
+import {
+  FIXTURES as FIXTURES_ROOT,
+  VOX,
+  cleanEnv,
+  removeDir,
+  startDaemon,
+  tempDir,
+  vox,
+  waitFor,
+  type Daemon,
+  writeConfig,
+} from './helpers/daemon.js';
 
 const FIXTURES = join(FIXTURES_ROOT, 'hooks');
 /** The fixtures' cwd values all live under this directory; the test maps it to a temp one. */
@@ -51,7 +62,10 @@ describe('vox hook with every fixture payload', () => {
   }
 
   /** Run `vox hook EVENT` with the payload; returns the history entries it added. */
-  async function runHook(event: string, input: string): Promise<{ code: number | null; stderr: string; stdout: string; added: HistoryEntry[] }> {
+  async function runHook(
+    event: string,
+    input: string,
+  ): Promise<{ code: number | null; stderr: string; stdout: string; added: HistoryEntry[] }> {
     await d.idle();
     const seen = new Set((await history()).map((h) => h.id));
     const r = await vox(['hook', event], { env, input, timeoutMs: 20_000 });
@@ -60,7 +74,9 @@ describe('vox hook with every fixture payload', () => {
     return { ...r, added };
   }
 
-  const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json') && !/^(?:codex|gemini)-/.test(f)).sort(); // other agents': agents-hooks.e2e
+  const files = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json') && !/^(?:codex|gemini)-/.test(f))
+    .sort(); // other agents': agents-hooks.e2e
 
   test('the fixture directory holds the payloads this test knows', () => {
     assert.deepEqual(files, Object.keys(EXPECTED).sort());
@@ -94,21 +110,34 @@ describe('vox hook with every fixture payload', () => {
     const first = await runHook('PermissionRequest', request);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout, '', 'no decision: the hook stays neutral');
-    assert.deepEqual(first.added.map((h) => [h.text, h.priority, h.session]), [['api needs your permission to use Bash', 'important', 'api#ab12cd']]);
+    assert.deepEqual(
+      first.added.map((h) => [h.text, h.priority, h.session]),
+      [['api needs your permission to use Bash', 'important', 'api#ab12cd']],
+    );
     assert.notEqual(first.added[0]!.outcome, 'deduped');
     const later = await runHook('Notification', prompt);
     assert.equal(later.code, 0, later.stderr);
     assert.equal(later.added.length, 1);
     assert.equal(later.added[0]!.outcome, 'deduped');
     // Another tool in the same session is a new request.
-    const other = await runHook('Notification', JSON.stringify({ ...JSON.parse(prompt), message: 'Claude needs your permission to use WebFetch' }));
-    assert.deepEqual(other.added.map((h) => [h.text, h.outcome === 'deduped']), [['api needs your permission to use WebFetch', false]]);
+    const other = await runHook(
+      'Notification',
+      JSON.stringify({ ...JSON.parse(prompt), message: 'Claude needs your permission to use WebFetch' }),
+    );
+    assert.deepEqual(
+      other.added.map((h) => [h.text, h.outcome === 'deduped']),
+      [['api needs your permission to use WebFetch', false]],
+    );
   });
 
   test('continuous mode: fork, clear and compact sources each say the right thing or nothing', async () => {
     const said: Record<string, string[]> = {};
     for (const source of ['fork', 'clear', 'compact', 'resume']) {
-      const input = JSON.stringify({ ...JSON.parse(payload('session-start-fork.json')), source, session_id: `5ource${source}` });
+      const input = JSON.stringify({
+        ...JSON.parse(payload('session-start-fork.json')),
+        source,
+        session_id: `5ource${source}`,
+      });
       const r = await runHook('SessionStart', input);
       assert.equal(r.code, 0, r.stderr);
       said[source] = r.added.map((h) => h.text);
@@ -128,7 +157,10 @@ describe('vox hook with every fixture payload', () => {
   test('a muted project hears the prompt chime for a permission prompt, at important priority', async () => {
     const r = await runHook('Notification', payload('notification-permission.json', join(root, 'quiet', 'src')));
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.added.map((h) => [h.kind, h.text, h.priority]), [['chime', '(prompt chime)', 'important']]);
+    assert.deepEqual(
+      r.added.map((h) => [h.kind, h.text, h.priority]),
+      [['chime', '(prompt chime)', 'important']],
+    );
   });
 
   test('notify: off silences even a permission prompt', async () => {
@@ -144,14 +176,20 @@ describe('vox hook with every fixture payload', () => {
       await d.idle();
       const seen = new Set((await history()).map((h) => h.id));
       const input = payload(file, cwd);
-      const r = await vox(['hook', String(JSON.parse(input).hook_event_name)], { env: headless, input, timeoutMs: 20_000 });
+      const r = await vox(['hook', String(JSON.parse(input).hook_event_name)], {
+        env: headless,
+        input,
+        timeoutMs: 20_000,
+      });
       assert.equal(r.code, 0, r.stderr);
       return (await history()).filter((h) => !seen.has(h.id)).map((h) => h.text);
     };
     for (const file of ['permission-request.json', 'notification-permission.json', 'notification-elicitation.json']) {
       assert.deepEqual(await run(file, join(root, 'shop')), [], file);
     }
-    assert.deepEqual(await run('permission-request.json', join(root, 'ci-loud')), ['ci-loud needs your permission to use Bash']);
+    assert.deepEqual(await run('permission-request.json', join(root, 'ci-loud')), [
+      'ci-loud needs your permission to use Bash',
+    ]);
     assert.equal((await run('stop.json', join(root, 'shop'))).length, 1, 'the Stop summary is still heard');
   });
 
@@ -186,7 +224,10 @@ describe('vox hook with every fixture payload', () => {
   test('voxd unreachable: one stderr line, exit 0', async () => {
     const home = tempDir('vox-hooks-nohome-');
     try {
-      const r = await vox(['hook', 'Notification'], { env: cleanEnv(home, { VOX_NO_AUTOSTART: '1' }), input: payload('notification-permission.json') });
+      const r = await vox(['hook', 'Notification'], {
+        env: cleanEnv(home, { VOX_NO_AUTOSTART: '1' }),
+        input: payload('notification-permission.json'),
+      });
       assert.equal(r.code, 0);
       assert.match(r.stderr, /^vox hook: .*voxd/);
       assert.equal(r.stderr.trim().split('\n').length, 1);
@@ -216,10 +257,14 @@ describe('vox hook with every fixture payload', () => {
     child.stdin!.destroy();
     assert.equal(code, 0, stderr);
     assert.ok(openAtExit, 'vox hook exited only after stdin was closed');
-    const added = await waitFor(async () => {
-      const h = (await history()).filter((e) => !seen.has(e.id));
-      return h.length ? h : undefined;
-    }, 10_000, 'the speech in the history');
+    const added = await waitFor(
+      async () => {
+        const h = (await history()).filter((e) => !seen.has(e.id));
+        return h.length ? h : undefined;
+      },
+      10_000,
+      'the speech in the history',
+    );
     assert.equal(added[0]!.text, 'api needs your permission to use Bash');
     assert.equal(added[0]!.priority, 'important');
   });

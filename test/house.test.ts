@@ -28,10 +28,15 @@ describe('the checker, on fixture trees', () => {
     const root = join(base, String(n++));
     const all: Record<string, string> = {
       'packages/a/package.json': JSON.stringify(packageJson.a ?? { name: 'a', exports: { '.': './dist/index.js' } }),
-      'packages/a/src/index.ts': "export const a = 1;\n",
-      'packages/b/package.json': JSON.stringify(packageJson.b ?? { name: '@x/b', exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './util': './dist/util.js' } }),
-      'packages/b/src/index.ts': "export const b = 1;\n",
-      'packages/b/src/util.ts': "export const u = 1;\n",
+      'packages/a/src/index.ts': 'export const a = 1;\n',
+      'packages/b/package.json': JSON.stringify(
+        packageJson.b ?? {
+          name: '@x/b',
+          exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './util': './dist/util.js' },
+        },
+      ),
+      'packages/b/src/index.ts': 'export const b = 1;\n',
+      'packages/b/src/util.ts': 'export const u = 1;\n',
       ...files,
     };
     for (const [path, text] of Object.entries(all)) {
@@ -45,18 +50,29 @@ describe('the checker, on fixture trees', () => {
   test('a tree within the limits has no problem, at exactly 400 lines a file and 300 a class', () => {
     const cls = `export class Fits {\n${lines(298, '  x = 1;')}}\n`;
     assert.deepEqual(
-      check(tree({ 'packages/a/src/full.ts': lines(400), 'packages/a/src/fits.ts': cls, 'packages/a/src/uses.ts': "import { b } from '@x/b';\nimport { u } from '@x/b/util';\nexport const c = b + u;\n" })),
+      check(
+        tree({
+          'packages/a/src/full.ts': lines(400),
+          'packages/a/src/fits.ts': cls,
+          'packages/a/src/uses.ts':
+            "import { b } from '@x/b';\nimport { u } from '@x/b/util';\nexport const c = b + u;\n",
+        }),
+      ),
       [],
     );
   });
 
   test('a file over 400 lines, named with its count and the limit', () => {
-    assert.deepEqual(check(tree({ 'packages/a/src/long.ts': lines(401) })), ['packages/a/src/long.ts: 401 lines, limit 400']);
+    assert.deepEqual(check(tree({ 'packages/a/src/long.ts': lines(401) })), [
+      'packages/a/src/long.ts: 401 lines, limit 400',
+    ]);
   });
 
   test('a class over 300 lines, named with its file, line, count and the limit', () => {
     const cls = `// a comment\nexport class Big {\n${lines(299, '  x = 1;')}}\n`;
-    assert.deepEqual(check(tree({ 'packages/a/src/big.ts': cls })), ['packages/a/src/big.ts:2: class Big 301 lines, limit 300']);
+    assert.deepEqual(check(tree({ 'packages/a/src/big.ts': cls })), [
+      'packages/a/src/big.ts:2: class Big 301 lines, limit 300',
+    ]);
   });
 
   test('an import cycle in a package, and one across packages through their names', () => {
@@ -75,8 +91,19 @@ describe('the checker, on fixture trees', () => {
   });
 
   test('a wildcard export, and a package without exports', () => {
-    const problems = check(tree({}, { a: { name: 'a', exports: { '.': './dist/index.js', './*': './dist/*.js' } }, b: { name: '@x/b', main: './dist/index.js' } }));
-    assert.deepEqual(problems, ['packages/a/package.json: wildcard export "./*"; list each subpath the package offers', 'packages/b/package.json: no "exports"; list the package\'s entry points explicitly']);
+    const problems = check(
+      tree(
+        {},
+        {
+          a: { name: 'a', exports: { '.': './dist/index.js', './*': './dist/*.js' } },
+          b: { name: '@x/b', main: './dist/index.js' },
+        },
+      ),
+    );
+    assert.deepEqual(problems, [
+      'packages/a/package.json: wildcard export "./*"; list each subpath the package offers',
+      'packages/b/package.json: no "exports"; list the package\'s entry points explicitly',
+    ]);
   });
 
   test('deep imports: a subpath not exported, a relative path into another package, also in require.resolve and new URL(..., import.meta.url); root test/ and bench/ may reach in', () => {
@@ -87,7 +114,8 @@ describe('the checker, on fixture trees', () => {
         'packages/a/test/deep.test.ts': "import '@x/b/src/util.js';\nimport '../../b/src/util.js';\n",
         'test/internals.test.ts': "import '../packages/b/src/util.js';\nimport '../packages/a/src/index.js';\n",
         'bench/x.mjs': "await import('../packages/b/src/util.js');\n",
-        'packages/a/src/spawn.ts': "import { createRequire } from 'node:module';\nexport const p = [createRequire(import.meta.url).resolve('@x/b/main'), new URL('../../b/dist/main.js', import.meta.url), require.resolve('@x/b/util')];\n",
+        'packages/a/src/spawn.ts':
+          "import { createRequire } from 'node:module';\nexport const p = [createRequire(import.meta.url).resolve('@x/b/main'), new URL('../../b/dist/main.js', import.meta.url), require.resolve('@x/b/util')];\n",
       }),
     );
     assert.deepEqual(problems, [

@@ -81,10 +81,15 @@ describe('voxd at the edges of HTTP', () => {
       s.on('error', reject);
       s.on('close', () => {
         const bodyText = text.slice(text.indexOf('\r\n\r\n') + 4);
-        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: bodyText ? JSON.parse(bodyText) : undefined });
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+          body: bodyText ? JSON.parse(bodyText) : undefined,
+        });
       });
       // Says 1,000 bytes are coming and sends ten.
-      s.write(`POST /v1/speak HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"h`);
+      s.write(
+        `POST /v1/speak HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text":"h`,
+      );
     });
     const r = await answer;
     assert.equal(r.status, 408);

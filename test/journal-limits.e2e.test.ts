@@ -9,13 +9,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { removeDir, startDaemon, tempDir, waitFor, type Daemon } from './helpers/daemon.js';
 import { inCI } from './helpers/tools.js';
 
 /** A sentence that takes a while to speak, so what follows it stays queued. */
-const LONG = 'This long announcement keeps the speaker busy while the queue behind it fills up, sentence after sentence. '.repeat(8);
+const LONG =
+  'This long announcement keeps the speaker busy while the queue behind it fills up, sentence after sentence. '.repeat(
+    8,
+  );
 
 /** Every id voxd has queued or playing now. */
 async function live(d: Daemon): Promise<string[]> {
@@ -24,7 +37,13 @@ async function live(d: Daemon): Promise<string[]> {
 }
 
 async function logSays(home: string, re: RegExp): Promise<void> {
-  await waitFor(() => (existsSync(join(home, 'logs', 'voxd.log')) && re.test(readFileSync(join(home, 'logs', 'voxd.log'), 'utf8'))) || undefined, 20_000, `voxd.log to say ${re}`);
+  await waitFor(
+    () =>
+      (existsSync(join(home, 'logs', 'voxd.log')) && re.test(readFileSync(join(home, 'logs', 'voxd.log'), 'utf8'))) ||
+      undefined,
+    20_000,
+    `voxd.log to say ${re}`,
+  );
 }
 
 async function kill9(d: Daemon): Promise<void> {
@@ -42,7 +61,10 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
     const accepted: string[] = [first.body.id];
     let refused: any;
     for (let i = 0; i < 200 && !refused; i++) {
-      const r = await d.api('POST', '/v1/speak', { text: `Request ${i} of the flood. ${'Words to fill the journal. '.repeat(60)}`, requestId: `flood-${i}` });
+      const r = await d.api('POST', '/v1/speak', {
+        text: `Request ${i} of the flood. ${'Words to fill the journal. '.repeat(60)}`,
+        requestId: `flood-${i}`,
+      });
       if (r.status === 202) accepted.push(r.body.id);
       else refused = r;
     }
@@ -56,7 +78,9 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
     const again = await startDaemon({ home, env: { VOXD_JOURNAL_MAX_BYTES: String(cap) } });
     try {
       const back = await live(again);
-      t.diagnostic(`at a cap of ${cap} bytes: ${accepted.length} answered 202, then 503; after kill -9, ${back.length} of ${accepted.length} replayed`);
+      t.diagnostic(
+        `at a cap of ${cap} bytes: ${accepted.length} answered 202, then 503; after kill -9, ${back.length} of ${accepted.length} replayed`,
+      );
       assert.deepEqual(back, accepted, 'every request answered 202 is back, in order');
     } finally {
       await kill9(again);
@@ -66,14 +90,22 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
     const half = await startDaemon({ home, env: { VOXD_JOURNAL_MAX_BYTES: String(cap / 2) } });
     try {
       const back = await live(half);
-      assert.ok(back.length > 0 && back.length < accepted.length, `${back.length} of ${accepted.length} fit in half the cap`);
-      t.diagnostic(`restarted with half the cap: ${back.length} of ${accepted.length} replayed in order, ${accepted.length - back.length} reported`);
+      assert.ok(
+        back.length > 0 && back.length < accepted.length,
+        `${back.length} of ${accepted.length} fit in half the cap`,
+      );
+      t.diagnostic(
+        `restarted with half the cap: ${back.length} of ${accepted.length} replayed in order, ${accepted.length - back.length} reported`,
+      );
       assert.deepEqual(back, accepted.slice(0, back.length));
       await logSays(home, new RegExp(`held ${accepted.length - back.length} unsettled requests? past its cap`));
       assert.ok(!existsSync(join(home, 'journal.jsonl.too-big')));
       // A caller re-sending one that was not replayed is told, not queued again in silence.
       const lastIndex = accepted.length - 2; // flood-(n-2) is the last accepted flood request
-      const resend = await half.api('POST', '/v1/speak', { text: `Request ${lastIndex} of the flood. ${'Words to fill the journal. '.repeat(60)}`, requestId: `flood-${lastIndex}` });
+      const resend = await half.api('POST', '/v1/speak', {
+        text: `Request ${lastIndex} of the flood. ${'Words to fill the journal. '.repeat(60)}`,
+        requestId: `flood-${lastIndex}`,
+      });
       assert.equal(resend.body.status, 'dropped', JSON.stringify(resend.body));
       assert.match(resend.body.reason, /cap/);
     } finally {
@@ -88,8 +120,23 @@ test('kill -9 at the cap: accepts past it get 503 VOX_ERR_JOURNAL_FULL, every 20
 test('hostile journal records (priority urgent, bogus, __proto__, constructor) are skipped with a warning; voxd starts and replays the rest', async () => {
   const home = tempDir();
   const now = Date.now();
-  const rec = (id: string, priority: string) => JSON.stringify({ t: 'a', id, kind: 'speech', priority, text: `Say ${id}.`, sentences: [`Say ${id}.`], dedupKey: `say ${id}`, windowMs: 5000, acceptedAt: now });
-  writeFileSync(join(home, 'journal.jsonl'), `${[rec('good1', 'message'), ...['urgent', 'bogus', '__proto__', 'constructor'].map((p, i) => rec(`evil${i}`, p)), rec('good2', 'important')].join('\n')}\n`, { mode: 0o600 });
+  const rec = (id: string, priority: string) =>
+    JSON.stringify({
+      t: 'a',
+      id,
+      kind: 'speech',
+      priority,
+      text: `Say ${id}.`,
+      sentences: [`Say ${id}.`],
+      dedupKey: `say ${id}`,
+      windowMs: 5000,
+      acceptedAt: now,
+    });
+  writeFileSync(
+    join(home, 'journal.jsonl'),
+    `${[rec('good1', 'message'), ...['urgent', 'bogus', '__proto__', 'constructor'].map((p, i) => rec(`evil${i}`, p)), rec('good2', 'important')].join('\n')}\n`,
+    { mode: 0o600 },
+  );
   const d = await startDaemon({ home, realtime: false });
   try {
     await logSays(home, /journal line 2 has a value voxd does not write in \\?"priority/);
@@ -104,7 +151,7 @@ test('hostile journal records (priority urgent, bogus, __proto__, constructor) a
   }
 });
 
-test('a directory in the journal\'s place: voxd starts, refuses speech with 503 VOX_ERR_JOURNAL_UNWRITABLE (never 202), and takes it again once the directory is gone', async () => {
+test("a directory in the journal's place: voxd starts, refuses speech with 503 VOX_ERR_JOURNAL_UNWRITABLE (never 202), and takes it again once the directory is gone", async () => {
   const home = tempDir();
   mkdirSync(join(home, 'journal.jsonl'));
   const d = await startDaemon({ home, realtime: false });
@@ -190,7 +237,12 @@ test('a full disk (VOX_HOME on a 2 MB tmpfs): requests are refused with 503 VOX_
     }
     closeSync(fd);
     const answers: Array<{ status: number; body: any }> = [];
-    for (let i = 0; i < 3; i++) answers.push(await d.api('POST', '/v1/speak', { text: `Full disk request ${i}. ${'More words than a page holds. '.repeat(300)}` }));
+    for (let i = 0; i < 3; i++)
+      answers.push(
+        await d.api('POST', '/v1/speak', {
+          text: `Full disk request ${i}. ${'More words than a page holds. '.repeat(300)}`,
+        }),
+      );
     for (const a of answers) {
       if (a.status === 202) accepted.push(a.body.id);
       else {
@@ -199,8 +251,13 @@ test('a full disk (VOX_HOME on a 2 MB tmpfs): requests are refused with 503 VOX_
         assert.match(a.body.message, /ENOSPC/);
       }
     }
-    assert.ok(answers.some((a) => a.status === 503), 'a full disk is told');
-    t.diagnostic(`full disk: ${answers.filter((a) => a.status === 503).length} of 3 refused 503, ${answers.filter((a) => a.status === 202).length} answered 202`);
+    assert.ok(
+      answers.some((a) => a.status === 503),
+      'a full disk is told',
+    );
+    t.diagnostic(
+      `full disk: ${answers.filter((a) => a.status === 503).length} of 3 refused 503, ${answers.filter((a) => a.status === 202).length} answered 202`,
+    );
     // Space again: taken again, no restart needed.
     rmSync(filler);
     const later = await d.api('POST', '/v1/speak', { text: 'The disk has room again.' });

@@ -12,7 +12,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { http, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import {
+  http,
+  removeDir,
+  startDaemon,
+  stopDaemonsUnder,
+  tempDir,
+  vox,
+  waitFor,
+  type Daemon,
+} from './helpers/daemon.js';
 import { wavStats } from './helpers/wav.js';
 
 const BYTES_PER_MS = (22050 * 2) / 1000;
@@ -70,11 +79,23 @@ async function sentenceMs(d: Daemon, sentences = SENTENCES): Promise<number[]> {
  * it (so that the cut sentence is known), then (after `before`) kill voxd
  * with SIGKILL. Returns the index of the sentence that was cut.
  */
-async function killMidSentence(d: Daemon, id: string, lengths: number[], before?: () => Promise<unknown>): Promise<number> {
+async function killMidSentence(
+  d: Daemon,
+  id: string,
+  lengths: number[],
+  before?: () => Promise<unknown>,
+): Promise<number> {
   const file = await waitFor(() => d.wavs().find((f) => f.includes(`-${id}.wav`)), 30_000, `${id} to start playing`);
   const bounds = lengths.map((_, i) => lengths.slice(0, i).reduce((a, b) => a + b, 0));
-  const inside = (ms: number) => bounds.findIndex((start, i) => i >= 1 && i < lengths.length - 1 && ms > start + 400 && ms < start + lengths[i]! - 600);
-  await waitFor(() => inside(writtenMs(file)) >= 1 || undefined, 60_000, 'the long utterance to be inside a middle sentence');
+  const inside = (ms: number) =>
+    bounds.findIndex(
+      (start, i) => i >= 1 && i < lengths.length - 1 && ms > start + 400 && ms < start + lengths[i]! - 600,
+    );
+  await waitFor(
+    () => inside(writtenMs(file)) >= 1 || undefined,
+    60_000,
+    'the long utterance to be inside a middle sentence',
+  );
   await before?.();
   d.proc.kill('SIGKILL');
   await waitFor(() => d.proc.signalCode !== null || undefined, 10_000, 'voxd to die');
@@ -86,25 +107,48 @@ async function killMidSentence(d: Daemon, id: string, lengths: number[], before?
 }
 
 /** The voxd running for `home` now (after a restart): its port, from voxd.json. */
-async function current(home: string, notPid: number): Promise<{ port: number; pid: number; api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> }> {
-  const state = await waitFor(() => {
-    try {
-      const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
-      return s.pid !== notPid ? s : undefined;
-    } catch {
-      return undefined;
-    }
-  }, 30_000, 'a new voxd');
+async function current(
+  home: string,
+  notPid: number,
+): Promise<{
+  port: number;
+  pid: number;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}> {
+  const state = await waitFor(
+    () => {
+      try {
+        const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+        return s.pid !== notPid ? s : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    30_000,
+    'a new voxd',
+  );
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  await waitFor(async () => (await http(state.port, 'GET', '/v1/health').catch(() => ({ status: 0 }))).status === 200 || undefined, 30_000, 'the new voxd to answer');
-  return { port: state.port, pid: state.pid, api: (method, path, body) => http(state.port, method, path, { body, token }) };
+  await waitFor(
+    async () => (await http(state.port, 'GET', '/v1/health').catch(() => ({ status: 0 }))).status === 200 || undefined,
+    30_000,
+    'the new voxd to answer',
+  );
+  return {
+    port: state.port,
+    pid: state.pid,
+    api: (method, path, body) => http(state.port, method, path, { body, token }),
+  };
 }
 
 async function idle(api: (m: string, p: string) => Promise<{ body: any }>): Promise<any> {
-  return waitFor(async () => {
-    const s = (await api('GET', '/v1/status')).body;
-    return s.queue.length === 0 && s.playing === null ? s : undefined;
-  }, 120_000, 'voxd to go idle');
+  return waitFor(
+    async () => {
+      const s = (await api('GET', '/v1/status')).body;
+      return s.queue.length === 0 && s.playing === null ? s : undefined;
+    },
+    120_000,
+    'voxd to go idle',
+  );
 }
 
 test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, the cut one resumes at its sentence, nothing twice, nothing lost', async () => {
@@ -113,19 +157,34 @@ test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, th
   try {
     const lengths = await sentenceMs(d, LONGER_SENTENCES);
     const env = { ...d.env };
-    const say = (text: string) => vox(['say', '--wait', '--json', '--timeout', '300', text], { env, cwd: home, timeoutMs: 400_000 });
+    const say = (text: string) =>
+      vox(['say', '--wait', '--json', '--timeout', '300', text], { env, cwd: home, timeoutMs: 400_000 });
     // The long one first, then 19 short ones; voxd's accept order is the order to keep.
     const calls = [say(LONGER)];
-    const firstId = await waitFor(async () => (await d.api('GET', '/v1/status')).body.playing?.id, 30_000, 'the long one to play');
+    const firstId = await waitFor(
+      async () => (await d.api('GET', '/v1/status')).body.playing?.id,
+      30_000,
+      'the long one to play',
+    );
     const shorts = Array.from({ length: 19 }, (_, i) => `Waiting caller number ${i + 2} is here.`);
     for (const t of shorts) calls.push(say(t));
-    const accepted = await waitFor(async () => {
-      const s = (await d.api('GET', '/v1/status?limit=50')).body;
-      if (s.playing?.id !== firstId) throw new Error(`the long one ended before the 19 others were queued (${s.queue.length} were); the machine is too slow for this test's long text`);
-      return s.queue.length === 19 ? s.queue.items.map((q: any) => ({ id: q.id, text: q.text })) : undefined;
-    }, 120_000, '19 requests to be queued');
+    const accepted = await waitFor(
+      async () => {
+        const s = (await d.api('GET', '/v1/status?limit=50')).body;
+        if (s.playing?.id !== firstId)
+          throw new Error(
+            `the long one ended before the 19 others were queued (${s.queue.length} were); the machine is too slow for this test's long text`,
+          );
+        return s.queue.length === 19 ? s.queue.items.map((q: any) => ({ id: q.id, text: q.text })) : undefined;
+      },
+      120_000,
+      '19 requests to be queued',
+    );
     const order = [firstId, ...accepted.map((q: any) => q.id)];
-    const idOf = new Map<string, string>([[LONGER, firstId], ...accepted.map((q: any) => [q.text, q.id] as [string, string])]);
+    const idOf = new Map<string, string>([
+      [LONGER, firstId],
+      ...accepted.map((q: any) => [q.text, q.id] as [string, string]),
+    ]);
 
     const cut = await killMidSentence(d, firstId, lengths);
     const before = ids(d);
@@ -133,21 +192,35 @@ test('kill -9 mid-sentence with 20 waiting callers: each ends once, in order, th
     const results = await Promise.all(calls);
     for (const r of results) assert.equal(r.code, 0, `vox say --wait: ${r.stderr}`);
     const outcomes = results.map((r) => JSON.parse(r.stdout.trim().split('\n').at(-1)!));
-    assert.deepEqual(outcomes.map((o) => o.status), Array(20).fill('played'), JSON.stringify(outcomes.map((o) => [o.status, o.reason])));
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      Array(20).fill('played'),
+      JSON.stringify(outcomes.map((o) => [o.status, o.reason])),
+    );
     // Each caller got the outcome of its own original request (joined by request id, not played again).
-    assert.deepEqual(outcomes.map((o) => o.id), [LONGER, ...shorts].map((t) => idOf.get(t)));
+    assert.deepEqual(
+      outcomes.map((o) => o.id),
+      [LONGER, ...shorts].map((t) => idOf.get(t)),
+    );
 
     const after = await current(home, d.pid);
     await idle(after.api);
     const played = ids(d);
     // Before the crash: the long one, cut. After: the long one again (resumed), then the 19 in their order.
     assert.deepEqual(before, [firstId]);
-    assert.deepEqual(played, [firstId, ...order], 'each request played once, in order; the cut one twice: cut, then resumed');
+    assert.deepEqual(
+      played,
+      [firstId, ...order],
+      'each request played once, in order; the cut one twice: cut, then resumed',
+    );
     // The resumed part starts at the cut sentence: its length is that of sentences cut..end, not of the whole.
     const resumedMs = wavStats(d.wavs()[1]!).durationMs;
     const expected = lengths.slice(cut).reduce((a, b) => a + b, 0);
     const whole = lengths.reduce((a, b) => a + b, 0);
-    assert.ok(Math.abs(resumedMs - expected) < 250, `the resumed audio is ${Math.round(resumedMs)} ms; sentences ${cut + 1}..${lengths.length} are ${Math.round(expected)} ms (the whole is ${Math.round(whole)} ms)`);
+    assert.ok(
+      Math.abs(resumedMs - expected) < 250,
+      `the resumed audio is ${Math.round(resumedMs)} ms; sentences ${cut + 1}..${lengths.length} are ${Math.round(expected)} ms (the whole is ${Math.round(whole)} ms)`,
+    );
     for (const f of d.wavs().slice(1)) assert.ok(wavStats(f).rms > 0.01, `${basename(f)} is speech`);
     const history = (await after.api('GET', '/v1/status?limit=0')).body.history;
     const long = history.find((h: any) => h.id === firstId);
@@ -167,11 +240,22 @@ test('vox daemon restart with 5 queued: all 5 are played after it, in order, wit
     const env = { ...d.env, HOME: tempDir('vox-home-') };
     const first = await d.api('POST', '/v1/speak', { text: LONG, session: 'long#1' });
     assert.equal(first.status, 202);
-    await waitFor(async () => (await d.api('GET', '/v1/status')).body.playing?.id === first.body.id || undefined, 30_000, 'the long one to play');
+    await waitFor(
+      async () => (await d.api('GET', '/v1/status')).body.playing?.id === first.body.id || undefined,
+      30_000,
+      'the long one to play',
+    );
     // The first of the 5 waits for its outcome, through the real client: at the restart its
     // connection is dropped, it re-sends, and it is joined to the replayed request.
-    const waiting = vox(['say', '--wait', '--json', '--timeout', '120', '--priority', 'message', 'A waiting message from vox say.'], { env, cwd: home, timeoutMs: 200_000 });
-    const waitingId = await waitFor(async () => (await d.api('GET', '/v1/status')).body.queue.items[0]?.id, 30_000, 'the waiting one to be queued');
+    const waiting = vox(
+      ['say', '--wait', '--json', '--timeout', '120', '--priority', 'message', 'A waiting message from vox say.'],
+      { env, cwd: home, timeoutMs: 200_000 },
+    );
+    const waitingId = await waitFor(
+      async () => (await d.api('GET', '/v1/status')).body.queue.items[0]?.id,
+      30_000,
+      'the waiting one to be queued',
+    );
     const waitingSession = (await d.api('GET', '/v1/status')).body.queue.items[0].session;
     const queued = [
       { text: 'First message from session a.', priority: 'message', session: 'a#1' },
@@ -226,7 +310,11 @@ test('a request whose maxAgeMs passes while voxd is down is reported expired aft
     // Sent just before the crash: it is still queued then, and its maxAgeMs runs out while voxd is down.
     await killMidSentence(d, first.body.id, lengths, async () => {
       sentAt = Date.now();
-      late = await d.api('POST', '/v1/speak', { text: 'This one is stale by the time voxd is back.', maxAgeMs: MAX_AGE, requestId: 'journal-test-late' });
+      late = await d.api('POST', '/v1/speak', {
+        text: 'This one is stale by the time voxd is back.',
+        maxAgeMs: MAX_AGE,
+        requestId: 'journal-test-late',
+      });
     });
     assert.equal(late.status, 202);
     // voxd comes back only once the request is past its age, counted from its original accept.
@@ -244,7 +332,12 @@ test('a request whose maxAgeMs passes while voxd is down is reported expired aft
       await again.idle();
       assert.ok(!ids(again).includes(late.body.id), 'never spoken');
       // The caller re-sends (same request id, same text): it is told how its request ended.
-      const resent = await again.api('POST', '/v1/speak', { text: 'This one is stale by the time voxd is back.', maxAgeMs: 1000, requestId: 'journal-test-late', wait: true });
+      const resent = await again.api('POST', '/v1/speak', {
+        text: 'This one is stale by the time voxd is back.',
+        maxAgeMs: 1000,
+        requestId: 'journal-test-late',
+        wait: true,
+      });
       assert.equal(resent.status, 200);
       assert.equal(resent.body.id, late.body.id);
       assert.equal(resent.body.status, 'expired');
@@ -272,11 +365,18 @@ test('a torn journal tail (a crash during a write) is tolerated: reported in the
     const again = await startDaemon({ home });
     try {
       // The log is written asynchronously: wait for the line.
-      await waitFor(() => /last record was cut short/.test(readFileSync(join(home, 'logs', 'voxd.log'), 'utf8')) || undefined, 20_000, 'the torn record to be reported in voxd.log');
+      await waitFor(
+        () => /last record was cut short/.test(readFileSync(join(home, 'logs', 'voxd.log'), 'utf8')) || undefined,
+        20_000,
+        'the torn record to be reported in voxd.log',
+      );
       // What was intact is replayed: the cut one resumes, the next one is queued behind it.
       const status = (await again.api('GET', '/v1/status')).body;
       assert.equal(status.playing?.id, first.body.id);
-      assert.deepEqual(status.queue.items.map((q: any) => q.id), [next.body.id]);
+      assert.deepEqual(
+        status.queue.items.map((q: any) => q.id),
+        [next.body.id],
+      );
       await again.api('POST', '/v1/stop', { scope: 'current' });
       const idle = await again.idle();
       assert.equal(idle.history.find((e: any) => e.id === next.body.id)?.outcome, 'played');

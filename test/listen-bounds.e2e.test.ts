@@ -86,7 +86,10 @@ describe('a transcriber is read within bounds', () => {
       api.mode = {
         kind: 'custom',
         respond(res) {
-          res.writeHead(200, { 'content-type': 'application/json', ...(declared ? { 'content-length': String(50 * 1024 * 1024) } : {}) });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            ...(declared ? { 'content-length': String(50 * 1024 * 1024) } : {}),
+          });
           res.write('{"text":"');
           sent = pour(res, Buffer.alloc(64 * 1024, 'a'), declared ? 50 * 1024 * 1024 : 2 * 1024 * 1024 * 1024);
         },
@@ -104,7 +107,13 @@ describe('a transcriber is read within bounds', () => {
 
   test('a JSON answer with a huge "text" is refused, not returned', async () => {
     mic();
-    api.mode = { kind: 'custom', respond: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'word '.repeat(200_000) })) };
+    api.mode = {
+      kind: 'custom',
+      respond: (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ text: 'word '.repeat(200_000) })),
+    };
     const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(r.body.code, 'VOX_ERR_TRANSCRIBER_FAILED', JSON.stringify(r.body).slice(0, 300));
     assert.ok(JSON.stringify(r.body).length < CAP, 'the answer to the client is small');
@@ -112,14 +121,23 @@ describe('a transcriber is read within bounds', () => {
 
   test('a key the transcriber echoes in a 200 does not come back in the transcript', async () => {
     mic();
-    api.mode = { kind: 'custom', respond: (res, got) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: `${TRANSCRIPT} (${got.authorization})` })) };
+    api.mode = {
+      kind: 'custom',
+      respond: (res, got) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ text: `${TRANSCRIPT} (${got.authorization})` })),
+    };
     const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(!JSON.stringify(r.body).includes(KEY), r.body.text);
     assert.equal(r.body.text, `${TRANSCRIPT} (Bearer [key])`);
     // Plain text answers too.
     mic();
-    api.mode = { kind: 'custom', respond: (res, got) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${got.authorization}`) };
+    api.mode = {
+      kind: 'custom',
+      respond: (res, got) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${got.authorization}`),
+    };
     const plain = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(plain.body.text, 'Bearer [key]');
   });
@@ -129,11 +147,17 @@ describe('a transcriber is read within bounds', () => {
     try {
       elsewhere.mode = { kind: 'ok', text: 'stolen' };
       mic();
-      api.mode = { kind: 'custom', respond: (res) => res.writeHead(307, { location: `${elsewhere.url}/audio/transcriptions?token=x` }).end() };
+      api.mode = {
+        kind: 'custom',
+        respond: (res) => res.writeHead(307, { location: `${elsewhere.url}/audio/transcriptions?token=x` }).end(),
+      };
       const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
       assert.equal(r.status, 502, JSON.stringify(r.body));
       assert.equal(r.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
-      assert.match(r.body.message, /HTTP 307, a redirect to http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions, which is not followed/);
+      assert.match(
+        r.body.message,
+        /HTTP 307, a redirect to http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions, which is not followed/,
+      );
       assert.ok(!r.body.message.includes('token=x'), 'the query is left out');
       assert.equal(elsewhere.received.length, 0, 'the other server got nothing');
     } finally {
@@ -143,12 +167,21 @@ describe('a transcriber is read within bounds', () => {
 
   test('an HTML page is not a transcript; JSON that does not parse is said so', async () => {
     mic();
-    api.mode = { kind: 'custom', respond: (res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><body>Welcome to nginx!</body></html>') };
+    api.mode = {
+      kind: 'custom',
+      respond: (res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end('<html><body>Welcome to nginx!</body></html>'),
+    };
     const html = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(html.body.code, 'VOX_ERR_TRANSCRIBER_FAILED', JSON.stringify(html.body));
     assert.match(html.body.message, /answered text\/html, not a transcript/);
     mic();
-    api.mode = { kind: 'custom', respond: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text": "unterminated') };
+    api.mode = {
+      kind: 'custom',
+      respond: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"text": "unterminated'),
+    };
     const bad = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(bad.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
     assert.match(bad.body.message, /JSON that does not parse/);
@@ -163,7 +196,10 @@ describe('a transcriber is read within bounds', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         const body = JSON.stringify({ text: TRANSCRIPT.repeat(50) });
         let i = 0;
-        timer = setInterval(() => (i < body.length && !res.destroyed ? res.write(body[i++]) : clearInterval(timer)), 50);
+        timer = setInterval(
+          () => (i < body.length && !res.destroyed ? res.write(body[i++]) : clearInterval(timer)),
+          50,
+        );
         res.on('close', () => clearInterval(timer));
       },
     };
@@ -178,7 +214,7 @@ describe('a transcriber is read within bounds', () => {
   });
 });
 
-describe('a recorder is held to the listen\'s bounds', () => {
+describe("a recorder is held to the listen's bounds", () => {
   // Before: the listen waited for the audio's own clock, which never started: 31.6 s, ended as "max".
   test('a recorder that never writes ends at startTimeoutMs and is reported as stuck', async () => {
     mic({ mode: 'mute' });
@@ -204,7 +240,7 @@ describe('a recorder is held to the listen\'s bounds', () => {
   });
 
   // Before: the child left the recorder's process group and outlived the listen.
-  test('a recorder\'s child that called setsid does not outlive the listen', async () => {
+  test("a recorder's child that called setsid does not outlive the listen", async () => {
     const childPidFile = join(dir, 'setsid-child.pid');
     rmSync(childPidFile, { force: true });
     mic({ mode: 'setsid', childPidFile });

@@ -39,7 +39,8 @@ function micPid(): Promise<number> {
 
 const status = async () => (await d.api('GET', '/v1/status')).body;
 /** Waits until GET /v1/status's `listening` satisfies `ok`. */
-const listening = (ok: (l: any) => boolean, what: string) => waitFor(async () => ((l) => (ok(l) ? l : undefined))((await status()).listening), 20_000, what);
+const listening = (ok: (l: any) => boolean, what: string) =>
+  waitFor(async () => ((l) => (ok(l) ? l : undefined))((await status()).listening), 20_000, what);
 
 /** A listen answered in order: its body and the order it came back in. */
 function timed(order: string[], name: string, body: object): Promise<any> {
@@ -98,9 +99,15 @@ describe('the queue', () => {
     }
     assert.deepEqual(order, ['a', 'b', 'c']);
     assert.deepEqual(holders, ['a#1', 'b#1', 'c#1'], 'the microphone went to each in turn');
-    assert.ok(ra.body.waitedMs < rb.body.waitedMs && rb.body.waitedMs < rc.body.waitedMs, `waited ${ra.body.waitedMs}, ${rb.body.waitedMs}, ${rc.body.waitedMs}`);
+    assert.ok(
+      ra.body.waitedMs < rb.body.waitedMs && rb.body.waitedMs < rc.body.waitedMs,
+      `waited ${ra.body.waitedMs}, ${rb.body.waitedMs}, ${rc.body.waitedMs}`,
+    );
     // c queued while a recorded, and waited through all of b's recording too.
-    assert.ok(rc.body.waitedMs >= rb.body.durationMs, `c waited ${rc.body.waitedMs} ms, b recorded ${rb.body.durationMs} ms`);
+    assert.ok(
+      rc.body.waitedMs >= rb.body.durationMs,
+      `c waited ${rc.body.waitedMs} ms, b recorded ${rb.body.durationMs} ms`,
+    );
     assert.equal((await status()).listening, null, 'free again');
   });
 
@@ -111,12 +118,21 @@ describe('the queue', () => {
     const late = await d.api('POST', '/v1/listen', { session: 'late#1', waitMs: 700 });
     assert.equal(late.status, 409, JSON.stringify(late.body));
     assert.equal(late.body.code, 'VOX_ERR_LISTEN_WAIT_EXPIRED');
-    assert.match(late.body.message, /Waited 700 ms \(waitMs\) for the microphone, held by session holder#1, with 0 listen\(s\) ahead/);
+    assert.match(
+      late.body.message,
+      /Waited 700 ms \(waitMs\) for the microphone, held by session holder#1, with 0 listen\(s\) ahead/,
+    );
     const now = await d.api('POST', '/v1/listen', { waitMs: 0 });
     assert.equal(now.body.code, 'VOX_ERR_LISTEN_BUSY');
     assert.equal((await status()).listening.queued, 0, 'neither stayed queued');
 
-    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/listen', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } });
+    const req = request({
+      host: '127.0.0.1',
+      port: d.port,
+      method: 'POST',
+      path: '/v1/listen',
+      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+    });
     req.on('error', () => {});
     req.end(JSON.stringify({ session: 'gone#1', waitMs: 60_000 }));
     await listening((l) => l.queued === 1, 'the client to queue');
@@ -154,7 +170,10 @@ describe('speech and the queue', () => {
     assert.equal(rb.body.text, TRANSCRIPT);
     const entry = (await status()).history.find((h: any) => h.id === spoken.body.id);
     const bStarted = Number(readFileSync(join(dir, 'mic.pid'), 'utf8').trim().split(' ')[1]);
-    assert.ok(bStarted >= Date.parse(entry.finishedAt) - 50, `the second recorder started ${Date.parse(entry.finishedAt) - bStarted} ms before the speech ended`);
+    assert.ok(
+      bStarted >= Date.parse(entry.finishedAt) - 50,
+      `the second recorder started ${Date.parse(entry.finishedAt) - bStarted} ms before the speech ended`,
+    );
   });
 });
 
@@ -163,7 +182,11 @@ describe('the queue, pushed', () => {
     mic({ leadMs: 30_000 });
     const holder = d.api('POST', '/v1/listen', { session: 'holder#2', startTimeoutMs: 60_000, prompt: false });
     const pid = await micPid();
-    const many = await Promise.all(Array.from({ length: 40 }, (_, i) => d.api('POST', '/v1/listen', { session: `flood#${i}`, waitMs: 1500, prompt: false })));
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        d.api('POST', '/v1/listen', { session: `flood#${i}`, waitMs: 1500, prompt: false }),
+      ),
+    );
     assert.deepEqual([...new Set(many.map((r) => r.body.code))], ['VOX_ERR_LISTEN_WAIT_EXPIRED']);
     for (const r of many) assert.match(r.body.message, /held by session holder#2/);
     const l = (await status()).listening;
@@ -182,7 +205,12 @@ describe('keeping the floor', () => {
   test('a conversation keeps the floor for its follow-up: it goes before a listen that queued meanwhile', async () => {
     mic();
     const order: string[] = [];
-    const first = await d.api('POST', '/v1/listen', { session: 'talk#1', silenceMs: 700, prompt: false, keepFloor: true });
+    const first = await d.api('POST', '/v1/listen', {
+      session: 'talk#1',
+      silenceMs: 700,
+      prompt: false,
+      keepFloor: true,
+    });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.match(first.body.floor.token, /^floor-[0-9a-f-]{36}$/);
     assert.equal(first.body.floor.idleMs, 10_000);
@@ -195,7 +223,12 @@ describe('keeping the floor', () => {
     // Speech is not held by a kept floor: the conversation says its next question.
     const said = await d.api('POST', '/v1/speak', { text: 'And which room?', session: 'talk#1', wait: true });
     assert.equal(said.body.status, 'played');
-    const follow = await timed(order, 'follow-up', { session: 'talk#1', silenceMs: 700, prompt: false, floorToken: first.body.floor.token });
+    const follow = await timed(order, 'follow-up', {
+      session: 'talk#1',
+      silenceMs: 700,
+      prompt: false,
+      floorToken: first.body.floor.token,
+    });
     assert.equal(follow.status, 200, JSON.stringify(follow.body));
     assert.equal(follow.body.text, TRANSCRIPT);
     assert.equal(follow.body.floor, undefined, 'not kept again unless asked');
@@ -204,20 +237,36 @@ describe('keeping the floor', () => {
     assert.deepEqual(order, ['follow-up', 'other']);
     assert.ok(o.body.waitedMs >= follow.body.durationMs, 'the other recorded after the follow-up');
     // The token is spent.
-    assert.deepEqual((await d.api('POST', '/v1/listen/release', { token: first.body.floor.token })).body, { released: false });
+    assert.deepEqual((await d.api('POST', '/v1/listen/release', { token: first.body.floor.token })).body, {
+      released: false,
+    });
   });
 
   test('a kept floor left idle expires and passes to the next in line; a lapsed token just queues', async () => {
     mic();
-    const first = await d.api('POST', '/v1/listen', { session: 'idle#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 1500 });
+    const first = await d.api('POST', '/v1/listen', {
+      session: 'idle#1',
+      silenceMs: 700,
+      prompt: false,
+      keepFloor: true,
+      floorIdleMs: 1500,
+    });
     assert.equal(first.body.floor.idleMs, 1500);
     const answeredAt = Date.now();
     const other = await d.api('POST', '/v1/listen', { session: 'next#1', silenceMs: 700, prompt: false });
     assert.equal(other.status, 200, JSON.stringify(other.body));
     // It could not start before the idle expiry (counted from the first listen's answer).
-    assert.ok(Date.now() - answeredAt >= 1500 + other.body.durationMs - 100, `the next listen began ${Date.now() - answeredAt - other.body.durationMs} ms after`);
+    assert.ok(
+      Date.now() - answeredAt >= 1500 + other.body.durationMs - 100,
+      `the next listen began ${Date.now() - answeredAt - other.body.durationMs} ms after`,
+    );
     assert.ok(other.body.waitedMs >= 1300, `waited ${other.body.waitedMs}`);
-    const lapsed = await d.api('POST', '/v1/listen', { session: 'idle#1', silenceMs: 700, prompt: false, floorToken: first.body.floor.token });
+    const lapsed = await d.api('POST', '/v1/listen', {
+      session: 'idle#1',
+      silenceMs: 700,
+      prompt: false,
+      floorToken: first.body.floor.token,
+    });
     assert.equal(lapsed.status, 200, 'a lapsed token is an ordinary listen');
     assert.equal(lapsed.body.text, TRANSCRIPT);
   });
@@ -226,14 +275,26 @@ describe('keeping the floor', () => {
     mic();
     api.mode = { kind: 'status', status: 500, body: { error: { message: 'model not loaded' } } };
     try {
-      const failed = await d.api('POST', '/v1/listen', { session: 'fail#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 60_000 });
+      const failed = await d.api('POST', '/v1/listen', {
+        session: 'fail#1',
+        silenceMs: 700,
+        prompt: false,
+        keepFloor: true,
+        floorIdleMs: 60_000,
+      });
       assert.equal(failed.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
       assert.equal((await status()).listening, null, 'not kept after a failure');
     } finally {
       api.mode = { kind: 'ok', text: TRANSCRIPT };
     }
     mic();
-    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/listen', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } });
+    const req = request({
+      host: '127.0.0.1',
+      port: d.port,
+      method: 'POST',
+      path: '/v1/listen',
+      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+    });
     req.on('error', () => {});
     req.end(JSON.stringify({ session: 'leaver#1', prompt: false, keepFloor: true, floorIdleMs: 60_000 }));
     await listening((l) => l?.session === 'leaver#1' && l.open, 'the leaver to record');
@@ -244,7 +305,13 @@ describe('keeping the floor', () => {
 
   test('hand-off: POST /v1/listen/release gives the kept floor to the listen waiting; a bad token is a 400', async () => {
     mic();
-    const first = await d.api('POST', '/v1/listen', { session: 'hand#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 60_000 });
+    const first = await d.api('POST', '/v1/listen', {
+      session: 'hand#1',
+      silenceMs: 700,
+      prompt: false,
+      keepFloor: true,
+      floorIdleMs: 60_000,
+    });
     const waiting = d.api('POST', '/v1/listen', { session: 'taker#1', silenceMs: 700, prompt: false });
     await listening((l) => l.queued === 1 && l.session === 'hand#1', 'the taker to queue behind the kept floor');
     const r = await d.api('POST', '/v1/listen/release', { token: first.body.floor.token });
@@ -261,7 +328,7 @@ describe('keeping the floor', () => {
 });
 
 describe('barge-in', () => {
-  test('bargeIn cuts the speech playing (the file sink\'s WAV stops short; outcome interrupted) and takes a kept floor', async () => {
+  test("bargeIn cuts the speech playing (the file sink's WAV stops short; outcome interrupted) and takes a kept floor", async () => {
     // The full utterance, for its length at the sink.
     const before = new Set(d.wavs());
     const full = await d.api('POST', '/v1/speak', { text: LONG, wait: true });
@@ -270,7 +337,13 @@ describe('barge-in', () => {
     const fullMs = wavStats(fullWav).durationMs;
 
     mic();
-    const kept = await d.api('POST', '/v1/listen', { session: 'keeper#1', silenceMs: 700, prompt: false, keepFloor: true, floorIdleMs: 60_000 });
+    const kept = await d.api('POST', '/v1/listen', {
+      session: 'keeper#1',
+      silenceMs: 700,
+      prompt: false,
+      keepFloor: true,
+      floorIdleMs: 60_000,
+    });
     assert.ok(kept.body.floor.token);
     const seen = new Set(d.wavs());
     // Not the same text (it would be deduplicated).
@@ -287,14 +360,20 @@ describe('barge-in', () => {
     const r = await barged;
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.text, TRANSCRIPT);
-    assert.deepEqual((await d.api('POST', '/v1/listen/release', { token: kept.body.floor.token })).body, { released: false }, 'the barge-in took the kept floor');
+    assert.deepEqual(
+      (await d.api('POST', '/v1/listen/release', { token: kept.body.floor.token })).body,
+      { released: false },
+      'the barge-in took the kept floor',
+    );
   });
 });
 
 describe('clients', () => {
   test('vox listen --keep-floor prints the token; --release hands it on; --wait 0 is refused with exit 4', async () => {
     mic();
-    const kept = await vox(['listen', '--silence', '700', '--no-prompt', '--keep-floor', '--floor-idle', '30000'], { env: d.env });
+    const kept = await vox(['listen', '--silence', '700', '--no-prompt', '--keep-floor', '--floor-idle', '30000'], {
+      env: d.env,
+    });
     assert.equal(kept.code, 0, kept.stderr);
     assert.equal(kept.stdout, `${TRANSCRIPT}\n`);
     const token = /--floor (floor-[0-9a-f-]{36})/.exec(kept.stderr)?.[1];
@@ -314,14 +393,24 @@ describe('clients', () => {
     assert.match(bad.stderr, /--release \(field "token"\)/);
   });
 
-  test('the MCP tools through the SDK\'s real Client: listen keeps the floor, converse uses it as its follow-up', async () => {
+  test("the MCP tools through the SDK's real Client: listen keeps the floor, converse uses it as its follow-up", async () => {
     const project = tempDir('vox-floor-project-');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env: d.env as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOX, 'mcp'],
+      cwd: project,
+      env: d.env as Record<string, string>,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'vox-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       mic();
-      const first = (await client.callTool({ name: 'listen', arguments: { silenceMs: 700, keepFloor: true } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const first = (await client.callTool(
+        { name: 'listen', arguments: { silenceMs: 700, keepFloor: true } },
+        undefined,
+        { timeout: 60_000 },
+      )) as CallToolResult;
       assert.equal(first.isError, undefined, JSON.stringify(first.content));
       const floor = (first.structuredContent as any).floor;
       assert.match(floor.token, /^floor-/);
@@ -329,7 +418,11 @@ describe('clients', () => {
       await listening((l) => l.queued === 1, 'another session to queue behind the kept floor');
       const order: string[] = [];
       void other.then(() => order.push('other'));
-      const turn = (await client.callTool({ name: 'converse', arguments: { text: 'Which room?', silenceMs: 700, floorToken: floor.token } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const turn = (await client.callTool(
+        { name: 'converse', arguments: { text: 'Which room?', silenceMs: 700, floorToken: floor.token } },
+        undefined,
+        { timeout: 60_000 },
+      )) as CallToolResult;
       order.push('converse');
       assert.equal(turn.isError, undefined, JSON.stringify(turn.content));
       assert.equal((turn.structuredContent as any).text, TRANSCRIPT);

@@ -30,7 +30,10 @@ before(async () => {
   dir = tempDir('vox-asr-');
   model = writeSyntheticRecognizer(join(dir, 'asr'));
   writeFileSync(join(dir, 'mic.json'), '{}');
-  d = await startDaemon({ home: dir, env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(dir, 'mic.json'), VOXD_TRANSCRIBER_URL: api.url } });
+  d = await startDaemon({
+    home: dir,
+    env: { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(dir, 'mic.json'), VOXD_TRANSCRIBER_URL: api.url },
+  });
 });
 after(async () => {
   await d?.stop();
@@ -57,7 +60,11 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     assert.equal(plain.stdout, `${WORD}\n`);
     assert.match(plain.stderr, /^vox listen: transcribed by local synthetic-asr \(nemo_ctc\) in \d+ ms$/m);
     const status = await vox(['status'], { env: d.env });
-    assert.match(status.stdout, /^stt: {4}local synthetic-asr \(nemo_ctc\) \(transcriber\.kind auto\)$/m, status.stdout);
+    assert.match(
+      status.stdout,
+      /^stt: {4}local synthetic-asr \(nemo_ctc\) \(transcriber\.kind auto\)$/m,
+      status.stdout,
+    );
     const json = (await d.api('GET', '/v1/status')).body;
     assert.deepEqual(json.transcriber, { kind: 'auto', using: 'local synthetic-asr (nemo_ctc)' });
   });
@@ -67,16 +74,29 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     const bad = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(bad.status, 503, JSON.stringify(bad.body));
     assert.equal(bad.body.code, 'VOX_ERR_RECOGNIZER_UNAVAILABLE');
-    assert.match(bad.body.message, /^The local recognizer cannot run: model synthetic-asr is damaged: .*vox-asr\.json: files\.encoder must be a path inside /, 'a whisper model needs its encoder');
-    assert.match(bad.body.message, /To fix: install it again: "vox voices install synthetic-asr --force" \(offline: "vox voices install synthetic-asr --force --from FILE", the archive fetched elsewhere\), or remove .*synthetic-asr; the recording is kept/);
+    assert.match(
+      bad.body.message,
+      /^The local recognizer cannot run: model synthetic-asr is damaged: .*vox-asr\.json: files\.encoder must be a path inside /,
+      'a whisper model needs its encoder',
+    );
+    assert.match(
+      bad.body.message,
+      /To fix: install it again: "vox voices install synthetic-asr --force" \(offline: "vox voices install synthetic-asr --force --from FILE", the archive fetched elsewhere\), or remove .*synthetic-asr; the recording is kept/,
+    );
     assert.doesNotMatch(bad.body.message, /transcriber\.url/, "the server's fix is no help here");
     const status = (await d.api('GET', '/v1/status')).body;
     assert.equal(status.transcriber.using, null);
-    assert.match(status.transcriber.problem, /^model synthetic-asr is damaged: .*; to fix: install it again: "vox voices install synthetic-asr --force"/);
+    assert.match(
+      status.transcriber.problem,
+      /^model synthetic-asr is damaged: .*; to fix: install it again: "vox voices install synthetic-asr --force"/,
+    );
     writeFileSync(join(model, 'vox-asr.json'), '{"format": 1, "type": "conformer", "files": {}}');
     const other = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(other.status, 503, JSON.stringify(other.body));
-    assert.match(other.body.message, /type "conformer" is not one voxd runs \(nemo_ctc, whisper, moonshine\)\. To fix: remove /);
+    assert.match(
+      other.body.message,
+      /type "conformer" is not one voxd runs \(nemo_ctc, whisper, moonshine\)\. To fix: remove /,
+    );
     assert.ok(existsSync(bad.body.audioPath), 'the recording is kept');
     renameSync(join(dir, 'asr'), join(dir, 'asr.away'));
     api.mode = { kind: 'ok', text: 'from the server' };
@@ -87,6 +107,13 @@ describe('transcriber.kind: auto with a local model', { skip }, () => {
     assert.equal(api.received.length, 1);
     assert.equal(r.body.transcriber, `server ${api.url}/audio/transcriptions`);
     const later = await vox(['status'], { env: d.env });
-    assert.match(later.stdout, new RegExp(`^stt: {4}server ${api.url.replace(/[.]/g, '\\.')}/audio/transcriptions \\(transcriber\\.kind auto\\)$`, 'm'), later.stdout);
+    assert.match(
+      later.stdout,
+      new RegExp(
+        `^stt: {4}server ${api.url.replace(/[.]/g, '\\.')}/audio/transcriptions \\(transcriber\\.kind auto\\)$`,
+        'm',
+      ),
+      later.stdout,
+    );
   });
 });

@@ -22,13 +22,14 @@ const SPEECH_START_MS = 300;
 const SPEECH_MS = 1740;
 
 let skip: string | false = needTool('sherpa-onnx');
-if (!skip) try {
-  execFileSync(FETCH, { stdio: 'ignore' });
-} catch (err) {
-  // Under CI the registry is reachable: a model that cannot be had is a failure, not a skip.
-  if (inCI()) throw err;
-  skip = `the Silero model is not obtainable here: ${(err as Error).message.split('\n')[0]}`;
-}
+if (!skip)
+  try {
+    execFileSync(FETCH, { stdio: 'ignore' });
+  } catch (err) {
+    // Under CI the registry is reachable: a model that cannot be had is a failure, not a skip.
+    if (inCI()) throw err;
+    skip = `the Silero model is not obtainable here: ${(err as Error).message.split('\n')[0]}`;
+  }
 
 let api: TranscriptionApi;
 let d: Daemon;
@@ -37,7 +38,12 @@ let dir: string;
 let bareDir: string;
 
 function micEnv(home: string, vad: string): NodeJS.ProcessEnv {
-  return { VOXD_RECORDER: SHIM, VOX_TEST_MIC_CONTROL: join(home, 'mic.json'), VOXD_VAD: vad, VOXD_TRANSCRIBER_URL: api.url };
+  return {
+    VOXD_RECORDER: SHIM,
+    VOX_TEST_MIC_CONTROL: join(home, 'mic.json'),
+    VOXD_VAD: vad,
+    VOXD_TRANSCRIBER_URL: api.url,
+  };
 }
 
 before(async () => {
@@ -46,7 +52,10 @@ before(async () => {
   dir = tempDir('vox-silero-');
   bareDir = tempDir('vox-silero-none-');
   execFileSync(FETCH, [join(dir, 'vad')], { stdio: 'ignore' });
-  [d, bare] = await Promise.all([startDaemon({ home: dir, env: micEnv(dir, 'silero') }), startDaemon({ home: bareDir, env: micEnv(bareDir, 'auto') })]);
+  [d, bare] = await Promise.all([
+    startDaemon({ home: dir, env: micEnv(dir, 'silero') }),
+    startDaemon({ home: bareDir, env: micEnv(bareDir, 'auto') }),
+  ]);
 });
 after(async () => {
   await d?.stop();
@@ -64,11 +73,21 @@ describe('listen.vad: silero', { skip }, () => {
     const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.endedBy, 'silence');
-    assert.ok(Math.abs(r.body.speechMs - SPEECH_MS) <= 100, `speechMs ${r.body.speechMs} vs the fixture's ${SPEECH_MS}`);
-    assert.ok(r.body.durationMs >= SPEECH_START_MS + SPEECH_MS + 700 - 100 && r.body.durationMs <= SPEECH_START_MS + SPEECH_MS + 700 + 300, `durationMs ${r.body.durationMs}`);
+    assert.ok(
+      Math.abs(r.body.speechMs - SPEECH_MS) <= 100,
+      `speechMs ${r.body.speechMs} vs the fixture's ${SPEECH_MS}`,
+    );
+    assert.ok(
+      r.body.durationMs >= SPEECH_START_MS + SPEECH_MS + 700 - 100 &&
+        r.body.durationMs <= SPEECH_START_MS + SPEECH_MS + 700 + 300,
+      `durationMs ${r.body.durationMs}`,
+    );
     assert.equal(r.body.transcribed, true);
     assert.equal(api.received.length, 1);
-    assert.ok(Math.abs(api.received[0]!.wav!.durationMs - r.body.durationMs) <= 1, 'the WAV sent is the recording up to the decision');
+    assert.ok(
+      Math.abs(api.received[0]!.wav!.durationMs - r.body.durationMs) <= 1,
+      'the WAV sent is the recording up to the decision',
+    );
   });
 
   test('random bytes at full scale (the shim\'s "garbage") are not speech: the listen times out and nothing is transcribed', async () => {

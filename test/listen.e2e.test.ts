@@ -15,7 +15,17 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FIXTURES, isRunning, removeDir, startDaemon, tempDir, VOX, vox, waitFor, type Daemon } from './helpers/daemon.js';
+import {
+  FIXTURES,
+  isRunning,
+  removeDir,
+  startDaemon,
+  tempDir,
+  VOX,
+  vox,
+  waitFor,
+  type Daemon,
+} from './helpers/daemon.js';
 import { startTranscriptionApi, type TranscriptionApi } from './helpers/transcription-api.js';
 import { needTool } from './helpers/tools.js';
 import { micEnv } from './helpers/recorder-shim.js';
@@ -39,11 +49,15 @@ function mic(settings: { leadMs?: number; fail?: 'open'; wav?: string } = {}): v
 
 /** The shim's pid and start time, once it plays. */
 function micStarted(file = pidfile): Promise<{ pid: number; startedAt: number }> {
-  return waitFor(() => {
-    if (!existsSync(file)) return undefined;
-    const [pid, at] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
-    return pid ? { pid, startedAt: at! } : undefined;
-  }, 20_000, 'the recorder to start');
+  return waitFor(
+    () => {
+      if (!existsSync(file)) return undefined;
+      const [pid, at] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
+      return pid ? { pid, startedAt: at! } : undefined;
+    },
+    20_000,
+    'the recorder to start',
+  );
 }
 
 before(async () => {
@@ -51,7 +65,10 @@ before(async () => {
   dir = tempDir('vox-listen-');
   control = join(dir, 'mic.json');
   pidfile = join(dir, 'mic.pid');
-  d = await startDaemon({ home: dir, env: micEnv(dir, { VOXD_TRANSCRIBER_URL: api.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '1500' }) });
+  d = await startDaemon({
+    home: dir,
+    env: micEnv(dir, { VOXD_TRANSCRIBER_URL: api.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '1500' }),
+  });
 });
 after(async () => {
   await d?.stop();
@@ -70,7 +87,10 @@ describe('POST /v1/listen', () => {
     assert.equal(r.body.endedBy, 'silence');
     assert.equal(r.body.text, TRANSCRIPT);
     assert.equal(r.body.transcribed, true);
-    assert.ok(Math.abs(r.body.speechMs - SPEECH_MS) <= 200, `speechMs ${r.body.speechMs} vs the fixture's ${SPEECH_MS}`);
+    assert.ok(
+      Math.abs(r.body.speechMs - SPEECH_MS) <= 200,
+      `speechMs ${r.body.speechMs} vs the fixture's ${SPEECH_MS}`,
+    );
     // Recorded: the lead, the speech, then the trailing silence that ended it (no more than a few frames past it).
     assert.ok(r.body.durationMs >= SPEECH_START_MS + SPEECH_MS + 700 - 100, `durationMs ${r.body.durationMs}`);
     assert.ok(r.body.durationMs <= SPEECH_START_MS + SPEECH_MS + 700 + 600, `durationMs ${r.body.durationMs}`);
@@ -78,8 +98,14 @@ describe('POST /v1/listen', () => {
     assert.equal(api.received.length, 1);
     const got = api.received[0]!;
     assert.equal(got.wavError, undefined);
-    assert.deepEqual({ rate: got.wav!.sampleRate, channels: got.wav!.channels, bits: got.wav!.bitsPerSample }, { rate: 16000, channels: 1, bits: 16 });
-    assert.ok(Math.abs(got.wav!.durationMs - r.body.durationMs) <= 1, `the WAV sent is the recording: ${got.wav!.durationMs} vs ${r.body.durationMs}`);
+    assert.deepEqual(
+      { rate: got.wav!.sampleRate, channels: got.wav!.channels, bits: got.wav!.bitsPerSample },
+      { rate: 16000, channels: 1, bits: 16 },
+    );
+    assert.ok(
+      Math.abs(got.wav!.durationMs - r.body.durationMs) <= 1,
+      `the WAV sent is the recording: ${got.wav!.durationMs} vs ${r.body.durationMs}`,
+    );
     assert.ok(got.wav!.rms > 0.02, `speech, not silence (rms ${got.wav!.rms})`);
     assert.equal(got.fields.model, 'whisper-1');
     assert.equal(got.fields.language, 'en');
@@ -147,19 +173,26 @@ describe('POST /v1/listen', () => {
     const listening = d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     const { startedAt } = await micStarted();
     const speak = d.api('POST', '/v1/speak', { text: 'Queued behind the listen.', session: 'other#2', wait: true });
-    const queued = await waitFor(async () => {
-      const s = (await d.api('GET', '/v1/status')).body;
-      return s.queue.items.find((i: any) => i.text === 'Queued behind the listen.') ? s : undefined;
-    }, 10_000, 'the speech to be queued');
+    const queued = await waitFor(
+      async () => {
+        const s = (await d.api('GET', '/v1/status')).body;
+        return s.queue.items.find((i: any) => i.text === 'Queued behind the listen.') ? s : undefined;
+      },
+      10_000,
+      'the speech to be queued',
+    );
     assert.equal(queued.playing, null, 'nothing plays while listening');
     const r = await listening;
     assert.equal(r.body.endedBy, 'silence');
-    assert.equal(r.body.text, TRANSCRIPT, 'the transcript is the fixture, not voxd\'s own voice');
+    assert.equal(r.body.text, TRANSCRIPT, "the transcript is the fixture, not voxd's own voice");
     const spoken = await speak;
     assert.equal(spoken.body.status, 'played');
     const entry = (await d.api('GET', '/v1/status')).body.history.find((h: any) => h.id === spoken.body.id);
     const recordingEnd = startedAt + r.body.durationMs;
-    assert.ok(Date.parse(entry.startedAt) >= recordingEnd - 150, `speech started ${Date.parse(entry.startedAt) - recordingEnd} ms after the recording ended`);
+    assert.ok(
+      Date.parse(entry.startedAt) >= recordingEnd - 150,
+      `speech started ${Date.parse(entry.startedAt) - recordingEnd} ms after the recording ended`,
+    );
   });
 
   test('a listen waits for the utterance playing; with interrupt it cuts it', async () => {
@@ -167,7 +200,11 @@ describe('POST /v1/listen', () => {
     api.mode = { kind: 'ok', text: TRANSCRIPT };
     const long = 'This sentence plays while a listen waits for it to end. It has a second sentence too.';
     const speaking = d.api('POST', '/v1/speak', { text: long, wait: true });
-    await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 10_000, 'speech to play');
+    await waitFor(
+      async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined),
+      10_000,
+      'speech to play',
+    );
     const listened = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
     assert.equal(listened.status, 200);
     const played = await speaking;
@@ -178,7 +215,11 @@ describe('POST /v1/listen', () => {
 
     mic();
     const cut = d.api('POST', '/v1/speak', { text: `${long} And this one is cut.`, wait: true });
-    await waitFor(async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined), 10_000, 'speech to play');
+    await waitFor(
+      async () => ((await d.api('GET', '/v1/status')).body.playing ? true : undefined),
+      10_000,
+      'speech to play',
+    );
     const r = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false, interrupt: true });
     assert.equal(r.status, 200);
     const c = await cut;
@@ -197,7 +238,11 @@ describe('POST /v1/listen', () => {
       assert.equal(ok.status, 200);
       assert.equal(api.received[0]!.authorization, 'Bearer sk-local-transcriber-0123456789');
       mic();
-      api.mode = { kind: 'status', status: 500, body: { error: { message: 'bad key sk-local-transcriber-0123456789 for this model' } } };
+      api.mode = {
+        kind: 'status',
+        status: 500,
+        body: { error: { message: 'bad key sk-local-transcriber-0123456789 for this model' } },
+      };
       const failed = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
       assert.equal(failed.body.code, 'VOX_ERR_TRANSCRIBER_FAILED');
       assert.ok(!JSON.stringify(failed.body).includes('sk-local-transcriber'), failed.body.message);
@@ -208,7 +253,13 @@ describe('POST /v1/listen', () => {
   });
 
   test('out-of-range options are a 400 naming the field', async () => {
-    for (const [body, field] of [[{ silenceMs: 50 }, 'silenceMs'], [{ maxSeconds: 0 }, 'maxSeconds'], [{ startTimeoutMs: 'soon' }, 'startTimeoutMs'], [{ language: 'english please' }, 'language'], [{ seconds: 3 }, 'seconds']] as const) {
+    for (const [body, field] of [
+      [{ silenceMs: 50 }, 'silenceMs'],
+      [{ maxSeconds: 0 }, 'maxSeconds'],
+      [{ startTimeoutMs: 'soon' }, 'startTimeoutMs'],
+      [{ language: 'english please' }, 'language'],
+      [{ seconds: 3 }, 'seconds'],
+    ] as const) {
       const r = await d.api('POST', '/v1/listen', body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.code, 'VOX_ERR_BODY_INVALID');
@@ -246,7 +297,13 @@ describe('POST /v1/listen', () => {
 
   test('a client that goes away releases the microphone', async () => {
     mic({ leadMs: 20_000 });
-    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/listen', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } });
+    const req = request({
+      host: '127.0.0.1',
+      port: d.port,
+      method: 'POST',
+      path: '/v1/listen',
+      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+    });
     req.on('error', () => {});
     req.end(JSON.stringify({ startTimeoutMs: 30_000, prompt: false }));
     const { pid } = await micStarted();
@@ -255,19 +312,35 @@ describe('POST /v1/listen', () => {
     mic();
     // voxd frees the microphone once it has reaped the recorder's group, a moment after the pid
     // is gone: until then a listen is refused busy (409), which is the rule, so wait for the release.
-    const r = await waitFor(async () => {
-      const x = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
-      return x.status === 409 ? undefined : x;
-    }, 5000, 'the microphone to be released');
+    const r = await waitFor(
+      async () => {
+        const x = await d.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+        return x.status === 409 ? undefined : x;
+      },
+      5000,
+      'the microphone to be released',
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
   });
 
   test('transcriber failures are typed: 401, 413, timeout; the recording is kept', async () => {
     const cases = [
-      [{ kind: 'status', status: 401, body: { error: { message: 'Incorrect API key provided: sk-abc...' } } }, 'VOX_ERR_TRANSCRIBER_AUTH', 502],
-      [{ kind: 'status', status: 413, body: { error: { message: 'Maximum content size limit exceeded' } } }, 'VOX_ERR_TRANSCRIBER_TOO_LARGE', 502],
+      [
+        { kind: 'status', status: 401, body: { error: { message: 'Incorrect API key provided: sk-abc...' } } },
+        'VOX_ERR_TRANSCRIBER_AUTH',
+        502,
+      ],
+      [
+        { kind: 'status', status: 413, body: { error: { message: 'Maximum content size limit exceeded' } } },
+        'VOX_ERR_TRANSCRIBER_TOO_LARGE',
+        502,
+      ],
       [{ kind: 'hang' }, 'VOX_ERR_TRANSCRIBER_TIMEOUT', 504],
-      [{ kind: 'status', status: 500, body: { error: { message: 'model not loaded' } } }, 'VOX_ERR_TRANSCRIBER_FAILED', 502],
+      [
+        { kind: 'status', status: 500, body: { error: { message: 'model not loaded' } } },
+        'VOX_ERR_TRANSCRIBER_FAILED',
+        502,
+      ],
     ] as const;
     for (const [mode, code, status] of cases) {
       mic();
@@ -282,7 +355,7 @@ describe('POST /v1/listen', () => {
 });
 
 describe('clients: vox listen, and the MCP tools listen and converse', () => {
-  test('vox listen prints the transcript; --json gives voxd\'s answer and --out saves the WAV', async () => {
+  test("vox listen prints the transcript; --json gives voxd's answer and --out saves the WAV", async () => {
     mic();
     api.mode = { kind: 'ok', text: TRANSCRIPT };
     const plain = await vox(['listen', '--silence', '700', '--no-prompt'], { env: d.env });
@@ -290,7 +363,9 @@ describe('clients: vox listen, and the MCP tools listen and converse', () => {
     assert.equal(plain.stdout, `${TRANSCRIPT}\n`);
     mic();
     const out = join(dir, 'answer.wav');
-    const json = await vox(['listen', '--silence', '700', '--max', '20', '--no-prompt', '--out', out, '--json'], { env: d.env });
+    const json = await vox(['listen', '--silence', '700', '--max', '20', '--no-prompt', '--out', out, '--json'], {
+      env: d.env,
+    });
     assert.equal(json.code, 0, json.stderr);
     const body = JSON.parse(json.stdout);
     assert.equal(body.endedBy, 'silence');
@@ -306,9 +381,15 @@ describe('clients: vox listen, and the MCP tools listen and converse', () => {
     assert.match(nan.stderr, /--max must be a number/);
   });
 
-  test('converse through the SDK\'s real Client: speaks the question, then returns the spoken answer', async () => {
+  test("converse through the SDK's real Client: speaks the question, then returns the spoken answer", async () => {
     const project = tempDir('vox-listen-project-');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env: d.env as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [VOX, 'mcp'],
+      cwd: project,
+      env: d.env as Record<string, string>,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'vox-test', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -320,14 +401,22 @@ describe('clients: vox listen, and the MCP tools listen and converse', () => {
       api.mode = { kind: 'ok', text: TRANSCRIPT };
       api.received.length = 0;
       const wavsBefore = d.wavs().length;
-      const r = (await client.callTool({ name: 'converse', arguments: { text: 'Which room should I light?', silenceMs: 700 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const r = (await client.callTool(
+        { name: 'converse', arguments: { text: 'Which room should I light?', silenceMs: 700 } },
+        undefined,
+        { timeout: 60_000 },
+      )) as CallToolResult;
       assert.equal(r.isError, undefined, JSON.stringify(r.content));
       const sc = r.structuredContent as any;
       assert.equal(sc.text, TRANSCRIPT);
       assert.equal(sc.endedBy, 'silence');
       assert.equal(sc.said.status, 'played');
       assert.ok(Math.abs(sc.speechMs - SPEECH_MS) <= 200);
-      assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), sc, 'the text block is the same compact JSON');
+      assert.deepEqual(
+        JSON.parse((r.content[0] as { text: string }).text),
+        sc,
+        'the text block is the same compact JSON',
+      );
       // The question was spoken (a WAV with speech), then the prompt chime; the transcriber heard the fixture only.
       const wavs = d.wavs().slice(wavsBefore);
       assert.equal(wavs.length, 2, 'the question and the prompt chime');
@@ -338,13 +427,23 @@ describe('clients: vox listen, and the MCP tools listen and converse', () => {
       assert.ok(startedAt >= Date.parse(entry.finishedAt), 'the recording began after the question was spoken');
 
       mic({ leadMs: 10_000 });
-      const silent = (await client.callTool({ name: 'listen', arguments: { startTimeoutMs: 1000 } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const silent = (await client.callTool({ name: 'listen', arguments: { startTimeoutMs: 1000 } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       assert.equal(silent.isError, undefined);
-      assert.deepEqual(Object.keys(silent.structuredContent as object).sort(), ['durationMs', 'endedBy', 'speechMs', 'text', 'why']);
+      assert.deepEqual(Object.keys(silent.structuredContent as object).sort(), [
+        'durationMs',
+        'endedBy',
+        'speechMs',
+        'text',
+        'why',
+      ]);
       assert.equal((silent.structuredContent as any).endedBy, 'timeout');
 
       mic({ fail: 'open' });
-      const failed = (await client.callTool({ name: 'listen', arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const failed = (await client.callTool({ name: 'listen', arguments: {} }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
       assert.equal(failed.isError, true);
       assert.match((failed.content[0] as { text: string }).text, /^VOX_ERR_MIC_UNAVAILABLE: .*audio open error/);
     } finally {
@@ -396,31 +495,41 @@ describe('without a transcriber, a recorder, or a transcriber that answers', () 
     }
   });
 
-  test('the real arecord, capturing from ALSA\'s file plugin (infile = the fixture)', { skip: needTool('arecord') }, async () => {
-    const home = tempDir('vox-listen-alsa-');
-    // The file plugin hands arecord the fixture's samples; its null slave does not pace, so the
-    // audio arrives faster than real time (end-pointing counts audio, not the clock).
-    const raw = join(home, 'sentence.raw');
-    writeFileSync(raw, readFileSync(join(FIXTURES, 'listen', 'sentence.wav')).subarray(44));
-    const conf = join(home, 'alsa.conf');
-    writeFileSync(conf, `pcm.!default {\n  type file\n  slave { pcm { type null } }\n  file "/dev/null"\n  infile "${raw}"\n  format "raw"\n}\n`);
-    const e = await startDaemon({ home, env: { VOXD_RECORDER: 'arecord', ALSA_CONFIG_PATH: conf, VOXD_TRANSCRIBER_URL: api.url } });
-    try {
-      api.mode = { kind: 'ok', text: TRANSCRIPT };
-      api.received.length = 0;
-      const r = await e.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.equal(r.body.endedBy, 'silence');
-      assert.ok(Math.abs(r.body.speechMs - SPEECH_MS) <= 200, `speechMs ${r.body.speechMs}`);
-      assert.equal(r.body.text, TRANSCRIPT);
-      const got = api.received.at(-1)!;
-      assert.deepEqual([got.wav!.sampleRate, got.wav!.channels, got.wav!.bitsPerSample], [16000, 1, 16]);
-      assert.ok(got.wav!.rms > 0.02);
-    } finally {
-      await e.stop();
-      removeDir(home);
-    }
-  });
+  test(
+    "the real arecord, capturing from ALSA's file plugin (infile = the fixture)",
+    { skip: needTool('arecord') },
+    async () => {
+      const home = tempDir('vox-listen-alsa-');
+      // The file plugin hands arecord the fixture's samples; its null slave does not pace, so the
+      // audio arrives faster than real time (end-pointing counts audio, not the clock).
+      const raw = join(home, 'sentence.raw');
+      writeFileSync(raw, readFileSync(join(FIXTURES, 'listen', 'sentence.wav')).subarray(44));
+      const conf = join(home, 'alsa.conf');
+      writeFileSync(
+        conf,
+        `pcm.!default {\n  type file\n  slave { pcm { type null } }\n  file "/dev/null"\n  infile "${raw}"\n  format "raw"\n}\n`,
+      );
+      const e = await startDaemon({
+        home,
+        env: { VOXD_RECORDER: 'arecord', ALSA_CONFIG_PATH: conf, VOXD_TRANSCRIBER_URL: api.url },
+      });
+      try {
+        api.mode = { kind: 'ok', text: TRANSCRIPT };
+        api.received.length = 0;
+        const r = await e.api('POST', '/v1/listen', { silenceMs: 700, prompt: false });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.equal(r.body.endedBy, 'silence');
+        assert.ok(Math.abs(r.body.speechMs - SPEECH_MS) <= 200, `speechMs ${r.body.speechMs}`);
+        assert.equal(r.body.text, TRANSCRIPT);
+        const got = api.received.at(-1)!;
+        assert.deepEqual([got.wav!.sampleRate, got.wav!.channels, got.wav!.bitsPerSample], [16000, 1, 16]);
+        assert.ok(got.wav!.rms > 0.02);
+      } finally {
+        await e.stop();
+        removeDir(home);
+      }
+    },
+  );
 
   test('no recorder binary: a clear error naming what to install', async () => {
     const home = tempDir('vox-listen-norec-');
@@ -439,11 +548,13 @@ describe('without a transcriber, a recorder, or a transcriber that answers', () 
     }
   });
 
-  test('voxd\'s shutdown releases the microphone', async () => {
+  test("voxd's shutdown releases the microphone", async () => {
     const home = tempDir('vox-listen-shutdown-');
     const e = await startDaemon({ home, env: micEnv(home) });
     writeFileSync(join(home, 'mic.json'), JSON.stringify({ leadMs: 20_000 }));
-    const listening = e.api('POST', '/v1/listen', { startTimeoutMs: 30_000, prompt: false }).catch((err: Error) => ({ status: 0, body: err.message }));
+    const listening = e
+      .api('POST', '/v1/listen', { startTimeoutMs: 30_000, prompt: false })
+      .catch((err: Error) => ({ status: 0, body: err.message }));
     const { pid } = await micStarted(join(home, 'mic.pid'));
     assert.equal(await e.stop(), 0);
     assert.ok(!isRunning(pid), 'the recorder died with voxd');

@@ -41,10 +41,14 @@ async function synthesizedMs(d: Daemon, text: string, voice?: string): Promise<n
 }
 
 async function settled(d: Daemon, id: string): Promise<any> {
-  return waitFor(async () => {
-    const h = (await d.api('GET', '/v1/status')).body.history.find((e: any) => e.id === id);
-    return h && !['queued', 'playing'].includes(h.outcome) ? h : undefined;
-  }, 60_000, `utterance ${id} to settle`);
+  return waitFor(
+    async () => {
+      const h = (await d.api('GET', '/v1/status')).body.history.find((e: any) => e.id === id);
+      return h && !['queued', 'playing'].includes(h.outcome) ? h : undefined;
+    },
+    60_000,
+    `utterance ${id} to settle`,
+  );
 }
 
 test('the fixture message: its sentences in order, the code block as a phrase, one utterance', async (t) => {
@@ -55,10 +59,14 @@ test('the fixture message: its sentences in order, the code block as a phrase, o
   assert.equal(r0.status, 202);
   assert.deepEqual({ status: r0.body.status, sentences: r0.body.sentences }, { status: 'queued', sentences: 1 });
   const r1 = await batch(d, 'shop#3c07f0', b1.message_id, b1.index, b1.delta, b1.final);
-  assert.deepEqual({ id: r1.body.id, status: r1.body.status, sentences: r1.body.sentences }, { id: r0.body.id, status: 'queued', sentences: 3 });
+  assert.deepEqual(
+    { id: r1.body.id, status: r1.body.status, sentences: r1.body.sentences },
+    { id: r0.body.id, status: 'queued', sentences: 3 },
+  );
   const h = await settled(d, r0.body.id);
   assert.equal(h.outcome, 'played');
-  const expected = 'I split the checkout module into three files. Next I added tests for the refund path, and fixed the rounding bug. A code block of one line. All 47 tests pass.';
+  const expected =
+    'I split the checkout module into three files. Next I added tests for the refund path, and fixed the rounding bug. A code block of one line. All 47 tests pass.';
   assert.equal(h.text, expected);
   assert.doesNotMatch(h.text, /Math\.round|export|```/);
   // What was heard is those sentences in the session's voice: as long as they are when rendered alone.
@@ -70,9 +78,21 @@ test('the fixture message: its sentences in order, the code block as a phrase, o
 test('a re-sent batch changes nothing; a cut ends the message and its later batches say why', async (t) => {
   const d = await startDaemon();
   t.after(() => stopDaemonsUnder(d.home));
-  const first = await batch(d, 'api#1', 'm1', 0, 'The first sentence is here and it is complete.\nThe second one is still being written,');
+  const first = await batch(
+    d,
+    'api#1',
+    'm1',
+    0,
+    'The first sentence is here and it is complete.\nThe second one is still being written,',
+  );
   assert.equal(first.body.sentences, 1);
-  const again = await batch(d, 'api#1', 'm1', 0, 'The first sentence is here and it is complete.\nThe second one is still being written,');
+  const again = await batch(
+    d,
+    'api#1',
+    'm1',
+    0,
+    'The first sentence is here and it is complete.\nThe second one is still being written,',
+  );
   assert.deepEqual(again.body, { id: first.body.id, status: 'repeated', sentences: 0 });
   const cut = await d.api('POST', '/v1/narration/cut', { session: 'api#1' });
   assert.deepEqual(cut.body, { cut: [first.body.id] });
@@ -104,18 +124,28 @@ test('a message that spoke all it has is listed as narrating (status, vox status
   t.after(() => stopDaemonsUnder(d.home));
   const r = await batch(d, 'web#3', 'm1', 0, 'One whole sentence.\nAnd half of');
   assert.equal(r.body.sentences, 1);
-  const waiting = await waitFor(async () => {
-    const s = (await d.api('GET', '/v1/status')).body;
-    return s.playing === null && s.narrating?.length === 1 ? s.narrating : undefined;
-  }, 30_000, 'the first sentence played and the message waiting');
+  const waiting = await waitFor(
+    async () => {
+      const s = (await d.api('GET', '/v1/status')).body;
+      return s.playing === null && s.narrating?.length === 1 ? s.narrating : undefined;
+    },
+    30_000,
+    'the first sentence played and the message waiting',
+  );
   assert.equal(waiting.items.length, 1);
-  assert.deepEqual({ id: waiting.items[0].id, session: waiting.items[0].session, spoken: waiting.items[0].spoken }, { id: r.body.id, session: 'web#3', spoken: 1 });
+  assert.deepEqual(
+    { id: waiting.items[0].id, session: waiting.items[0].session, spoken: waiting.items[0].spoken },
+    { id: r.body.id, session: 'web#3', spoken: 1 },
+  );
   assert.equal(typeof waiting.items[0].waitingMs, 'number');
   // A counts-only status still counts it.
   assert.deepEqual((await d.api('GET', '/v1/status?limit=0')).body.narrating, { length: 1, items: [] });
   const text = await vox(['status'], { env: d.env });
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /^narrating: 1 waiting for the model's next lines\n {2}web#3 +1 sentence spoken, waiting \d+ s$/m);
+  assert.match(
+    text.stdout,
+    /^narrating: 1 waiting for the model's next lines\n {2}web#3 +1 sentence spoken, waiting \d+ s$/m,
+  );
   await batch(d, 'web#3', 'm1', 1, ' a second one.\n', true);
   assert.equal((await settled(d, r.body.id)).outcome, 'played');
   assert.deepEqual((await d.api('GET', '/v1/status')).body.narrating, { length: 0, items: [] });
@@ -129,14 +159,29 @@ test('bad batches are refused with a clear error', async (t) => {
   assert.equal(noSession.status, 400);
   assert.equal(noSession.body.code, 'VOX_ERR_BODY_INVALID');
   assert.match(noSession.body.message, /session/);
-  const huge = await d.api('POST', '/v1/narration', { session: 's', message: 'm', index: 0, final: true, delta: 'x'.repeat(70_000) });
+  const huge = await d.api('POST', '/v1/narration', {
+    session: 's',
+    message: 'm',
+    index: 0,
+    final: true,
+    delta: 'x'.repeat(70_000),
+  });
   assert.ok([400, 413].includes(huge.status), `status ${huge.status}`);
-  const badId = await d.api('POST', '/v1/narration', { session: 's', message: 'a b', index: 0, final: true, delta: 'x' });
+  const badId = await d.api('POST', '/v1/narration', {
+    session: 's',
+    message: 'a b',
+    index: 0,
+    final: true,
+    delta: 'x',
+  });
   assert.equal(badId.status, 400);
 });
 
 /** Sentences of a long reply: each about two seconds of speech. */
-const LONG = Array.from({ length: 6 }, (_, i) => `Sentence number ${i + 1} of this long reply goes on for a little while.`);
+const LONG = Array.from(
+  { length: 6 },
+  (_, i) => `Sentence number ${i + 1} of this long reply goes on for a little while.`,
+);
 
 test('two sessions narrating share the voice in turns, and an important ask from a third cuts in', async (t) => {
   const d = await startDaemon();
@@ -147,7 +192,11 @@ test('two sessions narrating share the voice in turns, and an important ask from
   assert.equal(b.body.sentences, 6);
   // Once beta has had a turn, a permission ask from a third session arrives.
   await waitFor(() => (wavsOf(d, b.body.id).length > 0 ? true : undefined), 60_000, 'beta to get a turn');
-  const ask = await d.api('POST', '/v1/speak', { text: 'gamma needs your permission to use Bash.', priority: 'important', session: 'gamma#3' });
+  const ask = await d.api('POST', '/v1/speak', {
+    text: 'gamma needs your permission to use Bash.',
+    priority: 'important',
+    session: 'gamma#3',
+  });
   assert.equal(ask.body.status, 'queued');
   for (const id of [a.body.id, b.body.id, ask.body.id]) assert.equal((await settled(d, id)).outcome, 'played');
   // Order of the WAVs: alpha's first turn, then beta before alpha had finished, and both in several turns.
@@ -176,22 +225,43 @@ test('kill -9 between batches: the message carries on mid-paragraph, nothing los
   const home = tempDir();
   t.after(() => stopDaemonsUnder(home));
   const d1 = await startDaemon({ home });
-  const r0 = await batch(d1, 'shop#9', 'mk', 0, 'The first sentence was written before the crash.\nThe second sentence starts before the crash');
+  const r0 = await batch(
+    d1,
+    'shop#9',
+    'mk',
+    0,
+    'The first sentence was written before the crash.\nThe second sentence starts before the crash',
+  );
   assert.equal(r0.body.sentences, 1);
-  await waitFor(async () => ((await d1.api('GET', '/v1/status')).body.playing === null && wavsOf(d1, r0.body.id).length > 0 ? true : undefined), 30_000, 'the first sentence to be played');
+  await waitFor(
+    async () =>
+      (await d1.api('GET', '/v1/status')).body.playing === null && wavsOf(d1, r0.body.id).length > 0 ? true : undefined,
+    30_000,
+    'the first sentence to be played',
+  );
   d1.proc.kill('SIGKILL');
   await new Promise((r) => d1.proc.once('exit', r));
   const d2 = await startDaemon({ home });
   const r1 = await batch(d2, 'shop#9', 'mk', 1, ' and ends after it.\nA third sentence closes the message.\n', true);
-  assert.deepEqual({ id: r1.body.id, status: r1.body.status, sentences: r1.body.sentences }, { id: r0.body.id, status: 'queued', sentences: 2 });
+  assert.deepEqual(
+    { id: r1.body.id, status: r1.body.status, sentences: r1.body.sentences },
+    { id: r0.body.id, status: 'queued', sentences: 2 },
+  );
   const again = await batch(d2, 'shop#9', 'mk', 0, 'The first sentence was written before the crash.\n');
   assert.equal(again.body.status, 'repeated');
   const h = await settled(d2, r0.body.id);
   assert.equal(h.outcome, 'played');
   const files = wavsOf(d2, r0.body.id);
   const before = await synthesizedMs(d2, 'The first sentence was written before the crash.', h.voice);
-  const after = await synthesizedMs(d2, 'The second sentence starts before the crash and ends after it. A third sentence closes the message.', h.voice);
+  const after = await synthesizedMs(
+    d2,
+    'The second sentence starts before the crash and ends after it. A third sentence closes the message.',
+    h.voice,
+  );
   assert.equal(files.length, 2, files.join(' '));
   assert.ok(Math.abs(wavStats(files[0]!).durationMs - before) < 0.15 * before);
-  assert.ok(Math.abs(wavStats(files[1]!).durationMs - after) < 0.15 * after, `${wavStats(files[1]!).durationMs} vs ${after}`);
+  assert.ok(
+    Math.abs(wavStats(files[1]!).durationMs - after) < 0.15 * after,
+    `${wavStats(files[1]!).durationMs} vs ${after}`,
+  );
 });

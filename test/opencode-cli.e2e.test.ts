@@ -18,12 +18,24 @@ import { OPENCODE, opencodeSkip, runCli } from './helpers/agent-clis.js';
 import { startResponsesApi, toolNames, type ResponsesRequest, type ResponsesStandIn } from './helpers/responses-api.js';
 
 const REPLY = 'All tests pass. I fixed the parser and added a regression test.';
-const TOUCH = { call_id: 'call_1', name: 'bash', arguments: { command: 'touch /etc/vox-opencode-test', description: 'Write to /etc' } };
-const userText = (req: ResponsesRequest): string => JSON.stringify([...req.input].reverse().find((i) => i.role === 'user')?.content ?? '');
+const TOUCH = {
+  call_id: 'call_1',
+  name: 'bash',
+  arguments: { command: 'touch /etc/vox-opencode-test', description: 'Write to /etc' },
+};
+const userText = (req: ResponsesRequest): string =>
+  JSON.stringify([...req.input].reverse().find((i) => i.role === 'user')?.content ?? '');
 
 /** opencode.json as a user has it: their provider (here the stand-in). */
 const userConfig = (url: string) => ({
-  provider: { standin: { npm: '@ai-sdk/openai', name: 'stand-in', options: { baseURL: url, apiKey: 'not-a-key' }, models: { m: { name: 'm' } } } },
+  provider: {
+    standin: {
+      npm: '@ai-sdk/openai',
+      name: 'stand-in',
+      options: { baseURL: url, apiKey: 'not-a-key' },
+      models: { m: { name: 'm' } },
+    },
+  },
   model: 'standin/m',
   autoupdate: false,
   share: 'disabled',
@@ -36,7 +48,8 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
   let env: NodeJS.ProcessEnv;
 
   const history = () => historyInOrder(d);
-  const run = (args: string[]) => runCli(OPENCODE!, ['run', ...args], { cwd: join(root, 'shop'), env, timeoutMs: 100_000 });
+  const run = (args: string[]) =>
+    runCli(OPENCODE!, ['run', ...args], { cwd: join(root, 'shop'), env, timeoutMs: 100_000 });
 
   before(async () => {
     d = await startDaemon({ realtime: false });
@@ -50,10 +63,20 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
     });
     const home = join(root, 'home');
     mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
-    writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), `${JSON.stringify(userConfig(api.url), null, 2)}\n`);
+    writeFileSync(
+      join(home, '.config', 'opencode', 'opencode.json'),
+      `${JSON.stringify(userConfig(api.url), null, 2)}\n`,
+    );
     // opencode (bun) leaves files in TMPDIR: a TMPDIR of its own, removed with root.
     mkdirSync(join(root, 'tmp'));
-    env = { ...d.env, HOME: home, TMPDIR: join(root, 'tmp'), VOX_NO_AUTOSTART: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' };
+    env = {
+      ...d.env,
+      HOME: home,
+      TMPDIR: join(root, 'tmp'),
+      VOX_NO_AUTOSTART: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+    };
     const inst = await vox(['hooks', 'install', '--agent', 'opencode'], { env });
     assert.equal(inst.code, 0, inst.stderr);
   });
@@ -65,7 +88,7 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
   });
 
   let session = '';
-  test('a reply is spoken once at text priority, labelled by the session; the model was offered vox mcp\'s tools', async () => {
+  test("a reply is spoken once at text priority, labelled by the session; the model was offered vox mcp's tools", async () => {
     await d.idle();
     const before = (await history()).length;
     const r = await run(['Fix the parser.', '--format', 'json']);
@@ -74,7 +97,10 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
     assert.ok(session, r.stdout);
     const main = api.requests.find((q) => q.body?.tools?.length)!.body!;
     const tools = toolNames(main);
-    assert.ok(tools.some((t) => /vox/.test(t) && /speak/.test(t)), `vox's speak among ${tools.join(', ')}`);
+    assert.ok(
+      tools.some((t) => /vox/.test(t) && /speak/.test(t)),
+      `vox's speak among ${tools.join(', ')}`,
+    );
     await waitFor(async () => ((await history()).length > before ? true : undefined), 30_000, 'the hook to reach voxd');
     await d.idle();
     const hs = (await history()).slice(before);
@@ -90,7 +116,11 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout + r.stderr, /permission requested: external_directory/);
     // The plugin's hooks are processes of their own: `opencode run` may end before both reached voxd.
-    await waitFor(async () => ((await history()).length - before >= 2 ? true : undefined), 30_000, 'both hooks to reach voxd');
+    await waitFor(
+      async () => ((await history()).length - before >= 2 ? true : undefined),
+      30_000,
+      'both hooks to reach voxd',
+    );
     await d.idle();
     const hs = (await history()).slice(before);
     // The turn has no text of the model's: its Stop is "<project> is done". The plugin starts both
@@ -99,12 +129,15 @@ describe('opencode with vox hooks install --agent opencode', { skip: opencodeSki
       ['shop is done', 'text', 'spoken'],
       ['shop needs your permission to use external_directory', 'important', 'spoken'],
     ]);
-    assert.ok(hs.every((h) => h.session === `shop#${session.slice(16, 22)}`), JSON.stringify(hs));
+    assert.ok(
+      hs.every((h) => h.session === `shop#${session.slice(16, 22)}`),
+      JSON.stringify(hs),
+    );
   });
 });
 
 describe("vox hooks install --agent opencode on the user's files", () => {
-  test('a plugin of its own and the server beside the user\'s; idempotent, backed up, uninstall gives back the same', async () => {
+  test("a plugin of its own and the server beside the user's; idempotent, backed up, uninstall gives back the same", async () => {
     const home = tempDir('vox-opencode-home-');
     try {
       const dir = join(home, 'xdg', 'opencode');
@@ -115,7 +148,10 @@ describe("vox hooks install --agent opencode on the user's files", () => {
       const first = JSON.parse((await vox(['hooks', 'install', '--agent', 'opencode', '--json'], { env })).stdout);
       assert.deepEqual([first.hooks.changed, first.config.changed], [true, true]);
       assert.equal(readFileSync(first.config.backup, 'utf8'), text);
-      assert.match(readFileSync(join(dir, 'plugin', 'vox.js'), 'utf8'), /^\/\/ vox: written by "vox hooks install --agent opencode"/);
+      assert.match(
+        readFileSync(join(dir, 'plugin', 'vox.js'), 'utf8'),
+        /^\/\/ vox: written by "vox hooks install --agent opencode"/,
+      );
       const config = JSON.parse(readFileSync(join(dir, 'opencode.json'), 'utf8'));
       assert.deepEqual(config.mcp.github, { type: 'local', command: ['gh-mcp'] });
       assert.equal(config.mcp.vox.command.at(-1), 'mcp');

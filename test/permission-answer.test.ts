@@ -6,21 +6,60 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { matchAnswer, normaliseAnswer } from '../packages/vox-mcp/src/claude/permission-answer.js';
-import { askText, decisionOutput, readList, readObject, voiceAskOf } from '../packages/vox-mcp/src/claude/voice-decision.js';
+import {
+  askText,
+  decisionOutput,
+  readList,
+  readObject,
+  voiceAskOf,
+} from '../packages/vox-mcp/src/claude/voice-decision.js';
 import { DEFAULTS, type ResolvedConfig } from '../packages/vox-mcp/src/project/config-schema.js';
 
 test('the grammar: exact phrases after case, punctuation and courtesy words are normalised', () => {
-  for (const t of ['allow', 'Allow.', ' ALLOW! ', 'Yes.', 'allow it', 'Please allow', 'allow, please', 'Approve.', 'allow once']) assert.equal(matchAnswer(t, false), 'allow', t);
-  for (const t of ['deny', 'Deny.', 'No.', 'no!', "Don't allow.", 'do not allow', 'reject', 'Deny it, thanks']) assert.equal(matchAnswer(t, false), 'deny', t);
-  for (const t of ['always', 'Always allow.', 'allow always', 'yes, always']) assert.equal(matchAnswer(t, true), 'always', t);
+  for (const t of [
+    'allow',
+    'Allow.',
+    ' ALLOW! ',
+    'Yes.',
+    'allow it',
+    'Please allow',
+    'allow, please',
+    'Approve.',
+    'allow once',
+  ])
+    assert.equal(matchAnswer(t, false), 'allow', t);
+  for (const t of ['deny', 'Deny.', 'No.', 'no!', "Don't allow.", 'do not allow', 'reject', 'Deny it, thanks'])
+    assert.equal(matchAnswer(t, false), 'deny', t);
+  for (const t of ['always', 'Always allow.', 'allow always', 'yes, always'])
+    assert.equal(matchAnswer(t, true), 'always', t);
   assert.equal(normaliseAnswer('  Don’t   allow!! '), 'dont allow');
 });
 
 test('no guess: near misses, sentences, noise and silence are no answer', () => {
   const unclear = [
-    '', ' ', '...', '[noise]', '(background music)', 'a low', 'hello', 'allowed?', 'allow the', 'yes no', 'no yes', 'allow deny',
-    'I think you should allow it', 'maybe', 'yeah', 'sure', 'ok', 'allowance', 'yes '.repeat(30), 'alow', 'denied by the user',
-    'Thank you for watching.', 'allow '.repeat(20),
+    '',
+    ' ',
+    '...',
+    '[noise]',
+    '(background music)',
+    'a low',
+    'hello',
+    'allowed?',
+    'allow the',
+    'yes no',
+    'no yes',
+    'allow deny',
+    'I think you should allow it',
+    'maybe',
+    'yeah',
+    'sure',
+    'ok',
+    'allowance',
+    'yes '.repeat(30),
+    'alow',
+    'denied by the user',
+    'Thank you for watching.',
+    'allow '.repeat(20),
   ];
   for (const t of unclear) assert.equal(matchAnswer(t, true), undefined, JSON.stringify(t));
 });
@@ -33,21 +72,51 @@ test('"always" where the prompt offers no suggestion is no answer, not a quiet "
 test('the announcement names the tool and what it would run, and offers "always" only where the prompt does', () => {
   const base = { projectName: 'api', tool: 'Bash', toolInput: { command: 'npm test' } };
   assert.equal(askText(base), 'api wants to run npm test. Allow or deny?');
-  assert.equal(askText({ ...base, suggestions: [{ type: 'addRules' }] }), 'api wants to run npm test. Allow, always, or deny?');
-  assert.equal(askText({ projectName: 'api', tool: 'Edit', toolInput: { file_path: '/src/a.ts' } }), 'api wants to edit /src/a.ts. Allow or deny?');
-  assert.equal(askText({ projectName: 'api', tool: 'mcp__plugin_x_y__fetch_page' }), 'api wants to use fetch page from x. Allow or deny?');
-  const long = askText({ projectName: 'api', tool: 'Bash', toolInput: { command: `echo ${'word '.repeat(100)}\nrm -rf x` } });
+  assert.equal(
+    askText({ ...base, suggestions: [{ type: 'addRules' }] }),
+    'api wants to run npm test. Allow, always, or deny?',
+  );
+  assert.equal(
+    askText({ projectName: 'api', tool: 'Edit', toolInput: { file_path: '/src/a.ts' } }),
+    'api wants to edit /src/a.ts. Allow or deny?',
+  );
+  assert.equal(
+    askText({ projectName: 'api', tool: 'mcp__plugin_x_y__fetch_page' }),
+    'api wants to use fetch page from x. Allow or deny?',
+  );
+  const long = askText({
+    projectName: 'api',
+    tool: 'Bash',
+    toolInput: { command: `echo ${'word '.repeat(100)}\nrm -rf x` },
+  });
   assert.ok(long.length < 160, long);
   assert.match(long, /^api wants to run echo word word .*…\. Allow or deny\?$/);
 });
 
 test('decisions in the shape Claude Code 2.1.332 validates', () => {
-  const suggestions = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }], behavior: 'allow', destination: 'localSettings' }];
-  assert.deepEqual(decisionOutput('allow', { suggestions }, 'allow'), { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
-  assert.deepEqual(decisionOutput('always', { suggestions }, 'always'), {
-    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedPermissions: suggestions } },
+  const suggestions = [
+    {
+      type: 'addRules',
+      rules: [{ toolName: 'Bash', ruleContent: 'npm test' }],
+      behavior: 'allow',
+      destination: 'localSettings',
+    },
+  ];
+  assert.deepEqual(decisionOutput('allow', { suggestions }, 'allow'), {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
   });
-  assert.deepEqual(decisionOutput('deny', {}, 'Deny.'), { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by voice ("Deny.").' } } });
+  assert.deepEqual(decisionOutput('always', { suggestions }, 'always'), {
+    hookSpecificOutput: {
+      hookEventName: 'PermissionRequest',
+      decision: { behavior: 'allow', updatedPermissions: suggestions },
+    },
+  });
+  assert.deepEqual(decisionOutput('deny', {}, 'Deny.'), {
+    hookSpecificOutput: {
+      hookEventName: 'PermissionRequest',
+      decision: { behavior: 'deny', message: 'Denied by voice ("Deny.").' },
+    },
+  });
 });
 
 test('payload fields as either hook kind sends them: objects, or their JSON from an mcp_tool substitution', () => {
@@ -61,13 +130,31 @@ test('payload fields as either hook kind sends them: objects, or their JSON from
 
 test('voice asks only where the project says approveByVoice: true, and never with notify: off', () => {
   const config = (values: Partial<typeof DEFAULTS>): ResolvedConfig =>
-    ({ projectDir: '/p', projectName: 'api', values: { ...DEFAULTS, ...values }, sources: {}, pronunciations: [] }) as unknown as ResolvedConfig;
+    ({
+      projectDir: '/p',
+      projectName: 'api',
+      values: { ...DEFAULTS, ...values },
+      sources: {},
+      pronunciations: [],
+    }) as unknown as ResolvedConfig;
   const payload = { tool_name: 'Bash', tool_input: '{"command":"npm test"}', tool_use_id: 'toolu_1' };
   assert.equal(voiceAskOf('PermissionRequest', payload, config({}), 'api#1'), undefined, 'off by default');
   assert.equal(voiceAskOf('PermissionRequest', payload, config({ approveByVoice: false }), 'api#1'), undefined);
-  assert.equal(voiceAskOf('PermissionRequest', payload, config({ approveByVoice: true, notify: 'off' }), 'api#1'), undefined);
+  assert.equal(
+    voiceAskOf('PermissionRequest', payload, config({ approveByVoice: true, notify: 'off' }), 'api#1'),
+    undefined,
+  );
   assert.equal(voiceAskOf('Notification', payload, config({ approveByVoice: true }), 'api#1'), undefined);
   const ask = voiceAskOf('PermissionRequest', payload, config({ approveByVoice: true }), 'api#1');
-  assert.deepEqual(ask, { session: 'api#1', projectName: 'api', tool: 'Bash', requestId: 'toolu_1', toolInput: { command: 'npm test' } });
-  assert.match(voiceAskOf('PermissionRequest', { tool_name: 'Bash' }, config({ approveByVoice: true }), 'api#1')!.requestId, /^vox-[0-9a-f-]{36}$/);
+  assert.deepEqual(ask, {
+    session: 'api#1',
+    projectName: 'api',
+    tool: 'Bash',
+    requestId: 'toolu_1',
+    toolInput: { command: 'npm test' },
+  });
+  assert.match(
+    voiceAskOf('PermissionRequest', { tool_name: 'Bash' }, config({ approveByVoice: true }), 'api#1')!.requestId,
+    /^vox-[0-9a-f-]{36}$/,
+  );
 });

@@ -43,7 +43,11 @@ async function withPlayer(fn: (d: Daemon, escapers: () => number[]) => Promise<v
   const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
   try {
     // voxd's probe of the player (10 ms of silence) runs it once before anything is accepted.
-    await waitFor(async () => (/not probed yet/.test((await d.api('GET', '/v1/status')).body.sink.detail ?? '') ? undefined : true), 20_000, "voxd's probe of the player");
+    await waitFor(
+      async () => (/not probed yet/.test((await d.api('GET', '/v1/status')).body.sink.detail ?? '') ? undefined : true),
+      20_000,
+      "voxd's probe of the player",
+    );
     await waitFor(() => escapers().length >= 4 || undefined, 20_000, "the probe's escapers");
     await fn(d, escapers);
   } finally {
@@ -60,35 +64,43 @@ async function withPlayer(fn: (d: Daemon, escapers: () => number[]) => Promise<v
   }
 }
 
-test('children of the player that call setsid or are spawned detached die with their utterance', { skip: linux }, async () => {
-  await withPlayer(async (d, escapers) => {
-    const r = await d.api('POST', '/v1/speak', { text: 'A short one, played to its end.', wait: true });
-    assert.equal(r.body.status, 'played', JSON.stringify(r.body));
-    const all = escapers();
-    assert.equal(all.length, 8, "the probe's four and the utterance's four");
-    assert.deepEqual(all.filter(isRunning), [], 'none outlives its utterance (nor the probe)');
-  });
-});
+test(
+  'children of the player that call setsid or are spawned detached die with their utterance',
+  { skip: linux },
+  async () => {
+    await withPlayer(async (d, escapers) => {
+      const r = await d.api('POST', '/v1/speak', { text: 'A short one, played to its end.', wait: true });
+      assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+      const all = escapers();
+      assert.equal(all.length, 8, "the probe's four and the utterance's four");
+      assert.deepEqual(all.filter(isRunning), [], 'none outlives its utterance (nor the probe)');
+    });
+  },
+);
 
-test('a stop, and then voxd\'s exit in the middle of an utterance, leave none of the escaped children', { skip: linux }, async () => {
-  await withPlayer(async (d, escapers) => {
-    const long = 'This announcement goes on and on so that it is still playing when the stop arrives. '.repeat(6);
-    const first = await d.api('POST', '/v1/speak', { text: long });
-    assert.equal(first.status, 202);
-    await waitFor(() => escapers().length >= 8 || undefined, 20_000, "the utterance's escapers");
-    // Give voxd a look at the tree before the stop (it looks within ~0.1 s of the spawn).
-    await new Promise((r) => setTimeout(r, 500));
-    const stop = await d.api('POST', '/v1/stop', {});
-    assert.deepEqual(stop.body.stopped, [first.body.id]);
-    assert.deepEqual(escapers().filter(isRunning), [], 'none survives the stop');
+test(
+  "a stop, and then voxd's exit in the middle of an utterance, leave none of the escaped children",
+  { skip: linux },
+  async () => {
+    await withPlayer(async (d, escapers) => {
+      const long = 'This announcement goes on and on so that it is still playing when the stop arrives. '.repeat(6);
+      const first = await d.api('POST', '/v1/speak', { text: long });
+      assert.equal(first.status, 202);
+      await waitFor(() => escapers().length >= 8 || undefined, 20_000, "the utterance's escapers");
+      // Give voxd a look at the tree before the stop (it looks within ~0.1 s of the spawn).
+      await new Promise((r) => setTimeout(r, 500));
+      const stop = await d.api('POST', '/v1/stop', {});
+      assert.deepEqual(stop.body.stopped, [first.body.id]);
+      assert.deepEqual(escapers().filter(isRunning), [], 'none survives the stop');
 
-    // Another text: a stop starts the duplicate window of the one it silenced.
-    const second = await d.api('POST', '/v1/speak', { text: `And a second one. ${long}` });
-    assert.equal(second.status, 202);
-    await waitFor(() => escapers().length >= 12 || undefined, 20_000, "the second utterance's escapers");
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(escapers().slice(8).filter(isRunning).length, 4, 'they run while it plays');
-    await d.stop();
-    assert.deepEqual(escapers().filter(isRunning), [], "none survives voxd's exit");
-  });
-});
+      // Another text: a stop starts the duplicate window of the one it silenced.
+      const second = await d.api('POST', '/v1/speak', { text: `And a second one. ${long}` });
+      assert.equal(second.status, 202);
+      await waitFor(() => escapers().length >= 12 || undefined, 20_000, "the second utterance's escapers");
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(escapers().slice(8).filter(isRunning).length, 4, 'they run while it plays');
+      await d.stop();
+      assert.deepEqual(escapers().filter(isRunning), [], "none survives voxd's exit");
+    });
+  },
+);

@@ -43,10 +43,17 @@ function pids(file: string): number[] {
  * wait for that probe, so the pids a test looks at are those of its utterances.
  */
 async function probed(d: Daemon): Promise<void> {
-  await waitFor(async () => (/not probed yet/.test((await d.api('GET', '/v1/status')).body.sink.detail ?? '') ? undefined : true), 20_000, "voxd's probe of the player");
+  await waitFor(
+    async () => (/not probed yet/.test((await d.api('GET', '/v1/status')).body.sink.detail ?? '') ? undefined : true),
+    20_000,
+    "voxd's probe of the player",
+  );
 }
 
-async function withPlayer(js: string, fn: (d: Daemon, bin: string, base: { players: number; children: number }) => Promise<void>): Promise<void> {
+async function withPlayer(
+  js: string,
+  fn: (d: Daemon, bin: string, base: { players: number; children: number }) => Promise<void>,
+): Promise<void> {
   const bin = fakeAplay(js);
   const d = await startDaemon({ audio: 'command:aplay', env: { PATH: `${bin}:${process.env.PATH}` } });
   try {
@@ -89,7 +96,11 @@ test('a player whose child inherits its pipes: stop ends the utterance, kills th
     const long = 'This announcement goes on and on so that it is still playing when the stop arrives. '.repeat(6);
     const first = await d.api('POST', '/v1/speak', { text: long });
     assert.equal(first.body.status, 'queued', JSON.stringify(first.body));
-    await waitFor(() => pids(join(dir, 'children')).length === base.children + 1 || undefined, 20_000, 'the player and its child to start');
+    await waitFor(
+      () => pids(join(dir, 'children')).length === base.children + 1 || undefined,
+      20_000,
+      'the player and its child to start',
+    );
     const player = pids(join(dir, 'players'))[base.players];
     const child = pids(join(dir, 'children'))[base.children];
     assert.ok(alive(child!), 'the child is running while the utterance plays');
@@ -98,7 +109,7 @@ test('a player whose child inherits its pipes: stop ends the utterance, kills th
     assert.deepEqual(stop.body.stopped, [first.body.id]);
     // Reported stopped only once its audio has ended: the whole group is gone already.
     assert.equal(alive(player!), false, 'the player is dead when stop answers');
-    assert.equal(alive(child!), false, 'the player\'s child is dead when stop answers');
+    assert.equal(alive(child!), false, "the player's child is dead when stop answers");
     const s = await d.api('GET', '/v1/status');
     assert.equal(s.body.playing, null);
     assert.equal(s.body.history.find((h: any) => h.id === first.body.id).outcome, 'stopped');
@@ -106,10 +117,14 @@ test('a player whose child inherits its pipes: stop ends the utterance, kills th
     // The queue is not wedged: the next request plays to the end, and its player's child dies with the utterance.
     const next = await d.api('POST', '/v1/speak', { text: 'And the next one plays.', wait: true });
     assert.equal(next.body.status, 'played', JSON.stringify(next.body));
-    assert.ok(Number(readFileSync(join(dir, 'played'), 'utf8').trim().split('\n').pop()) > 22050, 'the second utterance reached its player');
+    assert.ok(
+      Number(readFileSync(join(dir, 'played'), 'utf8').trim().split('\n').pop()) > 22050,
+      'the second utterance reached its player',
+    );
     const children = pids(join(dir, 'children'));
     assert.equal(children.length, base.children + 2);
-    for (const pid of children) assert.equal(alive(pid), false, 'no process of a finished player group (the probe\'s or an utterance\'s) survives');
+    for (const pid of children)
+      assert.equal(alive(pid), false, "no process of a finished player group (the probe's or an utterance's) survives");
   });
 });
 
@@ -128,7 +143,10 @@ test('a single-process player that hangs is killed by the playback watchdog; the
     assert.equal(a.body.status, 'queued');
     assert.equal(b.body.status, 'failed', JSON.stringify(b.body));
     assert.equal(b.body.error.code, 'VOX_ERR_PLAYBACK_TIMEOUT');
-    assert.match(b.body.reason, /player command:aplay had not finished [\d.]+ s of audio after [\d.]+ s \(the playback timeout\)/);
+    assert.match(
+      b.body.reason,
+      /player command:aplay had not finished [\d.]+ s of audio after [\d.]+ s \(the playback timeout\)/,
+    );
     const s = await d.api('GET', '/v1/status');
     const first = s.body.history.find((h: any) => h.id === a.body.id);
     assert.equal(first.outcome, 'failed');

@@ -44,7 +44,11 @@ async function speakWaiting(body: Record<string, unknown>): Promise<{ id: string
   // The id is only in the answer, which a waiting request gives at the end: find it in the history by its text.
   const text = body.text as string;
   const done = d.api('POST', '/v1/speak', { ...body, wait: true }).then((r) => r.body);
-  const id = await waitFor(async () => (await history()).find((h) => h.text === text)?.id, 20_000, `"${text}" to be accepted`);
+  const id = await waitFor(
+    async () => (await history()).find((h) => h.text === text)?.id,
+    20_000,
+    `"${text}" to be accepted`,
+  );
   return { id, done };
 }
 
@@ -59,17 +63,27 @@ async function outcomes(ids: string[]): Promise<string[]> {
 
 /** The utterance ids of the WAVs written since `from`, in play order. */
 function playedSince(from: number): string[] {
-  return d.wavs().slice(from).map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
+  return d
+    .wavs()
+    .slice(from)
+    .map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
 }
 
 /** Wait until `id` is audible: its WAV is growing with PCM, not merely created. */
 async function heard(id: string): Promise<void> {
-  await waitFor(() => d.wavs().some((f) => f.includes(`-${id}.wav`) && statSync(f).size > 44 + 22050) || undefined, 20_000, `${id} to be heard`);
+  await waitFor(
+    () => d.wavs().some((f) => f.includes(`-${id}.wav`) && statSync(f).size > 44 + 22050) || undefined,
+    20_000,
+    `${id} to be heard`,
+  );
 }
 
 /** Seconds of the WAV files of `id` (an interrupted utterance has one per part). */
 function secondsOf(id: string): number[] {
-  return d.wavs().filter((f) => f.includes(`-${id}.wav`)).map((f) => wavStats(f).durationMs / 1000);
+  return d
+    .wavs()
+    .filter((f) => f.includes(`-${id}.wav`))
+    .map((f) => wavStats(f).durationMs / 1000);
 }
 
 /** The uncut length of `text`, synthesized by the same daemon without playing it. */
@@ -96,9 +110,19 @@ describe('important', () => {
     await heard(m.id);
     // Into the second sentence or later, so the resume point is not the start.
     const firstSentence = await uncut(SENTENCES[0]!);
-    await waitFor(() => (statSync(d.wavs().find((f) => f.includes(`-${m.id}.wav`))!).size - 44) / 44100 > firstSentence + 0.3 || undefined, 30_000, 'the second sentence');
+    await waitFor(
+      () =>
+        (statSync(d.wavs().find((f) => f.includes(`-${m.id}.wav`))!).size - 44) / 44100 > firstSentence + 0.3 ||
+        undefined,
+      30_000,
+      'the second sentence',
+    );
     const queuedMessage = await speak({ text: 'A message queued before the important one.', session: 'b', rate: 400 });
-    const important = await speakWaiting({ text: 'Important: the release is blocked. Every session stop and read this.', priority: 'important', session: 'c' });
+    const important = await speakWaiting({
+      text: 'Important: the release is blocked. Every session stop and read this.',
+      priority: 'important',
+      session: 'c',
+    });
     await heard(important.id);
     // Neither a second important nor a message interrupts the one playing.
     const important2 = await speak({ text: 'A second important one.', priority: 'important', session: 'd', rate: 400 });
@@ -114,13 +138,19 @@ describe('important', () => {
 
     // The important one was never cut.
     const [importantSeconds] = secondsOf(important.id);
-    assert.ok(near(importantSeconds!, await uncut('Important: the release is blocked. Every session stop and read this.')), `important ${importantSeconds}s`);
+    assert.ok(
+      near(importantSeconds!, await uncut('Important: the release is blocked. Every session stop and read this.')),
+      `important ${importantSeconds}s`,
+    );
     // The message resumed from the sentence that was cut: the second part is a
     // whole suffix of the sentences, not the whole text, and the parts cover it all.
     const [part1, part2] = secondsOf(m.id) as [number, number];
     const whole = await uncut(LONG);
     const suffixes = await Promise.all([1, 2, 3].map((k) => uncut(SENTENCES.slice(k).join(' '))));
-    assert.ok(suffixes.some((s) => near(part2, s)), `resumed part ${part2}s is none of the suffixes ${suffixes.join(', ')}`);
+    assert.ok(
+      suffixes.some((s) => near(part2, s)),
+      `resumed part ${part2}s is none of the suffixes ${suffixes.join(', ')}`,
+    );
     assert.ok(part1 + part2 >= whole - 0.15, `parts ${part1}s + ${part2}s cover the ${whole}s text`);
     assert.ok(part1 < whole && part2 < whole);
   });
@@ -143,7 +173,10 @@ describe('important', () => {
     assert.equal((await i2.done).status, 'played');
     await d.idle();
     assert.deepEqual(playedSince(from), [t.id, i1.id, t.id, note.id, i2.id]);
-    assert.ok(secondsOf(note.id)[0]! < (await uncut(`${LONG} As a notification.`, 300)) / 2, 'the notification was cut');
+    assert.ok(
+      secondsOf(note.id)[0]! < (await uncut(`${LONG} As a notification.`, 300)) / 2,
+      'the notification was cut',
+    );
   });
 });
 
@@ -180,7 +213,13 @@ describe('message', () => {
     const p = await speakWaiting({ text: `${LONG} Progress.`, priority: 'progress', session: 'build', rate: 300 });
     await heard(p.id);
     const other = await speakWaiting({ text: 'Deploy progress, queued.', priority: 'progress', session: 'deploy' });
-    const fin = await speakWaiting({ text: 'Release finished.', priority: 'progress', session: 'release', final: true, rate: 400 });
+    const fin = await speakWaiting({
+      text: 'Release finished.',
+      priority: 'progress',
+      session: 'release',
+      final: true,
+      rate: 400,
+    });
     const m = await speakWaiting({ text: 'A message cuts the progress.', rate: 400 });
     assert.equal((await p.done).status, 'interrupted');
     assert.equal((await other.done).status, 'dropped');
@@ -244,7 +283,12 @@ describe('notification', () => {
     assert.equal(whileQueued.status, 'dropped');
     await d.api('POST', '/v1/stop', { scope: 'id', id: blocker.id });
     await d.idle();
-    const idle = await d.api('POST', '/v1/speak', { text: 'Idle ping when idle.', priority: 'notification', rate: 400, wait: true });
+    const idle = await d.api('POST', '/v1/speak', {
+      text: 'Idle ping when idle.',
+      priority: 'notification',
+      rate: 400,
+      wait: true,
+    });
     assert.equal(idle.body.status, 'played');
     const ids = playedSince(from);
     assert.equal(ids.length, 3);
@@ -258,12 +302,23 @@ describe('progress', () => {
   test('keeps only the latest per session; the final one is always spoken', async () => {
     await d.idle();
     const from = d.wavs().length;
-    const p0 = await speakWaiting({ text: `${LONG} Build progress zero.`, priority: 'progress', session: 'build', rate: 300 });
+    const p0 = await speakWaiting({
+      text: `${LONG} Build progress zero.`,
+      priority: 'progress',
+      session: 'build',
+      rate: 300,
+    });
     await heard(p0.id);
     const p1 = await speakWaiting({ text: 'Build twenty percent.', priority: 'progress', session: 'build', rate: 400 });
     const q1 = await speakWaiting({ text: 'Deploy ten percent.', priority: 'progress', session: 'deploy', rate: 400 });
     const p2 = await speakWaiting({ text: 'Build sixty percent.', priority: 'progress', session: 'build', rate: 400 });
-    const pFinal = await speakWaiting({ text: 'Build finished.', priority: 'progress', session: 'build', final: true, rate: 400 });
+    const pFinal = await speakWaiting({
+      text: 'Build finished.',
+      priority: 'progress',
+      session: 'build',
+      final: true,
+      rate: 400,
+    });
     const p3 = await speakWaiting({ text: 'Build started again.', priority: 'progress', session: 'build', rate: 400 });
     assert.equal((await p1.done).status, 'replaced');
     assert.equal((await p2.done).status, 'replaced');
@@ -280,7 +335,13 @@ describe('progress', () => {
     const dropped = await speak({ text: 'Tests forty percent.', priority: 'progress', session: 'tests' });
     assert.equal(dropped.status, 'dropped');
     assert.match(dropped.reason, /progress dropped/);
-    const fin = await speakWaiting({ text: 'Tests finished.', priority: 'progress', session: 'tests', final: true, rate: 400 });
+    const fin = await speakWaiting({
+      text: 'Tests finished.',
+      priority: 'progress',
+      session: 'tests',
+      final: true,
+      rate: 400,
+    });
     const m = await speakWaiting({ text: 'A message after the final progress.', rate: 400 });
     for (const x of [blocker, m, fin]) assert.equal((await x.done).status, 'played');
     await d.idle();

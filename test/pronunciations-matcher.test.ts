@@ -10,7 +10,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PRONUNCIATION_LIMITS } from '../packages/vox-mcp/src/project/config-schema.js';
-import { applyPronunciations, parsePronunciations, type Pronunciation } from '../packages/vox-mcp/src/project/pronunciations.js';
+import {
+  applyPronunciations,
+  parsePronunciations,
+  type Pronunciation,
+} from '../packages/vox-mcp/src/project/pronunciations.js';
 
 /**
  * The implementation before the matcher: one alternation, longest first. One
@@ -19,7 +23,8 @@ import { applyPronunciations, parsePronunciations, type Pronunciation } from '..
  * then left as it was; here, as in the matcher, each letter folds alone.
  */
 function byRegex(text: string, table: readonly Pronunciation[]): string {
-  const normalize = (w: string) => [...w.trim().replace(/\s+/g, ' ')].map((c) => (c === '\u03c2' ? '\u03c3' : c.toLowerCase())).join('');
+  const normalize = (w: string) =>
+    [...w.trim().replace(/\s+/g, ' ')].map((c) => (c === '\u03c2' ? '\u03c3' : c.toLowerCase())).join('');
   const says = new Map<string, string>();
   for (const p of table) {
     const key = normalize(p.word);
@@ -63,7 +68,11 @@ test('the matcher gives the text the regular expression gave, on 3,000 random ta
       if (word) table.push({ word, say: `<${i}>` });
     }
     const text = pick(r, Math.floor(r() * 30));
-    assert.equal(applyPronunciations(text, table), byRegex(text, table), `seed ${seed}: ${JSON.stringify({ table, text })}`);
+    assert.equal(
+      applyPronunciations(text, table),
+      byRegex(text, table),
+      `seed ${seed}: ${JSON.stringify({ table, text })}`,
+    );
   }
 });
 
@@ -88,18 +97,27 @@ test('a table over the caps is refused with the line of the first row past them'
   const many = [...head, ...Array.from({ length: L.rows + 5 }, (_, i) => `| w${i} | s |`)].join('\n');
   const rows = parsePronunciations(many, 1, L);
   assert.equal(rows.entries.length, L.rows);
-  assert.deepEqual(rows.problems.map((p) => p.line), [4 + L.rows]);
+  assert.deepEqual(
+    rows.problems.map((p) => p.line),
+    [4 + L.rows],
+  );
   assert.match(rows.problems[0]!.message, new RegExp(`more than ${L.rows} rows`));
 
   const longWord = parsePronunciations([...head, `| ${'w'.repeat(L.wordChars + 1)} | s |`].join('\n'), 1, L);
   assert.deepEqual(longWord.entries, []);
   assert.match(longWord.problems[0]!.message, new RegExp(`is ${L.wordChars + 1} characters; at most ${L.wordChars}`));
   const longSay = parsePronunciations([...head, `| w | ${'s'.repeat(L.sayChars + 1)} |`].join('\n'), 1, L);
-  assert.match(longSay.problems[0]!.message, new RegExp(`"say as" cell for "w" is ${L.sayChars + 1} characters; at most ${L.sayChars}`));
+  assert.match(
+    longSay.problems[0]!.message,
+    new RegExp(`"say as" cell for "w" is ${L.sayChars + 1} characters; at most ${L.sayChars}`),
+  );
 
   const perRow = L.wordChars + L.sayChars;
   const n = Math.ceil(L.chars / perRow) + 1;
-  const big = [...head, ...Array.from({ length: n }, (_, i) => `| ${String(i).padStart(L.wordChars, 'w')} | ${'s'.repeat(L.sayChars)} |`)].join('\n');
+  const big = [
+    ...head,
+    ...Array.from({ length: n }, (_, i) => `| ${String(i).padStart(L.wordChars, 'w')} | ${'s'.repeat(L.sayChars)} |`),
+  ].join('\n');
   const chars = parsePronunciations(big, 1, L);
   assert.equal(chars.problems.length, 1);
   assert.match(chars.problems[0]!.message, new RegExp(`more than ${L.chars} characters in all`));

@@ -23,7 +23,8 @@ function project(dir: string, text: string): string {
   return dir;
 }
 
-const table = (rows: string[]) => `---\nrate: 200\n---\n## Pronunciations\n\n| word | say as |\n| --- | --- |\n${rows.join('\n')}\n`;
+const table = (rows: string[]) =>
+  `---\nrate: 200\n---\n## Pronunciations\n\n| word | say as |\n| --- | --- |\n${rows.join('\n')}\n`;
 
 /** The largest table the caps allow: as many rows as allowed, sharing the character budget, every word a phrase. */
 function largestTable(): string {
@@ -37,8 +38,18 @@ function largestTable(): string {
   return table(rows);
 }
 
-async function withMcp<T>(d: Daemon, cwd: string, fn: (client: Client) => Promise<T>): Promise<{ value: T; stderr: string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd, env: d.env as Record<string, string>, stderr: 'pipe' });
+async function withMcp<T>(
+  d: Daemon,
+  cwd: string,
+  fn: (client: Client) => Promise<T>,
+): Promise<{ value: T; stderr: string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [VOX, 'mcp'],
+    cwd,
+    env: d.env as Record<string, string>,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
   const client = new Client({ name: 'vox-test', version: '1.0.0' });
@@ -73,7 +84,14 @@ describe('pronunciations through vox and vox mcp', () => {
     assert.equal(JSON.parse(say.stdout).text, 'cube control ready');
     // Shorter once spoken, so that it stays within voxd's 20,000 characters.
     const long = `${'run kubernetes now. '.repeat(1000)}`.slice(0, 20_000);
-    const { value } = await withMcp(d, p, (c) => c.callTool({ name: 'speak', arguments: { text: long, priority: 'notification' } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>);
+    const { value } = await withMcp(
+      d,
+      p,
+      (c) =>
+        c.callTool({ name: 'speak', arguments: { text: long, priority: 'notification' } }, undefined, {
+          timeout: 60_000,
+        }) as Promise<CallToolResult>,
+    );
     assert.notEqual(value.isError, true, textOf(value));
     const spoken = (value.structuredContent as { spoken?: string }).spoken ?? '';
     assert.ok(spoken.startsWith('run kates now. run kates now.'), spoken.slice(0, 80));
@@ -83,20 +101,42 @@ describe('pronunciations through vox and vox mcp', () => {
 
   test('a table over the caps (5 rows of 6,000 words) fails vox config check, and every call says why, briefly, not "Invalid regular expression"', async () => {
     // 60 KB: under the file's 64 KiB cap, as in the issue.
-    const rows = Array.from({ length: 5 }, (_, r) => `| ${Array.from({ length: 6000 }, (_, i) => 'abcdefghij'[(i + r) % 10]).join(' ')} | x |`);
+    const rows = Array.from(
+      { length: 5 },
+      (_, r) => `| ${Array.from({ length: 6000 }, (_, i) => 'abcdefghij'[(i + r) % 10]).join(' ')} | x |`,
+    );
     const p = project(join(dir, 'huge'), table(rows));
     const check = await vox(['config', 'check'], { env: d.env, cwd: p });
     assert.equal(check.code, 7, check.stdout);
-    assert.match(check.stderr, new RegExp(`Pronunciations: the word "a b c.*" is \\d+ characters; at most ${L.wordChars} are allowed`));
+    assert.match(
+      check.stderr,
+      new RegExp(`Pronunciations: the word "a b c.*" is \\d+ characters; at most ${L.wordChars} are allowed`),
+    );
     const say = await vox(['say', 'hello'], { env: d.env, cwd: p });
     assert.equal(say.code, 7, say.stderr);
     assert.doesNotMatch(say.stderr, /Invalid regular expression|unexpected error/);
     assert.ok(say.stderr.length < 4096, `stderr is ${say.stderr.length} bytes`);
-    const hook = await vox(['hook', 'Notification'], { env: d.env, cwd: p, input: JSON.stringify({ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', session_id: 's1', cwd: p }) });
+    const hook = await vox(['hook', 'Notification'], {
+      env: d.env,
+      cwd: p,
+      input: JSON.stringify({
+        hook_event_name: 'Notification',
+        message: 'Claude needs your permission to use Bash',
+        session_id: 's1',
+        cwd: p,
+      }),
+    });
     assert.equal(hook.code, 0, 'a hook never fails its caller');
     assert.doesNotMatch(hook.stderr, /Invalid regular expression/);
     assert.ok(hook.stderr.length < 4096, `stderr is ${hook.stderr.length} bytes`);
-    const { value } = await withMcp(d, p, (c) => c.callTool({ name: 'speak', arguments: { text: 'hello' } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>);
+    const { value } = await withMcp(
+      d,
+      p,
+      (c) =>
+        c.callTool({ name: 'speak', arguments: { text: 'hello' } }, undefined, {
+          timeout: 60_000,
+        }) as Promise<CallToolResult>,
+    );
     assert.equal(value.isError, true);
     assert.match(textOf(value), /is not a valid vox config[\s\S]*at most \d+ are allowed/);
     assert.doesNotMatch(textOf(value), /Invalid regular expression|(?:a b c d e f g h i j ){3}/);
@@ -116,17 +156,30 @@ describe('control characters from a config file are never printed raw', () => {
   });
 
   test('an ANSI escape in a key, a value and a pronunciation reaches stderr, stdout and MCP escaped', async () => {
-    const p = project(join(dir, 'keys'), `---\n"evil${ESC}[2J${ESC}]0;pwned\u0007": 1\nvoice: "v${ESC}[31mred"\nrate: 9999\n---\n`);
+    const p = project(
+      join(dir, 'keys'),
+      `---\n"evil${ESC}[2J${ESC}]0;pwned\u0007": 1\nvoice: "v${ESC}[31mred"\nrate: 9999\n---\n`,
+    );
     const check = await vox(['config', 'check'], { env: d.env, cwd: p });
     assert.equal(check.code, 7);
     assert.ok(!check.stderr.includes(ESC) && !check.stderr.includes('\u0007'), JSON.stringify(check.stderr));
     assert.match(check.stderr, /unknown key "evil\\x1b\[2J\\x1b\]0;pwned\\x07"/);
-    const { value } = await withMcp(d, p, (c) => c.callTool({ name: 'speak', arguments: { text: 'hello' } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>);
+    const { value } = await withMcp(
+      d,
+      p,
+      (c) =>
+        c.callTool({ name: 'speak', arguments: { text: 'hello' } }, undefined, {
+          timeout: 60_000,
+        }) as Promise<CallToolResult>,
+    );
     assert.equal(value.isError, true);
     assert.ok(!textOf(value).includes(ESC), JSON.stringify(textOf(value)));
     assert.match(textOf(value), /evil\\x1b\[2J/);
 
-    const q = project(join(dir, 'values'), table([`| k${ESC}[5m | say${ESC}[0m it |`]).replace('rate: 200', `voice: "a\u009b31mb"`));
+    const q = project(
+      join(dir, 'values'),
+      table([`| k${ESC}[5m | say${ESC}[0m it |`]).replace('rate: 200', `voice: "a\u009b31mb"`),
+    );
     const show = await vox(['config'], { env: d.env, cwd: q });
     assert.equal(show.code, 0, show.stderr);
     assert.ok(!show.stdout.includes(ESC) && !show.stdout.includes('\u009b'), JSON.stringify(show.stdout));

@@ -22,7 +22,10 @@ test('script that cannot open a pseudo-terminal: a reason that says so, with its
   const f = fakeScript("echo 'script: failed to create pseudo-terminal: Permission denied' >&2; exit 1");
   try {
     const why = ptyProbe(f.env);
-    assert.equal(why, 'script is on PATH but cannot open a pseudo-terminal here (script: failed to create pseudo-terminal: Permission denied)');
+    assert.equal(
+      why,
+      'script is on PATH but cannot open a pseudo-terminal here (script: failed to create pseudo-terminal: Permission denied)',
+    );
   } finally {
     removeDir(f.dir);
   }

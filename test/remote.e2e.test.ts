@@ -9,7 +9,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, VOX, waitFor, type Daemon } from './helpers/daemon.js';
+import {
+  cleanEnv,
+  removeDir,
+  startDaemon,
+  stopDaemonsUnder,
+  tempDir,
+  vox,
+  VOX,
+  waitFor,
+  type Daemon,
+} from './helpers/daemon.js';
 import { connectKeeper, sshd, sshSkip, type Keeper, type Sshd } from './helpers/sshd.js';
 
 const skip = sshSkip('remote.e2e');
@@ -42,7 +52,9 @@ after(async () => {
 const voxOnA = () => `VOX_HOME=${a.home} VOX_CONFIG_HOME=${join(a.home, 'config')} ${process.execPath} ${VOX}`;
 
 async function history(): Promise<{ text: string; session: string; outcome?: string; status?: string }[]> {
-  const r = await fetch(`http://127.0.0.1:${a.port}/v1/status?limit=0`, { headers: { authorization: `Bearer ${a.token}` } });
+  const r = await fetch(`http://127.0.0.1:${a.port}/v1/status?limit=0`, {
+    headers: { authorization: `Bearer ${a.token}` },
+  });
   return ((await r.json()) as { history: any[] }).history;
 }
 
@@ -57,7 +69,11 @@ test('vox say on B is spoken by voxd on A, labelled with B', { skip }, async () 
   assert.equal(statSync(link).mode & 0o777, 0o600, 'the token file on B is 0600');
   const r = await vox(['say', 'hello from host bee'], { env: bEnv });
   assert.equal(r.code, 0, r.stderr);
-  const h = await waitFor(async () => (await history()).find((e) => e.text === 'hello from host bee'), 10_000, 'speech on A');
+  const h = await waitFor(
+    async () => (await history()).find((e) => e.text === 'hello from host bee'),
+    10_000,
+    'speech on A',
+  );
   assert.match(h.session, /^B\//, `label ${h.session} names host B`);
 });
 
@@ -79,10 +95,14 @@ test('a dropped link: speech is spooled on B and spoken once on A when the link 
   await ssh.start();
   await waitFor(() => tunnelPid().length === 2 || undefined, 20_000, `the link again (${keeperLog()})`);
   console.log(`# reconnect after sshd returned: ${Date.now() - back} ms (includes the test's own sshd probe)`);
-  await waitFor(async () => {
-    const h = await history();
-    return texts.every((t) => h.some((e) => e.text === t)) || undefined;
-  }, 15_000, 'the spooled speech on A');
+  await waitFor(
+    async () => {
+      const h = await history();
+      return texts.every((t) => h.some((e) => e.text === t)) || undefined;
+    },
+    15_000,
+    'the spooled speech on A',
+  );
   await new Promise((r) => setTimeout(r, 500));
   const h = await history();
   for (const t of texts) assert.equal(h.filter((e) => e.text === t).length, 1, `"${t}" is spoken once`);
@@ -106,40 +126,61 @@ test('a wrong token on B gives VOX_ERR_CLIENT_REMOTE_TOKEN', { skip }, async () 
 test('a remote with another vox version is refused with VOX_ERR_CLIENT_REMOTE_VERSION', { skip }, async () => {
   // What `vox remote credentials` of vox 9.9.9 prints.
   const other = `echo '{"version":"9.9.9","port":1,"token":"abc"}'; true`;
-  const r = await vox(['remote', 'connect', 'A', '--as', 'B', '--vox', other, '--ssh-config', ssh.sshConfig], { env: cleanEnv(join(dir, 'c')), timeoutMs: 20_000 });
+  const r = await vox(['remote', 'connect', 'A', '--as', 'B', '--vox', other, '--ssh-config', ssh.sshConfig], {
+    env: cleanEnv(join(dir, 'c')),
+    timeoutMs: 20_000,
+  });
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /VOX_ERR_CLIENT_REMOTE_VERSION.*9\.9\.9/);
   assert.ok(!existsSync(join(dir, 'c', 'remote.json')), 'no link is written');
 });
 
-test('a stale voxd.json on B (a local voxd that died) does not shadow the link: speech goes to A, no local voxd starts', { skip }, async () => {
-  const state = JSON.parse(readFileSync(join(a.home, 'voxd.json'), 'utf8'));
-  // A port nothing listens on and a pid that is not running.
-  const stale = JSON.stringify({ ...state, port: 1, pid: 2 ** 22 + 7 });
-  const path = join(bEnv.VOX_HOME!, 'voxd.json');
-  writeFileSync(path, stale, { mode: 0o600 });
-  try {
-    const r = await vox(['say', 'past a stale state file'], { env: bEnv, timeoutMs: 20_000 });
-    assert.equal(r.code, 0, r.stderr);
-    const h = await waitFor(async () => (await history()).find((e) => e.text === 'past a stale state file'), 10_000, 'speech on A');
-    assert.match(h.session, /^B\//);
-    assert.equal(readFileSync(path, 'utf8'), stale, 'no local voxd started (it would have rewritten voxd.json)');
-  } finally {
-    rmSync(path, { force: true });
-  }
-});
+test(
+  'a stale voxd.json on B (a local voxd that died) does not shadow the link: speech goes to A, no local voxd starts',
+  { skip },
+  async () => {
+    const state = JSON.parse(readFileSync(join(a.home, 'voxd.json'), 'utf8'));
+    // A port nothing listens on and a pid that is not running.
+    const stale = JSON.stringify({ ...state, port: 1, pid: 2 ** 22 + 7 });
+    const path = join(bEnv.VOX_HOME!, 'voxd.json');
+    writeFileSync(path, stale, { mode: 0o600 });
+    try {
+      const r = await vox(['say', 'past a stale state file'], { env: bEnv, timeoutMs: 20_000 });
+      assert.equal(r.code, 0, r.stderr);
+      const h = await waitFor(
+        async () => (await history()).find((e) => e.text === 'past a stale state file'),
+        10_000,
+        'speech on A',
+      );
+      assert.match(h.session, /^B\//);
+      assert.equal(readFileSync(path, 'utf8'), stale, 'no local voxd started (it would have rewritten voxd.json)');
+    } finally {
+      rmSync(path, { force: true });
+    }
+  },
+);
 
-test('connect refuses while a local voxd runs for the same VOX_HOME (its clients would speak locally)', { skip }, async () => {
-  const local = await startDaemon({ home: join(dir, 'd') });
-  try {
-    const r = await vox(['remote', 'connect', 'A', '--as', 'D', '--vox', voxOnA(), '--ssh-config', ssh.sshConfig], { env: cleanEnv(join(dir, 'd')), timeoutMs: 20_000 });
-    assert.notEqual(r.code, 0);
-    assert.match(r.stderr, new RegExp(`VOX_ERR_CLIENT_USAGE.*a voxd runs on this host for this VOX_HOME \\(pid ${local.pid}\\)`));
-    assert.ok(!existsSync(join(dir, 'd', 'remote.json')), 'no link is written');
-  } finally {
-    await local.stop();
-  }
-});
+test(
+  'connect refuses while a local voxd runs for the same VOX_HOME (its clients would speak locally)',
+  { skip },
+  async () => {
+    const local = await startDaemon({ home: join(dir, 'd') });
+    try {
+      const r = await vox(['remote', 'connect', 'A', '--as', 'D', '--vox', voxOnA(), '--ssh-config', ssh.sshConfig], {
+        env: cleanEnv(join(dir, 'd')),
+        timeoutMs: 20_000,
+      });
+      assert.notEqual(r.code, 0);
+      assert.match(
+        r.stderr,
+        new RegExp(`VOX_ERR_CLIENT_USAGE.*a voxd runs on this host for this VOX_HOME \\(pid ${local.pid}\\)`),
+      );
+      assert.ok(!existsSync(join(dir, 'd', 'remote.json')), 'no link is written');
+    } finally {
+      await local.stop();
+    }
+  },
+);
 
 /** One process's /proc stat: command name, state, parent and whether it has a controlling terminal; undefined once gone. */
 function procStat(pid: number | string): { comm: string; state: string; ppid: number; tty: boolean } | undefined {
@@ -162,34 +203,53 @@ function descendants(root: number): { pid: number; comm: string; tty: boolean }[
     if (p) all.set(Number(name), p);
   }
   const under = (pid: number): boolean => {
-    for (let p = all.get(pid)?.ppid, hops = 0; p !== undefined && hops < 64; p = all.get(p)?.ppid, hops++) if (p === root) return true;
+    for (let p = all.get(pid)?.ppid, hops = 0; p !== undefined && hops < 64; p = all.get(p)?.ppid, hops++)
+      if (p === root) return true;
     return false;
   };
-  return [...all].filter(([pid, p]) => p.state !== 'Z' && under(pid)).map(([pid, p]) => ({ pid, comm: p.comm, tty: p.tty }));
+  return [...all]
+    .filter(([pid, p]) => p.state !== 'Z' && under(pid))
+    .map(([pid, p]) => ({ pid, comm: p.comm, tty: p.tty }));
 }
 
 // sshd sets TCP_NODELAY only for a session with a pty (remote/keeper.ts forwardArgs): without it, an
 // answer close behind another waited ~40 ms for B's delayed ACK (bench/remote-hook.mjs counted the tail).
-test('the forward holds a session with a pty on A, and nothing of it stays on A once the keeper stops', { skip }, async () => {
-  const env = cleanEnv(join(dir, 'pty'));
-  // The other tests' keeper holds a session of its own.
-  const others = new Set(descendants(ssh.pid()!).map((p) => p.pid));
-  const k = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
-  let held: { pid: number; tty: boolean } | undefined;
-  try {
-    await waitFor(() => k.tunnels().length === 1 || undefined, 20_000, `the link (${k.log()})`);
-    held = await waitFor(() => descendants(ssh.pid()!).find((p) => p.comm === 'cat' && !others.has(p.pid)) ?? undefined, 10_000, 'the session on A');
-    assert.equal(held.tty, true, 'the session on A has a terminal');
-    const r = await vox(['say', 'through a session with a terminal'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    await waitFor(async () => (await history()).find((e) => e.text === 'through a session with a terminal'), 10_000, 'speech on A');
-  } finally {
-    await k.stop();
-  }
-  await waitFor(() => !descendants(ssh.pid()!).some((p) => p.pid === held?.pid) || undefined, 10_000, 'the session on A to end');
-});
+test(
+  'the forward holds a session with a pty on A, and nothing of it stays on A once the keeper stops',
+  { skip },
+  async () => {
+    const env = cleanEnv(join(dir, 'pty'));
+    // The other tests' keeper holds a session of its own.
+    const others = new Set(descendants(ssh.pid()!).map((p) => p.pid));
+    const k = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
+    let held: { pid: number; tty: boolean } | undefined;
+    try {
+      await waitFor(() => k.tunnels().length === 1 || undefined, 20_000, `the link (${k.log()})`);
+      held = await waitFor(
+        () => descendants(ssh.pid()!).find((p) => p.comm === 'cat' && !others.has(p.pid)) ?? undefined,
+        10_000,
+        'the session on A',
+      );
+      assert.equal(held.tty, true, 'the session on A has a terminal');
+      const r = await vox(['say', 'through a session with a terminal'], { env });
+      assert.equal(r.code, 0, r.stderr);
+      await waitFor(
+        async () => (await history()).find((e) => e.text === 'through a session with a terminal'),
+        10_000,
+        'speech on A',
+      );
+    } finally {
+      await k.stop();
+    }
+    await waitFor(
+      () => !descendants(ssh.pid()!).some((p) => p.pid === held?.pid) || undefined,
+      10_000,
+      'the session on A to end',
+    );
+  },
+);
 
-test('where A\'s sshd refuses a pty (PermitTTY no), the forward runs without one and says so', { skip }, async () => {
+test("where A's sshd refuses a pty (PermitTTY no), the forward runs without one and says so", { skip }, async () => {
   const notty = join(dir, 'notty');
   mkdirSync(notty);
   const strict = sshd(notty, 50000, ['PermitTTY no']);
@@ -199,10 +259,18 @@ test('where A\'s sshd refuses a pty (PermitTTY no), the forward runs without one
   try {
     await waitFor(() => k.tunnels().length === 1 || undefined, 30_000, `the link (${k.log()})`);
     assert.match(k.log(), /refuses a pty/);
-    assert.equal(descendants(strict.pid()!).some((p) => p.comm === 'cat'), false, 'no session command runs on A');
+    assert.equal(
+      descendants(strict.pid()!).some((p) => p.comm === 'cat'),
+      false,
+      'no session command runs on A',
+    );
     const r = await vox(['say', 'through a forward with no terminal'], { env });
     assert.equal(r.code, 0, r.stderr);
-    await waitFor(async () => (await history()).find((e) => e.text === 'through a forward with no terminal'), 10_000, 'speech on A');
+    await waitFor(
+      async () => (await history()).find((e) => e.text === 'through a forward with no terminal'),
+      10_000,
+      'speech on A',
+    );
   } finally {
     await k.stop();
     await strict.stop();
@@ -215,36 +283,52 @@ function running(pid: number): boolean {
   return p !== undefined && p.state !== 'Z';
 }
 
-test('a keeper killed outright leaves its ssh and its session on A; the next connect ends them, and so does disconnect', { skip }, async () => {
-  const env = cleanEnv(join(dir, 'orphan'));
-  const others = new Set(descendants(ssh.pid()!).map((p) => p.pid));
-  const session = () => descendants(ssh.pid()!).find((p) => p.comm === 'cat' && !others.has(p.pid));
-  const first = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
-  await waitFor(() => first.tunnels().length === 1 || undefined, 20_000, `the link (${first.log()})`);
-  const tunnel = first.tunnels()[0]!;
-  const held = await waitFor(() => session(), 10_000, 'the session on A');
-  first.proc.kill('SIGKILL');
-  await first.stop();
-  await new Promise((r) => setTimeout(r, 500));
-  assert.equal(running(tunnel), true, 'ssh outlives a keeper killed with SIGKILL (it does not end a terminal session when its stdin closes)');
-  const second = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
-  try {
-    await waitFor(() => second.tunnels().length === 1 || undefined, 20_000, `the new link (${second.log()})`);
-    assert.match(second.log(), new RegExp(`ended the ssh \\(pid ${tunnel}\\) that a keeper no longer running`));
-    await waitFor(() => !running(tunnel) || undefined, 10_000, 'the orphaned ssh to end');
-    await waitFor(() => !descendants(ssh.pid()!).some((p) => p.pid === held.pid) || undefined, 10_000, 'its session on A to end');
-    const r = await vox(['say', 'after an orphaned tunnel'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    await waitFor(async () => (await history()).find((e) => e.text === 'after an orphaned tunnel'), 10_000, 'speech on A');
-  } finally {
-    second.proc.kill('SIGKILL');
-    await second.stop();
-  }
-  // Killed outright again: disconnect ends what it left.
-  const left = second.tunnels().at(-1)!;
-  const gone = await vox(['remote', 'disconnect'], { env });
-  assert.equal(gone.code, 0, gone.stderr);
-  assert.match(gone.stderr, new RegExp(`ended the ssh \\(pid ${left}\\)`));
-  await waitFor(() => !running(left) || undefined, 10_000, 'the ssh disconnect ended');
-  assert.equal(existsSync(join(env.VOX_HOME!, 'remote.json')), false);
-});
+test(
+  'a keeper killed outright leaves its ssh and its session on A; the next connect ends them, and so does disconnect',
+  { skip },
+  async () => {
+    const env = cleanEnv(join(dir, 'orphan'));
+    const others = new Set(descendants(ssh.pid()!).map((p) => p.pid));
+    const session = () => descendants(ssh.pid()!).find((p) => p.comm === 'cat' && !others.has(p.pid));
+    const first = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
+    await waitFor(() => first.tunnels().length === 1 || undefined, 20_000, `the link (${first.log()})`);
+    const tunnel = first.tunnels()[0]!;
+    const held = await waitFor(() => session(), 10_000, 'the session on A');
+    first.proc.kill('SIGKILL');
+    await first.stop();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(
+      running(tunnel),
+      true,
+      'ssh outlives a keeper killed with SIGKILL (it does not end a terminal session when its stdin closes)',
+    );
+    const second = connectKeeper(VOX, env, voxOnA(), ssh.sshConfig);
+    try {
+      await waitFor(() => second.tunnels().length === 1 || undefined, 20_000, `the new link (${second.log()})`);
+      assert.match(second.log(), new RegExp(`ended the ssh \\(pid ${tunnel}\\) that a keeper no longer running`));
+      await waitFor(() => !running(tunnel) || undefined, 10_000, 'the orphaned ssh to end');
+      await waitFor(
+        () => !descendants(ssh.pid()!).some((p) => p.pid === held.pid) || undefined,
+        10_000,
+        'its session on A to end',
+      );
+      const r = await vox(['say', 'after an orphaned tunnel'], { env });
+      assert.equal(r.code, 0, r.stderr);
+      await waitFor(
+        async () => (await history()).find((e) => e.text === 'after an orphaned tunnel'),
+        10_000,
+        'speech on A',
+      );
+    } finally {
+      second.proc.kill('SIGKILL');
+      await second.stop();
+    }
+    // Killed outright again: disconnect ends what it left.
+    const left = second.tunnels().at(-1)!;
+    const gone = await vox(['remote', 'disconnect'], { env });
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.match(gone.stderr, new RegExp(`ended the ssh \\(pid ${left}\\)`));
+    await waitFor(() => !running(left) || undefined, 10_000, 'the ssh disconnect ended');
+    assert.equal(existsSync(join(env.VOX_HOME!, 'remote.json')), false);
+  },
+);

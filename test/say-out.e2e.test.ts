@@ -29,7 +29,11 @@ test('--out x.mp3 (or no extension) is refused before anything is synthesized: W
   for (const name of ['x.mp3', 'speech.ogg', 'speech']) {
     const r = await vox(['say', '--out', name, 'hello there'], { env: d.env, cwd });
     assert.equal(r.code, 2, `${name}: ${r.stderr}`);
-    assert.match(r.stderr, /^vox say: --out writes WAV files only, and "[^"]+" (ends in \.\w+|has no extension): give a name ending in \.wav/, name);
+    assert.match(
+      r.stderr,
+      /^vox say: --out writes WAV files only, and "[^"]+" (ends in \.\w+|has no extension): give a name ending in \.wav/,
+      name,
+    );
     assert.equal(r.stderr.split('\n').length, 2, 'one line');
     assert.equal(r.stdout, '');
   }
@@ -40,7 +44,10 @@ test('--out into a missing directory names the directory and writes nothing', as
   const before = await accepted();
   const r = await vox(['say', '--out', 'renders/today/x.wav', 'hello there'], { env: d.env, cwd });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /the directory "renders\/today" does not exist; create it first \(mkdir -p "renders\/today"\)/);
+  assert.match(
+    r.stderr,
+    /the directory "renders\/today" does not exist; create it first \(mkdir -p "renders\/today"\)/,
+  );
   assert.equal(existsSync(join(cwd, 'renders')), false, 'the directory is not created');
   assert.equal((await d.api('GET', '/v1/status')).body.counters.accepted, before, 'nothing was sent to voxd');
 });
@@ -52,7 +59,10 @@ test('a successful --out prints the file, its length and the engine; --json prin
   const m = /^Wrote (\d+\.\d) s of audio, (\d+) KB \(espeak\) to out\/hello\.wav\n$/.exec(r.stdout);
   assert.ok(m, r.stdout);
   const stats = wavStats(join(cwd, 'out/hello.wav'));
-  assert.ok(Math.abs(Number(m[1]) - stats.durationMs / 1000) < 0.06, `printed ${m[1]} s, the file holds ${stats.durationMs} ms`);
+  assert.ok(
+    Math.abs(Number(m[1]) - stats.durationMs / 1000) < 0.06,
+    `printed ${m[1]} s, the file holds ${stats.durationMs} ms`,
+  );
   assert.ok(stats.rms > 0.01, 'speech, not silence');
 
   const j = await vox(['say', '--json', '--out', 'out/again.wav', 'Hello again'], { env: d.env, cwd });

@@ -29,7 +29,10 @@ async function voicesByLabel(d: Daemon): Promise<Map<string, string>> {
 
 async function sayAll(d: Daemon, project: string, sessions: string[]): Promise<void> {
   for (const id of sessions) {
-    const r = await vox(['say', '--wait', `Hello from session ${id}.`], { env: cleanEnv(d.home, { VOXD_PORT: String(d.port), VOX_SESSION_ID: id, VOX_NO_AUTOSTART: '1' }), cwd: project });
+    const r = await vox(['say', '--wait', `Hello from session ${id}.`], {
+      env: cleanEnv(d.home, { VOXD_PORT: String(d.port), VOX_SESSION_ID: id, VOX_NO_AUTOSTART: '1' }),
+      cwd: project,
+    });
     assert.equal(r.code, 0, r.stderr);
   }
 }
@@ -48,27 +51,49 @@ test('eight sessions get eight distinct eSpeak voices, a project voice wins, and
     const first = await voicesByLabel(d);
     const labels = SESSIONS.map((id) => `shop#${id}`);
     const voices = labels.map((l) => first.get(l));
-    assert.ok(voices.every((v) => typeof v === 'string' && v.startsWith('en-us')), JSON.stringify([...first]));
+    assert.ok(
+      voices.every((v) => typeof v === 'string' && v.startsWith('en-us')),
+      JSON.stringify([...first]),
+    );
     assert.equal(new Set(voices).size, 8, `eight distinct voices: ${voices.join(', ')}`);
     assert.equal(first.get('pinned#s1'), 'en-gb', "the project's voice key wins");
     const status = await vox(['status'], { env: cleanEnv(home, { VOXD_PORT: String(d.port) }) });
     assert.equal(status.code, 0, status.stderr);
-    for (const [i, l] of labels.entries()) assert.match(status.stdout, new RegExp(`^  ${l.replace('#', '#')}\\s+espeak ${voices[i]!.replace('+', '\\+')}$`, 'm'));
+    for (const [i, l] of labels.entries())
+      assert.match(
+        status.stdout,
+        new RegExp(`^  ${l.replace('#', '#')}\\s+espeak ${voices[i]!.replace('+', '\\+')}$`, 'm'),
+      );
 
     await d.stop();
     d = await startDaemon({ home, realtime: false });
     await sayAll(d, project, [...SESSIONS].reverse());
     const again = await voicesByLabel(d);
-    assert.deepEqual(labels.map((l) => again.get(l)), voices, 'the same voices after a restart');
+    assert.deepEqual(
+      labels.map((l) => again.get(l)),
+      voices,
+      'the same voices after a restart',
+    );
 
     // The MCP status tool of a ninth session lists every session's voice.
-    const env = cleanEnv(home, { VOXD_PORT: String(d.port), VOX_SESSION_ID: 's9', VOX_NO_AUTOSTART: '1' }) as Record<string, string>;
+    const env = cleanEnv(home, { VOXD_PORT: String(d.port), VOX_SESSION_ID: 's9', VOX_NO_AUTOSTART: '1' }) as Record<
+      string,
+      string
+    >;
     const client = new Client({ name: 'vox-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: project, env, stderr: 'pipe' }),
+    );
     try {
       const result = await client.callTool({ name: 'status', arguments: {} }, undefined, { timeout: 30_000 });
-      const listed = (result.structuredContent as { daemon: { voices: Array<{ session: string; engine: string; voice: string }> } }).daemon.voices;
-      for (const [i, l] of labels.entries()) assert.ok(listed.some((v) => v.session === l && v.engine === 'espeak' && v.voice === voices[i]), `${l} in ${JSON.stringify(listed)}`);
+      const listed = (
+        result.structuredContent as { daemon: { voices: Array<{ session: string; engine: string; voice: string }> } }
+      ).daemon.voices;
+      for (const [i, l] of labels.entries())
+        assert.ok(
+          listed.some((v) => v.session === l && v.engine === 'espeak' && v.voice === voices[i]),
+          `${l} in ${JSON.stringify(listed)}`,
+        );
     } finally {
       await client.close();
     }
@@ -78,21 +103,25 @@ test('eight sessions get eight distinct eSpeak voices, a project voice wins, and
   }
 });
 
-test('on an eight-speaker sherpa model, eight sessions get its eight speakers', { skip: needTool('sherpa-onnx') }, async () => {
-  const home = tempDir('vox-voices-sherpa-');
-  writeSyntheticVoice(join(home, 'models'), { installed: true, speakers: 8, name: 'tones' });
-  const d = await startDaemon({ home, realtime: false, env: { VOXD_ENGINE: 'sherpa' } });
-  try {
-    for (const id of SESSIONS) {
-      const r = await d.api('POST', '/v1/speak', { text: `Session ${id}.`, session: id, wait: true });
-      assert.equal(r.body.status, 'played', JSON.stringify(r.body));
-      assert.equal(r.body.engine, 'sherpa');
+test(
+  'on an eight-speaker sherpa model, eight sessions get its eight speakers',
+  { skip: needTool('sherpa-onnx') },
+  async () => {
+    const home = tempDir('vox-voices-sherpa-');
+    writeSyntheticVoice(join(home, 'models'), { installed: true, speakers: 8, name: 'tones' });
+    const d = await startDaemon({ home, realtime: false, env: { VOXD_ENGINE: 'sherpa' } });
+    try {
+      for (const id of SESSIONS) {
+        const r = await d.api('POST', '/v1/speak', { text: `Session ${id}.`, session: id, wait: true });
+        assert.equal(r.body.status, 'played', JSON.stringify(r.body));
+        assert.equal(r.body.engine, 'sherpa');
+      }
+      const got = await voicesByLabel(d);
+      const voices = SESSIONS.map((id) => got.get(id));
+      assert.deepEqual([...voices].sort(), Array.from({ length: 8 }, (_, i) => `tones:tone${i + 1}`).sort());
+    } finally {
+      await d.stop();
+      removeDir(home);
     }
-    const got = await voicesByLabel(d);
-    const voices = SESSIONS.map((id) => got.get(id));
-    assert.deepEqual([...voices].sort(), Array.from({ length: 8 }, (_, i) => `tones:tone${i + 1}`).sort());
-  } finally {
-    await d.stop();
-    removeDir(home);
-  }
-});
+  },
+);

@@ -7,7 +7,17 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { ROOT, removeDir, startDaemon, tempDir, vox } from './helpers/daemon.js';
 import { CLAUDE, claudeSkip } from './helpers/claude-code.js';
@@ -53,12 +63,29 @@ function world(o: { claude?: boolean; fail?: string; onPath?: boolean } = {}): W
   );
   chmodSync(fake, 0o755);
   const bin = join(home, '.local', 'bin');
-  const path = [...(o.onPath ? [bin] : []), ...(o.claude === false ? [] : [standIn]), NODE_DIR, '/usr/bin', '/bin'].join(delimiter);
-  return { home, bin, calls, standIn, env: { HOME: home, PATH: path, LANG: 'C.UTF-8', VOX_HOME: join(home, 'vox-home') } };
+  const path = [
+    ...(o.onPath ? [bin] : []),
+    ...(o.claude === false ? [] : [standIn]),
+    NODE_DIR,
+    '/usr/bin',
+    '/bin',
+  ].join(delimiter);
+  return {
+    home,
+    bin,
+    calls,
+    standIn,
+    env: { HOME: home, PATH: path, LANG: 'C.UTF-8', VOX_HOME: join(home, 'vox-home') },
+  };
 }
 
 function claudeCalls(w: World): string[][] {
-  return existsSync(w.calls) ? readFileSync(w.calls, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]) : [];
+  return existsSync(w.calls)
+    ? readFileSync(w.calls, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as string[])
+    : [];
 }
 
 function setup(w: World, args: string[] = []) {
@@ -83,7 +110,12 @@ describe('vox setup', () => {
 
     // Outside npx and outside the checkout: the shell finds both on PATH.
     const env = { ...w.env, PATH: `${w.bin}${delimiter}${w.env.PATH}` };
-    const v = spawnSync('sh', ['-c', 'vox --version && voxd --help'], { env, cwd: w.home, encoding: 'utf8', timeout: 20_000 });
+    const v = spawnSync('sh', ['-c', 'vox --version && voxd --help'], {
+      env,
+      cwd: w.home,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(v.status, 0, v.stderr);
     assert.match(v.stdout, /^\d+\.\d+\.\d+\n/);
     assert.match(v.stdout, /Usage: voxd/);
@@ -107,7 +139,10 @@ describe('vox setup', () => {
     writeFileSync(join(w.bin, 'vox'), '#!/bin/sh\necho mine\n');
     const r = await setup(w);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^vox setup: VOX_ERR_CLIENT_SETUP_CONFLICT: .*\/\.local\/bin\/vox is a file, not a link vox made; nothing was changed\. .*vox setup --force/);
+    assert.match(
+      r.stderr,
+      /^vox setup: VOX_ERR_CLIENT_SETUP_CONFLICT: .*\/\.local\/bin\/vox is a file, not a link vox made; nothing was changed\. .*vox setup --force/,
+    );
     assert.equal(readFileSync(join(w.bin, 'vox'), 'utf8'), '#!/bin/sh\necho mine\n');
     assert.equal(existsSync(join(w.bin, 'voxd')), false, 'voxd was not linked either');
     assert.deepEqual(claudeCalls(w), [], 'claude was not run');
@@ -124,7 +159,10 @@ describe('vox setup', () => {
     mkdirSync(join(w.bin, 'voxd'), { recursive: true });
     const r = await setup(w, ['--force']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /voxd is a directory, not a link vox made; nothing was changed\. Move it away, or choose another directory/);
+    assert.match(
+      r.stderr,
+      /voxd is a directory, not a link vox made; nothing was changed\. Move it away, or choose another directory/,
+    );
     assert.equal(existsSync(join(w.bin, 'vox')), false);
   });
 
@@ -133,7 +171,10 @@ describe('vox setup', () => {
     writeFileSync(join(w.home, 'a-file'), '');
     const r = await setup(w, ['--bin', 'a-file/bin', '--no-plugin']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^vox setup: VOX_ERR_CLIENT_SETUP_CONFLICT: cannot put links in .*\/a-file\/bin: ENOTDIR: .*Choose a directory you can write with --bin DIR/);
+    assert.match(
+      r.stderr,
+      /^vox setup: VOX_ERR_CLIENT_SETUP_CONFLICT: cannot put links in .*\/a-file\/bin: ENOTDIR: .*Choose a directory you can write with --bin DIR/,
+    );
     assert.equal(r.stdout, '');
   });
 
@@ -143,7 +184,10 @@ describe('vox setup', () => {
     symlinkSync('/old/checkout/packages/vox-mcp/bin/vox.cjs', join(w.bin, 'vox'));
     let r = await setup(w, ['--no-plugin']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Re-linked .*\/vox -> .* \(was a link to \/old\/checkout\/packages\/vox-mcp\/bin\/vox\.cjs\)$/m);
+    assert.match(
+      r.stdout,
+      /^Re-linked .*\/vox -> .* \(was a link to \/old\/checkout\/packages\/vox-mcp\/bin\/vox\.cjs\)$/m,
+    );
     assert.equal(readlinkSync(join(w.bin, 'vox')), VOX_BIN);
 
     const other = world();
@@ -159,14 +203,22 @@ describe('vox setup', () => {
     const w = world({ claude: false });
     const r = await setup(w);
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(r.stdout.includes(`claude is not on PATH. To add vox to Claude Code later: claude plugin marketplace add ${realpathSync(ROOT)} && claude plugin install vox@vox`), r.stdout);
+    assert.ok(
+      r.stdout.includes(
+        `claude is not on PATH. To add vox to Claude Code later: claude plugin marketplace add ${realpathSync(ROOT)} && claude plugin install vox@vox`,
+      ),
+      r.stdout,
+    );
   });
 
   test('a failing claude command is reported with its last line; the links stay', async () => {
     const w = world({ fail: 'Error: marketplace source is not readable' });
     const r = await setup(w);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED: "claude plugin marketplace add .*" failed \(exit 1: Error: marketplace source is not readable\)\. The links are in place/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED: "claude plugin marketplace add .*" failed \(exit 1: Error: marketplace source is not readable\)\. The links are in place/,
+    );
     assert.equal(readlinkSync(join(w.bin, 'vox')), VOX_BIN);
     assert.equal(claudeCalls(w).length, 1, 'install is not tried after add failed');
   });
@@ -197,7 +249,12 @@ describe('vox setup', () => {
     r = await setup(w, ['--remove']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Claude Code: the plugin vox@vox and the marketplace "vox" are not installed\.$/m);
-    assert.deepEqual(claudeCalls(w).slice(6).map((c) => c.join(' ')), ['plugin list --json', 'plugin marketplace list --json']);
+    assert.deepEqual(
+      claudeCalls(w)
+        .slice(6)
+        .map((c) => c.join(' ')),
+      ['plugin list --json', 'plugin marketplace list --json'],
+    );
     // A file of the user's where the link was is left alone.
     writeFileSync(join(w.bin, 'vox'), 'mine');
     r = await setup(w, ['--remove', '--no-plugin']);
@@ -212,7 +269,12 @@ describe('vox setup', () => {
     const d = await startDaemon({ realtime: false });
     try {
       const env = { ...d.env, HOME: w.home, PATH: w.env.PATH };
-      const r = spawnSync('sh', ['-c', 'vox say --wait "Hello from the PATH" && vox status --json'], { env, cwd: w.home, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync('sh', ['-c', 'vox say --wait "Hello from the PATH" && vox status --json'], {
+        env,
+        cwd: w.home,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(r.status, 0, r.stderr);
       // The status is of this test's voxd: the linked vox found it through VOX_HOME, as a user's would.
       assert.equal(JSON.parse(r.stdout.trim().split('\n').pop()!).pid, d.pid);
@@ -229,50 +291,61 @@ describe('vox setup', () => {
     assert.equal(pathLine('/home/me/.local/bin', '/home/me'), 'export PATH="$HOME/.local/bin:$PATH"');
     assert.equal(pathLine('/opt/a "b"/$x', '/home/me'), 'export PATH="/opt/a \\"b\\"/\\$x:$PATH"');
     const line = pathLine('/opt/a "b"/$x', '/h');
-    const sh = spawnSync('sh', ['-c', `${line}; printf %s "\${PATH%%:*}"`], { encoding: 'utf8', env: { PATH: '/bin' } });
+    const sh = spawnSync('sh', ['-c', `${line}; printf %s "\${PATH%%:*}"`], {
+      encoding: 'utf8',
+      env: { PATH: '/bin' },
+    });
     assert.equal(sh.stdout, '/opt/a "b"/$x');
   });
 });
 
 describe('vox setup with the real Claude Code', () => {
-  test('the plugin is installed: claude plugin list has vox@vox, read from the checkout, and claude mcp list shows its server connected', { skip: claudeSkip, timeout: 120_000 }, async () => {
-    const w = world({ claude: false, onPath: true });
-    const realBin = join(w.home, 'claude-bin');
-    mkdirSync(realBin);
-    symlinkSync(CLAUDE!, join(realBin, 'claude'));
-    // Offline: no telemetry, no updater, and an API address where nothing listens.
-    const env: NodeJS.ProcessEnv = {
-      ...w.env,
-      PATH: `${realBin}${delimiter}${w.env.PATH}`,
-      VOX_NO_AUTOSTART: '1',
-      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-    };
-    const r = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
-    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    assert.match(r.stdout, /^Ran: claude plugin marketplace add /m);
-    assert.match(r.stdout, /^Ran: claude plugin install vox@vox \(Successfully installed plugin: vox@vox \(scope: user\)\)$/m);
-    const claude = (args: string[]) => spawnSync(CLAUDE!, args, { env, cwd: w.home, encoding: 'utf8', timeout: 60_000 });
-    const list = claude(['plugin', 'list']);
-    assert.equal(list.status, 0, list.stderr);
-    assert.match(list.stdout, /vox@vox/);
-    assert.ok(list.stdout.includes(`Read from: ${join(realpathSync(ROOT), 'plugin')}`), list.stdout);
-    const mcp = claude(['mcp', 'list']);
-    assert.equal(mcp.status, 0, mcp.stderr);
-    assert.match(mcp.stdout, /plugin:vox:vox: .*vox\.cjs mcp - ✔ Connected/);
-    // Twice is the same: Claude Code's own commands are idempotent.
-    const again = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
-    assert.equal(again.code, 0, again.stderr);
-    // --remove takes the plugin out, and a second --remove finds nothing to take.
-    for (const said of [/^Ran: claude plugin uninstall vox@vox /m, /are not installed\.$/m]) {
-      const removed = await vox(['setup', '--remove'], { env, cwd: w.home, timeoutMs: 110_000 });
-      assert.equal(removed.code, 0, `${removed.stdout}\n${removed.stderr}`);
-      assert.match(removed.stdout, said);
-    }
-    assert.doesNotMatch(claude(['plugin', 'list']).stdout, /vox@vox/);
-  });
+  test(
+    'the plugin is installed: claude plugin list has vox@vox, read from the checkout, and claude mcp list shows its server connected',
+    { skip: claudeSkip, timeout: 120_000 },
+    async () => {
+      const w = world({ claude: false, onPath: true });
+      const realBin = join(w.home, 'claude-bin');
+      mkdirSync(realBin);
+      symlinkSync(CLAUDE!, join(realBin, 'claude'));
+      // Offline: no telemetry, no updater, and an API address where nothing listens.
+      const env: NodeJS.ProcessEnv = {
+        ...w.env,
+        PATH: `${realBin}${delimiter}${w.env.PATH}`,
+        VOX_NO_AUTOSTART: '1',
+        ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        DISABLE_ERROR_REPORTING: '1',
+      };
+      const r = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /^Ran: claude plugin marketplace add /m);
+      assert.match(
+        r.stdout,
+        /^Ran: claude plugin install vox@vox \(Successfully installed plugin: vox@vox \(scope: user\)\)$/m,
+      );
+      const claude = (args: string[]) =>
+        spawnSync(CLAUDE!, args, { env, cwd: w.home, encoding: 'utf8', timeout: 60_000 });
+      const list = claude(['plugin', 'list']);
+      assert.equal(list.status, 0, list.stderr);
+      assert.match(list.stdout, /vox@vox/);
+      assert.ok(list.stdout.includes(`Read from: ${join(realpathSync(ROOT), 'plugin')}`), list.stdout);
+      const mcp = claude(['mcp', 'list']);
+      assert.equal(mcp.status, 0, mcp.stderr);
+      assert.match(mcp.stdout, /plugin:vox:vox: .*vox\.cjs mcp - ✔ Connected/);
+      // Twice is the same: Claude Code's own commands are idempotent.
+      const again = await vox(['setup'], { env, cwd: w.home, timeoutMs: 110_000 });
+      assert.equal(again.code, 0, again.stderr);
+      // --remove takes the plugin out, and a second --remove finds nothing to take.
+      for (const said of [/^Ran: claude plugin uninstall vox@vox /m, /are not installed\.$/m]) {
+        const removed = await vox(['setup', '--remove'], { env, cwd: w.home, timeoutMs: 110_000 });
+        assert.equal(removed.code, 0, `${removed.stdout}\n${removed.stderr}`);
+        assert.match(removed.stdout, said);
+      }
+      assert.doesNotMatch(claude(['plugin', 'list']).stdout, /vox@vox/);
+    },
+  );
 });

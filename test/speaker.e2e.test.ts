@@ -71,7 +71,11 @@ function children(ppid: number): Array<{ pid: number; pgrp: number; cmdline: str
       // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[1]) !== ppid) continue;
-      out.push({ pid: Number(name), pgrp: Number(fields[2]), cmdline: readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+      out.push({
+        pid: Number(name),
+        pgrp: Number(fields[2]),
+        cmdline: readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' '),
+      });
     } catch {
       // gone meanwhile
     }
@@ -79,22 +83,40 @@ function children(ppid: number): Array<{ pid: number; pgrp: number; cmdline: str
   return out;
 }
 
-test('the speaker child runs in its own process group, and a stop leaves none of it', { skip: needTool('speaker') || (process.platform !== 'linux' ? 'reads /proc' : false) }, async () => {
-  const dir = tempDir('vox-alsa-');
-  const conf = join(dir, 'asound.conf');
-  writeFileSync(conf, ALSA_CONF);
-  const d = await startDaemon({ audio: 'speaker', env: { ALSA_CONFIG_PATH: conf, VOX_TEST_ALSA_FILE: join(dir, 'capture.raw') } });
-  try {
-    const long = d.api('POST', '/v1/speak', { text: 'A long sentence that keeps the speaker child busy for a while. '.repeat(6), wait: true });
-    const child = await waitFor(() => children(d.pid).find((c) => c.cmdline.includes('speaker-child') && !c.cmdline.includes('--probe')), 30_000, 'the speaker child to play');
-    // The leader of its own group: a stop kills the group, not only the child.
-    assert.equal(child.pgrp, child.pid, `speaker child ${child.pid} is in group ${child.pgrp}, voxd's is ${d.pid}`);
-    await d.api('POST', '/v1/stop', { scope: 'all' });
-    assert.equal((await long).body.status, 'stopped');
-    await waitFor(() => !children(d.pid).some((c) => c.pid === child.pid) || undefined, 10_000, 'the speaker child to be gone');
-  } finally {
-    await d.stop();
-    removeDir(d.home);
-    removeDir(dir);
-  }
-});
+test(
+  'the speaker child runs in its own process group, and a stop leaves none of it',
+  { skip: needTool('speaker') || (process.platform !== 'linux' ? 'reads /proc' : false) },
+  async () => {
+    const dir = tempDir('vox-alsa-');
+    const conf = join(dir, 'asound.conf');
+    writeFileSync(conf, ALSA_CONF);
+    const d = await startDaemon({
+      audio: 'speaker',
+      env: { ALSA_CONFIG_PATH: conf, VOX_TEST_ALSA_FILE: join(dir, 'capture.raw') },
+    });
+    try {
+      const long = d.api('POST', '/v1/speak', {
+        text: 'A long sentence that keeps the speaker child busy for a while. '.repeat(6),
+        wait: true,
+      });
+      const child = await waitFor(
+        () => children(d.pid).find((c) => c.cmdline.includes('speaker-child') && !c.cmdline.includes('--probe')),
+        30_000,
+        'the speaker child to play',
+      );
+      // The leader of its own group: a stop kills the group, not only the child.
+      assert.equal(child.pgrp, child.pid, `speaker child ${child.pid} is in group ${child.pgrp}, voxd's is ${d.pid}`);
+      await d.api('POST', '/v1/stop', { scope: 'all' });
+      assert.equal((await long).body.status, 'stopped');
+      await waitFor(
+        () => !children(d.pid).some((c) => c.pid === child.pid) || undefined,
+        10_000,
+        'the speaker child to be gone',
+      );
+    } finally {
+      await d.stop();
+      removeDir(d.home);
+      removeDir(dir);
+    }
+  },
+);

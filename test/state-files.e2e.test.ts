@@ -5,12 +5,32 @@
 // it owns. Also: a token others could read, and the cloud keys of a client.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { cleanEnv, FIXTURES, removeDir, startDaemon, stopDaemonsUnder, tempDir, vox, waitFor, writeSettings } from './helpers/daemon.js';
+import {
+  cleanEnv,
+  FIXTURES,
+  removeDir,
+  startDaemon,
+  stopDaemonsUnder,
+  tempDir,
+  vox,
+  waitFor,
+  writeSettings,
+} from './helpers/daemon.js';
 
 const homes: string[] = [];
 const servers: { close(): void }[] = [];
@@ -81,7 +101,10 @@ describe('voxd.json or the token spoiled before any voxd runs', () => {
         if (file === 'voxd.json') assert.equal(typeof JSON.parse(readFileSync(join(h, file), 'utf8')).port, 'number');
         else assert.match(readFileSync(join(h, file), 'utf8').trim(), /^[A-Za-z0-9_-]{43}$/);
         if (file === 'voxd.json' && (name === 'FIFO' || name === 'directory')) {
-          assert.ok(readdirSync(h).some((f) => f.startsWith('voxd.json.bad-')), 'moved aside, not deleted');
+          assert.ok(
+            readdirSync(h).some((f) => f.startsWith('voxd.json.bad-')),
+            'moved aside, not deleted',
+          );
         }
       });
     }
@@ -90,7 +113,10 @@ describe('voxd.json or the token spoiled before any voxd runs', () => {
   for (const port of [-5, 70000, 1.5]) {
     test(`voxd.json names a live pid with port ${port}: voxd starts, does not crash, and rewrites it`, async () => {
       const { h, env } = autostartHome();
-      writeFileSync(join(h, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: '0.1.0' }));
+      writeFileSync(
+        join(h, 'voxd.json'),
+        JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: '0.1.0' }),
+      );
       const say = await vox(['say', 'hello there'], { env, timeoutMs: GUARD_MS });
       assert.equal(say.code, 0, say.stderr);
       assert.doesNotMatch(say.stderr, /RangeError|uncaught/);
@@ -111,8 +137,10 @@ describe('voxd.json or the token spoiled before any voxd runs', () => {
 
 describe('a live voxd whose voxd.json or token is spoiled', () => {
   const spoils: Record<string, (h: string, port: number) => void> = {
-    'voxd.json of random bytes': (h) => writeFileSync(join(h, 'voxd.json'), Buffer.from([0xff, 0x00, 0x13, 0x37, 0x7b, 0x22])),
-    "voxd.json of another program's JSON": (h) => writeFileSync(join(h, 'voxd.json'), JSON.stringify({ name: 'other', port: 'x' })),
+    'voxd.json of random bytes': (h) =>
+      writeFileSync(join(h, 'voxd.json'), Buffer.from([0xff, 0x00, 0x13, 0x37, 0x7b, 0x22])),
+    "voxd.json of another program's JSON": (h) =>
+      writeFileSync(join(h, 'voxd.json'), JSON.stringify({ name: 'other', port: 'x' })),
     'voxd.json deleted': (h) => rmSync(join(h, 'voxd.json')),
     'voxd.json a FIFO': (h) => spoil(join(h, 'voxd.json'), spoilers.FIFO!),
     'token a FIFO': (h) => spoil(join(h, 'token'), spoilers.FIFO!),
@@ -132,14 +160,20 @@ describe('a live voxd whose voxd.json or token is spoiled', () => {
         assert.doesNotMatch(hook.stderr, /START_FAILED|UNREACHABLE|STATE_FILE/);
         await d.idle();
         assert.equal(d.wavs().length, 2, 'the live voxd spoke both');
-        await waitFor(() => {
-          try {
-            const state = JSON.parse(readFileSync(join(d.home, 'voxd.json'), 'utf8'));
-            return state.pid === d.pid && readFileSync(join(d.home, 'token'), 'utf8').trim() === d.token ? true : undefined;
-          } catch {
-            return undefined;
-          }
-        }, 10_000, 'voxd.json and the token written again');
+        await waitFor(
+          () => {
+            try {
+              const state = JSON.parse(readFileSync(join(d.home, 'voxd.json'), 'utf8'));
+              return state.pid === d.pid && readFileSync(join(d.home, 'token'), 'utf8').trim() === d.token
+                ? true
+                : undefined;
+            } catch {
+              return undefined;
+            }
+          },
+          10_000,
+          'voxd.json and the token written again',
+        );
         assert.equal(statSync(join(d.home, 'token')).mode & 0o777, 0o600);
       } finally {
         await d.stop();
@@ -160,17 +194,26 @@ describe('the token file and the environment of an auto-started voxd', () => {
       const now = readFileSync(join(h, 'token'), 'utf8').trim();
       assert.notEqual(now, old);
       assert.equal(statSync(join(h, 'token')).mode & 0o777, 0o600);
-      assert.match(readFileSync(join(h, 'logs', 'voxd.log'), 'utf8'), new RegExp(`mode ${mode.toString(8)}\\), so others may know it; voxd replaced it`));
+      assert.match(
+        readFileSync(join(h, 'logs', 'voxd.log'), 'utf8'),
+        new RegExp(`mode ${mode.toString(8)}\\), so others may know it; voxd replaced it`),
+      );
     });
   }
 
   test("a client's cloud keys do not reach the voxd it starts", async () => {
     const { h, env } = autostartHome();
-    const say = await vox(['say', 'hello there'], { env: { ...env, OPENAI_API_KEY: 'sk-client-secret', ELEVENLABS_API_KEY: 'el-client-secret' }, timeoutMs: GUARD_MS });
+    const say = await vox(['say', 'hello there'], {
+      env: { ...env, OPENAI_API_KEY: 'sk-client-secret', ELEVENLABS_API_KEY: 'el-client-secret' },
+      timeoutMs: GUARD_MS,
+    });
     assert.equal(say.code, 0, say.stderr);
     const { pid } = JSON.parse(readFileSync(join(h, 'voxd.json'), 'utf8'));
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    assert.ok(environ.some((kv) => kv.startsWith('VOX_HOME=')), 'read the right process');
+    assert.ok(
+      environ.some((kv) => kv.startsWith('VOX_HOME=')),
+      'read the right process',
+    );
     assert.equal(environ.filter((kv) => /^(OPENAI|ELEVENLABS)_API_KEY=/.test(kv)).length, 0, 'no client key in voxd');
   });
 });
@@ -180,11 +223,23 @@ describe("voxd's settings file in hostile shapes", () => {
     FIFO: [spoilers.FIFO!, /is a FIFO \(named pipe\), not a file of settings; move it away/],
     'link to /dev/zero': [spoilers['link to /dev/zero']!, /is a character device/],
     directory: [spoilers.directory!, /is a directory/],
-    '90 MB file': [(p) => writeFileSync(p, `# ${'x'.repeat(90 * 1024 * 1024)}\n`), /is 94371843 bytes, over the 65536-byte cap/],
+    '90 MB file': [
+      (p) => writeFileSync(p, `# ${'x'.repeat(90 * 1024 * 1024)}\n`),
+      /is 94371843 bytes, over the 65536-byte cap/,
+    ],
     'a code-bearing tag': [(p) => writeFileSync(p, 'engine: !!js/function "x"\n'), /Unresolved tag.*remove the tag/],
     'an alias bomb': [
       (p) => {
-        const levels = 'abcdefgh'.split('').map((k, i) => `${k}: &${k} [${i === 0 ? Array(9).fill('"x"').join(',') : Array(9).fill(`*${'abcdefgh'[i - 1]}`).join(',')}]`);
+        const levels = 'abcdefgh'.split('').map(
+          (k, i) =>
+            `${k}: &${k} [${
+              i === 0
+                ? Array(9).fill('"x"').join(',')
+                : Array(9)
+                    .fill(`*${'abcdefgh'[i - 1]}`)
+                    .join(',')
+            }]`,
+        );
         writeFileSync(p, `${levels.join('\n')}\naudio: *h\n`);
       },
       /audio: an alias \(\*h\) is not allowed here/,
@@ -215,7 +270,8 @@ describe("voxd's settings file in hostile shapes", () => {
 
 describe('the V8 code cache of the hot bundles', () => {
   // Autostart off: the run reaches no voxd and exits 3 at once, but loads (and writes) the cache.
-  const run = (env: NodeJS.ProcessEnv) => vox(['say', 'hello there'], { env: { ...env, VOX_NO_AUTOSTART: '1' }, timeoutMs: GUARD_MS });
+  const run = (env: NodeJS.ProcessEnv) =>
+    vox(['say', 'hello there'], { env: { ...env, VOX_NO_AUTOSTART: '1' }, timeoutMs: GUARD_MS });
   const cacheEnv = () => {
     const h = home();
     return cleanEnv(h, { XDG_CACHE_HOME: join(h, 'xdg') });
@@ -224,7 +280,10 @@ describe('the V8 code cache of the hot bundles', () => {
     const r = await run(env);
     assert.equal(r.code, 3, r.stderr);
     const dir = join(env.XDG_CACHE_HOME!, 'vox', 'code-cache');
-    return join(dir, readdirSync(dir).find((f) => f.startsWith('vox-say.cjs'))!);
+    return join(
+      dir,
+      readdirSync(dir).find((f) => f.startsWith('vox-say.cjs'))!,
+    );
   }
 
   test('bytes flipped past an intact header: the run works, and the cache is replaced', async () => {
@@ -279,7 +338,10 @@ describe('messages say what happened', () => {
         socket.on('error', () => {});
       }),
     );
-    const say = await vox(['say', '--timeout', '2', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+    const say = await vox(['say', '--timeout', '2', 'hello there'], {
+      env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }),
+      timeoutMs: GUARD_MS,
+    });
     assert.equal(say.code, 3, say.stderr);
     assert.match(say.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE.*did not answer.*another program holding the port/);
     assert.doesNotMatch(say.stderr, /vox daemon start/);
@@ -296,23 +358,40 @@ describe('messages say what happened', () => {
         const ok = req.headers.authorization === `Bearer ${good}`;
         seen.push(`${req.method} ${req.url} ${ok ? 'authorized' : 'refused'}`);
         res.writeHead(ok ? 202 : 401, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' });
-        res.end(JSON.stringify(ok ? { id: 'late0001', status: 'queued', priority: 'message' } : { code: 'VOX_ERR_UNAUTHORIZED', message: 'a bearer token is required' }));
+        res.end(
+          JSON.stringify(
+            ok
+              ? { id: 'late0001', status: 'queued', priority: 'message' }
+              : { code: 'VOX_ERR_UNAUTHORIZED', message: 'a bearer token is required' },
+          ),
+        );
       }),
     );
     for (const healed of [true, false]) {
       const h = home();
-      writeFileSync(join(h, 'voxd.json'), JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: '0.1.0' }));
+      writeFileSync(
+        join(h, 'voxd.json'),
+        JSON.stringify({ pid: process.pid, host: '127.0.0.1', port, version: '0.1.0' }),
+      );
       spoil(join(h, 'token'), spoilers['200 MB file']!);
-      const heal = healed ? setTimeout(() => spoil(join(h, 'token'), (p) => writeFileSync(p, `${good}\n`, { mode: 0o600 })), 1200) : undefined;
+      const heal = healed
+        ? setTimeout(() => spoil(join(h, 'token'), (p) => writeFileSync(p, `${good}\n`, { mode: 0o600 })), 1200)
+        : undefined;
       seen.length = 0;
-      const say = await vox(['say', 'hello there'], { env: cleanEnv(h, { VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+      const say = await vox(['say', 'hello there'], {
+        env: cleanEnv(h, { VOX_NO_AUTOSTART: '1' }),
+        timeoutMs: GUARD_MS,
+      });
       clearTimeout(heal);
       if (healed) {
         assert.equal(say.code, 0, say.stderr);
         assert.deepEqual(seen, ['POST /v1/speak refused', 'POST /v1/speak authorized']);
       } else {
         assert.equal(say.code, 3, say.stderr);
-        assert.match(say.stderr, /VOX_ERR_CLIENT_STATE_FILE: .*VOX_HOME\/token is 209715200 bytes.*did not write it again within 2\.5 s/);
+        assert.match(
+          say.stderr,
+          /VOX_ERR_CLIENT_STATE_FILE: .*VOX_HOME\/token is 209715200 bytes.*did not write it again within 2\.5 s/,
+        );
         assert.deepEqual(seen, ['POST /v1/speak refused']);
       }
     }
@@ -322,10 +401,15 @@ describe('messages say what happened', () => {
     const port = await listen(
       createHttpServer((req, res) => {
         req.resume();
-        res.writeHead(503, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' }).end(JSON.stringify({ code: 'VOX_ERR_TOO_MANY_CONNECTIONS', message: 'too many connections' }));
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'x-voxd-version': '0.1.0' })
+          .end(JSON.stringify({ code: 'VOX_ERR_TOO_MANY_CONNECTIONS', message: 'too many connections' }));
       }),
     );
-    const say = await vox(['say', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port) }), timeoutMs: GUARD_MS });
+    const say = await vox(['say', 'hello there'], {
+      env: cleanEnv(home(), { VOXD_PORT: String(port) }),
+      timeoutMs: GUARD_MS,
+    });
     assert.equal(say.code, 3, say.stderr);
     assert.match(say.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE.*too many connections/);
     assert.doesNotMatch(say.stderr, /vox daemon start/);
@@ -335,7 +419,10 @@ describe('messages say what happened', () => {
     const port = await listen(createServer());
     servers.pop()!.close();
     await new Promise((r) => setTimeout(r, 100));
-    const say = await vox(['say', 'hello there'], { env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }), timeoutMs: GUARD_MS });
+    const say = await vox(['say', 'hello there'], {
+      env: cleanEnv(home(), { VOXD_PORT: String(port), VOX_NO_AUTOSTART: '1' }),
+      timeoutMs: GUARD_MS,
+    });
     assert.equal(say.code, 3, say.stderr);
     assert.match(say.stderr, /connection refused\. Nothing listens there: start it with "vox daemon start"/);
   });

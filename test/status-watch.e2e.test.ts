@@ -24,12 +24,16 @@ test('vox status --watch reports a stopped voxd and follows the next one, across
     let n = 0;
     /** Speak through `d` until the watch shows the request's id: it is connected to `d`. */
     const seenThrough = (d: Daemon) =>
-      waitFor(async () => {
-        const r = await d.api('POST', '/v1/speak', { text: `ping ${n++}` });
-        assert.equal(r.status, 202, JSON.stringify(r.body));
-        await new Promise((res) => setTimeout(res, 200));
-        return out.includes(` ${r.body.id} `) ? r.body.id : undefined;
-      }, 30_000, `the watch to show an event from voxd pid ${d.pid}`);
+      waitFor(
+        async () => {
+          const r = await d.api('POST', '/v1/speak', { text: `ping ${n++}` });
+          assert.equal(r.status, 202, JSON.stringify(r.body));
+          await new Promise((res) => setTimeout(res, 200));
+          return out.includes(` ${r.body.id} `) ? r.body.id : undefined;
+        },
+        30_000,
+        `the watch to show an event from voxd pid ${d.pid}`,
+      );
     const count = (re: RegExp) => (out.match(re) ?? []).length;
 
     await seenThrough(d1);
@@ -42,7 +46,11 @@ test('vox status --watch reports a stopped voxd and follows the next one, across
     const d2 = await startDaemon({ audio: 'null', home: d1.home });
     daemons.push(d2);
     assert.notEqual(d2.token, d1.token, 'the new voxd has a new token');
-    await waitFor(() => new RegExp(` voxd [\\d.]+ is back \\(pid ${d2.pid}, 127\\.0\\.0\\.1:${d2.port}\\)`).test(out), 20_000, 'the watch to report voxd back');
+    await waitFor(
+      () => new RegExp(` voxd [\\d.]+ is back \\(pid ${d2.pid}, 127\\.0\\.0\\.1:${d2.port}\\)`).test(out),
+      20_000,
+      'the watch to report voxd back',
+    );
     await seenThrough(d2);
 
     // A crash: voxd.json is left behind, naming the dead pid and port.

@@ -33,16 +33,27 @@ after(async () => {
 async function speakWaiting(body: Record<string, unknown>): Promise<{ id: string; done: Promise<any> }> {
   const text = body.text as string;
   const done = d.api('POST', '/v1/speak', { ...body, wait: true }).then((r) => r.body);
-  const id = await waitFor(async () => (await d.api('GET', '/v1/status')).body.history.find((h: any) => h.text === text)?.id, 20_000, `"${text}" to be accepted`);
+  const id = await waitFor(
+    async () => (await d.api('GET', '/v1/status')).body.history.find((h: any) => h.text === text)?.id,
+    20_000,
+    `"${text}" to be accepted`,
+  );
   return { id, done };
 }
 
 function playedSince(from: number): string[] {
-  return d.wavs().slice(from).map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
+  return d
+    .wavs()
+    .slice(from)
+    .map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
 }
 
 async function heard(id: string): Promise<void> {
-  await waitFor(() => d.wavs().some((f) => f.includes(`-${id}.wav`) && statSync(f).size > 44 + 22050) || undefined, 20_000, `${id} to be heard`);
+  await waitFor(
+    () => d.wavs().some((f) => f.includes(`-${id}.wav`) && statSync(f).size > 44 + 22050) || undefined,
+    20_000,
+    `${id} to be heard`,
+  );
 }
 
 function secondsOf(id: string): number {

@@ -22,11 +22,20 @@ after(async () => {
 /** The WAV bytes of a recording (the shared helper decodes bodies as text). */
 function recording(body: object): Promise<{ status: number; wav: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: d.port, method: 'POST', path: '/v1/synthesize', headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, wav: Buffer.concat(parts) }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: d.port,
+        method: 'POST',
+        path: '/v1/synthesize',
+        headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, wav: Buffer.concat(parts) }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -57,7 +66,11 @@ test('an unknown voice is refused with 400 naming the field; voxd keeps serving'
 
 test('POST /v1/speak refuses an unknown voice at accept, with the same 400 as /v1/synthesize; nothing is queued', async () => {
   const before = (await d.api('GET', '/v1/status')).body.counters.accepted;
-  const r = await d.api('POST', '/v1/speak', { text: 'Hello in a voice that does not exist.', voice: 'no-such-voice', wait: true });
+  const r = await d.api('POST', '/v1/speak', {
+    text: 'Hello in a voice that does not exist.',
+    voice: 'no-such-voice',
+    wait: true,
+  });
   assert.equal(r.status, 400, JSON.stringify(r.body));
   assert.equal(r.body.code, 'VOX_ERR_VOICE_UNKNOWN');
   assert.match(r.body.message, /"no-such-voice"/);
@@ -75,7 +88,9 @@ test('POST /v1/speak refuses an unknown voice at accept, with the same 400 as /v
 
 test('recordings beyond the concurrency limit wait their turn, and beyond the waiting line get 429 with Retry-After', async () => {
   const text = 'A long recording keeps a slot busy for a while, sentence after sentence. '.repeat(40);
-  const replies = await Promise.all(Array.from({ length: 14 }, () => 0).map(() => d.api('POST', '/v1/synthesize', { text })));
+  const replies = await Promise.all(
+    Array.from({ length: 14 }, () => 0).map(() => d.api('POST', '/v1/synthesize', { text })),
+  );
   const busy = replies.filter((r) => r.status === 429);
   const ok = replies.filter((r) => r.status === 200);
   assert.equal(busy.length + ok.length, 14, replies.map((r) => r.status).join(', '));

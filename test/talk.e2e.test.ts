@@ -29,7 +29,9 @@ async function open(project: string, id: string): Promise<Session> {
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === 'notifications/claude/channel') s.heard.push(n.params as Session['heard'][number]);
   };
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: dir, env, stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [VOX, 'mcp'], cwd: dir, env, stderr: 'pipe' }),
+  );
   return s;
 }
 
@@ -44,16 +46,26 @@ after(async () => {
 });
 
 test('vox mcp declares the claude/channel capability', () => {
-  assert.deepEqual(sessions.api!.client.getServerCapabilities()?.experimental, { 'claude/channel': {}, 'claude/channel/permission': {} });
+  assert.deepEqual(sessions.api!.client.getServerCapabilities()?.experimental, {
+    'claude/channel': {},
+    'claude/channel/permission': {},
+  });
 });
 
 test('an unknown label is refused with the live labels listed', async () => {
-  const r = await waitFor(async () => {
-    const r = await vox(['talk', 'docs', 'hello'], { env: d.env });
-    return r.stderr.includes('api#aaaaaa') && r.stderr.includes('web#bbbbbb') ? r : undefined;
-  }, 20_000, 'both sessions live');
+  const r = await waitFor(
+    async () => {
+      const r = await vox(['talk', 'docs', 'hello'], { env: d.env });
+      return r.stderr.includes('api#aaaaaa') && r.stderr.includes('web#bbbbbb') ? r : undefined;
+    },
+    20_000,
+    'both sessions live',
+  );
   assert.equal(r.code, 4);
-  assert.match(r.stderr, /VOX_ERR_TALK_UNKNOWN_SESSION: No session to talk to: no live session "docs"; live sessions: api#aaaaaa, web#bbbbbb/);
+  assert.match(
+    r.stderr,
+    /VOX_ERR_TALK_UNKNOWN_SESSION: No session to talk to: no live session "docs"; live sessions: api#aaaaaa, web#bbbbbb/,
+  );
 });
 
 test('vox talk api "…" reaches api only; a label typed first picks web', async () => {
@@ -66,7 +78,10 @@ test('vox talk api "…" reaches api only; a label typed first picks web', async
   const w = await vox(['talk', 'web, lint it'], { env: d.env });
   assert.equal(w.code, 0, w.stderr);
   await waitFor(() => sessions.web!.heard.length || undefined, 10_000, "web's notification");
-  assert.deepEqual(sessions.web!.heard.map((h) => h.content), ['lint it']);
+  assert.deepEqual(
+    sessions.web!.heard.map((h) => h.content),
+    ['lint it'],
+  );
   assert.equal(sessions.api!.heard.length, 1, 'api got only its own text');
 });
 

@@ -53,7 +53,10 @@ describe('listen.bargeIn: voice', () => {
     assert.equal(r.body.status, 'played', JSON.stringify(r.body));
     fullMs = wavStats(r.wav).durationMs;
     assert.ok(fullMs > 4000, `the full utterance is ${fullMs} ms`);
-    assert.ok(r.listening.some((l) => l?.id === 'voice-barge-in' && l.open === true), `status while playing: ${JSON.stringify(r.listening)}`);
+    assert.ok(
+      r.listening.some((l) => l?.id === 'voice-barge-in' && l.open === true),
+      `status while playing: ${JSON.stringify(r.listening)}`,
+    );
     const pid = await micPid(dir);
     await waitFor(() => (isRunning(pid) ? undefined : true), 5000, 'the recorder to be stopped after the utterance');
     assert.equal((await d.api('GET', '/v1/status')).body.listening, null);
@@ -80,7 +83,10 @@ describe('listen.bargeIn: off (the default)', () => {
       const r = await speak(d, LONG);
       assert.equal(r.body.status, 'played', JSON.stringify(r.body));
       assert.ok(r.listening.length > 0, 'status was read while it played');
-      assert.ok(r.listening.every((l) => l === null), JSON.stringify(r.listening));
+      assert.ok(
+        r.listening.every((l) => l === null),
+        JSON.stringify(r.listening),
+      );
       assert.equal(existsSync(join(dir, 'mic.pid')), false, 'the recorder was started');
     } finally {
       await d.stop();

@@ -40,7 +40,16 @@ function tar(entries: TarEntry[], open = false): Buffer {
   for (const e of entries) {
     const type = e.type ?? (e.data ? 'File' : 'Directory');
     const size = e.size ?? e.data?.length ?? 0;
-    const header = new Header({ path: e.path, mode: type === 'Directory' ? 0o755 : 0o644, size: type === 'File' ? size : 0, type, linkpath: e.linkpath, mtime: new Date(0), uid: 0, gid: 0 });
+    const header = new Header({
+      path: e.path,
+      mode: type === 'Directory' ? 0o755 : 0o644,
+      size: type === 'File' ? size : 0,
+      type,
+      linkpath: e.linkpath,
+      mtime: new Date(0),
+      uid: 0,
+      gid: 0,
+    });
     const block = Buffer.alloc(512);
     header.encode(block, 0);
     blocks.push(block);
@@ -74,11 +83,28 @@ let endlessSent = 0;
 
 before(async () => {
   good = (await syntheticArchive({ name: 'synthetic' })) as Buffer;
-  const bombHead = tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', type: 'File', size: 2048 * MiB }], true);
+  const bombHead = tar(
+    [{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', type: 'File', size: 2048 * MiB }],
+    true,
+  );
   files.set('/bomb.tar.bz2', bomb('bzip2', bombHead, 2048 * MiB));
   files.set('/bomb.tar.gz', bomb('gzip', bombHead, 512 * MiB));
   // A small valid archive, then 512 MiB of zeros after its end: no header declares them.
-  files.set('/tail.tar.gz', bomb('gzip', tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: Buffer.from('m') }, { path: 'synthetic/tokens.txt', data: Buffer.from('t') }], true), 512 * MiB));
+  files.set(
+    '/tail.tar.gz',
+    bomb(
+      'gzip',
+      tar(
+        [
+          { path: 'synthetic/' },
+          { path: 'synthetic/model.onnx', data: Buffer.from('m') },
+          { path: 'synthetic/tokens.txt', data: Buffer.from('t') },
+        ],
+        true,
+      ),
+      512 * MiB,
+    ),
+  );
   const many: TarEntry[] = [{ path: 'synthetic/' }];
   for (let i = 0; i < 100_000; i++) many.push({ path: `synthetic/f${i}`, data: Buffer.alloc(0), type: 'File' });
   files.set('/many.tar.gz', gzipSync(tar(many)));
@@ -88,7 +114,12 @@ before(async () => {
   const random = Buffer.concat(Array.from({ length: 640 }, (_, i) => noise.copy().update(String(i)).digest()));
   const gz = gzipSync(tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: random }]));
   files.set('/truncated.tar.gz', gz.subarray(0, Math.floor(gz.length / 2)));
-  files.set('/cut-tar.tar.gz', gzipSync(tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: Buffer.alloc(40_000, 7) }]).subarray(0, 5000)));
+  files.set(
+    '/cut-tar.tar.gz',
+    gzipSync(
+      tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: Buffer.alloc(40_000, 7) }]).subarray(0, 5000),
+    ),
+  );
   files.set(
     '/escape.tar.bz2',
     bzip2(
@@ -121,7 +152,17 @@ before(async () => {
       ]),
     ),
   );
-  files.set('/absolute.tar.bz2', bzip2(tar([{ path: 'synthetic/' }, { path: 'synthetic/model.onnx', data: Buffer.from('m') }, { path: 'synthetic/tokens.txt', data: Buffer.from('t') }, { path: '/tmp/vox-escaped-absolute', data: Buffer.from('x') }])));
+  files.set(
+    '/absolute.tar.bz2',
+    bzip2(
+      tar([
+        { path: 'synthetic/' },
+        { path: 'synthetic/model.onnx', data: Buffer.from('m') },
+        { path: 'synthetic/tokens.txt', data: Buffer.from('t') },
+        { path: '/tmp/vox-escaped-absolute', data: Buffer.from('x') },
+      ]),
+    ),
+  );
   server = createServer((req, res) => {
     const path = req.url ?? '';
     if (path === '/trickle.tar.bz2') {
@@ -182,14 +223,21 @@ function entry(name: string, over: Record<string, unknown> = {}) {
   };
 }
 
-function setup(entries: unknown[], extra: NodeJS.ProcessEnv = {}): { home: string; env: NodeJS.ProcessEnv; catalogue: string } {
+function setup(
+  entries: unknown[],
+  extra: NodeJS.ProcessEnv = {},
+): { home: string; env: NodeJS.ProcessEnv; catalogue: string } {
   const home = tempDir('vox-bounds-');
   const catalogue = join(home, 'catalogue.json');
   writeFileSync(catalogue, JSON.stringify(entries));
   return { home, catalogue, env: cleanEnv(home, { VOX_VOICES_CATALOGUE: catalogue, VOX_NO_AUTOSTART: '1', ...extra }) };
 }
 
-function vox(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function vox(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [VOX, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -212,31 +260,48 @@ function modelsTree(home: string): string[] {
   return readdirSync(root, { recursive: true }).map(String).sort();
 }
 
-test('decompression bombs (bzip2: 2 GiB in 100 kB; gzip: 512 MiB) are refused at the header that declares them; nothing is written', { timeout: 180_000 }, async () => {
-  const { home, env } = setup([entry('bomb'), entry('bomb-gz', { url: `${base}/bomb.tar.gz` }), entry('tail', { url: `${base}/tail.tar.gz` })]);
-  try {
-    for (const name of ['bomb', 'bomb-gz']) {
-      const r = await vox(['voices', 'install', name, '--unverified'], env);
-      assert.equal(r.status, 4, r.stderr);
-      assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of bomb(?:-gz)? is refused: its files hold more than \d+ bytes \(vox allows [\d.]+ MB and 5000 entries for a [\d.]+ MB archive\); nothing was installed/);
-      assert.deepEqual(modelsTree(home), [], `${name}: nothing is left`);
+test(
+  'decompression bombs (bzip2: 2 GiB in 100 kB; gzip: 512 MiB) are refused at the header that declares them; nothing is written',
+  { timeout: 180_000 },
+  async () => {
+    const { home, env } = setup([
+      entry('bomb'),
+      entry('bomb-gz', { url: `${base}/bomb.tar.gz` }),
+      entry('tail', { url: `${base}/tail.tar.gz` }),
+    ]);
+    try {
+      for (const name of ['bomb', 'bomb-gz']) {
+        const r = await vox(['voices', 'install', name, '--unverified'], env);
+        assert.equal(r.status, 4, r.stderr);
+        assert.match(
+          r.stderr,
+          /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of bomb(?:-gz)? is refused: its files hold more than \d+ bytes \(vox allows [\d.]+ MB and 5000 entries for a [\d.]+ MB archive\); nothing was installed/,
+        );
+        assert.deepEqual(modelsTree(home), [], `${name}: nothing is left`);
+      }
+      // Zeros after the archive's end, which no header declares: the decompressed stream is counted too.
+      const t = await vox(['voices', 'install', 'tail', '--unverified'], env);
+      assert.equal(t.status, 4, t.stderr);
+      assert.match(
+        t.stderr,
+        /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of tail is refused: it unpacks to more than \d+ bytes/,
+      );
+      assert.deepEqual(modelsTree(home), []);
+    } finally {
+      removeDir(home);
     }
-    // Zeros after the archive's end, which no header declares: the decompressed stream is counted too.
-    const t = await vox(['voices', 'install', 'tail', '--unverified'], env);
-    assert.equal(t.status, 4, t.stderr);
-    assert.match(t.stderr, /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of tail is refused: it unpacks to more than \d+ bytes/);
-    assert.deepEqual(modelsTree(home), []);
-  } finally {
-    removeDir(home);
-  }
-});
+  },
+);
 
 test('an archive of 100,000 entries is refused once it passes 5,000', { timeout: 180_000 }, async () => {
   const { home, env } = setup([entry('many', { url: `${base}/many.tar.gz` })]);
   try {
     const r = await vox(['voices', 'install', 'many', '--unverified'], env);
     assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of many is refused: it holds more than 5000 entries/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_MODEL_TOO_LARGE: the archive of many is refused: it holds more than 5000 entries/,
+    );
     assert.deepEqual(modelsTree(home), []);
   } finally {
     removeDir(home);
@@ -254,12 +319,22 @@ test('a truncated archive is reported as truncated (bzip2, gzip, tar), and a wro
     for (const name of ['truncated', 'truncated-gz', 'cut-tar']) {
       const r = await vox(['voices', 'install', name, '--unverified'], env);
       assert.equal(r.status, 4, r.stderr);
-      assert.match(r.stderr, new RegExp(`VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of ${name} is truncated: the archive ends in the middle of (?:its bzip2 data|its gzip data|a file); download it again; nothing was installed`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of ${name} is truncated: the archive ends in the middle of (?:its bzip2 data|its gzip data|a file); download it again; nothing was installed`,
+        ),
+      );
       assert.deepEqual(modelsTree(home), [], name);
     }
     const p = await vox(['voices', 'install', 'pinned'], env);
     assert.equal(p.status, 4, p.stderr);
-    assert.match(p.stderr, new RegExp(`VOX_ERR_CLIENT_MODEL_CHECKSUM: the download of pinned has SHA-256 [0-9a-f]{64}, not the ${sha(good)} the catalogue pins`));
+    assert.match(
+      p.stderr,
+      new RegExp(
+        `VOX_ERR_CLIENT_MODEL_CHECKSUM: the download of pinned has SHA-256 [0-9a-f]{64}, not the ${sha(good)} the catalogue pins`,
+      ),
+    );
     assert.deepEqual(modelsTree(home), []);
   } finally {
     removeDir(home);
@@ -274,9 +349,18 @@ test('../ entries, absolute paths, links out of the folder and devices write not
     const r = await vox(['voices', 'install', 'escape', '--unverified'], env, cwd);
     // node-tar in strict mode refuses the whole archive at its ".." entry.
     assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of escape is refused: it holds an entry that points outside its directory \(TAR_ENTRY_ERROR: path contains '\.\.'\); nothing was installed/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of escape is refused: it holds an entry that points outside its directory \(TAR_ENTRY_ERROR: path contains '\.\.'\); nothing was installed/,
+    );
     assert.deepEqual(modelsTree(home), []);
-    for (const p of [join(home, 'escaped-dotdot'), join(home, 'models', '..', 'escaped-dotdot'), join(cwd, '..', '..', 'escaped-dotdot'), '/tmp/escaped-absolute', join(home, 'escaped-through-link')]) {
+    for (const p of [
+      join(home, 'escaped-dotdot'),
+      join(home, 'models', '..', 'escaped-dotdot'),
+      join(cwd, '..', '..', 'escaped-dotdot'),
+      '/tmp/escaped-absolute',
+      join(home, 'escaped-through-link'),
+    ]) {
       assert.ok(!existsSync(p), `${p} was written`);
     }
     const tree = modelsTree(home);
@@ -291,14 +375,27 @@ test('an absolute path refuses the archive; links out of the folder, hard links 
   try {
     const a = await vox(['voices', 'install', 'absolute', '--unverified'], env);
     assert.equal(a.status, 4, a.stderr);
-    assert.match(a.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of absolute is refused: it holds an entry that points outside its directory \(TAR_ENTRY_INFO: stripping \/ from absolute path\)/);
+    assert.match(
+      a.stderr,
+      /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of absolute is refused: it holds an entry that points outside its directory \(TAR_ENTRY_INFO: stripping \/ from absolute path\)/,
+    );
     assert.deepEqual(modelsTree(home), []);
     const r = await vox(['voices', 'install', 'links', '--unverified'], env);
     assert.equal(r.status, 0, r.stderr);
-    for (const p of ['/tmp/vox-escaped-absolute', '/tmp/vox-escaped-through-link']) assert.ok(!existsSync(p), `${p} was written`);
+    for (const p of ['/tmp/vox-escaped-absolute', '/tmp/vox-escaped-through-link'])
+      assert.ok(!existsSync(p), `${p} was written`);
     // The model holds its two files and its manifest: no link, device or FIFO was made.
-    assert.deepEqual(readdirSync(join(home, 'models', 'links')).sort(), ['model.onnx', 'out', 'tokens.txt', 'vox-model.json']);
-    assert.deepEqual(readdirSync(join(home, 'models', 'links', 'out')), ['vox-escaped-through-link'], 'the link was skipped: "out" is a plain directory inside the model');
+    assert.deepEqual(readdirSync(join(home, 'models', 'links')).sort(), [
+      'model.onnx',
+      'out',
+      'tokens.txt',
+      'vox-model.json',
+    ]);
+    assert.deepEqual(
+      readdirSync(join(home, 'models', 'links', 'out')),
+      ['vox-escaped-through-link'],
+      'the link was skipped: "out" is a plain directory inside the model',
+    );
     assert.deepEqual(readdirSync(join(home, 'models')), ['links']);
   } finally {
     removeDir(home);
@@ -310,7 +407,10 @@ test('a download that trickles stalls, and one that outlasts VOX_VOICES_TIMEOUT 
   try {
     const r = await vox(['voices', 'install', 'trickle', '--unverified'], slow.env);
     assert.equal(r.status, 3, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_DOWNLOAD_FAILED: download of http:\/\/127\.0\.0\.1:\d+\/trickle\.tar\.bz2 failed after 3 tries \(stalled: \d+ bytes in 1 s\)/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_DOWNLOAD_FAILED: download of http:\/\/127\.0\.0\.1:\d+\/trickle\.tar\.bz2 failed after 3 tries \(stalled: \d+ bytes in 1 s\)/,
+    );
     assert.deepEqual(modelsTree(slow.home), []);
   } finally {
     removeDir(slow.home);
@@ -319,7 +419,10 @@ test('a download that trickles stalls, and one that outlasts VOX_VOICES_TIMEOUT 
   try {
     const r = await vox(['voices', 'install', 'trickle', '--unverified'], late.env);
     assert.equal(r.status, 3, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_DOWNLOAD_FAILED: the download of http:\/\/127\.0\.0\.1:\d+\/trickle\.tar\.bz2 did not finish within 2 s; without a connection, fetch the archive elsewhere and run "vox voices install trickle --from FILE"/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_DOWNLOAD_FAILED: the download of http:\/\/127\.0\.0\.1:\d+\/trickle\.tar\.bz2 did not finish within 2 s; without a connection, fetch the archive elsewhere and run "vox voices install trickle --from FILE"/,
+    );
     assert.deepEqual(modelsTree(late.home), []);
   } finally {
     removeDir(late.home);
@@ -332,12 +435,18 @@ test('an endless body stops at the size cap, a declared length over it is refuse
     endlessSent = 0;
     const r = await vox(['voices', 'install', 'endless', '--unverified'], env);
     assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_TOO_LARGE: http:\/\/127\.0\.0\.1:\d+\/endless\.tar\.bz2 is over 17\.5 MB, more than the 17\.5 MB vox accepts for this model/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_MODEL_TOO_LARGE: http:\/\/127\.0\.0\.1:\d+\/endless\.tar\.bz2 is over 17\.5 MB, more than the 17\.5 MB vox accepts for this model/,
+    );
     assert.ok(endlessSent < 64 * MiB, `the server sent ${endlessSent} bytes`);
     assert.deepEqual(modelsTree(home), []);
     const h = await vox(['voices', 'install', 'huge-length', '--unverified'], env);
     assert.equal(h.status, 4, h.stderr);
-    assert.match(h.stderr, /VOX_ERR_CLIENT_MODEL_TOO_LARGE: .*huge-length\.tar\.bz2 is 102400\.0 MB, more than the 17\.5 MB/);
+    assert.match(
+      h.stderr,
+      /VOX_ERR_CLIENT_MODEL_TOO_LARGE: .*huge-length\.tar\.bz2 is 102400\.0 MB, more than the 17\.5 MB/,
+    );
     assert.deepEqual(modelsTree(home), []);
   } finally {
     removeDir(home);
@@ -345,18 +454,27 @@ test('an endless body stops at the size cap, a declared length over it is refuse
 });
 
 test('offline, the error names --from FILE and no empty models/.downloads is left (issue 19, item 11a)', async () => {
-  const { home, env } = setup([entry('offline', { url: 'http://127.0.0.1:1/offline.tar.bz2' }), entry('downgrade', { url: `${base}/to-plain-http.tar.bz2` })]);
+  const { home, env } = setup([
+    entry('offline', { url: 'http://127.0.0.1:1/offline.tar.bz2' }),
+    entry('downgrade', { url: `${base}/to-plain-http.tar.bz2` }),
+  ]);
   try {
     const r = await vox(['voices', 'install', 'offline', '--unverified'], env);
     assert.equal(r.status, 3, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_DOWNLOAD_FAILED: download of http:\/\/127\.0\.0\.1:1\/offline\.tar\.bz2 failed after 3 tries \(.*ECONNREFUSED.*\); without a connection, fetch the archive elsewhere and run "vox voices install offline --from FILE"/);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_DOWNLOAD_FAILED: download of http:\/\/127\.0\.0\.1:1\/offline\.tar\.bz2 failed after 3 tries \(.*ECONNREFUSED.*\); without a connection, fetch the archive elsewhere and run "vox voices install offline --from FILE"/,
+    );
     assert.ok(!existsSync(join(home, 'models', '.downloads')), 'no empty .downloads');
     const bad = await vox(['voices', 'install', 'offline', '--unverified'], { ...env, VOX_VOICES_TIMEOUT: 'soon' });
     assert.equal(bad.status, 2, bad.stderr);
     assert.match(bad.stderr, /VOX_VOICES_TIMEOUT=soon: give a number of seconds above 0 and at most 86400/);
     const d = await vox(['voices', 'install', 'downgrade', '--unverified'], env);
     assert.equal(d.status, 3, d.stderr);
-    assert.match(d.stderr, /redirects to http:\/\/example\.invalid\/x\.tar\.bz2, which vox does not follow: url must be an https URL/);
+    assert.match(
+      d.stderr,
+      /redirects to http:\/\/example\.invalid\/x\.tar\.bz2, which vox does not follow: url must be an https URL/,
+    );
     assert.deepEqual(modelsTree(home), []);
   } finally {
     removeDir(home);

@@ -53,7 +53,10 @@ before(async () => {
         res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
         return;
       }
-      res.writeHead(206, { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}`, 'content-length': body.length - start });
+      res.writeHead(206, {
+        'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+        'content-length': body.length - start,
+      });
     } else {
       res.writeHead(200, { 'content-length': body.length });
     }
@@ -107,7 +110,11 @@ function setup(): { home: string; env: NodeJS.ProcessEnv } {
 }
 
 /** Run the real vox without blocking this process (the test's HTTP server must keep answering). */
-function vox(args: string[], env: NodeJS.ProcessEnv, prefix: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function vox(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  prefix: string[] = [],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const cmd = prefix.length ? prefix[0]! : process.execPath;
     const argv = prefix.length ? [...prefix.slice(1), process.execPath, VOX, ...args] : [VOX, ...args];
@@ -129,7 +136,9 @@ function vox(args: string[], env: NodeJS.ProcessEnv, prefix: string[] = []): Pro
 function modelsTree(home: string): string[] {
   const root = join(home, 'models');
   if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((n) => (n === '.downloads' ? readdirSync(join(root, n)).map((f) => `.downloads/${f}`) : [n]));
+  return readdirSync(root).flatMap((n) =>
+    n === '.downloads' ? readdirSync(join(root, n)).map((f) => `.downloads/${f}`) : [n],
+  );
 }
 
 test('install downloads, resumes a cut download with a Range request, verifies, unpacks whole; voxd speaks it; list and remove', async (t) => {
@@ -158,7 +167,10 @@ test('install downloads, resumes a cut download with a Range request, verifies, 
 
     const list = await vox(['voices', 'list', '--installed', '--json'], env);
     assert.equal(list.status, 0, list.stderr);
-    assert.deepEqual(JSON.parse(list.stdout).models.map((m: { name: string; installed: boolean }) => [m.name, m.installed]), [['synthetic', true]]);
+    assert.deepEqual(
+      JSON.parse(list.stdout).models.map((m: { name: string; installed: boolean }) => [m.name, m.installed]),
+      [['synthetic', true]],
+    );
     const again = await vox(['voices', 'install', 'synthetic'], env);
     assert.equal(again.status, 0);
     assert.match(again.stderr, /installed already \(--force installs it again\)/);
@@ -200,10 +212,16 @@ test('a download that follows a redirect installs; one the server does not have 
     assert.ok(existsSync(join(home, 'models', 'moved', 'vox-model.json')));
     const g = await vox(['voices', 'install', 'gone'], env);
     assert.equal(g.status, 3);
-    assert.match(g.stderr, /VOX_ERR_CLIENT_DOWNLOAD_FAILED: HTTP 404 from http:\/\/127\.0\.0\.1:\d+\/missing\.tar\.bz2/);
+    assert.match(
+      g.stderr,
+      /VOX_ERR_CLIENT_DOWNLOAD_FAILED: HTTP 404 from http:\/\/127\.0\.0\.1:\d+\/missing\.tar\.bz2/,
+    );
     const u = await vox(['voices', 'install', 'no-such-voice'], env);
     assert.equal(u.status, 4);
-    assert.match(u.stderr, /VOX_ERR_CLIENT_MODEL_UNKNOWN: no voice model "no-such-voice" in the catalogue; known: kokoro-int8-en-v0_19, /);
+    assert.match(
+      u.stderr,
+      /VOX_ERR_CLIENT_MODEL_UNKNOWN: no voice model "no-such-voice" in the catalogue; known: kokoro-int8-en-v0_19, /,
+    );
   } finally {
     removeDir(home);
   }
@@ -214,7 +232,12 @@ test('a checksum mismatch is refused: nothing is installed and the download is d
   try {
     const r = await vox(['voices', 'install', 'bad-sum'], env);
     assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, new RegExp(`VOX_ERR_CLIENT_MODEL_CHECKSUM: the download of bad-sum has SHA-256 ${sha(good)}, not the ${'ab'.repeat(32)} the catalogue pins; nothing was installed`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `VOX_ERR_CLIENT_MODEL_CHECKSUM: the download of bad-sum has SHA-256 ${sha(good)}, not the ${'ab'.repeat(32)} the catalogue pins; nothing was installed`,
+      ),
+    );
     assert.deepEqual(modelsTree(home), []);
   } finally {
     removeDir(home);
@@ -226,8 +249,14 @@ test('a corrupt archive (its checksum matching) is refused with the bzip2 error;
   try {
     const r = await vox(['voices', 'install', 'corrupt'], env);
     assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of corrupt is damaged or not a \.tar\.bz2 \(bzip2: crc32 do not match\); nothing was installed/);
-    assert.deepEqual(modelsTree(home).filter((n) => !n.startsWith('.downloads')), []);
+    assert.match(
+      r.stderr,
+      /VOX_ERR_CLIENT_MODEL_ARCHIVE: the archive of corrupt is damaged or not a \.tar\.bz2 \(bzip2: crc32 do not match\); nothing was installed/,
+    );
+    assert.deepEqual(
+      modelsTree(home).filter((n) => !n.startsWith('.downloads')),
+      [],
+    );
     // Not an archive at all, from a file.
     const junk = join(home, 'junk.tar.bz2');
     writeFileSync(junk, 'this is not an archive\n');
@@ -237,7 +266,10 @@ test('a corrupt archive (its checksum matching) is refused with the bzip2 error;
     const jj = await vox(['voices', 'install', 'unpinned', '--from', junk, '--unverified'], env);
     assert.equal(jj.status, 4);
     assert.match(jj.stderr, /VOX_ERR_CLIENT_MODEL_ARCHIVE: .*junk\.tar\.bz2 is damaged or not a \.tar\.bz2/);
-    assert.deepEqual(modelsTree(home).filter((n) => !n.startsWith('.downloads')), []);
+    assert.deepEqual(
+      modelsTree(home).filter((n) => !n.startsWith('.downloads')),
+      [],
+    );
   } finally {
     removeDir(home);
   }
@@ -252,10 +284,16 @@ test('--from FILE installs with no network; an unpinned model needs --unverified
     const r = await vox(['voices', 'install', 'synthetic', '--from', file], env);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(seen.length, 0, 'no request was made');
-    assert.equal(JSON.parse(readFileSync(join(home, 'models', 'synthetic', 'vox-model.json'), 'utf8')).source.archive, 'synthetic.tar.bz2');
+    assert.equal(
+      JSON.parse(readFileSync(join(home, 'models', 'synthetic', 'vox-model.json'), 'utf8')).source.archive,
+      'synthetic.tar.bz2',
+    );
     const u = await vox(['voices', 'install', 'unpinned', '--from', file], env);
     assert.equal(u.status, 4);
-    assert.match(u.stderr, /VOX_ERR_CLIENT_MODEL_UNVERIFIED: vox has no verified SHA-256 for unpinned .*add --unverified/);
+    assert.match(
+      u.stderr,
+      /VOX_ERR_CLIENT_MODEL_UNVERIFIED: vox has no verified SHA-256 for unpinned .*add --unverified/,
+    );
     assert.ok(!existsSync(join(home, 'models', 'unpinned')));
     const v = await vox(['voices', 'install', 'unpinned', '--from', file, '--unverified'], env);
     assert.equal(v.status, 0, v.stderr);
@@ -264,7 +302,10 @@ test('--from FILE installs with no network; an unpinned model needs --unverified
     for (const args of [[], ['--unverified']]) {
       const k = await vox(['voices', 'install', 'kokoro-int8-en-v0_19', '--from', file, ...args], env);
       assert.equal(k.status, 4, k.stderr);
-      assert.match(k.stderr, /VOX_ERR_CLIENT_MODEL_CHECKSUM: .*c9f0dd393615805b0bab050c340834d5e684e732aec91c0e860cd30e982c08bd the catalogue pins; nothing was installed/);
+      assert.match(
+        k.stderr,
+        /VOX_ERR_CLIENT_MODEL_CHECKSUM: .*c9f0dd393615805b0bab050c340834d5e684e732aec91c0e860cd30e982c08bd the catalogue pins; nothing was installed/,
+      );
     }
     assert.ok(!existsSync(join(home, 'models', 'kokoro-int8-en-v0_19')));
   } finally {
@@ -288,66 +329,78 @@ test('a voice whose licence is not free shows the licence and installs only when
   }
 });
 
-test('a full disk (a file-size limit) is reported as such; nothing is installed and no .part is kept', { skip: needTool('prlimit') }, async () => {
-  const { home, env } = setup();
-  try {
-    const r = await vox(['voices', 'install', 'synthetic'], env, ['prlimit', `--fsize=1024:1024`, '--']);
-    assert.equal(r.status, 4, r.stderr);
-    assert.match(r.stderr, /VOX_ERR_CLIENT_DISK_FULL: no room to write the download synthetic\.tar\.bz2\.part \(file size limit reached\)/);
-    assert.ok(!existsSync(join(home, 'models', 'synthetic')));
-    // A full disk must not stay full of a half download (the issue: 200 MB kept after DISK_FULL).
-    assert.deepEqual(modelsTree(home), []);
-    // With room again, the same command installs from the start.
-    const ok = await vox(['voices', 'install', 'synthetic'], env);
-    assert.equal(ok.status, 0, ok.stderr);
-    assert.doesNotMatch(ok.stderr, /resuming at/);
-    assert.deepEqual(modelsTree(home), ['synthetic']);
-  } finally {
-    removeDir(home);
-  }
-});
+test(
+  'a full disk (a file-size limit) is reported as such; nothing is installed and no .part is kept',
+  { skip: needTool('prlimit') },
+  async () => {
+    const { home, env } = setup();
+    try {
+      const r = await vox(['voices', 'install', 'synthetic'], env, ['prlimit', `--fsize=1024:1024`, '--']);
+      assert.equal(r.status, 4, r.stderr);
+      assert.match(
+        r.stderr,
+        /VOX_ERR_CLIENT_DISK_FULL: no room to write the download synthetic\.tar\.bz2\.part \(file size limit reached\)/,
+      );
+      assert.ok(!existsSync(join(home, 'models', 'synthetic')));
+      // A full disk must not stay full of a half download (the issue: 200 MB kept after DISK_FULL).
+      assert.deepEqual(modelsTree(home), []);
+      // With room again, the same command installs from the start.
+      const ok = await vox(['voices', 'install', 'synthetic'], env);
+      assert.equal(ok.status, 0, ok.stderr);
+      assert.doesNotMatch(ok.stderr, /resuming at/);
+      assert.deepEqual(modelsTree(home), ['synthetic']);
+    } finally {
+      removeDir(home);
+    }
+  },
+);
 
-test('on a terminal: a progress bar, and a licence that is not free is asked about', { skip: needTool('script') }, async () => {
-  const { home, env } = setup();
-  try {
-    // script(1) gives vox a pseudo-terminal; what is typed on its stdin reaches vox's.
-    const inPty = (args: string[], input: string) =>
-      new Promise<{ status: number | null; out: string; err: string }>((resolve, reject) => {
-        const cmd = [process.execPath, VOX, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-        const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-        child.stdout.setEncoding('utf8').on('data', (d: string) => {
-          out += d;
-          if (input && /\[y\/N\]/.test(out)) {
-            child.stdin.write(input);
-            input = '';
-          }
+test(
+  'on a terminal: a progress bar, and a licence that is not free is asked about',
+  { skip: needTool('script') },
+  async () => {
+    const { home, env } = setup();
+    try {
+      // script(1) gives vox a pseudo-terminal; what is typed on its stdin reaches vox's.
+      const inPty = (args: string[], input: string) =>
+        new Promise<{ status: number | null; out: string; err: string }>((resolve, reject) => {
+          const cmd = [process.execPath, VOX, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+          const child = spawn('script', ['-qec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+          let out = '';
+          let err = '';
+          child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+          child.stdout.setEncoding('utf8').on('data', (d: string) => {
+            out += d;
+            if (input && /\[y\/N\]/.test(out)) {
+              child.stdin.write(input);
+              input = '';
+            }
+          });
+          const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+          child.on('error', reject);
+          child.on('close', (status) => {
+            clearTimeout(timer);
+            resolve({ status, out, err });
+          });
         });
-        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-        child.on('error', reject);
-        child.on('close', (status) => {
-          clearTimeout(timer);
-          resolve({ status, out, err });
-        });
-      });
-    // What happened, not "1 !== 0": script's own words (no pseudo-terminal?) and vox's output.
-    const said = (r: { status: number | null; out: string; err: string }) => `script exited ${r.status}; its stderr: ${JSON.stringify(r.err.slice(-500))}; the terminal showed: ${JSON.stringify(r.out.slice(-500))}`;
-    const r = await inPty(['voices', 'install', 'synthetic'], '');
-    assert.equal(r.status, 0, said(r));
-    assert.match(r.out, /\r\[#{30}\] [\d.]+ \/ [\d.]+ MB/, 'a bar redrawn in place, full at the end');
-    const no = await inPty(['voices', 'install', 'nonfree'], 'n\n');
-    assert.notEqual(no.status, 0, said(no));
-    assert.match(no.out, /licence CC BY-NC-SA 4\.0[\s\S]*Install it under this licence\? \[y\/N\]/);
-    assert.ok(!existsSync(join(home, 'models', 'nonfree')));
-    const yes = await inPty(['voices', 'install', 'nonfree'], 'y\n');
-    assert.equal(yes.status, 0, said(yes));
-    assert.ok(existsSync(join(home, 'models', 'nonfree', 'vox-model.json')));
-  } finally {
-    removeDir(home);
-  }
-});
+      // What happened, not "1 !== 0": script's own words (no pseudo-terminal?) and vox's output.
+      const said = (r: { status: number | null; out: string; err: string }) =>
+        `script exited ${r.status}; its stderr: ${JSON.stringify(r.err.slice(-500))}; the terminal showed: ${JSON.stringify(r.out.slice(-500))}`;
+      const r = await inPty(['voices', 'install', 'synthetic'], '');
+      assert.equal(r.status, 0, said(r));
+      assert.match(r.out, /\r\[#{30}\] [\d.]+ \/ [\d.]+ MB/, 'a bar redrawn in place, full at the end');
+      const no = await inPty(['voices', 'install', 'nonfree'], 'n\n');
+      assert.notEqual(no.status, 0, said(no));
+      assert.match(no.out, /licence CC BY-NC-SA 4\.0[\s\S]*Install it under this licence\? \[y\/N\]/);
+      assert.ok(!existsSync(join(home, 'models', 'nonfree')));
+      const yes = await inPty(['voices', 'install', 'nonfree'], 'y\n');
+      assert.equal(yes.status, 0, said(yes));
+      assert.ok(existsSync(join(home, 'models', 'nonfree', 'vox-model.json')));
+    } finally {
+      removeDir(home);
+    }
+  },
+);
 
 test('a bad VOX_VOICES_CATALOGUE is a usage error naming the file and the entry (exit 2)', async () => {
   const { home, env } = setup();
@@ -356,7 +409,10 @@ test('a bad VOX_VOICES_CATALOGUE is a usage error naming the file and the entry 
     writeFileSync(file, '{"not": "a list"}');
     const l = await vox(['voices', 'list'], { ...env, VOX_VOICES_CATALOGUE: file });
     assert.equal(l.status, 2);
-    assert.equal(l.stderr, `vox voices: VOX_ERR_CLIENT_USAGE: VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries\n`);
+    assert.equal(
+      l.stderr,
+      `vox voices: VOX_ERR_CLIENT_USAGE: VOX_VOICES_CATALOGUE (${file}): must be a JSON list of entries\n`,
+    );
     writeFileSync(file, '[{"name": "mine"}]');
     const i = await vox(['voices', 'install', 'mine'], { ...env, VOX_VOICES_CATALOGUE: file });
     assert.equal(i.status, 2);

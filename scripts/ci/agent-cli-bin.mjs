@@ -35,7 +35,9 @@ export function opencodeBinary(prefix) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const find = { codex: codexBinary, gemini: geminiCliScript, copilot: copilotBinary, opencode: opencodeBinary }[process.argv[2]];
+  const find = { codex: codexBinary, gemini: geminiCliScript, copilot: copilotBinary, opencode: opencodeBinary }[
+    process.argv[2]
+  ];
   const bin = find && process.argv[3] && find(process.argv[3]);
   if (!bin) process.exit(1);
   console.log(bin);

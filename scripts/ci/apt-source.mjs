@@ -23,7 +23,8 @@ for (const f of files) {
   }
   if (f.endsWith('.sources')) {
     for (const stanza of text.split(/\n\s*\n/)) {
-      const field = (k) => new RegExp(`^${k}:\\s*(.+)$`, 'mi').exec(stanza.replace(/^#.*$/gm, ''))?.[1].trim().split(/\s+/) ?? [];
+      const field = (k) =>
+        new RegExp(`^${k}:\\s*(.+)$`, 'mi').exec(stanza.replace(/^#.*$/gm, ''))?.[1].trim().split(/\s+/) ?? [];
       if (!field('Types').includes('deb') || /^Enabled:\s*no/im.test(stanza)) continue;
       for (const uri of field('URIs')) for (const suite of field('Suites')) found.push([uri, suite]);
     }

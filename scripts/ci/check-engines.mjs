@@ -18,13 +18,18 @@ if (lines.length === 0 || lines.some((n) => !Number.isInteger(n))) {
   console.error('check-engines: scripts/ci/node-lines must list Node majors, one a line');
   process.exit(1);
 }
-const want = [...lines].sort((a, b) => a - b).map((n) => `^${n}`).join(' || ');
+const want = [...lines]
+  .sort((a, b) => a - b)
+  .map((n) => `^${n}`)
+  .join(' || ');
 const files = ['package.json', ...readdirSync(join(root, 'packages')).map((p) => join('packages', p, 'package.json'))];
 let bad = 0;
 for (const f of files) {
   const got = JSON.parse(readFileSync(join(root, f), 'utf8')).engines?.node;
   if (got !== want) {
-    console.error(`check-engines: ${f} has engines.node ${JSON.stringify(got)}; CI tests Node ${lines.join(', ')}, so it must be "${want}"`);
+    console.error(
+      `check-engines: ${f} has engines.node ${JSON.stringify(got)}; CI tests Node ${lines.join(', ')}, so it must be "${want}"`,
+    );
     bad++;
   }
 }

@@ -19,12 +19,16 @@ const SPEAK = 'mcp__plugin_vox_vox__speak';
 
 /** The debug log's lines that show vox's server being sent SIGTERM or SIGKILL (empty: it ended on the first signal). */
 export function forcedEnds(log) {
-  return log.split('\n').filter((l) => l.includes(`MCP server "${SERVER}"`) && /sending SIG(TERM|KILL)|SIGKILL/i.test(l));
+  return log
+    .split('\n')
+    .filter((l) => l.includes(`MCP server "${SERVER}"`) && /sending SIG(TERM|KILL)|SIGKILL/i.test(l));
 }
 
 /** Whether `claude mcp list` output shows the plugin's server connected. */
 export function connected(list) {
-  return list.split('\n').some((l) => l.startsWith(`${SERVER}:`) && /✔ Connected|\bConnected\b/.test(l) && !/Failed|✗/.test(l));
+  return list
+    .split('\n')
+    .some((l) => l.startsWith(`${SERVER}:`) && /✔ Connected|\bConnected\b/.test(l) && !/Failed|✗/.test(l));
 }
 
 function run(args, env) {
@@ -53,7 +57,9 @@ async function main() {
   const model = (req) => {
     if (toolResults(req).has('toolu_ci_speak')) return { text: 'Said it.' };
     if (!req.tools?.length) return { text: 'ok' };
-    return { tools: [{ id: 'toolu_ci_speak', name: SPEAK, input: { text: 'Hello from Claude Code on a fresh machine.' } }] };
+    return {
+      tools: [{ id: 'toolu_ci_speak', name: SPEAK, input: { text: 'Hello from Claude Code on a fresh machine.' } }],
+    };
   };
   const api = await startMessagesApi(model);
   const dir = mkdtempSync(join(tmpdir(), 'vox-claude-check-'));
@@ -81,7 +87,8 @@ async function main() {
     console.log(`speak's result: ${resultText(result.content)}`);
     if (result.is_error) fail(`speak failed: ${resultText(result.content)}`);
     const log = readFileSync(debug, 'utf8');
-    if (!log.includes(`MCP server "${SERVER}": Successfully connected`)) fail(`the debug log does not show ${SERVER} connecting`);
+    if (!log.includes(`MCP server "${SERVER}": Successfully connected`))
+      fail(`the debug log does not show ${SERVER} connecting`);
     const forced = forcedEnds(log);
     if (forced.length) fail(`Claude Code had to force vox mcp to end:\n${forced.join('\n')}`);
     const ended = log.split('\n').filter((l) => l.includes(`MCP server "${SERVER}"`) && /SIG|exited/.test(l));

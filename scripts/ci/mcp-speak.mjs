@@ -15,7 +15,12 @@ if ((want !== 'heard' && want !== 'unheard') || (process.argv[3] !== undefined &
   process.exit(2);
 }
 const vox = fileURLToPath(new URL('../../packages/vox-mcp/bin/vox.cjs', import.meta.url));
-const transport = new StdioClientTransport({ command: fromPath ? 'vox' : process.execPath, args: fromPath ? ['mcp'] : [vox, 'mcp'], env: process.env, stderr: 'inherit' });
+const transport = new StdioClientTransport({
+  command: fromPath ? 'vox' : process.execPath,
+  args: fromPath ? ['mcp'] : [vox, 'mcp'],
+  env: process.env,
+  stderr: 'inherit',
+});
 const client = new Client({ name: 'vox-ci', version: '0' });
 const timer = setTimeout(() => {
   console.error('mcp-speak: no answer from vox mcp within 60 s');

@@ -61,7 +61,9 @@ const stats = {
   peak,
   loudMs: ms(loud),
 };
-console.log(`pcm-check: ${positionals[0]}: ${JSON.stringify(stats)} (s16le, ${rate} Hz, ${channels} ch; duration and RMS over the span above 1% of full scale)`);
+console.log(
+  `pcm-check: ${positionals[0]}: ${JSON.stringify(stats)} (s16le, ${rate} Hz, ${channels} ch; duration and RMS over the span above 1% of full scale)`,
+);
 const problems = [];
 if (stats.durationMs < Number(values['min-ms']) || stats.durationMs > Number(values['max-ms']))
   problems.push(`duration ${stats.durationMs} ms is outside ${values['min-ms']}..${values['max-ms']} ms`);

@@ -25,7 +25,9 @@ if (!block) {
 }
 const commands = block[1].split('\n').filter((l) => l.trim() !== '');
 if (commands.length !== 1) {
-  console.error(`readme-command: the \`\`\`sh block after "${headings[which]}" in ${file} holds ${commands.length} lines; CI runs it as one command, so it must hold exactly one`);
+  console.error(
+    `readme-command: the \`\`\`sh block after "${headings[which]}" in ${file} holds ${commands.length} lines; CI runs it as one command, so it must hold exactly one`,
+  );
   process.exit(1);
 }
 console.log(commands[0]);

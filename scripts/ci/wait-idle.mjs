@@ -31,7 +31,9 @@ while (Date.now() < deadline) {
   const done = speech.length > 0 && speech.every((h) => !pending.has(h.outcome));
   if (s && done && s.playing === null && s.queue.length === 0) {
     const h = speech[speech.length - 1];
-    console.log(`wait-idle: voxd is idle; last speech ${JSON.stringify({ text: h.text, outcome: h.outcome, reason: h.reason, engine: h.engine })}; sink ${JSON.stringify(s.sink)}`);
+    console.log(
+      `wait-idle: voxd is idle; last speech ${JSON.stringify({ text: h.text, outcome: h.outcome, reason: h.reason, engine: h.engine })}; sink ${JSON.stringify(s.sink)}`,
+    );
     process.exit(h.outcome === 'played' ? 0 : 1);
   }
   await new Promise((res) => setTimeout(res, 250));

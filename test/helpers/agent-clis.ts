@@ -21,28 +21,44 @@ export const COPILOT_CLI_VERSION = version('copilot-cli-version');
 export const OPENCODE_VERSION = version('opencode-version');
 const cache = process.env.VOX_CI_CACHE ?? '/var/cache/vox-ci';
 
-export const CODEX: string | undefined = process.env.VOX_CODEX || (codexBinary as (p: string) => string | undefined)(join(cache, 'codex', CODEX_VERSION));
+export const CODEX: string | undefined =
+  process.env.VOX_CODEX || (codexBinary as (p: string) => string | undefined)(join(cache, 'codex', CODEX_VERSION));
 export const GEMINI_CLI: string | undefined =
-  process.env.VOX_GEMINI_CLI || (geminiCliScript as (p: string) => string | undefined)(join(cache, 'gemini-cli', GEMINI_CLI_VERSION));
+  process.env.VOX_GEMINI_CLI ||
+  (geminiCliScript as (p: string) => string | undefined)(join(cache, 'gemini-cli', GEMINI_CLI_VERSION));
 
 export const COPILOT_CLI: string | undefined =
-  process.env.VOX_COPILOT_CLI || (copilotBinary as (p: string) => string | undefined)(join(cache, 'copilot-cli', COPILOT_CLI_VERSION));
+  process.env.VOX_COPILOT_CLI ||
+  (copilotBinary as (p: string) => string | undefined)(join(cache, 'copilot-cli', COPILOT_CLI_VERSION));
 
-export const OPENCODE: string | undefined = process.env.VOX_OPENCODE || (opencodeBinary as (p: string) => string | undefined)(join(cache, 'opencode', OPENCODE_VERSION));
+export const OPENCODE: string | undefined =
+  process.env.VOX_OPENCODE ||
+  (opencodeBinary as (p: string) => string | undefined)(join(cache, 'opencode', OPENCODE_VERSION));
 
-export const codexSkip: string | false = CODEX ? false : `Codex CLI ${CODEX_VERSION} is not installed here: scripts/ci/codex.sh fetches it (CI does), or set VOX_CODEX`;
+export const codexSkip: string | false = CODEX
+  ? false
+  : `Codex CLI ${CODEX_VERSION} is not installed here: scripts/ci/codex.sh fetches it (CI does), or set VOX_CODEX`;
 export const geminiSkip: string | false = GEMINI_CLI
   ? false
   : `Gemini CLI ${GEMINI_CLI_VERSION} is not installed here: scripts/ci/gemini-cli.sh fetches it (CI does), or set VOX_GEMINI_CLI`;
 export const copilotSkip: string | false = COPILOT_CLI
   ? false
   : `Copilot CLI ${COPILOT_CLI_VERSION} is not installed here: scripts/ci/copilot-cli.sh fetches it (CI does), or set VOX_COPILOT_CLI`;
-export const opencodeSkip: string | false = OPENCODE ? false : `opencode ${OPENCODE_VERSION} is not installed here: scripts/ci/opencode.sh fetches it (CI does), or set VOX_OPENCODE`;
+export const opencodeSkip: string | false = OPENCODE
+  ? false
+  : `opencode ${OPENCODE_VERSION} is not installed here: scripts/ci/opencode.sh fetches it (CI does), or set VOX_OPENCODE`;
 if (process.env.CI === 'true') {
-  if (!OPENCODE) throw new Error(`CI: opencode ${OPENCODE_VERSION} is missing; .ci/run fetches it with scripts/ci/opencode.sh`);
-  if (!COPILOT_CLI) throw new Error(`CI: Copilot CLI ${COPILOT_CLI_VERSION} is missing; .ci/run fetches it with scripts/ci/copilot-cli.sh`);
+  if (!OPENCODE)
+    throw new Error(`CI: opencode ${OPENCODE_VERSION} is missing; .ci/run fetches it with scripts/ci/opencode.sh`);
+  if (!COPILOT_CLI)
+    throw new Error(
+      `CI: Copilot CLI ${COPILOT_CLI_VERSION} is missing; .ci/run fetches it with scripts/ci/copilot-cli.sh`,
+    );
   if (!CODEX) throw new Error(`CI: Codex CLI ${CODEX_VERSION} is missing; .ci/run fetches it with scripts/ci/codex.sh`);
-  if (!GEMINI_CLI) throw new Error(`CI: Gemini CLI ${GEMINI_CLI_VERSION} is missing; .ci/run fetches it with scripts/ci/gemini-cli.sh`);
+  if (!GEMINI_CLI)
+    throw new Error(
+      `CI: Gemini CLI ${GEMINI_CLI_VERSION} is missing; .ci/run fetches it with scripts/ci/gemini-cli.sh`,
+    );
 }
 
 export interface CliRun {
@@ -52,10 +68,18 @@ export interface CliRun {
 }
 
 /** Run a command to its end (SIGKILL after `timeoutMs`), stdin closed, output collected (bounded). */
-export function runCli(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliRun> {
+export function runCli(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     // PWD as a shell sets it: opencode takes its directory from PWD, not the process's cwd.
-    const child = spawn(cmd, args, { cwd: options.cwd, env: { ...options.env, PWD: options.cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: options.cwd,
+      env: { ...options.env, PWD: options.cwd },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const cap = (s: string, add: string): string => (s.length > 1_000_000 ? s : s + add);
@@ -71,7 +95,10 @@ export function runCli(cmd: string, args: string[], options: { cwd: string; env:
 }
 
 /** `gemini …`: its gemini.js under this node, or VOX_GEMINI_CLI itself when it is not a .js file. */
-export function runGemini(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliRun> {
+export function runGemini(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<CliRun> {
   const js = GEMINI_CLI!.endsWith('.js');
   return runCli(js ? process.execPath : GEMINI_CLI!, js ? [GEMINI_CLI!, ...args] : args, options);
 }

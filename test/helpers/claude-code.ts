@@ -26,7 +26,9 @@ export const claudeSkip: string | false = CLAUDE
   ? false
   : `Claude Code ${CLAUDE_CODE_VERSION} is not installed here: scripts/ci/claude-code.sh fetches it (CI does), or set VOX_CLAUDE_CODE`;
 if (!CLAUDE && process.env.CI === 'true') {
-  throw new Error(`CI: Claude Code ${CLAUDE_CODE_VERSION} is missing; .ci/run fetches it with scripts/ci/claude-code.sh`);
+  throw new Error(
+    `CI: Claude Code ${CLAUDE_CODE_VERSION} is missing; .ci/run fetches it with scripts/ci/claude-code.sh`,
+  );
 }
 
 export interface ClaudeRun {
@@ -38,7 +40,10 @@ export interface ClaudeRun {
 }
 
 /** Run the pinned Claude Code to its end (killed after `timeoutMs`), collecting its output. */
-export function runClaude(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ClaudeRun> {
+export function runClaude(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<ClaudeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(CLAUDE!, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -23,7 +23,13 @@ export interface InteractiveClaude {
   close(): Promise<void>;
 }
 
-export async function startInteractiveClaude(o: { home: string; project: string; env: Record<string, string>; args: string[]; name: string }): Promise<InteractiveClaude> {
+export async function startInteractiveClaude(o: {
+  home: string;
+  project: string;
+  env: Record<string, string>;
+  args: string[];
+  name: string;
+}): Promise<InteractiveClaude> {
   const socket = `vox-test-${process.pid}-${o.name}`;
   const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
   const pane = () => String(tmux('capture-pane', '-p', '-t', 'cc').stdout ?? '');
@@ -45,7 +51,23 @@ export async function startInteractiveClaude(o: { home: string; project: string;
   const tmp = join(o.home, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const envArgs = Object.entries({ ...o.env, TMPDIR: tmp }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const started = tmux('new-session', '-d', '-s', 'cc', '-x', '160', '-y', '50', '-c', o.project, ...envArgs, CLAUDE!, ...o.args, '--debug-file', debug);
+  const started = tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'cc',
+    '-x',
+    '160',
+    '-y',
+    '50',
+    '-c',
+    o.project,
+    ...envArgs,
+    CLAUDE!,
+    ...o.args,
+    '--debug-file',
+    debug,
+  );
   assert.equal(started.status, 0, String(started.stderr));
   await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt');
   return {
@@ -57,7 +79,11 @@ export async function startInteractiveClaude(o: { home: string; project: string;
       if (existsSync(debug)) {
         // /exit lets Claude Code end its MCP servers; the kill is the bound.
         type('/exit');
-        await waitFor(() => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined), 10_000, 'claude to exit').catch(() => {});
+        await waitFor(
+          () => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined),
+          10_000,
+          'claude to exit',
+        ).catch(() => {});
       }
       tmux('kill-server');
     },

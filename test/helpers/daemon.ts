@@ -24,11 +24,17 @@ export interface Reply<T = any> {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export function http<T = any>(port: number, method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string>; token?: string } = {}): Promise<Reply<T>> {
+export function http<T = any>(
+  port: number,
+  method: string,
+  path: string,
+  options: { body?: unknown; raw?: string; headers?: Record<string, string>; token?: string } = {},
+): Promise<Reply<T>> {
   return new Promise((resolve, reject) => {
     const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       const parts: Buffer[] = [];
@@ -103,7 +109,10 @@ function daemonsUnder(dir: string): number[] {
   const found: number[] = [];
   for (const pid of pids) {
     try {
-      const home = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((kv) => kv.startsWith('VOX_HOME='))?.slice('VOX_HOME='.length);
+      const home = readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .find((kv) => kv.startsWith('VOX_HOME='))
+        ?.slice('VOX_HOME='.length);
       if (home && (home === dir || home.startsWith(dir + sep))) found.push(Number(pid));
     } catch {
       // Gone, or not ours to read.
@@ -162,7 +171,8 @@ export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pr
   const env: NodeJS.ProcessEnv = {};
   // No stray settings or cloud keys from the machine running the tests; VOX_TEST_RUN
   // stays, so that scripts/test.mjs can find whatever this run started.
-  for (const [k, v] of Object.entries(process.env)) if (k === 'VOX_TEST_RUN' || !/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (k === 'VOX_TEST_RUN' || !/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
   return { ...env, VOX_HOME: home, VOX_CONFIG_HOME: join(home, 'config'), ...extra };
 }
 
@@ -175,11 +185,20 @@ export function writeSettings(env: NodeJS.ProcessEnv, settings: Record<string, s
   if (!dir) throw new Error('writeSettings needs VOX_CONFIG_HOME in env (cleanEnv sets it)');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'voxd.yaml');
-  writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`).join(''));
+  writeFileSync(
+    file,
+    Object.entries(settings)
+      .map(([k, v]) => `${k}: ${JSON.stringify(v)}\n`)
+      .join(''),
+  );
   return file;
 }
 
-export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -190,7 +209,16 @@ export async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined
 }
 
 /** `wrap`: a command voxd runs under, which execs it (`['prlimit', '--nofile=256:256', '--']`). */
-export async function startDaemon(options: { audio?: string; realtime?: boolean; env?: NodeJS.ProcessEnv; home?: string; args?: string[]; wrap?: string[] } = {}): Promise<Daemon> {
+export async function startDaemon(
+  options: {
+    audio?: string;
+    realtime?: boolean;
+    env?: NodeJS.ProcessEnv;
+    home?: string;
+    args?: string[];
+    wrap?: string[];
+  } = {},
+): Promise<Daemon> {
   const home = options.home ?? tempDir();
   const out = join(home, 'out');
   const audio = options.audio ?? `file:${out}${options.realtime === false ? '?realtime=0' : ''}`;
@@ -199,27 +227,36 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
   // A voxd that a client auto-starts later (after a crash, say) reads the settings
   // file, not the client's VOXD_*: give it the same sink and engine.
   const same: Record<string, string> = {};
-  for (const [key, variable] of [['audio', 'VOXD_AUDIO'], ['engine', 'VOXD_ENGINE']] as const) {
+  for (const [key, variable] of [
+    ['audio', 'VOXD_AUDIO'],
+    ['engine', 'VOXD_ENGINE'],
+  ] as const) {
     const value = env[variable];
     if (value && !checkSetting(key, value, variable)) same[key] = value;
   }
   if (Object.keys(same).length) writeSettings(env, same);
   const argv = [process.execPath, VOXD, ...(options.args ?? [])];
-  const proc = options.wrap?.length ? spawn(options.wrap[0]!, [...options.wrap.slice(1), ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] }) : spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = options.wrap?.length
+    ? spawn(options.wrap[0]!, [...options.wrap.slice(1), ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let state: { port: number };
   try {
-    state = await waitFor(() => {
-      if (proc.exitCode !== null) throw new Error(`voxd exited with ${proc.exitCode}: ${stderr}`);
-      try {
-        const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
-        return s.pid === proc.pid ? s : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 20_000, 'voxd.json');
+    state = await waitFor(
+      () => {
+        if (proc.exitCode !== null) throw new Error(`voxd exited with ${proc.exitCode}: ${stderr}`);
+        try {
+          const s = JSON.parse(readFileSync(join(home, 'voxd.json'), 'utf8'));
+          return s.pid === proc.pid ? s : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      20_000,
+      'voxd.json',
+    );
   } catch (err) {
     proc.kill('SIGKILL');
     await exited;
@@ -237,12 +274,22 @@ export async function startDaemon(options: { audio?: string; realtime?: boolean;
     stderr: () => stderr,
     api: (method, path, body) => http(state.port, method, path, { body, token }),
     async idle(timeoutMs = 60_000) {
-      return waitFor(async () => {
-        const s = await d.api('GET', '/v1/status');
-        return s.body.queue.length === 0 && s.body.playing === null ? s.body : undefined;
-      }, timeoutMs, 'voxd to go idle');
+      return waitFor(
+        async () => {
+          const s = await d.api('GET', '/v1/status');
+          return s.body.queue.length === 0 && s.body.playing === null ? s.body : undefined;
+        },
+        timeoutMs,
+        'voxd to go idle',
+      );
     },
-    wavs: () => (existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.wav')).sort().map((f) => join(out, f)) : []),
+    wavs: () =>
+      existsSync(out)
+        ? readdirSync(out)
+            .filter((f) => f.endsWith('.wav'))
+            .sort()
+            .map((f) => join(out, f))
+        : [],
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM');
@@ -264,9 +311,16 @@ export function removeDir(dir: string): void {
 }
 
 /** Run the real `vox` binary. */
-export function vox(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function vox(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VOX, ...args], { env: options.env, cwd: options.cwd ?? ROOT, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VOX, ...args], {
+      env: options.env,
+      cwd: options.cwd ?? ROOT,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

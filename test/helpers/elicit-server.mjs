@@ -10,12 +10,22 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 
 const server = new Server({ name: 'deploy', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
-  tools: [{ name: 'pick_environment', description: 'Asks the user which environment to deploy to.', inputSchema: { type: 'object', properties: {} } }],
+  tools: [
+    {
+      name: 'pick_environment',
+      description: 'Asks the user which environment to deploy to.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+  ],
 }));
 server.setRequestHandler(CallToolRequestSchema, async () => {
   const answer = await server.elicitInput({
     message: 'Which environment?',
-    requestedSchema: { type: 'object', properties: { environment: { type: 'string', enum: ['staging', 'production'] } }, required: ['environment'] },
+    requestedSchema: {
+      type: 'object',
+      properties: { environment: { type: 'string', enum: ['staging', 'production'] } },
+      required: ['environment'],
+    },
   });
   return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
 });

@@ -41,7 +41,9 @@ export function declaredTools(req: GenerateRequest): string[] {
 /** The functionResponse parts of the request's last content. */
 export function functionResponses(req: GenerateRequest): Array<{ name: string; response: unknown }> {
   const last = req.contents.at(-1);
-  return (last?.parts ?? []).flatMap((p) => (p.functionResponse ? [p.functionResponse as { name: string; response: unknown }] : []));
+  return (last?.parts ?? []).flatMap((p) =>
+    p.functionResponse ? [p.functionResponse as { name: string; response: unknown }] : [],
+  );
 }
 
 const usageMetadata = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
@@ -52,14 +54,24 @@ export async function startGeminiApi(script: (req: GenerateRequest, n: number) =
     if (method === 'POST' && path.endsWith(':countTokens')) return sendJson(res, 200, { totalTokens: 1 });
     if (method === 'POST' && path.endsWith(':generateContent')) {
       const verdict = { complexity_reasoning: 'A simple task.', complexity_score: 10 };
-      return sendJson(res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: JSON.stringify(verdict) }] }, finishReason: 'STOP', index: 0 }], usageMetadata });
+      return sendJson(res, 200, {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: JSON.stringify(verdict) }] }, finishReason: 'STOP', index: 0 },
+        ],
+        usageMetadata,
+      });
     }
-    if (method !== 'POST' || !path.endsWith(':streamGenerateContent') || !body) return sendJson(res, 404, { error: { code: 404, message: `no ${method} ${path} here`, status: 'NOT_FOUND' } });
+    if (method !== 'POST' || !path.endsWith(':streamGenerateContent') || !body)
+      return sendJson(res, 404, { error: { code: 404, message: `no ${method} ${path} here`, status: 'NOT_FOUND' } });
     const turn = script(body, n++);
-    const parts: Array<Record<string, unknown>> = [...(turn.calls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.args } }))];
+    const parts: Array<Record<string, unknown>> = [
+      ...(turn.calls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.args } })),
+    ];
     if (turn.text !== undefined) parts.push({ text: turn.text });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata })}\r\n\r\n`);
+    res.write(
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata })}\r\n\r\n`,
+    );
     res.end();
   });
   return { url: api.origin, requests: api.requests, close: api.close };

@@ -30,7 +30,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-export async function startJsonStandIn<B>(answer: (req: SeenRequest<B>, res: ServerResponse) => void): Promise<JsonStandIn<B>> {
+export async function startJsonStandIn<B>(
+  answer: (req: SeenRequest<B>, res: ServerResponse) => void,
+): Promise<JsonStandIn<B>> {
   const requests: SeenRequest<B>[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -53,5 +55,9 @@ export async function startJsonStandIn<B>(answer: (req: SeenRequest<B>, res: Ser
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

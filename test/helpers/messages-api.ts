@@ -63,7 +63,14 @@ export function toolResults(req: MessagesRequest): Map<string, { content: unknow
 /** The text of a tool_result's content (a string, or text blocks). */
 export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b) => (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text' ? String((b as { text?: unknown }).text) : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((b) =>
+        b && typeof b === 'object' && (b as { type?: unknown }).type === 'text'
+          ? String((b as { text?: unknown }).text)
+          : '',
+      )
+      .join('');
   return '';
 }
 
@@ -80,15 +87,33 @@ export function lastUser(req: MessagesRequest): MessagesRequest {
 export function userText(req: MessagesRequest): string {
   return req.messages
     .filter((m) => m.role === 'user')
-    .map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? String(b.text) : '')).join('\n')))
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((b) => (b.type === 'text' ? String(b.text) : '')).join('\n'),
+    )
     .join('\n');
 }
 
 async function sse(res: ServerResponse, turn: Turn, model: string, n: number): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_standin_${n}` });
-  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'request-id': `req_standin_${n}`,
+  });
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   event('message_start', {
-    message: { id: `msg_standin_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } },
+    message: {
+      id: `msg_standin_${n}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
   });
   let index = 0;
   if (turn.text) {
@@ -104,12 +129,21 @@ async function sse(res: ServerResponse, turn: Turn, model: string, n: number): P
     index++;
   }
   for (const call of turn.tools ?? []) {
-    event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-    event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) } });
+    event('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
+    event('content_block_delta', {
+      index,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) },
+    });
     event('content_block_stop', { index });
     index++;
   }
-  event('message_delta', { delta: { stop_reason: turn.tools?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } });
+  event('message_delta', {
+    delta: { stop_reason: turn.tools?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
   event('message_stop', {});
   res.end();
 }
@@ -160,11 +194,19 @@ export async function startMessagesApi(script: (req: MessagesRequest) => Turn): 
           turn = script(body);
         } catch (err) {
           res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `stand-in script failed: ${(err as Error).message}` } }));
+          res.end(
+            JSON.stringify({
+              type: 'error',
+              error: { type: 'api_error', message: `stand-in script failed: ${(err as Error).message}` },
+            }),
+          );
           return;
         }
         if (turn.error) {
-          res.writeHead(turn.error.status, { 'content-type': 'application/json', 'request-id': `req_standin_${requests.length}` });
+          res.writeHead(turn.error.status, {
+            'content-type': 'application/json',
+            'request-id': `req_standin_${requests.length}`,
+          });
           res.end(JSON.stringify({ type: 'error', error: { type: turn.error.type, message: turn.error.message } }));
           return;
         }
@@ -172,7 +214,12 @@ export async function startMessagesApi(script: (req: MessagesRequest) => Turn): 
         return;
       }
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `the stand-in has no ${req.method} ${path}` } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'not_found_error', message: `the stand-in has no ${req.method} ${path}` },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

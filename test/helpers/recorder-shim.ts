@@ -11,7 +11,12 @@ export const RECORDER_SHIM = join(FIXTURES, 'listen', 'arecord');
 
 /** A voxd's environment that records with the shim, steered from `home`. */
 export function micEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { VOXD_RECORDER: RECORDER_SHIM, VOX_TEST_MIC_CONTROL: join(home, 'mic.json'), VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'), ...extra };
+  return {
+    VOXD_RECORDER: RECORDER_SHIM,
+    VOX_TEST_MIC_CONTROL: join(home, 'mic.json'),
+    VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'),
+    ...extra,
+  };
 }
 
 /** What the next recording plays (the shim's modes and timings), and forget the last one's pid. */
@@ -22,8 +27,12 @@ export function setMic(home: string, settings: object = {}): void {
 
 /** The pid of the recording that started after the last setMic. */
 export function micPid(home: string): Promise<number> {
-  return waitFor(() => {
-    const f = join(home, 'mic.pid');
-    return existsSync(f) ? Number(readFileSync(f, 'utf8').split(' ')[0]) || undefined : undefined;
-  }, 20_000, 'the recorder to start');
+  return waitFor(
+    () => {
+      const f = join(home, 'mic.pid');
+      return existsSync(f) ? Number(readFileSync(f, 'utf8').split(' ')[0]) || undefined : undefined;
+    },
+    20_000,
+    'the recorder to start',
+  );
 }

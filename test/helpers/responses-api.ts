@@ -51,38 +51,68 @@ export function toolNames(req: ResponsesRequest): string[] {
 /** The function_call_output items of a request, by call_id. */
 export function callOutputs(req: ResponsesRequest): Map<string, unknown> {
   const out = new Map<string, unknown>();
-  for (const item of req.input) if (item.type === 'function_call_output' && typeof item.call_id === 'string') out.set(item.call_id, item.output);
+  for (const item of req.input)
+    if (item.type === 'function_call_output' && typeof item.call_id === 'string') out.set(item.call_id, item.output);
   return out;
 }
 
-const usage = { input_tokens: 1, input_tokens_details: null, output_tokens: 1, output_tokens_details: null, total_tokens: 2 };
+const usage = {
+  input_tokens: 1,
+  input_tokens_details: null,
+  output_tokens: 1,
+  output_tokens_details: null,
+  total_tokens: 2,
+};
 
 export async function startResponsesApi(script: (req: ResponsesRequest, n: number) => Turn): Promise<ResponsesStandIn> {
   let n = 0;
   const api = await startJsonStandIn<ResponsesRequest>(({ method, path, body }, res) => {
-    if (method !== 'POST' || !path.endsWith('/responses') || !body) return sendJson(res, 404, { error: { message: `no ${method} ${path} here` } });
+    if (method !== 'POST' || !path.endsWith('/responses') || !body)
+      return sendJson(res, 404, { error: { message: `no ${method} ${path} here` } });
     const turn = script(body, n);
     const id = `resp_${n++}`;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const event = (o: Record<string, unknown>): void => void res.write(`event: ${String(o.type)}\ndata: ${JSON.stringify(o)}\n\n`);
+    const event = (o: Record<string, unknown>): void =>
+      void res.write(`event: ${String(o.type)}\ndata: ${JSON.stringify(o)}\n\n`);
     event({ type: 'response.created', response: { id, status: 'in_progress', output: [] } });
     // Each item as added, its text or arguments as one delta, then done: Codex reads the done items,
     // Copilot CLI the deltas and response.completed's output.
     const output: Array<Record<string, unknown>> = [];
     for (const c of turn.calls ?? []) {
       const args = JSON.stringify(c.arguments);
-      const item = { type: 'function_call', id: `fc_${c.call_id}`, call_id: c.call_id, name: c.name, arguments: args, status: 'completed' };
+      const item = {
+        type: 'function_call',
+        id: `fc_${c.call_id}`,
+        call_id: c.call_id,
+        name: c.name,
+        arguments: args,
+        status: 'completed',
+      };
       const at = { output_index: output.length, item_id: item.id };
-      event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, arguments: '', status: 'in_progress' } });
+      event({
+        type: 'response.output_item.added',
+        output_index: at.output_index,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      });
       event({ type: 'response.function_call_arguments.delta', ...at, delta: args });
       event({ type: 'response.function_call_arguments.done', ...at, arguments: args });
       event({ type: 'response.output_item.done', output_index: at.output_index, item });
       output.push(item);
     }
     if (turn.text !== undefined) {
-      const item = { type: 'message', role: 'assistant', id: `msg_${id}`, status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+      const item = {
+        type: 'message',
+        role: 'assistant',
+        id: `msg_${id}`,
+        status: 'completed',
+        content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+      };
       const at = { output_index: output.length, item_id: item.id, content_index: 0 };
-      event({ type: 'response.output_item.added', output_index: at.output_index, item: { ...item, content: [], status: 'in_progress' } });
+      event({
+        type: 'response.output_item.added',
+        output_index: at.output_index,
+        item: { ...item, content: [], status: 'in_progress' },
+      });
       event({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } });
       event({ type: 'response.output_text.delta', ...at, delta: turn.text });
       event({ type: 'response.output_text.done', ...at, text: turn.text });

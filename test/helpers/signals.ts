@@ -24,7 +24,11 @@ export interface VoxChild {
 
 /** Starts the real `vox ARGS` with stdin a pipe left open. */
 export function startVox(args: string[], env: NodeJS.ProcessEnv, cwd?: string): VoxChild {
-  const child = spawn(process.execPath, [VOX, ...args], { env, ...(cwd ? { cwd } : {}), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [VOX, ...args], {
+    env,
+    ...(cwd ? { cwd } : {}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const out = { stdout: [] as string[], stderr: [] as string[] };
   const waiters = new Set<() => void>();
   for (const name of ['stdout', 'stderr'] as const) {
@@ -37,7 +41,9 @@ export function startVox(args: string[], env: NodeJS.ProcessEnv, cwd?: string): 
       for (const w of waiters) w();
     });
   }
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     ...out,
@@ -52,7 +58,11 @@ export function startVox(args: string[], env: NodeJS.ProcessEnv, cwd?: string): 
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no such ${from} line within ${timeoutMs} ms; stdout: ${out.stdout.join('\n')}\nstderr: ${out.stderr.join('\n')}`));
+          reject(
+            new Error(
+              `no such ${from} line within ${timeoutMs} ms; stdout: ${out.stdout.join('\n')}\nstderr: ${out.stderr.join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();
@@ -62,7 +72,11 @@ export function startVox(args: string[], env: NodeJS.ProcessEnv, cwd?: string): 
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
-          reject(new Error(`vox ${args.join(' ')} did not exit within ${timeoutMs} ms of the signal; stderr: ${out.stderr.join('\n')}`));
+          reject(
+            new Error(
+              `vox ${args.join(' ')} did not exit within ${timeoutMs} ms of the signal; stderr: ${out.stderr.join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         void exit.then((r) => {
           clearTimeout(timer);

@@ -12,7 +12,10 @@ const SSHD = '/usr/sbin/sshd';
 
 /** Why the remote tests cannot run here, or false; under CI they must. */
 export function sshSkip(file: string): string | false {
-  const skip = existsSync(SSHD) && spawnSync('ssh', ['-V']).status === 0 ? false : 'openssh-server (/usr/sbin/sshd) or ssh is not installed';
+  const skip =
+    existsSync(SSHD) && spawnSync('ssh', ['-V']).status === 0
+      ? false
+      : 'openssh-server (/usr/sbin/sshd) or ssh is not installed';
   if (skip && process.env.CI === 'true') throw new Error(`${file} needs sshd under CI: ${skip}`);
   return skip;
 }
@@ -36,17 +39,49 @@ export function sshd(dir: string, portBase: number, extra: string[] = []): Sshd 
   const port = portBase + (process.pid % 10000);
   writeFileSync(
     join(dir, 'sshd_config'),
-    [`Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(keys, 'host')}`, `AuthorizedKeysFile ${join(keys, 'authorized_keys')}`, 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'PermitRootLogin prohibit-password', 'StrictModes no', 'UsePAM no', `PidFile ${join(dir, 'sshd.pid')}`, 'AllowTcpForwarding yes', 'AllowStreamLocalForwarding yes', ...extra, ''].join('\n'),
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${join(keys, 'host')}`,
+      `AuthorizedKeysFile ${join(keys, 'authorized_keys')}`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PermitRootLogin prohibit-password',
+      'StrictModes no',
+      'UsePAM no',
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      'AllowTcpForwarding yes',
+      'AllowStreamLocalForwarding yes',
+      ...extra,
+      '',
+    ].join('\n'),
   );
   const sshConfig = join(dir, 'ssh_config');
-  writeFileSync(sshConfig, ['Host A', '  HostName 127.0.0.1', `  Port ${port}`, `  IdentityFile ${join(keys, 'client')}`, '  IdentitiesOnly yes', '  UserKnownHostsFile /dev/null', '  StrictHostKeyChecking no', '  LogLevel ERROR', ''].join('\n'));
+  writeFileSync(
+    sshConfig,
+    [
+      'Host A',
+      '  HostName 127.0.0.1',
+      `  Port ${port}`,
+      `  IdentityFile ${join(keys, 'client')}`,
+      '  IdentitiesOnly yes',
+      '  UserKnownHostsFile /dev/null',
+      '  StrictHostKeyChecking no',
+      '  LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
   let proc: ChildProcess | undefined;
   return {
     sshConfig,
     pid: () => proc?.pid,
     async start() {
       proc = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
-      await waitFor(() => spawnSync('ssh', ['-F', sshConfig, 'A', 'true'], { timeout: 5000 }).status === 0 || undefined, 10_000, 'sshd');
+      await waitFor(
+        () => spawnSync('ssh', ['-F', sshConfig, 'A', 'true'], { timeout: 5000 }).status === 0 || undefined,
+        10_000,
+        'sshd',
+      );
     },
     async stop() {
       const p = proc;
@@ -67,7 +102,11 @@ export interface Keeper {
 
 export function connectKeeper(vox: string, env: NodeJS.ProcessEnv, voxOnA: string, sshConfig: string): Keeper {
   let log = '';
-  const proc = spawn(process.execPath, [vox, 'remote', 'connect', 'A', '--as', 'B', '--vox', voxOnA, '--ssh-config', sshConfig], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [vox, 'remote', 'connect', 'A', '--as', 'B', '--vox', voxOnA, '--ssh-config', sshConfig],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   proc.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise((r) => proc.once('exit', r));
   return {

@@ -8,26 +8,34 @@ import { absentOnPurpose, inCI, needTool, toolPath } from './tools.js';
 
 function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(vars)) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of Object.entries(vars))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
   try {
     return fn();
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }
 
 test('a missing tool gives a one-line reason that names it and how to install it', () => {
   const why = withEnv({ CI: undefined }, () => needTool('vox-test-no-such-tool'));
   assert.equal(typeof why, 'string');
-  assert.match(why as string, /^needs vox-test-no-such-tool: vox-test-no-such-tool is not on PATH \(install vox-test-no-such-tool\)$/);
+  assert.match(
+    why as string,
+    /^needs vox-test-no-such-tool: vox-test-no-such-tool is not on PATH \(install vox-test-no-such-tool\)$/,
+  );
   const aplay = withEnv({ CI: undefined, PATH: '/nonexistent' }, () => needTool('aplay'));
   assert.ok(aplay === false || /apt-get install alsa-utils/.test(aplay), String(aplay));
 });
 
 test('under CI a missing tool throws, naming it', () => {
-  assert.throws(() => withEnv({ CI: 'true' }, () => needTool('vox-test-no-such-tool')), /CI=true, and this test needs vox-test-no-such-tool/);
+  assert.throws(
+    () => withEnv({ CI: 'true' }, () => needTool('vox-test-no-such-tool')),
+    /CI=true, and this test needs vox-test-no-such-tool/,
+  );
 });
 
 test('VOX_TEST_ABSENT: a tool a run goes without on purpose skips even under CI, and must really be missing', () => {
@@ -71,7 +79,7 @@ test('CI counts as set unless empty, 0 or false', () => {
   assert.equal(inCI({}), false);
 });
 
-test('every optional tool a test asks for is named in the README\'s paragraph on what npm test needs', async () => {
+test("every optional tool a test asks for is named in the README's paragraph on what npm test needs", async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const { ROOT } = await import('./daemon.js');
   const files: string[] = [];
@@ -85,10 +93,16 @@ test('every optional tool a test asks for is named in the README\'s paragraph on
   walk(join(ROOT, 'test'));
   for (const p of readdirSync(join(ROOT, 'packages'))) walk(join(ROOT, 'packages', p, 'test'));
   const names = new Set<string>();
-  for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(/needTool\('([^']+)'\)/g)) if (!m[1]!.startsWith('vox-test-')) names.add(m[1]!);
+  for (const f of files)
+    for (const m of readFileSync(f, 'utf8').matchAll(/needTool\('([^']+)'\)/g))
+      if (!m[1]!.startsWith('vox-test-')) names.add(m[1]!);
   assert.ok(names.has('aplay') && names.has('speaker'), [...names].join(', '));
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const para = readme.slice(readme.indexOf('`npm test` needs nothing beyond Node'), readme.indexOf('Run one test file'));
+  const para = readme.slice(
+    readme.indexOf('`npm test` needs nothing beyond Node'),
+    readme.indexOf('Run one test file'),
+  );
   const shown = (n: string) => ({ libasound2: 'libasound.so.2', 'sherpa-onnx': 'sherpa-onnx-node' })[n] ?? n;
-  for (const n of names) assert.ok(para.includes(`\`${shown(n)}\``), `README.md's paragraph on what npm test needs names \`${shown(n)}\``);
+  for (const n of names)
+    assert.ok(para.includes(`\`${shown(n)}\``), `README.md's paragraph on what npm test needs names \`${shown(n)}\``);
 });

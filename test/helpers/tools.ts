@@ -43,8 +43,14 @@ function speakerProbe(): string | undefined {
   try {
     writeFileSync(join(dir, 'asound.conf'), 'pcm.!default { type null }\n');
     const env = { ...process.env, ALSA_CONFIG_PATH: join(dir, 'asound.conf') };
-    const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', binding], { encoding: 'utf8', env, timeout: 20_000 });
-    return r.status === 0 ? undefined : `the speaker module does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
+    const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', binding], {
+      encoding: 'utf8',
+      env,
+      timeout: 20_000,
+    });
+    return r.status === 0
+      ? undefined
+      : `the speaker module does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -58,7 +64,14 @@ function libasoundProbe(): string | undefined {
     const r = spawnSync(ldconfig, ['-p'], { encoding: 'utf8', timeout: 20_000 });
     if (r.status === 0) return /\blibasound\.so\.2\b/.test(r.stdout) ? undefined : 'libasound.so.2 is not installed';
   }
-  const dirs = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib', '/lib/x86_64-linux-gnu', '/lib'];
+  const dirs = [
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/lib/x86_64-linux-gnu',
+    '/lib',
+  ];
   return dirs.some((d) => existsSync(join(d, 'libasound.so.2'))) ? undefined : 'libasound.so.2 is not installed';
 }
 
@@ -71,8 +84,13 @@ function sherpaProbe(): string | undefined {
     return 'sherpa-onnx-node is not installed';
   }
   // In a child: a broken addon must not take this process down.
-  const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', main], { encoding: 'utf8', timeout: 20_000 });
-  return r.status === 0 ? undefined : `sherpa-onnx-node does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
+  const r = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', main], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return r.status === 0
+    ? undefined
+    : `sherpa-onnx-node does not load: ${firstLine(r.stderr || String(r.error ?? r.signal))}`;
 }
 
 /**
@@ -81,9 +99,16 @@ function sherpaProbe(): string | undefined {
  */
 export function ptyProbe(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!findExecutable('script', env)) return 'script is not on PATH';
-  const r = spawnSync('script', ['-qec', 'true', '/dev/null'], { encoding: 'utf8', env, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync('script', ['-qec', 'true', '/dev/null'], {
+    encoding: 'utf8',
+    env,
+    timeout: 20_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (r.status === 0) return undefined;
-  const why = firstLine(r.stderr || r.stdout || '') || (r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`);
+  const why =
+    firstLine(r.stderr || r.stdout || '') ||
+    (r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`);
   return `script is on PATH but cannot open a pseudo-terminal here (${why})`;
 }
 
@@ -101,13 +126,19 @@ const PROBES: Record<string, Probe> = {
   'systemd-socket-activate': onPath('systemd-socket-activate', 'apt-get install systemd'),
   systemctl: onPath('systemctl', 'apt-get install systemd'),
   git: onPath('git', 'apt-get install git'),
-  script: { check: () => ptyProbe(), install: 'apt-get install bsdutils, and a /dev/pts (in a container: mount devpts)' },
+  script: {
+    check: () => ptyProbe(),
+    install: 'apt-get install bsdutils, and a /dev/pts (in a container: mount devpts)',
+  },
   prlimit: onPath('prlimit', 'apt-get install util-linux'),
   speaker: { check: speakerProbe, install: 'apt-get install libasound2-dev, then npm ci' },
   python3: onPath('python3', 'apt-get install python3'),
   plistlib: { check: plistlibProbe, install: 'apt-get install python3' },
   libasound2: { check: libasoundProbe, install: 'apt-get install libasound2' },
-  'sherpa-onnx': { check: sherpaProbe, install: 'npm ci: an optional dependency of voxd, prebuilt for Linux x64/arm64, macOS and Windows' },
+  'sherpa-onnx': {
+    check: sherpaProbe,
+    install: 'npm ci: an optional dependency of voxd, prebuilt for Linux x64/arm64, macOS and Windows',
+  },
 };
 
 const cache = new Map<string, string | false>();
@@ -133,7 +164,10 @@ export function needTool(name: string): false | string {
   }
   if (absentOnPurpose().has(name)) {
     // A CI job that goes without it (an optional dependency that failed to install): it must really be gone.
-    if (!missing) throw new Error(`VOX_TEST_ABSENT names ${name}, but ${name} is usable; the job that runs without it must remove it first`);
+    if (!missing)
+      throw new Error(
+        `VOX_TEST_ABSENT names ${name}, but ${name} is usable; the job that runs without it must remove it first`,
+      );
     return missing;
   }
   if (missing && inCI()) throw new Error(`CI=true, and this test ${missing}; .ci/run installs it`);
@@ -142,7 +176,12 @@ export function needTool(name: string): false | string {
 
 /** The tools a run goes without on purpose (`VOX_TEST_ABSENT=a,b`): skipped with their reason even under CI. */
 export function absentOnPurpose(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set((env.VOX_TEST_ABSENT ?? '').split(',').map((t) => t.trim()).filter(Boolean));
+  return new Set(
+    (env.VOX_TEST_ABSENT ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  );
 }
 
 /** The full path of a program that needTool(name) found. */
@@ -153,5 +192,11 @@ export function toolPath(name: string): string {
 }
 
 function firstLine(s: string): string {
-  return s.trim().split('\n').find((l) => l.trim() !== '')?.trim() ?? 'unknown error';
+  return (
+    s
+      .trim()
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? 'unknown error'
+  );
 }

@@ -31,7 +31,10 @@ export interface TranscriptionApi {
 }
 
 /** Split a multipart body into its parts (headers + data). */
-export function parseMultipart(body: Buffer, boundary: string): Array<{ name?: string; filename?: string; type?: string; data: Buffer }> {
+export function parseMultipart(
+  body: Buffer,
+  boundary: string,
+): Array<{ name?: string; filename?: string; type?: string; data: Buffer }> {
   const sep = Buffer.from(`--${boundary}`);
   const parts: Array<{ name?: string; filename?: string; type?: string; data: Buffer }> = [];
   let at = body.indexOf(sep);
@@ -63,11 +66,17 @@ export async function startTranscriptionApi(): Promise<TranscriptionApi> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
       const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(req.headers['content-type'] ?? '');
-      const got: Received = { fields: {}, at: Date.now(), ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) };
+      const got: Received = {
+        fields: {},
+        at: Date.now(),
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      };
       if (boundary) {
         for (const part of parseMultipart(Buffer.concat(chunks), boundary[1] ?? boundary[2]!)) {
           if (part.name === 'file') {
@@ -94,10 +103,15 @@ export async function startTranscriptionApi(): Promise<TranscriptionApi> {
         return;
       }
       if (!got.wav) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: got.wavError ?? 'no file part' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: got.wavError ?? 'no file part' } }));
         return;
       }
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: mode.text })), mode.delayMs ?? 0);
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: mode.text })),
+        mode.delayMs ?? 0,
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -35,7 +35,13 @@ export async function startVoiceRig(prefix: string, model: (req: MessagesRequest
   writeFileSync(control, '{}');
   const d = await startDaemon({
     realtime: false,
-    env: { VOXD_RECORDER: join(FIXTURES, 'listen', 'arecord'), VOX_TEST_MIC_CONTROL: control, VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'), VOXD_TRANSCRIBER_URL: stt.url, VOXD_TRANSCRIBER_TIMEOUT_MS: '3000' },
+    env: {
+      VOXD_RECORDER: join(FIXTURES, 'listen', 'arecord'),
+      VOX_TEST_MIC_CONTROL: control,
+      VOX_TEST_MIC_PIDFILE: join(home, 'mic.pid'),
+      VOXD_TRANSCRIBER_URL: stt.url,
+      VOXD_TRANSCRIBER_TIMEOUT_MS: '3000',
+    },
   });
   const api = await startMessagesApi(model);
   const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
@@ -53,7 +59,13 @@ export async function startVoiceRig(prefix: string, model: (req: MessagesRequest
     },
     decisions<T>() {
       const file = join(d.home, 'logs', 'voice-decisions.jsonl');
-      return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as T) : [];
+      return existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as T)
+        : [];
     },
     project(name, frontMatter) {
       const dir = join(home, name);

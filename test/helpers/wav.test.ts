@@ -46,7 +46,18 @@ const SINE_RMS = 0.5 / Math.SQRT2;
 describe('wavStats', () => {
   test('a WAV as voxd writes it: format, frames, duration, RMS and peak of a sine', () => {
     const s = wavStats(toWav({ sampleRate: 22050, channels: 1, bitDepth: 16 }, sine(1, 0.5)));
-    assert.deepEqual({ ...s, rms: undefined, peak: undefined }, { sampleRate: 22050, channels: 1, bitsPerSample: 16, frames: 22050, durationMs: 1000, rms: undefined, peak: undefined });
+    assert.deepEqual(
+      { ...s, rms: undefined, peak: undefined },
+      {
+        sampleRate: 22050,
+        channels: 1,
+        bitsPerSample: 16,
+        frames: 22050,
+        durationMs: 1000,
+        rms: undefined,
+        peak: undefined,
+      },
+    );
     assert.ok(Math.abs(s.rms - SINE_RMS) < 0.001, `rms ${s.rms}`);
     assert.ok(Math.abs(s.peak - 0.5) < 0.001, `peak ${s.peak}`);
   });
@@ -72,7 +83,13 @@ describe('wavStats', () => {
   });
 
   test('skips unknown chunks, odd-sized ones with their pad byte, and stops at the declared data size', () => {
-    const wav = riff([chunk('LIST', Buffer.from('INFOx')), chunk('fmt ', fmt(1, 2, 8000, 16)), chunk('fact', Buffer.alloc(4)), chunk('data', sine(0.5, 0.25, 8000, 2)), chunk('junk', Buffer.alloc(10, 0x7f))]);
+    const wav = riff([
+      chunk('LIST', Buffer.from('INFOx')),
+      chunk('fmt ', fmt(1, 2, 8000, 16)),
+      chunk('fact', Buffer.alloc(4)),
+      chunk('data', sine(0.5, 0.25, 8000, 2)),
+      chunk('junk', Buffer.alloc(10, 0x7f)),
+    ]);
     const s = wavStats(wav);
     assert.equal(s.channels, 2);
     assert.equal(s.frames, 4000);
@@ -111,7 +128,10 @@ describe('wavStats', () => {
     assert.throws(() => wavStats(Buffer.from('hello world, not audio')), /not a readable WAV \(no RIFF\/WAVE header\)/);
     assert.throws(() => wavStats(riff([chunk('fmt ', fmt(1, 1, 8000, 16))])), /no data chunk/);
     assert.throws(() => wavStats(riff([chunk('data', Buffer.alloc(4))])), /data chunk before fmt chunk/);
-    assert.throws(() => wavStats(riff([chunk('fmt ', fmt(2, 1, 8000, 4)), chunk('data', Buffer.alloc(4))])), /unsupported audio format 2/);
+    assert.throws(
+      () => wavStats(riff([chunk('fmt ', fmt(2, 1, 8000, 4)), chunk('data', Buffer.alloc(4))])),
+      /unsupported audio format 2/,
+    );
   });
 });
 
@@ -129,7 +149,10 @@ test('writeSilentWav writes 16 kHz mono silence of the length asked', () => {
   const dir = tempDir();
   try {
     const s = wavStats(writeSilentWav(join(dir, 'quiet.wav'), 1500));
-    assert.deepEqual({ sampleRate: s.sampleRate, channels: s.channels, durationMs: Math.round(s.durationMs), peak: s.peak }, { sampleRate: 16000, channels: 1, durationMs: 1500, peak: 0 });
+    assert.deepEqual(
+      { sampleRate: s.sampleRate, channels: s.channels, durationMs: Math.round(s.durationMs), peak: s.peak },
+      { sampleRate: 16000, channels: 1, durationMs: 1500, peak: 0 },
+    );
   } finally {
     removeDir(dir);
   }

@@ -34,7 +34,8 @@ export function wavStats(input: string | Buffer): AudioStats {
   const fail = (why: string): never => {
     throw new Error(`${name}: not a readable WAV (${why})`);
   };
-  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') fail('no RIFF/WAVE header');
+  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE')
+    fail('no RIFF/WAVE header');
   let fmt: { format: number; channels: number; sampleRate: number; bitsPerSample: number } | undefined;
   let at = 12;
   while (at + 8 <= buf.length) {
@@ -46,7 +47,12 @@ export function wavStats(input: string | Buffer): AudioStats {
       let format = buf.readUInt16LE(body);
       // WAVE_FORMAT_EXTENSIBLE: the real format is the first 2 bytes of the sub-format GUID.
       if (format === EXTENSIBLE && size >= 40 && body + 26 <= buf.length) format = buf.readUInt16LE(body + 24);
-      fmt = { format, channels: buf.readUInt16LE(body + 2), sampleRate: buf.readUInt32LE(body + 4), bitsPerSample: buf.readUInt16LE(body + 14) };
+      fmt = {
+        format,
+        channels: buf.readUInt16LE(body + 2),
+        sampleRate: buf.readUInt32LE(body + 4),
+        bitsPerSample: buf.readUInt16LE(body + 14),
+      };
     } else if (id === 'data') {
       if (!fmt) fail('data chunk before fmt chunk');
       const open = size === STREAMED || body + size > buf.length || (size === 0 && body < buf.length);
@@ -63,11 +69,18 @@ export function pcmStats(buf: Buffer, options: { sampleRate: number; channels: n
   return measure(buf, { format: PCM, bitsPerSample: 16, ...options }, 'raw PCM');
 }
 
-function measure(data: Buffer, fmt: { format: number; channels: number; sampleRate: number; bitsPerSample: number }, name: string): AudioStats {
+function measure(
+  data: Buffer,
+  fmt: { format: number; channels: number; sampleRate: number; bitsPerSample: number },
+  name: string,
+): AudioStats {
   const { format, channels, sampleRate, bitsPerSample } = fmt;
   const bytes = bitsPerSample / 8;
   const read = sampleReader(format, bitsPerSample);
-  if (!read || channels < 1 || sampleRate < 1) throw new Error(`${name}: unsupported audio format ${format}, ${bitsPerSample} bits, ${channels} channels, ${sampleRate} Hz`);
+  if (!read || channels < 1 || sampleRate < 1)
+    throw new Error(
+      `${name}: unsupported audio format ${format}, ${bitsPerSample} bits, ${channels} channels, ${sampleRate} Hz`,
+    );
   const frames = Math.floor(data.length / (bytes * channels));
   const samples = frames * channels;
   let sum = 0;
@@ -78,7 +91,15 @@ function measure(data: Buffer, fmt: { format: number; channels: number; sampleRa
     const a = Math.abs(v);
     if (a > peak) peak = a;
   }
-  return { sampleRate, channels, bitsPerSample, frames, durationMs: (frames / sampleRate) * 1000, rms: samples ? Math.sqrt(sum / samples) : 0, peak: Math.min(peak, 1) };
+  return {
+    sampleRate,
+    channels,
+    bitsPerSample,
+    frames,
+    durationMs: (frames / sampleRate) * 1000,
+    rms: samples ? Math.sqrt(sum / samples) : 0,
+    peak: Math.min(peak, 1),
+  };
 }
 
 /** A reader of one sample as -1..1 of full scale, or undefined for a format the tests never see. */

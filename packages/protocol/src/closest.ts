@@ -26,7 +26,11 @@ export function editDistance(a: string, b: string): number {
  * at most 1 edit for words of up to 3 characters, 2 up to 6, 3 beyond.
  * Case and the characters `fold` strips (default: none) are ignored.
  */
-export function closest<T extends string>(word: string, candidates: readonly T[], fold: (s: string) => string = (s) => s.toLowerCase()): T | undefined {
+export function closest<T extends string>(
+  word: string,
+  candidates: readonly T[],
+  fold: (s: string) => string = (s) => s.toLowerCase(),
+): T | undefined {
   const w = fold(word);
   let best: T | undefined;
   let bestDistance = Infinity;

@@ -16,7 +16,8 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_AUTH_INVALID: {
     statusCode: 401,
-    message: 'Wrong bearer token. Read the current token from VOX_HOME/token (it changes only when the file is deleted).',
+    message:
+      'Wrong bearer token. Read the current token from VOX_HOME/token (it changes only when the file is deleted).',
   },
   VOX_ERR_ORIGIN_FORBIDDEN: {
     statusCode: 403,
@@ -68,15 +69,18 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_JOURNAL_FULL: {
     statusCode: 503,
-    message: 'voxd\'s journal holds %s unsettled requests, its cap of %s bytes (VOXD_JOURNAL_MAX_BYTES): it cannot keep more across a restart, so this one was not taken. Wait for the queue to drain, or clear it with "vox stop --all".',
+    message:
+      'voxd\'s journal holds %s unsettled requests, its cap of %s bytes (VOXD_JOURNAL_MAX_BYTES): it cannot keep more across a restart, so this one was not taken. Wait for the queue to drain, or clear it with "vox stop --all".',
   },
   VOX_ERR_JOURNAL_UNWRITABLE: {
     statusCode: 503,
-    message: 'voxd cannot write its journal %s (%s), so it cannot keep this request across a restart and did not take it. Free space on that disk, or remove what is in the journal\'s place; the next request tries again.',
+    message:
+      "voxd cannot write its journal %s (%s), so it cannot keep this request across a restart and did not take it. Free space on that disk, or remove what is in the journal's place; the next request tries again.",
   },
   VOX_ERR_TOO_MANY_CONNECTIONS: {
     statusCode: 503,
-    message: 'voxd has %s connections open, its limit (a share of its file-descriptor limit, ulimit -n %s), and none of them idle. Retry in a moment; if it persists, a program is holding many connections to voxd.',
+    message:
+      'voxd has %s connections open, its limit (a share of its file-descriptor limit, ulimit -n %s), and none of them idle. Retry in a moment; if it persists, a program is holding many connections to voxd.',
   },
   VOX_ERR_SHUTTING_DOWN: {
     statusCode: 503,
@@ -108,51 +112,63 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_SYNTHESIZE_TOO_LARGE: {
     statusCode: 413,
-    message: 'The audio of this text is longer than /v1/synthesize returns (%s MB, about %s minutes). Record a shorter text, or split it into several requests.',
+    message:
+      'The audio of this text is longer than /v1/synthesize returns (%s MB, about %s minutes). Record a shorter text, or split it into several requests.',
   },
   VOX_ERR_SYNTHESIZE_BUSY: {
     statusCode: 429,
-    message: 'voxd is already rendering %s /v1/synthesize requests with %s more waiting, its limit. Retry after the Retry-After seconds, or send fewer at a time.',
+    message:
+      'voxd is already rendering %s /v1/synthesize requests with %s more waiting, its limit. Retry after the Retry-After seconds, or send fewer at a time.',
   },
   VOX_ERR_LISTEN_BUSY: {
     statusCode: 409,
-    message: 'The microphone is in use by %s and this listen asked not to wait (waitMs 0). Give it a waitMs to queue for the microphone, or end that listen with "vox stop" (POST /v1/stop).',
+    message:
+      'The microphone is in use by %s and this listen asked not to wait (waitMs 0). Give it a waitMs to queue for the microphone, or end that listen with "vox stop" (POST /v1/stop).',
   },
   VOX_ERR_LISTEN_WAIT_EXPIRED: {
     statusCode: 409,
-    message: 'Waited %s ms (waitMs) for the microphone, held by %s, with %s listen(s) ahead; it did not come free. Listen again with a longer waitMs (at most 300000), or end that listen with "vox stop" (POST /v1/stop).',
+    message:
+      'Waited %s ms (waitMs) for the microphone, held by %s, with %s listen(s) ahead; it did not come free. Listen again with a longer waitMs (at most 300000), or end that listen with "vox stop" (POST /v1/stop).',
   },
   VOX_ERR_RECORDER_MISSING: {
     statusCode: 503,
-    message: 'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder ("vox daemon config set listen.recorder PATH") or VOXD_RECORDER.',
+    message:
+      'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder ("vox daemon config set listen.recorder PATH") or VOXD_RECORDER.',
   },
   VOX_ERR_VAD_UNAVAILABLE: {
     statusCode: 503,
-    message: 'Silero VAD cannot be used: %s. Install its model (docs/talk-back.md, "Offline speech-to-text"), or set listen.vad to auto or energy ("vox daemon config set listen.vad auto").',
+    message:
+      'Silero VAD cannot be used: %s. Install its model (docs/talk-back.md, "Offline speech-to-text"), or set listen.vad to auto or energy ("vox daemon config set listen.vad auto").',
   },
   VOX_ERR_MIC_UNAVAILABLE: {
     statusCode: 503,
-    message: 'The microphone cannot be opened: %s. Check that a capture device exists ("arecord -l") and is not muted, or choose another recorder with listen.recorder.',
+    message:
+      'The microphone cannot be opened: %s. Check that a capture device exists ("arecord -l") and is not muted, or choose another recorder with listen.recorder.',
   },
   VOX_ERR_RECORDER_FAILED: {
     statusCode: 500,
-    message: 'The recorder stopped during the listen: %s. The audio captured so far is kept (audioPath); check the microphone and the logs in VOX_HOME/logs.',
+    message:
+      'The recorder stopped during the listen: %s. The audio captured so far is kept (audioPath); check the microphone and the logs in VOX_HOME/logs.',
   },
   VOX_ERR_TRANSCRIBER_UNREACHABLE: {
     statusCode: 502,
-    message: 'The transcriber at %s cannot be reached (%s). Start it, or fix transcriber.url ("vox daemon config set transcriber.url URL"); the recording is kept (audioPath).',
+    message:
+      'The transcriber at %s cannot be reached (%s). Start it, or fix transcriber.url ("vox daemon config set transcriber.url URL"); the recording is kept (audioPath).',
   },
   VOX_ERR_TRANSCRIBER_AUTH: {
     statusCode: 502,
-    message: 'The transcriber refused the key (HTTP %s). Set TRANSCRIBER_API_KEY (environment or VOX_HOME/keys.env) to a valid key; the recording is kept (audioPath).',
+    message:
+      'The transcriber refused the key (HTTP %s). Set TRANSCRIBER_API_KEY (environment or VOX_HOME/keys.env) to a valid key; the recording is kept (audioPath).',
   },
   VOX_ERR_TRANSCRIBER_TOO_LARGE: {
     statusCode: 502,
-    message: 'The transcriber refused the recording as too large (HTTP 413, %s bytes). Listen for less time (maxSeconds), or raise the server\'s upload limit; the recording is kept (audioPath).',
+    message:
+      "The transcriber refused the recording as too large (HTTP 413, %s bytes). Listen for less time (maxSeconds), or raise the server's upload limit; the recording is kept (audioPath).",
   },
   VOX_ERR_TRANSCRIBER_TIMEOUT: {
     statusCode: 504,
-    message: 'The transcriber did not answer within %s ms. Check that it runs and is not overloaded, or raise transcriber.timeoutMs; the recording is kept (audioPath).',
+    message:
+      'The transcriber did not answer within %s ms. Check that it runs and is not overloaded, or raise transcriber.timeoutMs; the recording is kept (audioPath).',
   },
   VOX_ERR_RECOGNIZER_UNAVAILABLE: {
     statusCode: 503,
@@ -160,11 +176,13 @@ export const WIRE_ERRORS = {
   },
   VOX_ERR_RECOGNIZER_FAILED: {
     statusCode: 500,
-    message: 'The local recognizer failed on this recording: %s. Listen again; if it fails again, %s; the recording is kept (audioPath).',
+    message:
+      'The local recognizer failed on this recording: %s. Listen again; if it fails again, %s; the recording is kept (audioPath).',
   },
   VOX_ERR_TRANSCRIBER_FAILED: {
     statusCode: 502,
-    message: 'The transcriber failed: %s. Check transcriber.url and transcriber.model, and the server\'s own log; the recording is kept (audioPath).',
+    message:
+      "The transcriber failed: %s. Check transcriber.url and transcriber.model, and the server's own log; the recording is kept (audioPath).",
   },
   VOX_ERR_INTERNAL: {
     statusCode: 500,

@@ -69,7 +69,8 @@ export interface ModelManifest {
   installedAt: string;
 }
 
-export type ModelCheck = { ok: true; manifest: ModelManifest; dir: string } | { ok: false; name: string; dir: string; reason: string };
+export type ModelCheck =
+  { ok: true; manifest: ModelManifest; dir: string } | { ok: false; name: string; dir: string; reason: string };
 
 export function modelsDir(home: string): string {
   return join(home, 'models');
@@ -91,7 +92,13 @@ export function fileSizes(dir: string): Record<string, number> {
 
 /** Whether `rel` stays inside its directory (no absolute path, no `..`). */
 function inside(rel: string): boolean {
-  return rel !== '' && !rel.startsWith('/') && !rel.startsWith(sep) && !/^[a-z]:/i.test(rel) && !rel.split(/[\\/]/).includes('..');
+  return (
+    rel !== '' &&
+    !rel.startsWith('/') &&
+    !rel.startsWith(sep) &&
+    !/^[a-z]:/i.test(rel) &&
+    !rel.split(/[\\/]/).includes('..')
+  );
 }
 
 /** Parse and check a manifest's shape; throws naming the first problem. */
@@ -106,13 +113,18 @@ export function parseManifest(text: string): ModelManifest {
   if (typeof m.name !== 'string' || !MODEL_NAME.test(m.name)) fail('bad name');
   if (!MODEL_TYPES.includes(m.type as ModelType)) fail(`unknown model type ${JSON.stringify(m.type)}`);
   const files = m.files as ModelFiles | undefined;
-  if (!files || typeof files.model !== 'string' || typeof files.tokens !== 'string') fail('files.model and files.tokens are required');
-  for (const [k, v] of Object.entries(files!)) if (typeof v !== 'string' || !inside(v)) fail(`files.${k} must be a path inside the model directory`);
+  if (!files || typeof files.model !== 'string' || typeof files.tokens !== 'string')
+    fail('files.model and files.tokens are required');
+  for (const [k, v] of Object.entries(files!))
+    if (typeof v !== 'string' || !inside(v)) fail(`files.${k} must be a path inside the model directory`);
   if (!Array.isArray(m.speakers) || m.speakers.length === 0) fail('speakers must list at least one speaker');
-  for (const s of m.speakers!) if (typeof s?.id !== 'string' || !Number.isInteger(s.sid) || s.sid < 0) fail('each speaker needs an id and an integer sid');
+  for (const s of m.speakers!)
+    if (typeof s?.id !== 'string' || !Number.isInteger(s.sid) || s.sid < 0)
+      fail('each speaker needs an id and an integer sid');
   if (!Array.isArray(m.languages)) fail('languages must be a list');
   if (!m.sizes || typeof m.sizes !== 'object') fail('sizes is required');
-  for (const [k, v] of Object.entries(m.sizes!)) if (!inside(k) || !Number.isInteger(v) || v < 0) fail(`bad size entry ${JSON.stringify(k)}`);
+  for (const [k, v] of Object.entries(m.sizes!))
+    if (!inside(k) || !Number.isInteger(v) || v < 0) fail(`bad size entry ${JSON.stringify(k)}`);
   return m as ModelManifest;
 }
 
@@ -126,10 +138,14 @@ export function checkModel(dir: string, name: string): ModelCheck {
     manifest = parseManifest(readFileSync(join(dir, MODEL_MANIFEST), 'utf8'));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const reason = e.code === 'ENOENT' ? `it has no ${MODEL_MANIFEST} (not installed by "vox voices install", or the install did not finish)` : `its manifest is unreadable: ${e.message}`;
+    const reason =
+      e.code === 'ENOENT'
+        ? `it has no ${MODEL_MANIFEST} (not installed by "vox voices install", or the install did not finish)`
+        : `its manifest is unreadable: ${e.message}`;
     return { ok: false, name, dir, reason };
   }
-  if (manifest.name !== name) return { ok: false, name, dir, reason: `its manifest names it "${manifest.name}", not "${name}"` };
+  if (manifest.name !== name)
+    return { ok: false, name, dir, reason: `its manifest names it "${manifest.name}", not "${name}"` };
   for (const [rel, size] of Object.entries(manifest.sizes)) {
     let actual: number;
     try {
@@ -137,11 +153,18 @@ export function checkModel(dir: string, name: string): ModelCheck {
     } catch {
       return { ok: false, name, dir, reason: `file ${rel} is missing` };
     }
-    if (actual !== size) return { ok: false, name, dir, reason: `file ${rel} is ${actual} bytes, ${size} expected (damaged or partly copied)` };
+    if (actual !== size)
+      return {
+        ok: false,
+        name,
+        dir,
+        reason: `file ${rel} is ${actual} bytes, ${size} expected (damaged or partly copied)`,
+      };
   }
   const { dataDir, ...paths } = manifest.files;
   for (const [k, rel] of Object.entries(paths)) {
-    if (rel && manifest.sizes[rel] === undefined) return { ok: false, name, dir, reason: `its ${k} file ${rel} is not among its files` };
+    if (rel && manifest.sizes[rel] === undefined)
+      return { ok: false, name, dir, reason: `its ${k} file ${rel} is not among its files` };
   }
   if (dataDir && !Object.keys(manifest.sizes).some((k) => k.startsWith(`${dataDir}/`))) {
     return { ok: false, name, dir, reason: `its data directory ${dataDir} is empty or missing` };

@@ -42,7 +42,9 @@ export function printable(text: string): string {
  * For output that promises the JSON as written (`vox logs --json`).
  */
 export function printableJson(json: string): string {
-  return json.replace(UNPRINTABLE, (c) => (c === '\t' || c === '\r' || c === '\n' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return json.replace(UNPRINTABLE, (c) =>
+    c === '\t' || c === '\r' || c === '\n' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Whether `text` holds a character `printable` would escape. */

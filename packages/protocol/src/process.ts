@@ -21,7 +21,13 @@ export function findExecutable(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
 ): string | undefined {
-  const candidates = isAbsolute(name) || name.includes('/') ? [name] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, name));
+  const candidates =
+    isAbsolute(name) || name.includes('/')
+      ? [name]
+      : (env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((d) => join(d, name));
   const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
   for (const c of candidates) {
     for (const ext of exts) {

@@ -10,7 +10,17 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 export type RegularFileRead =
-  | { ok: true; text: string; size: number; mode: number; uid: number; nlink: number; ino: number; dev: number; mtimeMs: number }
+  | {
+      ok: true;
+      text: string;
+      size: number;
+      mode: number;
+      uid: number;
+      nlink: number;
+      ino: number;
+      dev: number;
+      mtimeMs: number;
+    }
   | {
       ok: false;
       /** missing: no such file; kind: not a regular file; big: over the cap; error: could not be opened or read. */
@@ -39,7 +49,8 @@ export function fileKind(st: Stats): string {
 
 export function readRegularFile(path: string, options: RegularFileOptions): RegularFileRead {
   // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
-  const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.followLinks ? 0 : (constants.O_NOFOLLOW ?? 0));
+  const flags =
+    constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.followLinks ? 0 : (constants.O_NOFOLLOW ?? 0));
   let fd: number;
   try {
     fd = openSync(path, flags);
@@ -66,7 +77,17 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
       n += got;
       if (n > cap) return { ok: false, problem: 'big', why: `is over the ${cap}-byte cap` };
     }
-    return { ok: true, text: buf.toString('utf8', 0, n), size: n, mode: st.mode, uid: st.uid, nlink: st.nlink, ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs };
+    return {
+      ok: true,
+      text: buf.toString('utf8', 0, n),
+      size: n,
+      mode: st.mode,
+      uid: st.uid,
+      nlink: st.nlink,
+      ino: st.ino,
+      dev: st.dev,
+      mtimeMs: st.mtimeMs,
+    };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') return { ok: false, problem: 'kind', why: 'is a directory' };

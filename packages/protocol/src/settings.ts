@@ -23,7 +23,13 @@
  * settings in effect and is the one entry the other packages import.
  */
 import { checkSetting, settingFromText, type SettingsProblem } from './settings/problems.js';
-import { SETTING_KEYS, SETTINGS_DEFAULTS, SETTINGS_SCHEMA, type DaemonSettings, type SettingKey } from './settings/schema.js';
+import {
+  SETTING_KEYS,
+  SETTINGS_DEFAULTS,
+  SETTINGS_SCHEMA,
+  type DaemonSettings,
+  type SettingKey,
+} from './settings/schema.js';
 import type { SettingsFile } from './settings/file.js';
 
 export {
@@ -45,8 +51,25 @@ export {
   type SettingKey,
   type SettingRule,
 } from './settings/schema.js';
-export { checkSetting, formatProblem, settingFromText, SettingsError, unknownSettingProblem, type SettingsProblem } from './settings/problems.js';
-export { DUPLICATE_KEY, parseSettings, readSettingsFile, settingsDir, settingsPath, SETTINGS_FILE_MAX_BYTES, SETTINGS_FILE_NAME, type ParsedSettings, type SettingsFile } from './settings/file.js';
+export {
+  checkSetting,
+  formatProblem,
+  settingFromText,
+  SettingsError,
+  unknownSettingProblem,
+  type SettingsProblem,
+} from './settings/problems.js';
+export {
+  DUPLICATE_KEY,
+  parseSettings,
+  readSettingsFile,
+  settingsDir,
+  settingsPath,
+  SETTINGS_FILE_MAX_BYTES,
+  SETTINGS_FILE_NAME,
+  type ParsedSettings,
+  type SettingsFile,
+} from './settings/file.js';
 
 /** Where a value in effect came from. */
 export type SettingSource = 'flag' | 'env' | 'file' | 'default';
@@ -62,7 +85,11 @@ export interface ResolvedSettings {
  * else the default. Every problem (the file's, the environment's, the flags')
  * is collected.
  */
-export function resolveSettings(input: { env: NodeJS.ProcessEnv; file: Pick<SettingsFile, 'values' | 'problems'>; flags?: Partial<Record<SettingKey, string>> }): ResolvedSettings {
+export function resolveSettings(input: {
+  env: NodeJS.ProcessEnv;
+  file: Pick<SettingsFile, 'values' | 'problems'>;
+  flags?: Partial<Record<SettingKey, string>>;
+}): ResolvedSettings {
   const values = { ...SETTINGS_DEFAULTS } as Record<SettingKey, unknown>;
   const sources = Object.fromEntries(SETTING_KEYS.map((k) => [k, 'default'])) as Record<SettingKey, SettingSource>;
   const problems = [...input.file.problems];
@@ -72,8 +99,10 @@ export function resolveSettings(input: { env: NodeJS.ProcessEnv; file: Pick<Sett
     const fromEnv = input.env[rule.env];
     let chosen: { value: unknown; source: SettingSource; origin: string } | undefined;
     if (flag !== undefined) chosen = { value: settingFromText(key, flag), source: 'flag', origin: rule.flag ?? key };
-    else if (fromEnv !== undefined && fromEnv !== '') chosen = { value: settingFromText(key, fromEnv), source: 'env', origin: rule.env };
-    else if (input.file.values[key] !== undefined) chosen = { value: input.file.values[key], source: 'file', origin: 'file' };
+    else if (fromEnv !== undefined && fromEnv !== '')
+      chosen = { value: settingFromText(key, fromEnv), source: 'env', origin: rule.env };
+    else if (input.file.values[key] !== undefined)
+      chosen = { value: input.file.values[key], source: 'file', origin: 'file' };
     if (!chosen) continue;
     if (chosen.source !== 'file') {
       const problem = checkSetting(key, chosen.value, chosen.origin);

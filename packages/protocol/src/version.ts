@@ -11,7 +11,10 @@ export function compareVersions(a: string, b: string): number {
     const ends = [s.indexOf('-'), s.indexOf('+')].filter((i) => i >= 0);
     return ends.length ? s.slice(0, Math.min(...ends)) : s;
   };
-  const parse = (v: string) => core(v).split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const parse = (v: string) =>
+    core(v)
+      .split('.')
+      .map((x) => Number.parseInt(x, 10) || 0);
   const pa = parse(a);
   const pb = parse(b);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

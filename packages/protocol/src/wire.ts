@@ -145,7 +145,15 @@ export interface StatusResponse {
     items: Array<{ id: string; session?: string; priority: Priority; text: string }>;
   };
   playing: { id: string; session?: string; priority: Priority; text: string; startedAt: string } | null;
-  counters: { accepted: number; played: number; deduped: number; failed: number; expired: number; interrupted: number; dropped: number };
+  counters: {
+    accepted: number;
+    played: number;
+    deduped: number;
+    failed: number;
+    expired: number;
+    interrupted: number;
+    dropped: number;
+  };
   history: HistoryEntry[];
   /**
    * Who holds voxd's microphone (its listen's id and session), or null when
@@ -207,7 +215,8 @@ export interface ChimeRequest {
   wait?: boolean;
 }
 
-export type EventType = 'queued' | 'started' | 'finished' | 'deduped' | 'expired' | 'interrupted' | 'failed' | 'replaced' | 'dropped';
+export type EventType =
+  'queued' | 'started' | 'finished' | 'deduped' | 'expired' | 'interrupted' | 'failed' | 'replaced' | 'dropped';
 
 export interface VoxEvent {
   type: EventType;
@@ -370,7 +379,14 @@ export interface ListenErrorBody extends WireError {
   audioPath?: string;
 }
 
-export const LISTEN_DEFAULTS = Object.freeze({ maxSeconds: 30, silenceMs: 1200, startTimeoutMs: 8000, prompt: true, waitMs: 60_000, floorIdleMs: 10_000 });
+export const LISTEN_DEFAULTS = Object.freeze({
+  maxSeconds: 30,
+  silenceMs: 1200,
+  startTimeoutMs: 8000,
+  prompt: true,
+  waitMs: 60_000,
+  floorIdleMs: 10_000,
+});
 
 export const listenRequestSchema = {
   type: 'object',

@@ -24,6 +24,10 @@ test('makeDirs fails as mkdirSync does: EEXIST for a file, ENOTDIR when a part i
   assert.throws(() => makeDirs(join(file, 'x', 'y')), { code: 'ENOTDIR' });
 });
 
-test('makeDirs returns ENOENT where mkdir says so under a parent that exists (/proc), instead of retrying forever', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, () => {
-  assert.throws(() => makeDirs(`/proc/vox-test-${process.pid}/x`), { code: 'ENOENT' });
-});
+test(
+  'makeDirs returns ENOENT where mkdir says so under a parent that exists (/proc), instead of retrying forever',
+  { skip: process.platform !== 'linux' ? 'needs /proc' : false },
+  () => {
+    assert.throws(() => makeDirs(`/proc/vox-test-${process.pid}/x`), { code: 'ENOENT' });
+  },
+);

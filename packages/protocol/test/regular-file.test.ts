@@ -14,7 +14,11 @@ test('a regular file under the cap is read; missing is its own answer', () => {
   writeFileSync(join(root, 'ok'), 'hello\n');
   const r = readRegularFile(join(root, 'ok'), { maxBytes: 64 });
   assert.equal(r.ok && r.text, 'hello\n');
-  assert.deepEqual(readRegularFile(join(root, 'none'), { maxBytes: 64 }), { ok: false, problem: 'missing', why: 'does not exist' });
+  assert.deepEqual(readRegularFile(join(root, 'none'), { maxBytes: 64 }), {
+    ok: false,
+    problem: 'missing',
+    why: 'does not exist',
+  });
 });
 
 test('a FIFO, /dev/zero, a directory and a big file are refused at once, each named', () => {
@@ -23,25 +27,47 @@ test('a FIFO, /dev/zero, a directory and a big file are refused at once, each na
   writeFileSync(join(root, 'big'), '');
   truncateSync(join(root, 'big'), 200 * 1024 * 1024);
   // Without a reader or writer on the FIFO: a blocking open would never return.
-  assert.deepEqual(readRegularFile(join(root, 'fifo'), { maxBytes: 64 }), { ok: false, problem: 'kind', why: 'is a FIFO (named pipe)' });
-  assert.deepEqual(readRegularFile('/dev/zero', { maxBytes: 64, followLinks: true }), { ok: false, problem: 'kind', why: 'is a character device' });
-  assert.deepEqual(readRegularFile(join(root, 'dir'), { maxBytes: 64 }), { ok: false, problem: 'kind', why: 'is a directory' });
-  assert.deepEqual(readRegularFile(join(root, 'big'), { maxBytes: 64 }), { ok: false, problem: 'big', why: 'is 209715200 bytes, over the 64-byte cap' });
+  assert.deepEqual(readRegularFile(join(root, 'fifo'), { maxBytes: 64 }), {
+    ok: false,
+    problem: 'kind',
+    why: 'is a FIFO (named pipe)',
+  });
+  assert.deepEqual(readRegularFile('/dev/zero', { maxBytes: 64, followLinks: true }), {
+    ok: false,
+    problem: 'kind',
+    why: 'is a character device',
+  });
+  assert.deepEqual(readRegularFile(join(root, 'dir'), { maxBytes: 64 }), {
+    ok: false,
+    problem: 'kind',
+    why: 'is a directory',
+  });
+  assert.deepEqual(readRegularFile(join(root, 'big'), { maxBytes: 64 }), {
+    ok: false,
+    problem: 'big',
+    why: 'is 209715200 bytes, over the 64-byte cap',
+  });
 });
 
 test('a link is refused unless links are allowed, and then only to a regular file', () => {
   writeFileSync(join(root, 'target'), 'x');
   symlinkSync(join(root, 'target'), join(root, 'link'));
   symlinkSync('/dev/zero', join(root, 'zero'));
-  assert.deepEqual(readRegularFile(join(root, 'link'), { maxBytes: 64 }), { ok: false, problem: 'kind', why: 'is a symbolic link' });
+  assert.deepEqual(readRegularFile(join(root, 'link'), { maxBytes: 64 }), {
+    ok: false,
+    problem: 'kind',
+    why: 'is a symbolic link',
+  });
   assert.equal(readRegularFile(join(root, 'link'), { maxBytes: 64, followLinks: true }).ok, true);
   assert.equal(readRegularFile(join(root, 'zero'), { maxBytes: 64, followLinks: true }).ok, false);
 });
 
 test('parseDaemonState takes only a port a socket can have and a positive integer pid', () => {
   assert.equal(parseDaemonState('{"pid":12,"port":8421,"host":"127.0.0.1"}')?.port, 8421);
-  for (const port of [-5, 0, 70000, 1.5, '8421']) assert.equal(parseDaemonState(JSON.stringify({ pid: 12, port })), undefined, String(port));
-  for (const pid of [0, -1, 1.5, 'x']) assert.equal(parseDaemonState(JSON.stringify({ pid, port: 8421 })), undefined, String(pid));
+  for (const port of [-5, 0, 70000, 1.5, '8421'])
+    assert.equal(parseDaemonState(JSON.stringify({ pid: 12, port })), undefined, String(port));
+  for (const pid of [0, -1, 1.5, 'x'])
+    assert.equal(parseDaemonState(JSON.stringify({ pid, port: 8421 })), undefined, String(pid));
   assert.equal(parseDaemonState('\u0000garbage'), undefined);
   assert.equal(parseDaemonState('[1,2]'), undefined);
 });

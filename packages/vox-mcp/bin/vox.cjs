@@ -60,7 +60,12 @@ function runCli() {
     require('../dist/vox-cli.cjs');
   } catch (err) {
     // Only a missing bundle is "not built"; anything else is a real error.
-    if (err && err.code === 'MODULE_NOT_FOUND' && !require('node:fs').existsSync(require('node:path').join(__dirname, '../dist/vox-cli.cjs'))) notBuilt();
+    if (
+      err &&
+      err.code === 'MODULE_NOT_FOUND' &&
+      !require('node:fs').existsSync(require('node:path').join(__dirname, '../dist/vox-cli.cjs'))
+    )
+      notBuilt();
     throw err;
   }
 }
@@ -132,11 +137,18 @@ function readCache(fs, file, identity) {
     fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
     const st = fs.fstatSync(fd);
     // Owner and mode mean something only on POSIX (Windows reports every file 0o666, and has no getuid).
-    if (!st.isFile() || (process.getuid && (st.mode & 0o022 || st.uid !== process.getuid())) || st.size > 64 * 1024 * 1024) return undefined;
+    if (
+      !st.isFile() ||
+      (process.getuid && (st.mode & 0o022 || st.uid !== process.getuid())) ||
+      st.size > 64 * 1024 * 1024
+    )
+      return undefined;
     const data = fs.readFileSync(fd);
     const nl = data.indexOf(10);
     const header = nl > 0 ? data.toString('latin1', 0, nl) : '';
-    const m = header.startsWith(`${identity} `) ? /^(full|partial) ([0-9a-f]{16})$/.exec(header.slice(identity.length + 1)) : null;
+    const m = header.startsWith(`${identity} `)
+      ? /^(full|partial) ([0-9a-f]{16})$/.exec(header.slice(identity.length + 1))
+      : null;
     if (!m) return undefined;
     const v8data = data.subarray(nl + 1);
     if (digest(v8data) !== m[2]) {
@@ -157,7 +169,10 @@ function writeCache(fs, path, dir, file, header, data) {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!ownDir(fs, path, dir)) return;
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${header} ${digest(data)}\n`, 'latin1'), data]), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${header} ${digest(data)}\n`, 'latin1'), data]), {
+      mode: 0o600,
+      flag: 'wx',
+    });
     fs.renameSync(tmp, file);
   } catch {
     // unwritable or full: the next run compiles again
@@ -217,7 +232,8 @@ function runHot(name) {
     require('node:diagnostics_channel').subscribe(channel, started);
     process.once('exit', () => {
       require('node:diagnostics_channel').unsubscribe(channel, started);
-      if (!usable || sent) writeCache(fs, path, dir, cacheFile, `${identity} ${sent ? 'full' : 'partial'}`, script.createCachedData());
+      if (!usable || sent)
+        writeCache(fs, path, dir, cacheFile, `${identity} ${sent ? 'full' : 'partial'}`, script.createCachedData());
     });
   }
   script.runInThisContext().call(m.exports, m.exports, req, m, file, path.dirname(file));

@@ -8,7 +8,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -43,11 +54,16 @@ writeFileSync(
 /** The caller's environment without vox settings or Node's compile-cache switches, bound to a fresh VOX_HOME and cache directory. */
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE)_|^NODE_(COMPILE_CACHE|DISABLE_COMPILE_CACHE|OPTIONS)$/.test(k)) e[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(VOX|VOXD|CLAUDE)_|^NODE_(COMPILE_CACHE|DISABLE_COMPILE_CACHE|OPTIONS)$/.test(k)) e[k] = v;
   return { ...e, VOX_HOME: join(dir(), 'home'), VOX_NO_AUTOSTART: '1', XDG_CACHE_HOME: dir(), ...extra };
 }
 
-function run(entry: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; preload?: boolean } = {}) {
+function run(
+  entry: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; preload?: boolean } = {},
+) {
   const r = spawnSync(process.execPath, [...(options.preload ? ['-r', PRELOAD] : []), entry, ...args], {
     env: options.env ?? env(),
     input: options.input ?? '',
@@ -55,18 +71,33 @@ function run(entry: string, args: string[], options: { env?: NodeJS.ProcessEnv; 
     timeout: 20_000,
   });
   const loaded = /^LOADED (.*)$/m.exec(r.stderr);
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr.replace(/^LOADED .*\n/m, ''), loaded: loaded ? (JSON.parse(loaded[1]!) as string[]) : [] };
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr.replace(/^LOADED .*\n/m, ''),
+    loaded: loaded ? (JSON.parse(loaded[1]!) as string[]) : [],
+  };
 }
 
-const built = existsSync(SAY) && existsSync(HOOK) && existsSync(FULL) && existsSync(CLI_JS) ? false : 'the bundles are not built; run "npm run build"';
+const built =
+  existsSync(SAY) && existsSync(HOOK) && existsSync(FULL) && existsSync(CLI_JS)
+    ? false
+    : 'the bundles are not built; run "npm run build"';
 
 describe('bin/vox.cjs', { skip: built }, () => {
   test('say and unmute load only their bundle, hook only its own; other commands only the whole CLI', () => {
-    for (const args of [['say', '--help'], ['unmute', '--help'], ['say', 'hello']]) {
+    for (const args of [
+      ['say', '--help'],
+      ['unmute', '--help'],
+      ['say', 'hello'],
+    ]) {
       const r = run(BIN, args, { preload: true });
       assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-say.cjs'], `vox ${args.join(' ')}`);
     }
-    for (const args of [['hook', '--help'], ['hook', 'Stop']]) {
+    for (const args of [
+      ['hook', '--help'],
+      ['hook', 'Stop'],
+    ]) {
       const r = run(BIN, args, { preload: true });
       assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-hook.cjs'], `vox ${args.join(' ')}`);
     }
@@ -110,7 +141,10 @@ describe('bin/vox.cjs', { skip: built }, () => {
     const e = env();
     assert.equal(run(BIN, ['say', '--bogus', 'x'], { env: e }).code, 2);
     assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
-    assert.match(run(BIN, ['hook', 'Notification', '--dry-run'], { env: e, input: payload }).stdout, /needs your permission to use Bash/);
+    assert.match(
+      run(BIN, ['hook', 'Notification', '--dry-run'], { env: e, input: payload }).stdout,
+      /needs your permission to use Bash/,
+    );
   });
 
   test('a hot run keeps its compiled code under XDG_CACHE_HOME/vox/code-cache, and the next run takes it', async (t) => {
@@ -127,7 +161,10 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.equal(run(BIN, ['say', '--help'], { env: e }).code, 0);
     const files = readdirSync(cache);
     assert.equal(files.length, 1, `one file per bundle and Node version in ${cache}`);
-    assert.match(files[0]!, new RegExp(`^vox-say\\.cjs-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.bin$`));
+    assert.match(
+      files[0]!,
+      new RegExp(`^vox-say\\.cjs-${process.version.replace(/\./g, '\\.')}-${process.arch}-[0-9a-f]{8}\\.bin$`),
+    );
     const file = join(cache, files[0]!);
     assert.match(header(file), /^vox-code-cache 3 \d+ .* partial [0-9a-f]{16}$/);
     assert.equal(statSync(cache).mode & 0o777, 0o700);
@@ -177,7 +214,14 @@ describe('bin/vox.cjs', { skip: built }, () => {
     assert.match(r.stderr, /VOX_ERR_CLIENT_DAEMON_UNREACHABLE/);
     rewritten();
     // A header naming another build of the bundle: replaced.
-    writeFileSync(file, Buffer.concat([Buffer.from(`vox-code-cache 3 1 2 3 4 5 partial ${header.slice(-16)}\n`), good.subarray(good.indexOf(10) + 1)]), { mode: 0o600 });
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(`vox-code-cache 3 1 2 3 4 5 partial ${header.slice(-16)}\n`),
+        good.subarray(good.indexOf(10) + 1),
+      ]),
+      { mode: 0o600 },
+    );
     assert.equal(run(BIN, ['say', 'hello'], { env: e }).code, 3);
     rewritten();
     // Writable by others: not trusted, and replaced by one that is not.
@@ -214,7 +258,11 @@ describe('bin/vox.cjs', { skip: built }, () => {
   test('an unwritable cache directory does not stop vox', () => {
     const file = join(dir(), 'a-file');
     writeFileSync(file, '');
-    for (const args of [['say', '--help'], ['say', 'hello'], ['status', '--help']]) {
+    for (const args of [
+      ['say', '--help'],
+      ['say', 'hello'],
+      ['status', '--help'],
+    ]) {
       const r = run(BIN, args, { env: env({ XDG_CACHE_HOME: file }) });
       assert.equal(r.code, args[1] === 'hello' ? 3 : 0, `vox ${args.join(' ')}`);
       if (args[1] === '--help') assert.match(r.stdout, /^Usage: vox /);
@@ -227,7 +275,11 @@ describe('bin/vox.cjs', { skip: built }, () => {
 
   test('a relative XDG_CACHE_HOME is not used: nothing is written under the working directory', () => {
     const cwd = dir();
-    const r = spawnSync(process.execPath, [BIN, 'say', 'hello'], { cwd, env: env({ XDG_CACHE_HOME: 'rel-cache' }), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [BIN, 'say', 'hello'], {
+      cwd,
+      env: env({ XDG_CACHE_HOME: 'rel-cache' }),
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 3);
     assert.deepEqual(readdirSync(cwd), []);
   });

@@ -37,7 +37,9 @@ const MAX_CONNECTIONS = 4096;
 /** The soft RLIMIT_NOFILE of this process, or undefined where /proc does not say. */
 export function fdLimit(limitsFile = '/proc/self/limits'): number | undefined {
   try {
-    const line = readFileSync(limitsFile, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync(limitsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     if (soft === 'unlimited') return Number.MAX_SAFE_INTEGER;
     const n = Number(soft);
@@ -108,7 +110,11 @@ export class ConnectionLimit {
       if (!oldest) return this.#refuse(socket);
       this.#forget(oldest);
       oldest.destroy();
-      if (this.shed++ % 1000 === 0) this.#log?.warn({ open: this.#open.size, max: this.max, shed: this.shed }, 'too many connections: the least recently active idle ones are closed');
+      if (this.shed++ % 1000 === 0)
+        this.#log?.warn(
+          { open: this.#open.size, max: this.max, shed: this.shed },
+          'too many connections: the least recently active idle ones are closed',
+        );
     }
     this.#open.set(socket, 0);
     this.#idle.add(socket);
@@ -145,11 +151,21 @@ export class ConnectionLimit {
 
   #refuse(socket: Socket): void {
     this.#refused.add(socket);
-    if (this.refused++ % 1000 === 0) this.#log?.warn({ open: this.#open.size, max: this.max, refused: this.refused }, 'too many connections, none idle: new ones are refused with 503');
-    const w = wireError('VOX_ERR_TOO_MANY_CONNECTIONS', this.#open.size, this.#fixed === undefined ? this.#limit : 'unknown');
+    if (this.refused++ % 1000 === 0)
+      this.#log?.warn(
+        { open: this.#open.size, max: this.max, refused: this.refused },
+        'too many connections, none idle: new ones are refused with 503',
+      );
+    const w = wireError(
+      'VOX_ERR_TOO_MANY_CONNECTIONS',
+      this.#open.size,
+      this.#fixed === undefined ? this.#limit : 'unknown',
+    );
     const body = JSON.stringify(w);
     socket.on('error', () => {});
-    socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nx-voxd-version: ${this.#version}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nx-voxd-version: ${this.#version}\r\nConnection: close\r\n\r\n${body}`,
+    );
     // A peer that does not read must not hold the descriptor.
     setTimeout(() => socket.destroy(), 1000).unref();
   }

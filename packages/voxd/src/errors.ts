@@ -1,5 +1,12 @@
 /** Turning thrown errors into wire errors. Codes and messages live in @vox/protocol. */
-import { MAX_BODY_BYTES, MAX_TEXT_CHARS, wireError, WIRE_ERRORS, type WireError, type WireErrorCode } from '@vox/protocol';
+import {
+  MAX_BODY_BYTES,
+  MAX_TEXT_CHARS,
+  wireError,
+  WIRE_ERRORS,
+  type WireError,
+  type WireErrorCode,
+} from '@vox/protocol';
 
 /**
  * A message of the error's own in place of the catalogue's sentence: for a
@@ -27,14 +34,25 @@ export class VoxError extends Error {
 
 /** Map anything thrown inside a request (ours, fastify's, ajv's) to a wire error. */
 export function toWireError(err: unknown): WireError {
-  const e = err as { code?: string; message?: string; statusCode?: number; validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>; validationContext?: string };
+  const e = err as {
+    code?: string;
+    message?: string;
+    statusCode?: number;
+    validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+    validationContext?: string;
+  };
   if (e?.code && e.code in WIRE_ERRORS) {
-    return { code: e.code as WireErrorCode, message: e.message ?? '', statusCode: WIRE_ERRORS[e.code as WireErrorCode].statusCode };
+    return {
+      code: e.code as WireErrorCode,
+      message: e.message ?? '',
+      statusCode: WIRE_ERRORS[e.code as WireErrorCode].statusCode,
+    };
   }
   if (e?.validation) {
     const v = e.validation[0];
     // Too much text is a 413, not a 400: the fix is "send less", not "fix the field".
-    if (v?.instancePath === '/text' && (v as { keyword?: string }).keyword === 'maxLength') return wireError('VOX_ERR_TEXT_TOO_LONG', MAX_TEXT_CHARS);
+    if (v?.instancePath === '/text' && (v as { keyword?: string }).keyword === 'maxLength')
+      return wireError('VOX_ERR_TEXT_TOO_LONG', MAX_TEXT_CHARS);
     const field = v?.params?.additionalProperty
       ? `unknown field "${String(v.params.additionalProperty)}"`
       : v?.params?.missingProperty
@@ -74,8 +92,12 @@ export function clientErrorResponse(err: NodeJS.ErrnoException, version: string)
       ? wireError('VOX_ERR_HEADERS_TOO_LARGE')
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? wireError('VOX_ERR_REQUEST_TIMEOUT', REQUEST_TIMEOUT_SECONDS)
-        : wireError('VOX_ERR_HTTP_MALFORMED', (err.code ?? 'parse error').replace(/^HPE_/, '').toLowerCase().replace(/_/g, ' '));
+        : wireError(
+            'VOX_ERR_HTTP_MALFORMED',
+            (err.code ?? 'parse error').replace(/^HPE_/, '').toLowerCase().replace(/_/g, ' '),
+          );
   const body = JSON.stringify(w);
-  const reason = w.statusCode === 431 ? 'Request Header Fields Too Large' : w.statusCode === 408 ? 'Request Timeout' : 'Bad Request';
+  const reason =
+    w.statusCode === 431 ? 'Request Header Fields Too Large' : w.statusCode === 408 ? 'Request Timeout' : 'Bad Request';
   return `HTTP/1.1 ${w.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-voxd-version: ${version}\r\nConnection: close\r\n\r\n${body}`;
 }

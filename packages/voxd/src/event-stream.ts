@@ -81,7 +81,12 @@ export class EventStream {
     const oldest = this.#ring[0]?.seq ?? this.#seq + 1;
     if (last + 1 < oldest) {
       const missed = oldest - last - 1;
-      this.#send(sink, Buffer.from(`event: gap\ndata: ${JSON.stringify({ type: 'gap', missed, after: last, resumedAt: oldest, reason: `${missed} events were not kept; this client fell behind or was away` })}\n\n`));
+      this.#send(
+        sink,
+        Buffer.from(
+          `event: gap\ndata: ${JSON.stringify({ type: 'gap', missed, after: last, resumedAt: oldest, reason: `${missed} events were not kept; this client fell behind or was away` })}\n\n`,
+        ),
+      );
     }
     const missed = this.#ring.filter((e) => e.seq > last);
     // The replay is bounded by the ring; it may sit on top of the usual buffer until it drains.

@@ -63,7 +63,10 @@ export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
     trims++;
     floor = committed();
     last = performance.eventLoopUtilization();
-    options.log?.debug({ heapBeforeMb: round(before), heapAfterMb: round(floor), ms: Math.round(performance.now() - t0) }, 'idle: heap trimmed');
+    options.log?.debug(
+      { heapBeforeMb: round(before), heapAfterMb: round(floor), ms: Math.round(performance.now() - t0) },
+      'idle: heap trimmed',
+    );
   }, checkMs);
   timer.unref();
   return {

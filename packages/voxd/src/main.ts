@@ -9,7 +9,14 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
-import { SETTINGS_SCHEMA, formatProblem, readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
+import {
+  SETTINGS_SCHEMA,
+  formatProblem,
+  readSettingsFile,
+  resolveSettings,
+  settingsPath,
+  type SettingKey,
+} from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
 import { Journal, journalMaxBytes } from './dispatch/journal.js';
@@ -66,7 +73,8 @@ function usableHome(home: string, logs: string): string | undefined {
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EEXIST') return `${dir} is a file, not a directory`;
       if (e.code === 'ENOTDIR') return `a part of ${dir} is a file, not a directory`;
-      if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS') return `cannot create ${e.path ?? dir} (${e.code})`;
+      if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS')
+        return `cannot create ${e.path ?? dir} (${e.code})`;
       return `cannot create ${dir}: ${e.message}`;
     }
     try {
@@ -111,7 +119,10 @@ process.stderr.on('error', () => {});
 if (args.home) env.VOX_HOME = args.home;
 const paths = homePaths(voxHome(env));
 const homeProblem = usableHome(paths.home, paths.logs);
-if (homeProblem) fail(`VOX_HOME=${paths.home} cannot be used: ${homeProblem}. Set VOX_HOME to a directory you can write, or fix this one.`);
+if (homeProblem)
+  fail(
+    `VOX_HOME=${paths.home} cannot be used: ${homeProblem}. Set VOX_HOME to a directory you can write, or fix this one.`,
+  );
 startupLogDir = paths.logs;
 
 const settingsFile = readSettingsFile(settingsPath(env));
@@ -123,20 +134,39 @@ if (settings.problems.length) {
   // An unreadable file's one problem says its own fix.
   const inFile = !settingsFile.unreadable && settings.problems.some((p) => p.origin === settingsFile.path);
   const fixes = [
-    ...(inFile ? [`"vox daemon config set KEY VALUE" or "vox daemon config unset KEY" fixes ${settingsFile.path} (docs/operations.md lists every setting)`] : []),
-    ...(settings.problems.some((p) => p.origin !== settingsFile.path) ? ['fix the variable or flag, or leave it out to use the settings file'] : []),
+    ...(inFile
+      ? [
+          `"vox daemon config set KEY VALUE" or "vox daemon config unset KEY" fixes ${settingsFile.path} (docs/operations.md lists every setting)`,
+        ]
+      : []),
+    ...(settings.problems.some((p) => p.origin !== settingsFile.path)
+      ? ['fix the variable or flag, or leave it out to use the settings file']
+      : []),
   ];
-  const what = settingsFile.unreadable && n === 1 ? 'the settings file cannot be used' : n === 1 ? 'a setting is invalid' : `${n} settings are invalid`;
-  fail(`${what}:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}${fixes.length ? `\n${fixes.join('; ')}.` : ''}`, 2);
+  const what =
+    settingsFile.unreadable && n === 1
+      ? 'the settings file cannot be used'
+      : n === 1
+        ? 'a setting is invalid'
+        : `${n} settings are invalid`;
+  fail(
+    `${what}:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}${fixes.length ? `\n${fixes.join('; ')}.` : ''}`,
+    2,
+  );
 }
 const { port, host, audio: sinkSpec } = settings.values;
 const describeSource = (key: SettingKey): string =>
-  ({ flag: `--${key}`, env: SETTINGS_SCHEMA[key].env, file: settingsFile.path, default: 'the default' })[settings.sources[key]];
+  ({ flag: `--${key}`, env: SETTINGS_SCHEMA[key].env, file: settingsFile.path, default: 'the default' })[
+    settings.sources[key]
+  ];
 // The engine registry reads VOXD_ENGINE; the resolved setting decides it.
 env.VOXD_ENGINE = settings.values.engine;
 
 const log = createLogger({ dir: paths.logs, level: settings.values.logLevel });
-log.info({ settings: settings.values, sources: settings.sources, file: settingsFile.exists ? settingsFile.path : undefined }, 'voxd starting');
+log.info(
+  { settings: settings.values, sources: settings.sources, file: settingsFile.exists ? settingsFile.path : undefined },
+  'voxd starting',
+);
 // Others who can write VOX_HOME can swap the token or voxd.json under us: say so (voxd creates it 0700).
 const homeMode = statSync(paths.home).mode & 0o777;
 if (process.platform !== 'win32' && homeMode & 0o022) {
@@ -154,11 +184,14 @@ const alreadyRunning = (s: typeof running) =>
   `already running for VOX_HOME=${paths.home} (pid ${s?.pid ?? '?'}, port ${s?.port ?? '?'}); stop it with "vox daemon stop", or use another VOX_HOME`;
 function answers(state: NonNullable<typeof running>): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = httpGet({ host: state.host || DEFAULT_HOST, port: state.port, path: '/v1/health', timeout: 1000 }, (res) => {
-      res.resume();
-      // Only a voxd counts: a voxd.json naming another server's port must not keep us from starting.
-      resolve(res.statusCode === 200 && typeof res.headers['x-voxd-version'] === 'string');
-    });
+    const req = httpGet(
+      { host: state.host || DEFAULT_HOST, port: state.port, path: '/v1/health', timeout: 1000 },
+      (res) => {
+        res.resume();
+        // Only a voxd counts: a voxd.json naming another server's port must not keep us from starting.
+        resolve(res.statusCode === 200 && typeof res.headers['x-voxd-version'] === 'string');
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(false));
   });
@@ -175,7 +208,8 @@ function voxdVersionAt(host: string, port: number): Promise<string | undefined> 
     req.on('error', () => resolve(undefined));
   });
 }
-if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running))) fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
+if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running)))
+  fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
 let release: () => Promise<void>;
 try {
   release = await lockfile.lock(paths.home, {
@@ -186,7 +220,8 @@ try {
     onCompromised: (err) => log.error({ err }, 'single-instance lock compromised'),
   });
 } catch (err) {
-  if ((err as NodeJS.ErrnoException).code === 'ELOCKED') fail(alreadyRunning(readState(paths.state)), EXIT_ALREADY_RUNNING);
+  if ((err as NodeJS.ErrnoException).code === 'ELOCKED')
+    fail(alreadyRunning(readState(paths.state)), EXIT_ALREADY_RUNNING);
   fail(`cannot take the lock ${paths.lock}: ${(err as Error).message}`);
 }
 
@@ -254,7 +289,12 @@ void sink.check().then((state) => {
 const espeak = new EspeakEngine();
 let synthesis;
 try {
-  const sherpaEngine = new SherpaEngine({ home: paths.home, env, idleUnloadMs: settings.values['sherpa.idleUnloadMs'], log });
+  const sherpaEngine = new SherpaEngine({
+    home: paths.home,
+    env,
+    idleUnloadMs: settings.values['sherpa.idleUnloadMs'],
+    log,
+  });
   synthesis = await createSynthesis({ env, home: paths.home, embedded: espeak, log, sherpa: sherpaEngine });
 } catch (err) {
   await release();
@@ -290,11 +330,26 @@ const listen = {
   recorder: settings.values['listen.recorder'],
   vad: settings.values['listen.vad'] as VadMode,
   bargeIn: settings.values['listen.bargeIn'],
-  transcriber: { kind: settings.values['transcriber.kind'] as TranscriberKind, url: settings.values['transcriber.url'], model: settings.values['transcriber.model'], timeoutMs: settings.values['transcriber.timeoutMs'] },
+  transcriber: {
+    kind: settings.values['transcriber.kind'] as TranscriberKind,
+    url: settings.values['transcriber.url'],
+    model: settings.values['transcriber.model'],
+    timeoutMs: settings.values['transcriber.timeoutMs'],
+  },
   env,
 };
 const voices = new VoiceAssignment({ path: join(paths.home, SESSION_VOICES_FILE), log });
-const { app, dispatcher, listener } = await buildServer({ token, synthesizer: synthesis.synthesizer, prepare: text.prepare, sink, logger: log, version: VERSION, listen, journal, voices });
+const { app, dispatcher, listener } = await buildServer({
+  token,
+  synthesizer: synthesis.synthesizer,
+  prepare: text.prepare,
+  sink,
+  logger: log,
+  version: VERSION,
+  listen,
+  journal,
+  voices,
+});
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);
 const activated = listenFds >= 1 && Number(env.LISTEN_PID) === process.pid;
@@ -318,8 +373,17 @@ try {
   if (e.code === 'EADDRINUSE') {
     // A voxd may hold it: systemd's socket for the service (asking starts it), or one for another VOX_HOME.
     const other = await voxdVersionAt(host, port);
-    if (other) fail(`port ${port} on ${host} is served by voxd ${other} already (the service's socket, or a voxd for another VOX_HOME); clients reach it there`, EXIT_ALREADY_RUNNING);
-    const how = settings.sources.port === 'flag' ? 'pass another --port' : settings.sources.port === 'env' ? 'set VOXD_PORT to another port' : '"vox daemon config set port N" chooses another (or VOXD_PORT=N for one run)';
+    if (other)
+      fail(
+        `port ${port} on ${host} is served by voxd ${other} already (the service's socket, or a voxd for another VOX_HOME); clients reach it there`,
+        EXIT_ALREADY_RUNNING,
+      );
+    const how =
+      settings.sources.port === 'flag'
+        ? 'pass another --port'
+        : settings.sources.port === 'env'
+          ? 'set VOXD_PORT to another port'
+          : '"vox daemon config set port N" chooses another (or VOXD_PORT=N for one run)';
     fail(`port ${port} on ${host} is in use by another program; ${how}`);
   }
   fail(`cannot listen on ${host}:${port}: ${e.message}`);
@@ -334,7 +398,16 @@ if (movedState) {
   log.warn(movedState);
   process.stderr.write(`voxd: warning: ${movedState}\n`);
 }
-const daemonState = { pid: process.pid, host, port: boundPort, version: VERSION, startedAt: new Date().toISOString(), audio: sinkSpec, engine: settings.values.engine, sources: settings.sources };
+const daemonState = {
+  pid: process.pid,
+  host,
+  port: boundPort,
+  version: VERSION,
+  startedAt: new Date().toISOString(),
+  audio: sinkSpec,
+  engine: settings.values.engine,
+  sources: settings.sources,
+};
 writeState(paths.state, daemonState);
 // A new voxd answers: a "vox daemon stop|restart" before it is over, and its waiters may start voxd again.
 rmSync(paths.stopped, { force: true });

@@ -8,7 +8,13 @@ import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { ConnectionLimit } from './connections.js';
-import { clientErrorResponse, HEADERS_TIMEOUT_SECONDS, IDLE_CONNECTION_SECONDS, REQUEST_TIMEOUT_SECONDS, toWireError } from './errors.js';
+import {
+  clientErrorResponse,
+  HEADERS_TIMEOUT_SECONDS,
+  IDLE_CONNECTION_SECONDS,
+  REQUEST_TIMEOUT_SECONDS,
+  toWireError,
+} from './errors.js';
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
@@ -54,7 +60,14 @@ export interface ServerOptions {
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
-  listen?: { home: string; recorder: string; vad?: VadMode; bargeIn?: string; transcriber: TranscriberConfig & { kind?: TranscriberKind }; env?: NodeJS.ProcessEnv };
+  listen?: {
+    home: string;
+    recorder: string;
+    vad?: VadMode;
+    bargeIn?: string;
+    transcriber: TranscriberConfig & { kind?: TranscriberKind };
+    env?: NodeJS.ProcessEnv;
+  };
 }
 
 export interface VoxServer {
@@ -144,11 +157,18 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   const listener = listenerSlot(async () => {
     const { Listener } = await import('./listen/listener.js');
-    const l = options.listen ?? { home: '', recorder: 'auto', transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 } };
+    const l = options.listen ?? {
+      home: '',
+      recorder: 'auto',
+      transcriber: { url: '', model: 'whisper-1', timeoutMs: 30_000 },
+    };
     return new Listener({ dispatcher, sink: options.sink, ...l, ...(options.logger ? { log: options.logger } : {}) });
   }, options.listen);
   // Barge-in by voice is opt-in: off, its module is not loaded and nothing listens.
-  const bargeIn = options.listen?.bargeIn === 'voice' ? await voiceBargeIn(dispatcher, options.listen, listener, options.logger) : undefined;
+  const bargeIn =
+    options.listen?.bargeIn === 'voice'
+      ? await voiceBargeIn(dispatcher, options.listen, listener, options.logger)
+      : undefined;
   // The microphone first (a listen holds the player), then drain speech before the sink and engines go away.
   app.addHook('onClose', async () => {
     await bargeIn?.close();
@@ -156,7 +176,15 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     await dispatcher.close();
   });
 
-  await app.register(statusRoutes, { dispatcher, sink: options.sink, defaultEngine: () => resolve(), version, startedAt, listener, ...(bargeIn ? { bargeIn } : {}) });
+  await app.register(statusRoutes, {
+    dispatcher,
+    sink: options.sink,
+    defaultEngine: () => resolve(),
+    version,
+    startedAt,
+    listener,
+    ...(bargeIn ? { bargeIn } : {}),
+  });
   await app.register(speakRoute, { dispatcher });
   await app.register(narrationRoute, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
@@ -168,17 +196,40 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   await app.register(talkRoute, { inbox });
   const events = new EventStream({
     ...options.events,
-    onDrop: () => app.log.warn({ dropped: events.dropped }, 'event stream client fell behind and was cut off; it is told what it missed when it reconnects'),
+    onDrop: () =>
+      app.log.warn(
+        { dropped: events.dropped },
+        'event stream client fell behind and was cut off; it is told what it missed when it reconnects',
+      ),
   });
   await app.register(eventsRoute, { dispatcher, stream: events });
-  await app.register(synthesizeRoute, { synthesizer: options.synthesizer, prepare: dispatcher.prepare, ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}) });
+  await app.register(synthesizeRoute, {
+    synthesizer: options.synthesizer,
+    prepare: dispatcher.prepare,
+    ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}),
+  });
   return { app, dispatcher, events, listener, connections };
 }
 
-async function voiceBargeIn(dispatcher: Dispatcher, listen: NonNullable<ServerOptions['listen']>, listener: ListenerSlot, logger?: FastifyBaseLogger) {
-  const [{ VoiceBargeIn }, { endPointers }] = await Promise.all([import('./listen/voice-barge-in.js'), import('./listen/silero.js')]);
+async function voiceBargeIn(
+  dispatcher: Dispatcher,
+  listen: NonNullable<ServerOptions['listen']>,
+  listener: ListenerSlot,
+  logger?: FastifyBaseLogger,
+) {
+  const [{ VoiceBargeIn }, { endPointers }] = await Promise.all([
+    import('./listen/voice-barge-in.js'),
+    import('./listen/silero.js'),
+  ]);
   const log = logger ? { log: logger } : {};
   const env = listen.env ? { env: listen.env } : {};
   const vad = endPointers({ mode: listen.vad ?? 'auto', home: listen.home, ...env, ...log });
-  return new VoiceBargeIn({ dispatcher, recorder: listen.recorder, vad, micBusy: () => listener.loaded()?.status?.open === true, ...env, ...log });
+  return new VoiceBargeIn({
+    dispatcher,
+    recorder: listen.recorder,
+    vad,
+    micBusy: () => listener.loaded()?.status?.open === true,
+    ...env,
+    ...log,
+  });
 }

@@ -18,7 +18,12 @@ import { NullSink } from '../src/sinks/null.js';
 import { SineEngine } from './fixtures/sine-engine.js';
 
 const TOKEN = 't'.repeat(32);
-const { app, connections } = await buildServer({ token: TOKEN, synthesizer: singleEngine(new SineEngine()), sink: new NullSink(), maxConnections: 3 });
+const { app, connections } = await buildServer({
+  token: TOKEN,
+  synthesizer: singleEngine(new SineEngine()),
+  sink: new NullSink(),
+  maxConnections: 3,
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as { port: number }).port;
 const opened: Socket[] = [];
@@ -39,12 +44,14 @@ function open(send?: string): { socket: Socket; closed: Promise<string> } {
   return { socket, closed };
 }
 
-const connected = (s: Socket) => new Promise<void>((r) => (s.readyState === 'open' ? r() : s.once('connect', () => r())));
+const connected = (s: Socket) =>
+  new Promise<void>((r) => (s.readyState === 'open' ? r() : s.once('connect', () => r())));
 /** Wait until voxd counts `open` connections, `idle` of them idle (no sleeping on a guess). */
 async function counted(open: number, idle: number): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (connections.size !== open || connections.idle !== idle) {
-    if (Date.now() > deadline) throw new Error(`voxd counts ${connections.size} open, ${connections.idle} idle; expected ${open}, ${idle}`);
+    if (Date.now() > deadline)
+      throw new Error(`voxd counts ${connections.size} open, ${connections.idle} idle; expected ${open}, ${idle}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -90,7 +97,10 @@ test('fdLimit reads the soft limit of /proc/self/limits; connectionCap takes hal
   const dir = mkdtempSync(join(tmpdir(), 'vox-limits-'));
   try {
     const file = join(dir, 'limits');
-    writeFileSync(file, 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            256                  4096                 files\n');
+    writeFileSync(
+      file,
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            256                  4096                 files\n',
+    );
     assert.equal(fdLimit(file), 256);
     writeFileSync(file, 'Max open files            unlimited            unlimited            files\n');
     assert.equal(fdLimit(file), Number.MAX_SAFE_INTEGER);

@@ -16,7 +16,12 @@ import { buildServer, singleEngine } from '../src/server.js';
 import { NullSink } from '../src/sinks/null.js';
 import { SineEngine } from './fixtures/sine-engine.js';
 
-const event = (i: number): VoxEvent => ({ type: 'queued', id: `id${i}`, priority: 'message', at: new Date(0).toISOString() });
+const event = (i: number): VoxEvent => ({
+  type: 'queued',
+  id: `id${i}`,
+  priority: 'message',
+  at: new Date(0).toISOString(),
+});
 
 /** A sink that records frames; `stalled` ones never drain, so everything written stays buffered. */
 class FakeSink implements EventSink {
@@ -117,13 +122,20 @@ describe('EventStream', () => {
 describe('GET /v1/events with clients that stop reading', () => {
   it('cuts off stalled sockets while a reading client gets every event, and the stalled one is told on reconnect', async (t) => {
     const token = 't'.repeat(43);
-    const { app, dispatcher, events } = await buildServer({ token, synthesizer: singleEngine(new SineEngine()), sink: new NullSink(), events: { maxBufferBytes: 64 * 1024, ringSize: 64 } });
+    const { app, dispatcher, events } = await buildServer({
+      token,
+      synthesizer: singleEngine(new SineEngine()),
+      sink: new NullSink(),
+      events: { maxBufferBytes: 64 * 1024, ringSize: 64 },
+    });
     t.after(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as { port: number }).port;
     const open = (headers = ''): Socket => {
       const socket = connect(port, '127.0.0.1');
-      socket.write(`GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n${headers}\r\n`);
+      socket.write(
+        `GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n${headers}\r\n`,
+      );
       return socket;
     };
     const stalled = Array.from({ length: 5 }, () => {
@@ -141,14 +153,19 @@ describe('GET /v1/events with clients that stop reading', () => {
     let n = 0;
     // Small bursts, yielding between them so the reading client (in this process) reads while the stalled ones fill up.
     for (let round = 0; round < 20_000 && events.dropped < stalled.length; round++) {
-      for (let i = 0; i < 10; i++) dispatcher.emit('event', { type: 'queued', id: `e${++n}`, priority: 'message', at: big });
+      for (let i = 0; i < 10; i++)
+        dispatcher.emit('event', { type: 'queued', id: `e${++n}`, priority: 'message', at: big });
       await new Promise((r) => setImmediate(r));
     }
     // A paused socket only sees its end when it reads again.
     const closed = stalled.map((s) => new Promise<void>((r) => s.once('close', () => r())));
     for (const s of stalled) s.on('error', () => {}).resume();
     await Promise.all(closed);
-    assert.equal(events.size, 1, `the reading client is still subscribed (${events.dropped} cut off after ${n} events)`);
+    assert.equal(
+      events.size,
+      1,
+      `the reading client is still subscribed (${events.dropped} cut off after ${n} events)`,
+    );
     assert.equal(events.dropped, stalled.length, 'every stalled client was cut off');
     // The reading client got every event, in order.
     await new Promise<void>((resolve) => {
@@ -173,7 +190,11 @@ describe('GET /v1/events with clients that stop reading', () => {
 
   it('serves many clients with one dispatcher listener (no MaxListenersExceededWarning)', async (t) => {
     const token = 't'.repeat(43);
-    const { app, dispatcher } = await buildServer({ token, synthesizer: singleEngine(new SineEngine()), sink: new NullSink() });
+    const { app, dispatcher } = await buildServer({
+      token,
+      synthesizer: singleEngine(new SineEngine()),
+      sink: new NullSink(),
+    });
     t.after(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as { port: number }).port;
@@ -191,6 +212,9 @@ describe('GET /v1/events with clients that stop reading', () => {
     await Promise.all(sockets.map((s) => new Promise((r) => s.once('data', r))));
     await new Promise((r) => setImmediate(r));
     assert.equal(dispatcher.listenerCount('event'), listenersBefore);
-    assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), []);
+    assert.deepEqual(
+      warnings.filter((w) => w === 'MaxListenersExceededWarning'),
+      [],
+    );
   });
 });

@@ -26,7 +26,10 @@ describe('idle trim', () => {
       for (let i = 0; i < 50 && trim.trims === 0; i++) await new Promise((r) => setTimeout(r, 100));
       assert.ok(trim.trims >= 1, 'a trim ran once idle');
       const after = committed();
-      assert.ok(after < grown, `heap committed ${(grown / 1048576).toFixed(1)} MB -> ${(after / 1048576).toFixed(1)} MB`);
+      assert.ok(
+        after < grown,
+        `heap committed ${(grown / 1048576).toFixed(1)} MB -> ${(after / 1048576).toFixed(1)} MB`,
+      );
     } finally {
       trim.stop();
     }

@@ -26,7 +26,11 @@ export const SETTINGS_FILE_NAME = 'voxd.yaml';
  * second setup), else `$XDG_CONFIG_HOME/vox` or `~/.config/vox` on Linux,
  * `~/Library/Application Support/vox` on macOS, `%APPDATA%\vox` on Windows.
  */
-export function settingsDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = env.HOME || homedir()): string {
+export function settingsDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = env.HOME || homedir(),
+): string {
   if (env.VOX_CONFIG_HOME) return env.VOX_CONFIG_HOME;
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'vox');
   if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'vox');
@@ -34,7 +38,11 @@ export function settingsDir(env: NodeJS.ProcessEnv = process.env, platform: Node
   return join(xdg, 'vox');
 }
 
-export function settingsPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home?: string): string {
+export function settingsPath(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home?: string,
+): string {
   return join(settingsDir(env, platform, home), SETTINGS_FILE_NAME);
 }
 
@@ -61,19 +69,24 @@ export function parseSettings(text: string, file: string): ParsedSettings {
     else dropped++;
   };
   const finish = () => {
-    if (dropped) out.problems.push({ origin: file, message: `and ${dropped} more problem${dropped === 1 ? '' : 's'} like these` });
+    if (dropped)
+      out.problems.push({ origin: file, message: `and ${dropped} more problem${dropped === 1 ? '' : 's'} like these` });
     return out;
   };
   const lineOf = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line);
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const tag = e.code === 'TAG_RESOLVE_FAILED' ? ' (voxd\'s settings take plain values: remove the tag)' : '';
+    const tag = e.code === 'TAG_RESOLVE_FAILED' ? " (voxd's settings take plain values: remove the tag)" : '';
     problem(() => ({ origin: file, line: lineOf(e.pos[0]), message: `YAML: ${e.message.split('\n')[0]}${tag}` }));
   }
   if (doc.errors.length) return finish();
   const root = doc.contents;
   if (root === null || (isScalar(root) && (root.value === null || root.value === ''))) return finish();
   if (!isMap(root)) {
-    problem({ origin: file, line: lineOf(root.range?.[0]), message: 'the file must hold "key: value" lines (a YAML map)' });
+    problem({
+      origin: file,
+      line: lineOf(root.range?.[0]),
+      message: 'the file must hold "key: value" lines (a YAML map)',
+    });
     return finish();
   }
   const walk = (map: YAMLMap<unknown, unknown>, prefix: string) => {
@@ -90,7 +103,12 @@ export function parseSettings(text: string, file: string): ParsedSettings {
       seen.add(key);
       const valueNode = pair.value as Node | null;
       if (isAlias(valueNode)) {
-        problem({ origin: file, line, key, message: `${key.slice(0, 80)}: an alias (*${String(valueNode.source).slice(0, 40)}) is not allowed here; write the value itself` });
+        problem({
+          origin: file,
+          line,
+          key,
+          message: `${key.slice(0, 80)}: an alias (*${String(valueNode.source).slice(0, 40)}) is not allowed here; write the value itself`,
+        });
         continue;
       }
       if (isMap(valueNode) && !isSettingKey(key)) {
@@ -143,7 +161,15 @@ export function readSettingsFile(path: string): SettingsFile {
         : read.problem === 'big'
           ? `the settings file ${read.why} (voxd's settings are a few "key: value" lines); move it away, or cut it down`
           : `cannot read the settings file: it ${read.why}; check its permissions`;
-    return { path, exists: true, unreadable: true, text: '', values: {}, lines: {}, problems: [{ origin: path, message }] };
+    return {
+      path,
+      exists: true,
+      unreadable: true,
+      text: '',
+      values: {},
+      lines: {},
+      problems: [{ origin: path, message }],
+    };
   }
   return { path, exists: true, text: read.text, ...parseSettings(read.text, path) };
 }

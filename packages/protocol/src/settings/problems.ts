@@ -37,7 +37,16 @@ function show(value: unknown): string {
 export function unknownSettingProblem(key: string, origin: string, line?: number): SettingsProblem {
   // Bounded: a key of 60,000 characters is named by its start, and compared by it.
   if (key.length > 80) key = `${key.slice(0, 77)}...`;
-  const near = closestName(key, SETTING_KEYS, { sink: 'audio', output: 'audio', device: 'audio', level: 'logLevel', loglevel: 'logLevel', address: 'host', provider: 'engine', tts: 'engine' });
+  const near = closestName(key, SETTING_KEYS, {
+    sink: 'audio',
+    output: 'audio',
+    device: 'audio',
+    level: 'logLevel',
+    loglevel: 'logLevel',
+    address: 'host',
+    provider: 'engine',
+    tts: 'engine',
+  });
   return {
     origin,
     line,
@@ -52,12 +61,29 @@ export function checkSetting(key: string, value: unknown, origin: string, line?:
   if (!isSettingKey(key)) return unknownSettingProblem(key, origin, line);
   const rule = SETTINGS_SCHEMA[key];
   if (value === null || value === undefined) {
-    const quote = key === 'audio' ? ' (YAML reads a bare null as no value: write audio: "null" for the sink that discards audio)' : '';
-    return { origin, line, key, value: null, allowed: rule.allowed, message: `${key} has no value${quote}; give ${rule.allowed}, or delete the line to use the default` };
+    const quote =
+      key === 'audio'
+        ? ' (YAML reads a bare null as no value: write audio: "null" for the sink that discards audio)'
+        : '';
+    return {
+      origin,
+      line,
+      key,
+      value: null,
+      allowed: rule.allowed,
+      message: `${key} has no value${quote}; give ${rule.allowed}, or delete the line to use the default`,
+    };
   }
   const why = rule.check(value);
   if (why === undefined) return undefined;
-  return { origin, line, key, value, allowed: rule.allowed, message: `${key}: ${show(value)} is not allowed${why ? ` (${why})` : ''}; use ${rule.allowed}` };
+  return {
+    origin,
+    line,
+    key,
+    value,
+    allowed: rule.allowed,
+    message: `${key}: ${show(value)} is not allowed${why ? ` (${why})` : ''}; use ${rule.allowed}`,
+  };
 }
 
 /**

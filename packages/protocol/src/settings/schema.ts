@@ -9,10 +9,13 @@ import { closest } from '../closest.js';
 
 const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** The closest candidate to a likely typo, after the synonyms (folded name -> candidate). */
-export function closestName<T extends string>(word: string, candidates: readonly T[], synonyms: Readonly<Record<string, T>> = {}): T | undefined {
+export function closestName<T extends string>(
+  word: string,
+  candidates: readonly T[],
+  synonyms: Readonly<Record<string, T>> = {},
+): T | undefined {
   return (Object.hasOwn(synonyms, fold(word)) ? synonyms[fold(word)] : undefined) ?? closest(word, candidates, fold);
 }
-
 
 /** Sink kinds voxd builds (voxd's sinks/create.ts; a test keeps them in step). */
 export const AUDIO_SINK_KINDS = ['auto', 'audioio', 'speaker', 'command', 'file', 'null'] as const;
@@ -99,17 +102,21 @@ const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/i;
 export function audioSpecProblem(spec: string): string | undefined {
   const [kind = '', ...rest] = spec.split(':');
   const arg = rest.join(':');
-  if (kind === 'auto' || kind === 'audioio' || kind === 'speaker' || kind === 'null') return arg || spec.includes(':') ? `"${kind}" takes nothing after it` : undefined;
+  if (kind === 'auto' || kind === 'audioio' || kind === 'speaker' || kind === 'null')
+    return arg || spec.includes(':') ? `"${kind}" takes nothing after it` : undefined;
   if (kind === 'command') {
     if (!spec.includes(':')) return undefined;
-    return (AUDIO_PLAYERS as readonly string[]).includes(arg) ? undefined : `unknown player "${arg}" (players: ${AUDIO_PLAYERS.join(', ')})`;
+    return (AUDIO_PLAYERS as readonly string[]).includes(arg)
+      ? undefined
+      : `unknown player "${arg}" (players: ${AUDIO_PLAYERS.join(', ')})`;
   }
   if (kind === 'file') {
     const [dir = '', query = ''] = arg.split('?');
     if (!dir) return 'file: needs a directory, file:DIR';
     if (!isAbsolute(dir)) return `the directory "${dir}" is not an absolute path`;
     for (const [k, v] of new URLSearchParams(query)) {
-      if (k !== 'realtime' || !['0', '1', 'true', 'false'].includes(v)) return `unknown option "${k}=${v}" (only realtime=0 or realtime=1)`;
+      if (k !== 'realtime' || !['0', '1', 'true', 'false'].includes(v))
+        return `unknown option "${k}=${v}" (only realtime=0 or realtime=1)`;
     }
     return undefined;
   }
@@ -132,7 +139,13 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     allowed: `${AUDIO_SINK_KINDS.map((k) => (k === 'command' ? 'command[:PLAYER]' : k === 'file' ? 'file:/ABSOLUTE/DIR[?realtime=0]' : k)).join(', ')} (PLAYER: ${AUDIO_PLAYERS.join(', ')})`,
     check: (v) => (typeof v === 'string' && v.trim() ? audioSpecProblem(v) : 'not a sink spec'),
   },
-  engine: { type: 'string', env: 'VOXD_ENGINE', flag: '--engine', allowed: `one of ${ENGINE_NAMES.join(', ')}`, check: oneOf(ENGINE_NAMES) },
+  engine: {
+    type: 'string',
+    env: 'VOXD_ENGINE',
+    flag: '--engine',
+    allowed: `one of ${ENGINE_NAMES.join(', ')}`,
+    check: oneOf(ENGINE_NAMES),
+  },
   port: {
     type: 'integer',
     env: 'VOXD_PORT',
@@ -145,9 +158,17 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     env: 'VOXD_HOST',
     flag: '--host',
     allowed: 'a loopback address: 127.0.0.1 (or another 127.x.x.x), ::1 or localhost',
-    check: (v) => (typeof v === 'string' && LOOPBACK.test(v) ? undefined : 'voxd serves the local user only, and refuses requests for any other host name'),
+    check: (v) =>
+      typeof v === 'string' && LOOPBACK.test(v)
+        ? undefined
+        : 'voxd serves the local user only, and refuses requests for any other host name',
   },
-  logLevel: { type: 'string', env: 'VOXD_LOG_LEVEL', allowed: `one of ${LOG_LEVELS.join(', ')}`, check: oneOf(LOG_LEVELS) },
+  logLevel: {
+    type: 'string',
+    env: 'VOXD_LOG_LEVEL',
+    allowed: `one of ${LOG_LEVELS.join(', ')}`,
+    check: oneOf(LOG_LEVELS),
+  },
   'listen.recorder': {
     type: 'string',
     env: 'VOXD_RECORDER',
@@ -175,7 +196,8 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
   'transcriber.url': {
     type: 'string',
     env: 'VOXD_TRANSCRIBER_URL',
-    allowed: 'the http:// or https:// root of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1 ("" for none)',
+    allowed:
+      'the http:// or https:// root of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1 ("" for none)',
     check: (v) => (typeof v === 'string' ? transcriberUrlProblem(v) : 'not a URL'),
   },
   'transcriber.model': {
@@ -188,14 +210,18 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     type: 'integer',
     env: 'VOXD_TRANSCRIBER_TIMEOUT_MS',
     allowed: 'an integer from 100 to 600000 (ms)',
-    check: (v) => (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 600_000 ? undefined : 'out of range'),
+    check: (v) =>
+      Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 600_000 ? undefined : 'out of range',
   },
   'sherpa.idleUnloadMs': {
     type: 'integer',
     env: 'VOXD_SHERPA_IDLE_UNLOAD_MS',
     allowed: `0 (keep voice models loaded) or an integer from 100 to ${MAX_IDLE_UNLOAD_MS} (ms of no speech before a model is unloaded, e.g. 600000 for 10 minutes)`,
     check: (v) => {
-      if (!Number.isInteger(v)) return typeof v === 'string' && /^\s*\d+(?:\.\d+)?\s*(?:ms|s|min|m|h)\s*$/i.test(v) ? 'a number of milliseconds, without a unit' : 'not an integer';
+      if (!Number.isInteger(v))
+        return typeof v === 'string' && /^\s*\d+(?:\.\d+)?\s*(?:ms|s|min|m|h)\s*$/i.test(v)
+          ? 'a number of milliseconds, without a unit'
+          : 'not an integer';
       const n = v as number;
       return n === 0 || (n >= 100 && n <= MAX_IDLE_UNLOAD_MS) ? undefined : 'out of range';
     },
@@ -207,10 +233,14 @@ export function recorderProblem(v: string): string | undefined {
   if (v === 'auto' || (RECORDERS as readonly string[]).includes(v)) return undefined;
   if (!isAbsolute(v)) {
     const near = closestName(v, ['auto', ...RECORDERS]);
-    return near ? `did you mean "${near}"?` : 'a name must be one of the known recorders; anything else needs an absolute path';
+    return near
+      ? `did you mean "${near}"?`
+      : 'a name must be one of the known recorders; anything else needs an absolute path';
   }
   const base = v.split(/[\\/]/).pop() ?? '';
-  return (RECORDERS as readonly string[]).includes(base.replace(/\.exe$/i, '')) ? undefined : `the file name "${base}" is none of ${RECORDERS.join(', ')}, so voxd cannot tell which arguments it takes`;
+  return (RECORDERS as readonly string[]).includes(base.replace(/\.exe$/i, ''))
+    ? undefined
+    : `the file name "${base}" is none of ${RECORDERS.join(', ')}, so voxd cannot tell which arguments it takes`;
 }
 
 /** Why a `transcriber.url` value is not usable, or undefined ('' is: no transcriber). */

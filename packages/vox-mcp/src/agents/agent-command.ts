@@ -37,6 +37,8 @@ export function voxServer(opts: AgentCommandOptions): { command: string; args: s
 /** Whether a hook object is the one vox writes for this agent (any path, portable or not). */
 export function isAgentHook(agent: string, h: unknown): boolean {
   if (!isObject(h) || typeof h.command !== 'string') return false;
-  const re = new RegExp(`(?:^|[\\s/'"])(?:vox|vox\\.cjs|cli\\.js)['"]?\\s+hook\\s+--agent\\s+${agent}\\s+[A-Za-z]+\\s*$`);
+  const re = new RegExp(
+    `(?:^|[\\s/'"])(?:vox|vox\\.cjs|cli\\.js)['"]?\\s+hook\\s+--agent\\s+${agent}\\s+[A-Za-z]+\\s*$`,
+  );
   return re.test(h.command);
 }

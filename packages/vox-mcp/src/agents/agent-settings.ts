@@ -21,22 +21,38 @@ export interface AgentResult {
   lines: string[];
 }
 
-export async function changeAgent(agent: OtherAgent, install: boolean, env: NodeJS.ProcessEnv, opts: AgentCommandOptions): Promise<AgentResult> {
+export async function changeAgent(
+  agent: OtherAgent,
+  install: boolean,
+  env: NodeJS.ProcessEnv,
+  opts: AgentCommandOptions,
+): Promise<AgentResult> {
   let changes: AgentResult['changes'];
-  if (agent === 'codex') changes = Object.values(install ? await installCodex(codexHome(env), opts) : await uninstallCodex(codexHome(env)));
-  else if (agent === 'copilot') changes = Object.values(install ? installCopilot(copilotHome(env), opts) : uninstallCopilot(copilotHome(env)));
-  else if (agent === 'opencode') changes = Object.values(install ? installOpencode(opencodeConfigDir(env), opts) : uninstallOpencode(opencodeConfigDir(env)));
+  if (agent === 'codex')
+    changes = Object.values(install ? await installCodex(codexHome(env), opts) : await uninstallCodex(codexHome(env)));
+  else if (agent === 'copilot')
+    changes = Object.values(install ? installCopilot(copilotHome(env), opts) : uninstallCopilot(copilotHome(env)));
+  else if (agent === 'opencode')
+    changes = Object.values(
+      install ? installOpencode(opencodeConfigDir(env), opts) : uninstallOpencode(opencodeConfigDir(env)),
+    );
   else changes = [install ? installGemini(geminiSettingsPath(env), opts) : uninstallGemini(geminiSettingsPath(env))];
   const action = install ? 'install' : 'uninstall';
   const lines = changes.map((c) => {
     const backup = c.backup ? ` (the previous file is ${c.backup})` : '';
     if (c.kept) return `${c.path} has its own [mcp_servers.vox]: vox left it as it is\n`;
-    if (install) return c.changed ? `Installed vox's entries in ${c.path}${backup}\n` : `vox's entries were already in ${c.path}\n`;
+    if (install)
+      return c.changed
+        ? `Installed vox's entries in ${c.path}${backup}\n`
+        : `vox's entries were already in ${c.path}\n`;
     return c.changed ? `Removed vox's entries from ${c.path}${backup}\n` : `No vox entries in ${c.path}\n`;
   });
   if (agent === 'codex' && install && changes[0]!.changed) {
-    lines.push('Codex runs a hook only once you trust it: start codex, which asks you to review the new hooks (or see /hooks).\n');
+    lines.push(
+      'Codex runs a hook only once you trust it: start codex, which asks you to review the new hooks (or see /hooks).\n',
+    );
   }
-  const json = agent === 'gemini' ? { action, agent, ...changes[0] } : { action, agent, hooks: changes[0], config: changes[1] };
+  const json =
+    agent === 'gemini' ? { action, agent, ...changes[0] } : { action, agent, hooks: changes[0], config: changes[1] };
   return { changes, json, lines };
 }

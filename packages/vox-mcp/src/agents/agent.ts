@@ -14,7 +14,6 @@ import type { AgentEvent } from './agent-event.js';
 export const AGENTS = ['claude', 'codex', 'gemini', 'copilot', 'opencode'] as const;
 export type Agent = (typeof AGENTS)[number];
 
-
 /** The agent's event and payload as Claude Code's. Never throws (Copilot's Stop reads its transcript's tail). */
 export function normalizeEvent(agent: Agent, event: string, payload: HookPayload): AgentEvent {
   if (agent === 'codex') return fromCodex(event, payload);

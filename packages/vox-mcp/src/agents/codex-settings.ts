@@ -47,7 +47,11 @@ const group = (opts: AgentCommandOptions) => (event: string) => ({
   ],
 });
 
-export function addCodexHooks(settings: Settings, opts: AgentCommandOptions, path = 'hooks.json'): { settings: Settings; changed: boolean } {
+export function addCodexHooks(
+  settings: Settings,
+  opts: AgentCommandOptions,
+  path = 'hooks.json',
+): { settings: Settings; changed: boolean } {
   return withAgentHooks(settings, 'codex', CODEX_EVENTS, group(opts), path);
 }
 
@@ -65,7 +69,11 @@ function readText(path: string): string | undefined {
 }
 
 const json = (s: Settings, indent: string): string => `${JSON.stringify(s, null, indent)}\n`;
-const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({ path, changed, ...(backup ? { backup } : {}) });
+const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({
+  path,
+  changed,
+  ...(backup ? { backup } : {}),
+});
 
 export async function installCodex(home: string, opts: AgentCommandOptions = {}): Promise<CodexChange> {
   const hooksPath = join(home, 'hooks.json');
@@ -85,13 +93,21 @@ export async function uninstallCodex(home: string): Promise<CodexChange> {
   const hooksPath = join(home, 'hooks.json');
   const configPath = join(home, 'config.toml');
   const loaded = readSettings(hooksPath);
-  const hooks = loaded.exists ? removeCodexHooks(loaded.settings, hooksPath) : { settings: loaded.settings, changed: false };
+  const hooks = loaded.exists
+    ? removeCodexHooks(loaded.settings, hooksPath)
+    : { settings: loaded.settings, changed: false };
   const text = readText(configPath);
   const config = text === undefined ? { text: '', changed: false } : await withoutVoxServer(text, configPath);
   let hooksBackup: string | undefined;
   // A hooks.json or config.toml left with nothing is the file vox created: it goes (its backup stays).
-  if (hooks.changed) hooksBackup = Object.keys(hooks.settings).length ? replaceFile(hooksPath, json(hooks.settings, loaded.indent)) : removeFile(hooksPath, '{}\n');
+  if (hooks.changed)
+    hooksBackup = Object.keys(hooks.settings).length
+      ? replaceFile(hooksPath, json(hooks.settings, loaded.indent))
+      : removeFile(hooksPath, '{}\n');
   let configBackup: string | undefined;
   if (config.changed) configBackup = config.text.trim() ? replaceFile(configPath, config.text) : removeFile(configPath);
-  return { hooks: change(hooksPath, hooks.changed, hooksBackup), config: change(configPath, config.changed, configBackup) };
+  return {
+    hooks: change(hooksPath, hooks.changed, hooksBackup),
+    config: change(configPath, config.changed, configBackup),
+  };
 }

@@ -25,7 +25,8 @@
  */
 import { SettingsError } from '../claude/hooks-settings.js';
 
-export const BEGIN = '# vox: begin (written by "vox hooks install --agent codex"; "vox hooks uninstall --agent codex" removes it)';
+export const BEGIN =
+  '# vox: begin (written by "vox hooks install --agent codex"; "vox hooks uninstall --agent codex" removes it)';
 const OLD_END = '# vox: end';
 const HEADER = '[mcp_servers.vox]';
 
@@ -43,7 +44,9 @@ function parse(toml: Toml, text: string, path: string): Doc {
     return toml.parse(text) as Doc;
   } catch (err) {
     const first = ((err as Error).message.split('\n')[0] ?? '').slice(0, 200);
-    throw new SettingsError(`${path} is not valid TOML (${first}); vox left it unchanged. Fix it, then run the command again.`);
+    throw new SettingsError(
+      `${path} is not valid TOML (${first}); vox left it unchanged. Fix it, then run the command again.`,
+    );
   }
 }
 
@@ -58,7 +61,8 @@ function tryParse(toml: Toml, text: string): Doc | undefined {
 /** Deep equality, key order aside (a TOML document's keys are a set). */
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
@@ -100,7 +104,9 @@ export interface TomlEdit {
 }
 
 const byHand = (path: string, what: string): SettingsError =>
-  new SettingsError(`cannot ${what} [mcp_servers.vox] in ${path} as text (an inline mcp_servers table, or the lines after "# vox: begin" edited?); vox left it unchanged.`);
+  new SettingsError(
+    `cannot ${what} [mcp_servers.vox] in ${path} as text (an inline mcp_servers table, or the lines after "# vox: begin" edited?); vox left it unchanged.`,
+  );
 
 /** config.toml's text with vox's server block (replacing an older one of vox's). */
 export async function withVoxServer(text: string, server: Server, path: string): Promise<TomlEdit> {
@@ -110,7 +116,8 @@ export async function withVoxServer(text: string, server: Server, path: string):
   if (!found && serverOf(doc) !== undefined) return { text, changed: false, kept: true };
   const block = `${BEGIN}\n${toml.stringify({ mcp_servers: { vox: server } }).trim()}\n`;
   // vox's block as it would write it, wherever it sits: nothing to do.
-  if (found && same(serverOf(doc), server) && (text.includes(block) || text.endsWith(block.trimEnd()))) return { text, changed: false };
+  if (found && same(serverOf(doc), server) && (text.includes(block) || text.endsWith(block.trimEnd())))
+    return { text, changed: false };
   const body = bare.replace(/\n*$/, '');
   const next = body === '' ? block : `${body}\n\n${block}`;
   const after = tryParse(toml, next);

@@ -33,31 +33,43 @@ export interface CopilotChange {
 /** The whole of hooks/vox.json. */
 export function copilotHooks(opts: AgentCommandOptions): Settings {
   const hooks: Record<string, unknown> = {};
-  for (const e of COPILOT_EVENTS) hooks[e] = [{ type: 'command', bash: voxCommand(`hook --agent copilot ${e}`, opts), timeoutSec: HOOK_TIMEOUT_SECONDS }];
+  for (const e of COPILOT_EVENTS)
+    hooks[e] = [
+      { type: 'command', bash: voxCommand(`hook --agent copilot ${e}`, opts), timeoutSec: HOOK_TIMEOUT_SECONDS },
+    ];
   return { version: 1, hooks };
 }
 
 /** Whether a hooks file holds vox's hooks and nothing else. */
 function onlyVox(s: Settings): boolean {
   if (!isObject(s.hooks) || Object.keys(s).some((k) => k !== 'version' && k !== 'hooks')) return false;
-  return Object.values(s.hooks).every((list) => Array.isArray(list) && list.every((h) => isObject(h) && isAgentHook('copilot', { command: h.bash })));
+  return Object.values(s.hooks).every(
+    (list) => Array.isArray(list) && list.every((h) => isObject(h) && isAgentHook('copilot', { command: h.bash })),
+  );
 }
 
 function serversOf(s: Settings, path: string): Record<string, unknown> {
   const servers = s.mcpServers ?? {};
-  if (!isObject(servers)) throw new SettingsError(`"mcpServers" in ${path} is not an object; vox left the file unchanged.`);
+  if (!isObject(servers))
+    throw new SettingsError(`"mcpServers" in ${path} is not an object; vox left the file unchanged.`);
   return servers;
 }
 
 const json = (s: Settings, indent = '  '): string => `${JSON.stringify(s, null, indent)}\n`;
-const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({ path, changed, ...(backup ? { backup } : {}) });
+const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({
+  path,
+  changed,
+  ...(backup ? { backup } : {}),
+});
 
 export function installCopilot(home: string, opts: AgentCommandOptions = {}): CopilotChange {
   const hooksPath = join(home, 'hooks', 'vox.json');
   const configPath = join(home, 'mcp-config.json');
   const hooks = readSettings(hooksPath);
   if (hooks.exists && !onlyVox(hooks.settings) && Object.keys(hooks.settings).length) {
-    throw new SettingsError(`${hooksPath} holds hooks that are not vox's; vox left it unchanged. Move it aside, then run the command again.`);
+    throw new SettingsError(
+      `${hooksPath} holds hooks that are not vox's; vox left it unchanged. Move it aside, then run the command again.`,
+    );
   }
   const config = readSettings(configPath);
   const servers = serversOf(config.settings, configPath);
@@ -68,7 +80,10 @@ export function installCopilot(home: string, opts: AgentCommandOptions = {}): Co
   const configChanged = JSON.stringify(nextConfig) !== JSON.stringify(config.settings);
   const hooksBackup = hooksChanged ? replaceFile(hooksPath, json(want)) : undefined;
   const configBackup = configChanged ? replaceFile(configPath, json(nextConfig, config.indent)) : undefined;
-  return { hooks: change(hooksPath, hooksChanged, hooksBackup), config: change(configPath, configChanged, configBackup) };
+  return {
+    hooks: change(hooksPath, hooksChanged, hooksBackup),
+    config: change(configPath, configChanged, configBackup),
+  };
 }
 
 export function uninstallCopilot(home: string): CopilotChange {
@@ -86,7 +101,10 @@ export function uninstallCopilot(home: string): CopilotChange {
     const { vox: _vox, ...rest } = servers;
     const next = { ...config.settings, mcpServers: rest };
     // {"mcpServers": {}} alone is the file install created: it goes.
-    configBackup = Object.keys(rest).length === 0 && Object.keys(next).length === 1 ? removeFile(configPath, json(next)) : replaceFile(configPath, json(next, config.indent));
+    configBackup =
+      Object.keys(rest).length === 0 && Object.keys(next).length === 1
+        ? removeFile(configPath, json(next))
+        : replaceFile(configPath, json(next, config.indent));
   }
   const hooksBackup = hooksChanged ? removeFile(hooksPath, '{}\n') : undefined;
   return { hooks: change(hooksPath, hooksChanged, hooksBackup), config: change(configPath, ours, configBackup) };

@@ -20,7 +20,12 @@ import type { AgentEvent } from './agent-event.js';
 /** The events `vox hooks install --agent copilot` registers, in Copilot's names. */
 export const COPILOT_EVENTS = ['sessionStart', 'sessionEnd', 'agentStop', 'permissionRequest'] as const;
 
-const NAMES: Readonly<Record<string, string>> = { sessionStart: 'SessionStart', sessionEnd: 'SessionEnd', agentStop: 'Stop', permissionRequest: 'PermissionRequest' };
+const NAMES: Readonly<Record<string, string>> = {
+  sessionStart: 'SessionStart',
+  sessionEnd: 'SessionEnd',
+  agentStop: 'Stop',
+  permissionRequest: 'PermissionRequest',
+};
 
 /** How much of the transcript's end is read for the last reply. */
 export const TRANSCRIPT_TAIL = 256 * 1024;
@@ -80,7 +85,9 @@ export function lastAssistantMessage(path: string, waitMs = TRANSCRIPT_WAIT_MS):
     const turn = events.slice(from);
     const stop = turn.findIndex((e) => e.type === 'hook.start' && e.data?.hookType === 'agentStop');
     if (stop >= 0 || Date.now() >= deadline) {
-      const replies = (stop >= 0 ? turn.slice(0, stop) : turn).filter((e) => e.type === 'assistant.message' && typeof e.data?.content === 'string' && e.data.content.trim());
+      const replies = (stop >= 0 ? turn.slice(0, stop) : turn).filter(
+        (e) => e.type === 'assistant.message' && typeof e.data?.content === 'string' && e.data.content.trim(),
+      );
       return (replies.at(-1)?.data?.content as string | undefined) ?? '';
     }
     sleep(50);
@@ -93,7 +100,8 @@ export function fromCopilot(event: string, payload: HookPayload): AgentEvent {
   if (typeof payload.sessionId === 'string' && p.session_id === undefined) p.session_id = payload.sessionId;
   switch (name) {
     case 'Stop':
-      if (p.last_assistant_message === undefined && typeof payload.transcriptPath === 'string') p.last_assistant_message = lastAssistantMessage(payload.transcriptPath);
+      if (p.last_assistant_message === undefined && typeof payload.transcriptPath === 'string')
+        p.last_assistant_message = lastAssistantMessage(payload.transcriptPath);
       break;
     case 'PermissionRequest':
       if (typeof payload.toolName === 'string') p.tool_name = payload.toolName;

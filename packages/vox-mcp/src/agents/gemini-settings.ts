@@ -27,14 +27,21 @@ export type GeminiOptions = AgentCommandOptions;
 
 const group = (opts: GeminiOptions) => (event: string) => ({
   matcher: '*',
-  hooks: [{ name: 'vox', type: 'command', command: voxCommand(`hook --agent gemini ${event}`, opts), timeout: TIMEOUT_MS }],
+  hooks: [
+    { name: 'vox', type: 'command', command: voxCommand(`hook --agent gemini ${event}`, opts), timeout: TIMEOUT_MS },
+  ],
 });
 
 /** Settings with vox's hooks and server; pure. */
-export function addGemini(settings: Settings, opts: GeminiOptions, path = 'settings.json'): { settings: Settings; changed: boolean } {
+export function addGemini(
+  settings: Settings,
+  opts: GeminiOptions,
+  path = 'settings.json',
+): { settings: Settings; changed: boolean } {
   const { settings: withHooks } = withAgentHooks(settings, 'gemini', GEMINI_EVENTS, group(opts), path);
   const servers = settings.mcpServers ?? {};
-  if (!isObject(servers)) throw new SettingsError(`"mcpServers" in ${path} is not an object; vox left the file unchanged.`);
+  if (!isObject(servers))
+    throw new SettingsError(`"mcpServers" in ${path} is not an object; vox left the file unchanged.`);
   const next = { ...withHooks, mcpServers: { ...servers, vox: voxServer(opts) } };
   return { settings: next, changed: JSON.stringify(next) !== JSON.stringify(settings) };
 }
@@ -74,6 +81,10 @@ export function uninstallGemini(path: string): AgentChange {
   const { settings, changed } = removeGemini(loaded.settings, path);
   // A settings.json left as {} is the one install created: it goes.
   const empty = Object.keys(settings).length === 0;
-  const backup = changed ? (empty ? removeFile(path, '{}\n') : replaceFile(path, json(settings, loaded.indent))) : undefined;
+  const backup = changed
+    ? empty
+      ? removeFile(path, '{}\n')
+      : replaceFile(path, json(settings, loaded.indent))
+    : undefined;
   return { path, changed, ...(backup ? { backup } : {}) };
 }

@@ -25,7 +25,8 @@ export function fromGemini(event: string, payload: HookPayload): AgentEvent {
     case 'PreCompress':
       return { event: 'PreCompact', payload };
     case 'Notification':
-      if (payload.notification_type === 'ToolPermission') return { event: 'PermissionRequest', payload: { ...payload, tool_name: undefined } };
+      if (payload.notification_type === 'ToolPermission')
+        return { event: 'PermissionRequest', payload: { ...payload, tool_name: undefined } };
       return { event, payload };
     default:
       return { event, payload };

@@ -13,7 +13,8 @@ function hooksOf(settings: Settings, events: readonly string[], path: string): R
   const hooks = settings.hooks ?? {};
   if (!isObject(hooks)) throw new SettingsError(`"hooks" in ${path} is not an object; vox left the file unchanged.`);
   for (const [k, v] of Object.entries(hooks)) {
-    if (events.includes(k) && !Array.isArray(v)) throw new SettingsError(`"hooks.${k}" in ${path} is not an array; vox left the file unchanged.`);
+    if (events.includes(k) && !Array.isArray(v))
+      throw new SettingsError(`"hooks.${k}" in ${path} is not an array; vox left the file unchanged.`);
   }
   return hooks;
 }
@@ -42,7 +43,9 @@ export function withAgentHooks(
   const hooks: Record<string, unknown> = { ...hooksOf(settings, events, path) };
   for (const event of events) {
     const groups = (hooks[event] as unknown[] | undefined) ?? [];
-    const mine = groups.filter((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isAgentHook(agent, h)));
+    const mine = groups.filter(
+      (g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isAgentHook(agent, h)),
+    );
     if (mine.length === 1 && same(mine[0], group(event))) continue;
     hooks[event] = [...without(agent, groups), group(event)];
   }
@@ -51,7 +54,12 @@ export function withAgentHooks(
 }
 
 /** Settings without vox's hooks for this agent, nor the lists and `hooks` object that leaves empty. */
-export function withoutAgentHooks(settings: Settings, agent: string, events: readonly string[], path: string): { settings: Settings; changed: boolean } {
+export function withoutAgentHooks(
+  settings: Settings,
+  agent: string,
+  events: readonly string[],
+  path: string,
+): { settings: Settings; changed: boolean } {
   if (settings.hooks === undefined) return { settings, changed: false };
   const hooks: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(hooksOf(settings, events, path))) {

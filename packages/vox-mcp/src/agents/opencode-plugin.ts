@@ -10,7 +10,8 @@
 import { voxArgv, type AgentCommandOptions } from './agent-command.js';
 
 /** The plugin file's first line, by which vox knows the file is its own. */
-export const PLUGIN_HEADER = '// vox: written by "vox hooks install --agent opencode"; "vox hooks uninstall --agent opencode" removes it.';
+export const PLUGIN_HEADER =
+  '// vox: written by "vox hooks install --agent opencode"; "vox hooks uninstall --agent opencode" removes it.';
 
 export function opencodePlugin(opts: AgentCommandOptions): string {
   const argv = voxArgv(opts);

@@ -43,21 +43,31 @@ const isVoxPlugin = (text: string): boolean => text.startsWith(`${PLUGIN_HEADER}
 function loadConfig(dir: string, server: unknown): { path: string; settings: Settings; indent: string } {
   const path = join(dir, 'opencode.json');
   if (!existsSync(path) && existsSync(join(dir, 'opencode.jsonc'))) {
-    throw new SettingsError(`${join(dir, 'opencode.jsonc')} is JSON with comments, which vox does not edit; vox left it unchanged. Add by hand: "mcp": {"vox": ${JSON.stringify(server)}}`);
+    throw new SettingsError(
+      `${join(dir, 'opencode.jsonc')} is JSON with comments, which vox does not edit; vox left it unchanged. Add by hand: "mcp": {"vox": ${JSON.stringify(server)}}`,
+    );
   }
   const loaded = readSettings(path);
-  if (loaded.settings.mcp !== undefined && !isObject(loaded.settings.mcp)) throw new SettingsError(`"mcp" in ${path} is not an object; vox left the file unchanged.`);
+  if (loaded.settings.mcp !== undefined && !isObject(loaded.settings.mcp))
+    throw new SettingsError(`"mcp" in ${path} is not an object; vox left the file unchanged.`);
   return { path, settings: loaded.settings, indent: loaded.indent };
 }
 
 const json = (s: Settings, indent = '  '): string => `${JSON.stringify(s, null, indent)}\n`;
-const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({ path, changed, ...(backup ? { backup } : {}) });
+const change = (path: string, changed: boolean, backup: string | undefined): AgentChange => ({
+  path,
+  changed,
+  ...(backup ? { backup } : {}),
+});
 
 export function installOpencode(dir: string, opts: AgentCommandOptions = {}): OpencodeChange {
   const pluginPath = join(dir, 'plugin', 'vox.js');
   const server = { type: 'local', command: [...voxArgv(opts), 'mcp'], enabled: true };
   const current = readPlugin(pluginPath);
-  if (current !== undefined && !isVoxPlugin(current)) throw new SettingsError(`${pluginPath} is not vox's plugin; vox left it unchanged. Move it aside, then run the command again.`);
+  if (current !== undefined && !isVoxPlugin(current))
+    throw new SettingsError(
+      `${pluginPath} is not vox's plugin; vox left it unchanged. Move it aside, then run the command again.`,
+    );
   const config = loadConfig(dir, server);
   const want = opencodePlugin(opts);
   const next = { ...config.settings, mcp: { ...((config.settings.mcp as Settings | undefined) ?? {}), vox: server } };
@@ -65,7 +75,10 @@ export function installOpencode(dir: string, opts: AgentCommandOptions = {}): Op
   const configChanged = JSON.stringify(next) !== JSON.stringify(config.settings);
   const pluginBackup = pluginChanged ? replaceFile(pluginPath, want) : undefined;
   const configBackup = configChanged ? replaceFile(config.path, json(next, config.indent)) : undefined;
-  return { hooks: change(pluginPath, pluginChanged, pluginBackup), config: change(config.path, configChanged, configBackup) };
+  return {
+    hooks: change(pluginPath, pluginChanged, pluginBackup),
+    config: change(config.path, configChanged, configBackup),
+  };
 }
 
 export function uninstallOpencode(dir: string): OpencodeChange {
@@ -82,7 +95,10 @@ export function uninstallOpencode(dir: string): OpencodeChange {
     const { vox: _vox, ...rest } = mcp;
     const next: Settings = { ...config.settings, mcp: rest };
     if (Object.keys(rest).length === 0) delete next.mcp;
-    configBackup = Object.keys(next).length === 0 ? removeFile(config.path, '{}\n') : replaceFile(config.path, json(next, config.indent));
+    configBackup =
+      Object.keys(next).length === 0
+        ? removeFile(config.path, '{}\n')
+        : replaceFile(config.path, json(next, config.indent));
   }
   const pluginBackup = pluginChanged ? removeFile(pluginPath, '') : undefined;
   return { hooks: change(pluginPath, pluginChanged, pluginBackup), config: change(config.path, ours, configBackup) };

@@ -4,7 +4,17 @@
  * last change), then the new text is written atomically (a temp file and a
  * rename, through a symlink to its target, keeping the file's mode).
  */
-import { copyFileSync, existsSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 export const BACKUP_SUFFIX = '.vox-backup';

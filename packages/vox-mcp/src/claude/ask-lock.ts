@@ -110,7 +110,11 @@ function take(file: string, line: string): boolean {
 }
 
 /** Takes the lock, waiting until `deadline` (epoch ms); undefined when the time ran out. */
-export async function acquireAskLock(env: NodeJS.ProcessEnv, requestId: string, deadline: number): Promise<AskLock | undefined> {
+export async function acquireAskLock(
+  env: NodeJS.ProcessEnv,
+  requestId: string,
+  deadline: number,
+): Promise<AskLock | undefined> {
   const home = voxHome(env);
   makeDirs(home, 0o700);
   const file = join(home, 'voice-ask.lock');

@@ -18,14 +18,33 @@ export interface HookTypeChoice {
 
 /** Runs `claude --version` (found on PATH, 10 s at most) and picks the hook type it supports. */
 export function detectHookType(env: NodeJS.ProcessEnv): HookTypeChoice {
-  const r = spawnSync('claude', ['--version'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync('claude', ['--version'], {
+    env,
+    encoding: 'utf8',
+    timeout: 10_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const version = /\b(\d+\.\d+\.\d+)\b/.exec(r.stdout ?? '')?.[1];
   if (r.error || r.status !== 0 || !version) {
-    const why = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? 'claude is not on PATH' : '"claude --version" did not answer with a version';
-    return { type: 'command', reason: `${why}, so vox wrote command hooks, which every Claude Code runs (--type mcp_tool for ${MCP_TOOL_SINCE} and later)` };
+    const why =
+      (r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
+        ? 'claude is not on PATH'
+        : '"claude --version" did not answer with a version';
+    return {
+      type: 'command',
+      reason: `${why}, so vox wrote command hooks, which every Claude Code runs (--type mcp_tool for ${MCP_TOOL_SINCE} and later)`,
+    };
   }
   if (compareVersions(version, MCP_TOOL_SINCE) >= 0) {
-    return { type: 'mcp_tool', version, reason: `Claude Code ${version} runs mcp_tool hooks (${MCP_TOOL_SINCE} and later)` };
+    return {
+      type: 'mcp_tool',
+      version,
+      reason: `Claude Code ${version} runs mcp_tool hooks (${MCP_TOOL_SINCE} and later)`,
+    };
   }
-  return { type: 'command', version, reason: `Claude Code ${version} is older than ${MCP_TOOL_SINCE}, which added mcp_tool hooks` };
+  return {
+    type: 'command',
+    version,
+    reason: `Claude Code ${version} is older than ${MCP_TOOL_SINCE}, which added mcp_tool hooks`,
+  };
 }

@@ -63,7 +63,11 @@ function sweep(dir: string): void {
  * `parents` are the pids that may be that Claude Code: the parent, and on
  * Linux the parent's own ancestors (a launcher such as npx in between).
  */
-export function notedSession(env: NodeJS.ProcessEnv, parents: readonly number[], sinceMs: number): { id: string; atMs: number } | undefined {
+export function notedSession(
+  env: NodeJS.ProcessEnv,
+  parents: readonly number[],
+  sinceMs: number,
+): { id: string; atMs: number } | undefined {
   for (const pid of parents) {
     const read = readRegularFile(join(notesDir(env), `claude-${pid}`), { maxBytes: 256 });
     if (!read.ok || !read.text.endsWith('\n') || read.mtimeMs <= sinceMs) continue;
@@ -77,7 +81,7 @@ export function notedSession(env: NodeJS.ProcessEnv, parents: readonly number[],
 export function parentPids(): number[] {
   const out = [process.ppid];
   if (process.platform !== 'linux') return out;
-  for (let pid = process.ppid; out.length < 4; ) {
+  for (let pid = process.ppid; out.length < 4;) {
     let stat: string;
     try {
       stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

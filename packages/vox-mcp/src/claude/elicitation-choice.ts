@@ -29,7 +29,13 @@ export const MAX_OPTIONS = 8;
 /** Longest option label, in characters. */
 const MAX_LABEL_CHARS = 60;
 /** Spoken answers that end the dialog without a choice, by the action each is. */
-const ENDINGS: Readonly<Record<string, 'cancel' | 'decline'>> = { cancel: 'cancel', 'cancel it': 'cancel', 'never mind': 'cancel', decline: 'decline', 'decline it': 'decline' };
+const ENDINGS: Readonly<Record<string, 'cancel' | 'decline'>> = {
+  cancel: 'cancel',
+  'cancel it': 'cancel',
+  'never mind': 'cancel',
+  decline: 'decline',
+  'decline it': 'decline',
+};
 
 export interface ChoiceOption {
   value: string | boolean;
@@ -51,7 +57,11 @@ export interface ElicitationChoice {
 }
 
 export interface ElicitationOutput {
-  hookSpecificOutput: { hookEventName: 'Elicitation'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | boolean> };
+  hookSpecificOutput: {
+    hookEventName: 'Elicitation';
+    action: 'accept' | 'decline' | 'cancel';
+    content?: Record<string, string | boolean>;
+  };
 }
 
 /** A label, or the option's answer, as the grammar compares them. */
@@ -69,12 +79,16 @@ export function optionsOf(schema: unknown): ChoiceOption[] | undefined {
     ];
   } else if (s.type === 'string' && Array.isArray(s.enum)) {
     const names = Array.isArray(s.enumNames) && s.enumNames.length === s.enum.length ? s.enumNames : undefined;
-    if (!s.enum.every((v) => typeof v === 'string') || (names && !names.every((n) => typeof n === 'string'))) return undefined;
+    if (!s.enum.every((v) => typeof v === 'string') || (names && !names.every((n) => typeof n === 'string')))
+      return undefined;
     options = (s.enum as string[]).map((value, i) => ({ value, label: (names?.[i] as string | undefined) ?? value }));
   } else if (s.type === 'string' && Array.isArray(s.oneOf)) {
     const items = s.oneOf as Array<{ const?: unknown; title?: unknown }>;
     if (!items.every((o) => typeof o === 'object' && o !== null && typeof o.const === 'string')) return undefined;
-    options = items.map((o) => ({ value: o.const as string, label: typeof o.title === 'string' ? o.title : (o.const as string) }));
+    options = items.map((o) => ({
+      value: o.const as string,
+      label: typeof o.title === 'string' ? o.title : (o.const as string),
+    }));
   }
   if (!options || options.length < 2 || options.length > MAX_OPTIONS) return undefined;
   const keys = options.map((o) => (o.label.length <= MAX_LABEL_CHARS ? key(o.label) : ''));
@@ -88,8 +102,14 @@ export function optionsOf(schema: unknown): ChoiceOption[] | undefined {
  * by voice and the form is one choice; undefined otherwise (the dialog is
  * shown as usual).
  */
-export function choiceOf(event: string, payload: HookPayload, config: ResolvedConfig, session: string): ElicitationChoice | undefined {
-  if (event !== 'Elicitation' || config.values.approveByVoice !== true || config.values.notify === 'off') return undefined;
+export function choiceOf(
+  event: string,
+  payload: HookPayload,
+  config: ResolvedConfig,
+  session: string,
+): ElicitationChoice | undefined {
+  if (event !== 'Elicitation' || config.values.approveByVoice !== true || config.values.notify === 'off')
+    return undefined;
   if (payload.mode !== undefined && payload.mode !== 'form') return undefined;
   const schema = readObject(payload.requested_schema);
   const properties = readObject(schema?.properties);
@@ -99,15 +119,22 @@ export function choiceOf(event: string, payload: HookPayload, config: ResolvedCo
   const options = optionsOf(properties![field]);
   if (!options) return undefined;
   const message = typeof payload.message === 'string' ? oneLine(payload.message) : '';
-  const server = typeof payload.mcp_server_name === 'string' && payload.mcp_server_name.trim() ? oneLine(payload.mcp_server_name) : 'a server';
-  const id = typeof payload.elicitation_id === 'string' && payload.elicitation_id.trim() ? payload.elicitation_id.trim().slice(0, 100) : `vox-${randomUUID()}`;
+  const server =
+    typeof payload.mcp_server_name === 'string' && payload.mcp_server_name.trim()
+      ? oneLine(payload.mcp_server_name)
+      : 'a server';
+  const id =
+    typeof payload.elicitation_id === 'string' && payload.elicitation_id.trim()
+      ? payload.elicitation_id.trim().slice(0, 100)
+      : `vox-${randomUUID()}`;
   return { session, projectName: config.projectName, server, message, field, options, requestId: id };
 }
 
 /** What is said: who asks, the question, and the answers it takes. */
 export function choiceText(c: Pick<ElicitationChoice, 'projectName' | 'server' | 'message' | 'options'>): string {
   const labels = c.options.map((o) => o.label);
-  const list = labels.length === 2 ? `${labels[0]} or ${labels[1]}` : `${labels.slice(0, -1).join(', ')}, or ${labels.at(-1)}`;
+  const list =
+    labels.length === 2 ? `${labels[0]} or ${labels[1]}` : `${labels.slice(0, -1).join(', ')}, or ${labels.at(-1)}`;
   const question = c.message ? clip(c.message).replace(/[:;,]+$/, '') : 'a choice';
   return `${c.projectName}: ${c.server} asks: ${question}${/[.?!\u2026]$/.test(question) ? '' : '?'} Say ${list}. Or say cancel.`;
 }
@@ -123,13 +150,21 @@ export function matchChoice(transcript: string, c: Pick<ElicitationChoice, 'opti
 
 /** The hook output for an answer (a label, "cancel" or "decline"). */
 export function choiceOutput(answer: string, c: Pick<ElicitationChoice, 'field' | 'options'>): ElicitationOutput {
-  if (answer === 'cancel' || answer === 'decline') return { hookSpecificOutput: { hookEventName: 'Elicitation', action: answer } };
+  if (answer === 'cancel' || answer === 'decline')
+    return { hookSpecificOutput: { hookEventName: 'Elicitation', action: answer } };
   const option = c.options.find((o) => o.label === answer)!;
-  return { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { [c.field]: option.value } } };
+  return {
+    hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { [c.field]: option.value } },
+  };
 }
 
 /** Ask the choice by voice; the output, or none (the dialog is shown). Never throws; every outcome is logged. */
-export function chooseByVoice(env: NodeJS.ProcessEnv, config: ResolvedConfig, c: ElicitationChoice, options: { budgetMs?: number; signal?: AbortSignal } = {}): Promise<VoiceOutcome<string, ElicitationOutput>> {
+export function chooseByVoice(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  c: ElicitationChoice,
+  options: { budgetMs?: number; signal?: AbortSignal } = {},
+): Promise<VoiceOutcome<string, ElicitationOutput>> {
   return askByVoice<string, ElicitationOutput>(
     env,
     config,

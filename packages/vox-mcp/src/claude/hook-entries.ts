@@ -77,7 +77,15 @@ export type HookEvent = (typeof ALL_HOOK_EVENTS)[number];
  * SessionEnd are not among them: Claude Code 2.1.332 skips an mcp_tool hook
  * when the server is still connecting (startup) or already closed (exit).
  */
-export const MCP_TOOL_EVENTS: readonly HookEvent[] = ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact', 'Elicitation'];
+export const MCP_TOOL_EVENTS: readonly HookEvent[] = [
+  'PermissionRequest',
+  'Notification',
+  'Stop',
+  'StopFailure',
+  'SubagentStop',
+  'PreCompact',
+  'Elicitation',
+];
 
 const isNarration = (event: HookEvent): boolean => (NARRATION_EVENTS as readonly string[]).includes(event);
 
@@ -118,7 +126,11 @@ export const VOICE_HOOK_TIMEOUT_SECONDS = 30;
 export const NARRATION_HOOK_TIMEOUT_SECONDS = 5;
 
 const timeoutOf = (event: HookEvent) =>
-  event === 'PermissionRequest' || event === 'Elicitation' ? VOICE_HOOK_TIMEOUT_SECONDS : isNarration(event) ? NARRATION_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS;
+  event === 'PermissionRequest' || event === 'Elicitation'
+    ? VOICE_HOOK_TIMEOUT_SECONDS
+    : isNarration(event)
+      ? NARRATION_HOOK_TIMEOUT_SECONDS
+      : HOOK_TIMEOUT_SECONDS;
 
 export type HookType = 'mcp_tool' | 'command';
 export const HOOK_TYPES: readonly HookType[] = ['mcp_tool', 'command'];
@@ -189,7 +201,8 @@ export const CONTINUOUS_ONLY_COMMANDS: readonly HookEvent[] = ['SessionStart', '
  * mentions "continuous" or "chatty". No `${...}`: Claude Code substitutes those in a
  * plugin's commands.
  */
-export const QUIET_GATE = '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qsE \'continuous|chatty\' .vox/config.md) || exit 0; exec ';
+export const QUIET_GATE =
+  '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qsE \'continuous|chatty\' .vox/config.md) || exit 0; exec ';
 
 /** The shell command Claude Code runs for an event. */
 export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): string {

@@ -139,7 +139,9 @@ export function permissionText(project: string, message: string): string {
   if (m) {
     const rest = m[1]!.replace(/[.!\s]+$/, '');
     if (!rest) return `${project} needs your permission`;
-    return /^(?:to|for)\b/i.test(rest) ? `${project} needs your permission ${rest}` : `${project} needs your permission: ${rest}`;
+    return /^(?:to|for)\b/i.test(rest)
+      ? `${project} needs your permission ${rest}`
+      : `${project} needs your permission: ${rest}`;
   }
   if (!message) return `${project} needs your permission`;
   return `${project} needs your permission: ${message}`;
@@ -183,7 +185,9 @@ export function permissionKey(tool: string | undefined): string {
 
 /** What a permission request sounds like, for either event. */
 function permissionAction(project: string, tool: string | undefined, message: string): HookAction {
-  const text = tool ? `${project} needs your permission to use ${spokenToolName(tool)}` : permissionText(project, message);
+  const text = tool
+    ? `${project} needs your permission to use ${spokenToolName(tool)}`
+    : permissionText(project, message);
   return {
     kind: 'speak',
     text,
@@ -264,7 +268,10 @@ function untypedKind(message: string): 'permission' | 'idle' | undefined {
   return undefined;
 }
 
-const NOBODY = { kind: 'none', reason: 'nobody can answer a prompt here (claude -p); unattendedPrompts: true announces it' } as const;
+const NOBODY = {
+  kind: 'none',
+  reason: 'nobody can answer a prompt here (claude -p); unattendedPrompts: true announces it',
+} as const;
 
 function notification(payload: HookPayload, ctx: HookContext, continuous: boolean): HookAction {
   const project = ctx.projectName;
@@ -275,20 +282,45 @@ function notification(payload: HookPayload, ctx: HookContext, continuous: boolea
   switch (kind) {
     case 'permission':
       if (quiet) return NOBODY;
-      if (ctx.askAnnounced) return { kind: 'none', reason: "the session's PermissionRequest announced this ask a moment ago" };
+      if (ctx.askAnnounced)
+        return { kind: 'none', reason: "the session's PermissionRequest announced this ask a moment ago" };
       return permissionAction(project, permissionTool(message), message);
     case 'need':
       if (quiet) return NOBODY;
-      return { kind: 'speak', text: noticeText(project, message), priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: noticeText(project, message),
+        priority: 'important',
+        chime: 'prompt',
+        maxAgeMs: PERMISSION_MAX_AGE_MS,
+      };
     case 'idle':
-      return { kind: 'speak', text: `${project} is waiting for your input`, priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: `${project} is waiting for your input`,
+        priority: 'notification',
+        chime: 'prompt',
+        maxAgeMs: NOTICE_MAX_AGE_MS,
+      };
     case 'info':
       if (!continuous) return { kind: 'none', reason: `Notification ${type} is heard ${CONTINUOUS_ONLY}` };
-      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: noticeText(project, message),
+        priority: 'notification',
+        chime: 'attention',
+        maxAgeMs: NOTICE_MAX_AGE_MS,
+      };
     case 'quiet':
       return { kind: 'none', reason: `Notification ${type} echoes what the user just did; never spoken` };
     default:
-      return { kind: 'speak', text: noticeText(project, message), priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: noticeText(project, message),
+        priority: 'notification',
+        chime: 'attention',
+        maxAgeMs: NOTICE_MAX_AGE_MS,
+      };
   }
 }
 
@@ -326,13 +358,26 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
       }
       // quiet: the end of a turn is the done chime, not words.
       if (ctx.notify === 'quiet') return { kind: 'chime', signal: 'done', priority: 'message' };
-      if (ctx.narrated) return { kind: 'none', reason: 'the reply was narrated while it was written (narrate: stream)' };
+      if (ctx.narrated)
+        return { kind: 'none', reason: 'the reply was narrated while it was written (narrate: stream)' };
       const summary = ctx.narrate === 'off' ? '' : summarize(str(payload.last_assistant_message));
-      return { kind: 'speak', text: summary || `${project} is done`, priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: summary || `${project} is done`,
+        priority: 'text',
+        chime: 'done',
+        maxAgeMs: STOP_MAX_AGE_MS,
+      };
     }
     case 'StopFailure':
       // Its last_assistant_message is the API's error text: never read out.
-      return { kind: 'speak', text: failureText(project, str(payload.error)), priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: failureText(project, str(payload.error)),
+        priority: 'message',
+        chime: 'error',
+        maxAgeMs: STOP_MAX_AGE_MS,
+      };
     case 'SubagentStop':
       if (!continuous) return { kind: 'none', reason: `SubagentStop is heard ${CONTINUOUS_ONLY}` };
       if (payload.stop_hook_active === true || payload.stop_hook_active === 'true') {
@@ -344,17 +389,33 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
       const source = str(payload.source) || 'startup';
       const what = Object.hasOwn(SESSION_START_WORDS, source) ? SESSION_START_WORDS[source] : undefined;
       if (!what) return { kind: 'none', reason: `SessionStart from ${source} says nothing` };
-      return { kind: 'speak', text: `${project} session ${what}`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: `${project} session ${what}`,
+        priority: 'notification',
+        chime: 'attention',
+        maxAgeMs: NOTICE_MAX_AGE_MS,
+      };
     }
     case 'SessionEnd':
       if (!continuous) return { kind: 'none', reason: `SessionEnd is heard ${CONTINUOUS_ONLY}` };
       return { kind: 'chime', signal: 'done', priority: 'notification' };
     case 'PreCompact':
       if (!continuous) return { kind: 'none', reason: `PreCompact is heard ${CONTINUOUS_ONLY}` };
-      return { kind: 'speak', text: `${project} is compacting context`, priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS };
+      return {
+        kind: 'speak',
+        text: `${project} is compacting context`,
+        priority: 'notification',
+        chime: 'attention',
+        maxAgeMs: NOTICE_MAX_AGE_MS,
+      };
     case 'Elicitation':
       // Its dialog is announced by the Notification elicitation_dialog that follows; only approveByVoice asks here.
-      return { kind: 'none', reason: 'an elicitation is announced by its elicitation_dialog notification (approveByVoice: true asks one choice by voice)' };
+      return {
+        kind: 'none',
+        reason:
+          'an elicitation is announced by its elicitation_dialog notification (approveByVoice: true asks one choice by voice)',
+      };
     default:
       return { kind: 'none', reason: `vox does not handle ${event || 'an unnamed'} event` };
   }
@@ -366,7 +427,8 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
  */
 export function hookDelivery(action: HookAction, config: ResolvedConfig, session: string): Delivery | undefined {
   if (action.kind === 'none') return undefined;
-  if (action.kind === 'chime') return { route: '/v1/chime', body: { signal: action.signal, session, priority: action.priority } };
+  if (action.kind === 'chime')
+    return { route: '/v1/chime', body: { signal: action.signal, session, priority: action.priority } };
   return buildDelivery(action.text, config, session, {
     priority: action.priority,
     ...(action.chime ? { chime: action.chime } : {}),

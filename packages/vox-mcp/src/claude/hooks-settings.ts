@@ -36,7 +36,6 @@ import {
   type HookGroup,
 } from './hook-entries.js';
 
-
 export type Settings = Record<string, unknown>;
 
 /** A settings file that vox will not touch; the message says why and what to do. */
@@ -69,10 +68,15 @@ function isVoxHook(h: unknown): boolean {
 function hooksOf(settings: Settings, path: string): Record<string, unknown> | undefined {
   const hooks = settings.hooks;
   if (hooks === undefined) return undefined;
-  if (!isObject(hooks)) throw new SettingsError(`"hooks" in ${path} is not an object; vox left the file unchanged. Fix it, then run the command again.`);
+  if (!isObject(hooks))
+    throw new SettingsError(
+      `"hooks" in ${path} is not an object; vox left the file unchanged. Fix it, then run the command again.`,
+    );
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) {
-      throw new SettingsError(`"hooks.${event}" in ${path} is not an array; vox left the file unchanged. Fix it, then run the command again.`);
+      throw new SettingsError(
+        `"hooks.${event}" in ${path} is not an array; vox left the file unchanged. Fix it, then run the command again.`,
+      );
     }
   }
   return hooks;
@@ -105,7 +109,8 @@ function withoutVox(groups: unknown[]): unknown[] {
 function voxShape(groups: unknown[]): string {
   const pairs: Array<[string, unknown]> = [];
   for (const g of groups) {
-    if (isObject(g) && Array.isArray(g.hooks)) for (const h of g.hooks.filter(isVoxHook)) pairs.push([String(g.matcher ?? ''), h]);
+    if (isObject(g) && Array.isArray(g.hooks))
+      for (const h of g.hooks.filter(isVoxHook)) pairs.push([String(g.matcher ?? ''), h]);
   }
   return JSON.stringify(pairs);
 }
@@ -140,7 +145,10 @@ export function addVoxHooks(
  * Settings without vox's entries, and without the groups, event lists and
  * `hooks` object that removing them left empty. Pure.
  */
-export function removeVoxHooks(settings: Settings, path = 'settings.json'): { settings: Settings; changed: boolean; removed: number } {
+export function removeVoxHooks(
+  settings: Settings,
+  path = 'settings.json',
+): { settings: Settings; changed: boolean; removed: number } {
   const current = hooksOf(settings, path);
   if (!current) return { settings, changed: false, removed: 0 };
   const hooks: Record<string, unknown> = {};
@@ -187,7 +195,9 @@ export function readSettings(path: string): Loaded {
     );
   }
   if (!isObject(parsed)) {
-    throw new SettingsError(`${path} does not hold a JSON object; vox left it unchanged. Fix it (or move it aside), then run the command again.`);
+    throw new SettingsError(
+      `${path} does not hold a JSON object; vox left it unchanged. Fix it (or move it aside), then run the command again.`,
+    );
   }
   return { settings: parsed, exists: true, indent };
 }
@@ -233,7 +243,10 @@ export interface UninstallOptions {
  * A file that keeps anything else, or that is a symlink (a dotfile manager's),
  * is rewritten, never deleted.
  */
-export function uninstallHooks(path: string, opts: UninstallOptions = {}): HooksChange & { removed: number; deleted: boolean } {
+export function uninstallHooks(
+  path: string,
+  opts: UninstallOptions = {},
+): HooksChange & { removed: number; deleted: boolean } {
   const loaded = readSettings(path);
   if (!loaded.exists) return { path, changed: false, removed: 0, deleted: false };
   const { settings, changed, removed } = removeVoxHooks(loaded.settings, path);

@@ -23,7 +23,8 @@ import { announceLabel } from '../project/config.js';
 import { applyPronunciations } from '../project/pronunciations.js';
 import type { HookPayload } from './hook.js';
 
-export type NarrationDelivery = { route: '/v1/narration'; body: NarrationRequest } | { route: '/v1/narration/cut'; body: NarrationCutRequest };
+export type NarrationDelivery =
+  { route: '/v1/narration'; body: NarrationRequest } | { route: '/v1/narration/cut'; body: NarrationCutRequest };
 
 /** True when this project reads replies as they are written. */
 export function narrates(config: ResolvedConfig): boolean {
@@ -34,7 +35,12 @@ export function narrates(config: ResolvedConfig): boolean {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The request for a MessageDisplay batch or a new prompt; undefined when the event narrates nothing. */
-export function narrationDelivery(event: string, payload: HookPayload, config: ResolvedConfig, session: string): NarrationDelivery | undefined {
+export function narrationDelivery(
+  event: string,
+  payload: HookPayload,
+  config: ResolvedConfig,
+  session: string,
+): NarrationDelivery | undefined {
   if (!narrates(config)) return undefined;
   if (event === 'UserPromptSubmit') return { route: '/v1/narration/cut', body: { session } };
   if (event !== 'MessageDisplay') return undefined;
@@ -51,7 +57,15 @@ export function narrationDelivery(event: string, payload: HookPayload, config: R
     const cut = delta.lastIndexOf('\n', NARRATION_MAX_DELTA_CHARS - 1);
     delta = delta.slice(0, cut > 0 ? cut + 1 : NARRATION_MAX_DELTA_CHARS);
   }
-  const body: NarrationRequest = { session, message, index, final: str(payload.final) === 'true', delta, rate: v.rate, volume: v.volume };
+  const body: NarrationRequest = {
+    session,
+    message,
+    index,
+    final: str(payload.final) === 'true',
+    delta,
+    rate: v.rate,
+    volume: v.volume,
+  };
   if (v.voice !== undefined) body.voice = v.voice;
   if (v.engine !== 'auto') body.engine = v.engine;
   if (v.model !== undefined) body.model = v.model;
@@ -70,9 +84,11 @@ export function inOrder<T>(session: string, send: () => Promise<T>): Promise<T> 
   chains.set(session, chain);
   chain.size++;
   const run = chain.tail.then(send);
-  chain.tail = run.catch(() => undefined).finally(() => {
-    if (--chain.size === 0 && chains.get(session) === chain) chains.delete(session);
-  });
+  chain.tail = run
+    .catch(() => undefined)
+    .finally(() => {
+      if (--chain.size === 0 && chains.get(session) === chain) chains.delete(session);
+    });
   return run;
 }
 
@@ -80,7 +96,10 @@ export function inOrder<T>(session: string, send: () => Promise<T>): Promise<T> 
 export async function drain(ms: number): Promise<void> {
   if (chains.size === 0) return;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled([...chains.values()].map((c) => c.tail)), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  await Promise.race([
+    Promise.allSettled([...chains.values()].map((c) => c.tail)),
+    new Promise((r) => (timer = setTimeout(r, ms))),
+  ]);
   clearTimeout(timer);
 }
 

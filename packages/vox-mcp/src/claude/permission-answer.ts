@@ -13,11 +13,36 @@
 export type PermissionAnswer = 'allow' | 'always' | 'deny';
 
 /** Phrases that allow this once. */
-export const ALLOW_PHRASES: readonly string[] = ['allow', 'allow it', 'allow once', 'allow it once', 'yes', 'yes allow', 'yes allow it', 'approve', 'approved'];
+export const ALLOW_PHRASES: readonly string[] = [
+  'allow',
+  'allow it',
+  'allow once',
+  'allow it once',
+  'yes',
+  'yes allow',
+  'yes allow it',
+  'approve',
+  'approved',
+];
 /** Phrases that allow and keep the prompt's own suggestion ("always allow"), where it offers one. */
-export const ALWAYS_PHRASES: readonly string[] = ['always', 'always allow', 'allow always', 'always allow it', 'yes always'];
+export const ALWAYS_PHRASES: readonly string[] = [
+  'always',
+  'always allow',
+  'allow always',
+  'always allow it',
+  'yes always',
+];
 /** Phrases that deny. */
-export const DENY_PHRASES: readonly string[] = ['deny', 'deny it', 'no', 'no deny', 'reject', 'refuse', 'do not allow', 'dont allow'];
+export const DENY_PHRASES: readonly string[] = [
+  'deny',
+  'deny it',
+  'no',
+  'no deny',
+  'reject',
+  'refuse',
+  'do not allow',
+  'dont allow',
+];
 
 /** Longest transcript considered: an answer is a few words; a paragraph is not one. */
 export const MAX_ANSWER_CHARS = 80;

@@ -8,10 +8,18 @@ import type { ResolvedConfig } from '../project/config-schema.js';
 import type { HookPayload } from './hook.js';
 
 /** Asks and answers with the hook's output, or none and why (the prompt stays). Never throws. */
-export type VoiceAnswer = (env: NodeJS.ProcessEnv, options?: { budgetMs?: number; signal?: AbortSignal }) => Promise<{ output?: object; reason: string }>;
+export type VoiceAnswer = (
+  env: NodeJS.ProcessEnv,
+  options?: { budgetMs?: number; signal?: AbortSignal },
+) => Promise<{ output?: object; reason: string }>;
 
 /** The voice question of the event, or undefined when this event is not asked by voice here. */
-export async function voiceAnswerOf(event: string, payload: HookPayload, config: ResolvedConfig, session: string): Promise<VoiceAnswer | undefined> {
+export async function voiceAnswerOf(
+  event: string,
+  payload: HookPayload,
+  config: ResolvedConfig,
+  session: string,
+): Promise<VoiceAnswer | undefined> {
   if (event === 'PermissionRequest') {
     const { decideByVoice, voiceAskOf } = await import('./voice-decision.js');
     const ask = voiceAskOf(event, payload, config, session);

@@ -37,7 +37,8 @@ export interface PermissionOutput {
   };
 }
 
-export const clip = (s: string) => (s.length > MAX_SPOKEN_ARG ? `${s.slice(0, MAX_SPOKEN_ARG - 1).replace(/\s+\S*$/, '')}…` : s);
+export const clip = (s: string) =>
+  s.length > MAX_SPOKEN_ARG ? `${s.slice(0, MAX_SPOKEN_ARG - 1).replace(/\s+\S*$/, '')}…` : s;
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** What the ask says: the tool and what it would do. */
@@ -47,7 +48,11 @@ export function askText(ask: Pick<PermissionAsk, 'projectName' | 'tool' | 'toolI
   const p = ask.projectName;
   let what: string;
   if (ask.tool === 'Bash' && arg('command')) what = `${p} wants to run ${arg('command')}`;
-  else if (['Edit', 'Write', 'MultiEdit', 'NotebookEdit'].includes(ask.tool) && (arg('file_path') || arg('notebook_path'))) what = `${p} wants to edit ${arg('file_path') || arg('notebook_path')}`;
+  else if (
+    ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'].includes(ask.tool) &&
+    (arg('file_path') || arg('notebook_path'))
+  )
+    what = `${p} wants to edit ${arg('file_path') || arg('notebook_path')}`;
   else if (ask.tool === 'WebFetch' && arg('url')) what = `${p} wants to fetch ${arg('url')}`;
   else what = `${p} wants to use ${spokenToolName(ask.tool)}`;
   return `${what}. ${offersAlways(ask) ? 'Allow, always, or deny?' : 'Allow or deny?'}`;
@@ -58,7 +63,11 @@ function offersAlways(ask: Pick<PermissionAsk, 'suggestions'>): boolean {
 }
 
 /** The hook output for an answer, in the shape Claude Code 2.1.332 validates. */
-export function decisionOutput(answer: PermissionAnswer, ask: Pick<PermissionAsk, 'suggestions'>, transcript: string): PermissionOutput {
+export function decisionOutput(
+  answer: PermissionAnswer,
+  ask: Pick<PermissionAsk, 'suggestions'>,
+  transcript: string,
+): PermissionOutput {
   const decision: PermissionOutput['hookSpecificOutput']['decision'] =
     answer === 'deny'
       ? { behavior: 'deny', message: `Denied by voice ("${oneLine(transcript).slice(0, 80)}").` }
@@ -74,14 +83,30 @@ export function decisionOutput(answer: PermissionAnswer, ask: Pick<PermissionAsk
  * (the default, false, and `notify: off` both keep it off). Undefined
  * otherwise: the event takes its usual path.
  */
-export function voiceAskOf(event: string, payload: HookPayload, config: ResolvedConfig, session: string): PermissionAsk | undefined {
-  if (event !== 'PermissionRequest' || config.values.approveByVoice !== true || config.values.notify === 'off') return undefined;
+export function voiceAskOf(
+  event: string,
+  payload: HookPayload,
+  config: ResolvedConfig,
+  session: string,
+): PermissionAsk | undefined {
+  if (event !== 'PermissionRequest' || config.values.approveByVoice !== true || config.values.notify === 'off')
+    return undefined;
   const tool = typeof payload.tool_name === 'string' ? payload.tool_name.trim() : '';
   if (!tool) return undefined;
-  const id = typeof payload.tool_use_id === 'string' && payload.tool_use_id.trim() ? payload.tool_use_id.trim().slice(0, 100) : `vox-${randomUUID()}`;
+  const id =
+    typeof payload.tool_use_id === 'string' && payload.tool_use_id.trim()
+      ? payload.tool_use_id.trim().slice(0, 100)
+      : `vox-${randomUUID()}`;
   const toolInput = readObject(payload.tool_input);
   const suggestions = readList(payload.permission_suggestions);
-  return { session, projectName: config.projectName, tool, requestId: id, ...(toolInput ? { toolInput } : {}), ...(suggestions ? { suggestions } : {}) };
+  return {
+    session,
+    projectName: config.projectName,
+    tool,
+    requestId: id,
+    ...(toolInput ? { toolInput } : {}),
+    ...(suggestions ? { suggestions } : {}),
+  };
 }
 
 /** `tool_input` as Claude Code sends it: an object (command hooks) or its JSON (an mcp_tool hook's substitution). */
@@ -112,7 +137,12 @@ export function readList(v: unknown): unknown[] | undefined {
  * Ask by voice and return the decision, or none. Never throws. Every outcome
  * is logged; a decision whose log line cannot be written is dropped.
  */
-export function decideByVoice(env: NodeJS.ProcessEnv, config: ResolvedConfig, ask: PermissionAsk, options: { budgetMs?: number; signal?: AbortSignal } = {}): Promise<VoiceDecision> {
+export function decideByVoice(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  ask: PermissionAsk,
+  options: { budgetMs?: number; signal?: AbortSignal } = {},
+): Promise<VoiceDecision> {
   const always = offersAlways(ask);
   return askByVoice<PermissionAnswer, PermissionOutput>(
     env,

@@ -98,14 +98,30 @@ export async function askByVoice<A extends string, O>(
   const budget = AbortSignal.timeout(budgetMs);
   const d = await turn(env, config, q, options.signal ? AbortSignal.any([budget, options.signal]) : budget, budgetMs);
   try {
-    logDecision(env, { session: q.session, requestId: q.requestId, transcript: d.transcript.slice(0, 200), answer: d.answer ?? null, reason: d.reason, ...q.logged(d.output) });
+    logDecision(env, {
+      session: q.session,
+      requestId: q.requestId,
+      transcript: d.transcript.slice(0, 200),
+      answer: d.answer ?? null,
+      reason: d.reason,
+      ...q.logged(d.output),
+    });
   } catch (err) {
-    return { transcript: d.transcript, reason: `no decision: the decision log cannot be written (${(err as Error).message})` };
+    return {
+      transcript: d.transcript,
+      reason: `no decision: the decision log cannot be written (${(err as Error).message})`,
+    };
   }
   return d;
 }
 
-async function turn<A extends string, O>(env: NodeJS.ProcessEnv, config: ResolvedConfig, q: VoiceQuestion<A, O>, signal: AbortSignal, budgetMs: number): Promise<VoiceOutcome<A, O>> {
+async function turn<A extends string, O>(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  q: VoiceQuestion<A, O>,
+  signal: AbortSignal,
+  budgetMs: number,
+): Promise<VoiceOutcome<A, O>> {
   const deadline = Date.now() + budgetMs;
   const left = () => Math.max(1, deadline - Date.now());
   const none = (reason: string, transcript = ''): VoiceOutcome<A, O> => ({ transcript, reason });
@@ -114,11 +130,19 @@ async function turn<A extends string, O>(env: NodeJS.ProcessEnv, config: Resolve
   try {
     const delivery = buildDelivery(q.text, config, q.session, { priority: 'important', chime: 'prompt', once: 1 });
     const body = delivery.route === '/v1/speak' ? { ...delivery.body, wait: true } : delivery.body;
-    const spoken = await call<SpeakResponse | WireError>(env, 'POST', delivery.route, body, left(), { startTimeoutMs: Math.min(5000, left()), deadlineMs: left(), signal });
+    const spoken = await call<SpeakResponse | WireError>(env, 'POST', delivery.route, body, left(), {
+      startTimeoutMs: Math.min(5000, left()),
+      deadlineMs: left(),
+      signal,
+    });
     if (spoken.status >= 400) return none(`voxd refused the announcement: HTTP ${spoken.status}`);
     for (;;) {
       // Queued behind another listener at most as long as the turn has left (voxd's FIFO, listen/floor.ts).
-      const reply = await listen(env, { session: q.session, ...ANSWER_LISTEN, waitMs: Math.min(300_000, left()) }, signal);
+      const reply = await listen(
+        env,
+        { session: q.session, ...ANSWER_LISTEN, waitMs: Math.min(300_000, left()) },
+        signal,
+      );
       if (reply.status === 409 && !signal.aborted) {
         await sleep(100, signal);
         continue;
@@ -128,7 +152,11 @@ async function turn<A extends string, O>(env: NodeJS.ProcessEnv, config: Resolve
       const transcript = heard.text ?? '';
       if (signal.aborted) return none('the time ran out', transcript);
       const answer = q.match(transcript);
-      if (answer === undefined) return none(transcript ? `not an answer of the grammar (${q.grammar})` : `nothing heard (${heard.endedBy})`, transcript);
+      if (answer === undefined)
+        return none(
+          transcript ? `not an answer of the grammar (${q.grammar})` : `nothing heard (${heard.endedBy})`,
+          transcript,
+        );
       return { output: q.output(answer, transcript), answer, transcript, reason: `answered by voice: ${answer}` };
     }
   } catch (err) {

@@ -43,7 +43,13 @@ export type FlagSpec = { short?: string } & (
   | { type: 'enum'; values: readonly string[] }
 );
 export type FlagSpecs = Record<string, FlagSpec>;
-type ValueOf<S> = S extends { type: 'boolean' } ? boolean : S extends { type: 'number' | 'duration' } ? number : S extends { values: readonly (infer V)[] } ? V : string;
+type ValueOf<S> = S extends { type: 'boolean' }
+  ? boolean
+  : S extends { type: 'number' | 'duration' }
+    ? number
+    : S extends { values: readonly (infer V)[] }
+      ? V
+      : string;
 export type FlagValues<F extends FlagSpecs> = { [K in keyof F]?: ValueOf<F[K]> };
 
 export interface CommandSpec<F extends FlagSpecs> {
@@ -71,9 +77,12 @@ export interface DefinedCommand {
 /** `args[0]` when it is one of `actions`; a UsageError naming the closest one otherwise. `what` names it in the message. */
 export function pickAction<T extends string>(args: readonly string[], actions: readonly T[], what = 'action'): T {
   const [first] = args;
-  if (first === undefined) throw new UsageError(`expected ${what === 'action' ? 'an action' : `a ${what}`}: ${actions.join(', ')}`);
+  if (first === undefined)
+    throw new UsageError(`expected ${what === 'action' ? 'an action' : `a ${what}`}: ${actions.join(', ')}`);
   if (!(actions as readonly string[]).includes(first)) {
-    throw new UsageError(`unknown ${what} "${first}"${suggestion(first, actions, true)} (one of ${actions.join(', ')})`);
+    throw new UsageError(
+      `unknown ${what} "${first}"${suggestion(first, actions, true)} (one of ${actions.join(', ')})`,
+    );
   }
   return first as T;
 }
@@ -100,7 +109,8 @@ export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
   // parseArgs' "string" flags: every flag that takes a value.
   const isString = (name: string) => has(name) && options[name]!.type !== 'boolean';
   const longOf = (short: string) => {
-    for (const name of Object.keys(options)) if (Object.hasOwn(options[name]!, 'short') && options[name]!.short === short) return name;
+    for (const name of Object.keys(options))
+      if (Object.hasOwn(options[name]!, 'short') && options[name]!.short === short) return name;
     return short;
   };
   const rest = [...args];
@@ -116,7 +126,13 @@ export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
       // -f, or -f VALUE
       const name = longOf(arg[1]!);
       const takes = isString(name) && next !== undefined;
-      tokens.push({ kind: 'option', name, rawName: arg, value: takes ? rest.shift() : undefined, inlineValue: takes ? false : undefined });
+      tokens.push({
+        kind: 'option',
+        name,
+        rawName: arg,
+        value: takes ? rest.shift() : undefined,
+        inlineValue: takes ? false : undefined,
+      });
       continue;
     }
     if (arg.length > 2 && arg[0] === '-' && arg[1] !== '-') {
@@ -133,7 +149,13 @@ export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
         rest.unshift(...expanded);
       } else {
         // -fVALUE
-        tokens.push({ kind: 'option', name: longOf(arg[1]!), rawName: `-${arg[1]}`, value: arg.slice(2), inlineValue: true });
+        tokens.push({
+          kind: 'option',
+          name: longOf(arg[1]!),
+          rawName: `-${arg[1]}`,
+          value: arg.slice(2),
+          inlineValue: true,
+        });
       }
       continue;
     }
@@ -142,7 +164,13 @@ export function tokenize(args: readonly string[], options: FlagSpecs): Token[] {
         // --foo, or --foo VALUE
         const name = arg.slice(2);
         const takes = isString(name) && next !== undefined;
-        tokens.push({ kind: 'option', name, rawName: arg, value: takes ? rest.shift() : undefined, inlineValue: takes ? false : undefined });
+        tokens.push({
+          kind: 'option',
+          name,
+          rawName: arg,
+          value: takes ? rest.shift() : undefined,
+          inlineValue: takes ? false : undefined,
+        });
       } else {
         // --foo=bar (split at the first "=", as parseArgs does)
         const eq = arg.indexOf('=');
@@ -168,7 +196,10 @@ export interface Parsed<F extends FlagSpecs> {
 
 /** What a flag takes, in words: "a number from 80 to 500", "a positive number of seconds", "mcp_tool or command". */
 function allowed(spec: FlagSpec): string {
-  if (spec.type === 'enum') return spec.values.length > 1 ? `${spec.values.slice(0, -1).join(', ')} or ${spec.values.at(-1)}` : String(spec.values[0]);
+  if (spec.type === 'enum')
+    return spec.values.length > 1
+      ? `${spec.values.slice(0, -1).join(', ')} or ${spec.values.at(-1)}`
+      : String(spec.values[0]);
   if (spec.type !== 'number' && spec.type !== 'duration') return 'a value';
   let noun = `a ${spec.positive ? 'positive ' : ''}${spec.type === 'number' && spec.integer ? 'whole number' : 'number'}`;
   if (spec.type === 'duration') noun += spec.unit === 's' ? ' of seconds' : ' of milliseconds';
@@ -225,7 +256,9 @@ export function parseCommandLine<F extends FlagSpecs>(argv: string[], flags: F, 
         problems.push(`${t.rawName} needs a value`);
       } else if (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-')) {
         // As parseArgs' strict mode: "--voice --wait" is a forgotten value, not the voice "--wait".
-        problems.push(`${t.rawName} needs a value, not the flag ${t.value} (write ${t.rawName}=${t.value} if that is the value)`);
+        problems.push(
+          `${t.rawName} needs a value, not the flag ${t.value} (write ${t.rawName}=${t.value} if that is the value)`,
+        );
       } else {
         values[t.name] = t.value;
         typed[t.name] = t.rawName;
@@ -245,7 +278,10 @@ export function parseCommandLine<F extends FlagSpecs>(argv: string[], flags: F, 
     invalid.push(`${typed[name]} must be ${allowed(spec)}, got ${JSON.stringify(text)}${hint}`);
   }
   if (args.length > maxArgs) {
-    const extra = args.slice(maxArgs).map((a) => `"${a}"`).join(' ');
+    const extra = args
+      .slice(maxArgs)
+      .map((a) => `"${a}"`)
+      .join(' ');
     problems.push(maxArgs === 0 ? `takes no arguments, got ${extra}` : `unexpected argument ${extra}`);
   }
   return { flags: values as FlagValues<F>, args, help, problems, invalid };

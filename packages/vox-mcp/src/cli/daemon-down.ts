@@ -11,7 +11,10 @@ import { resolveEndpoint } from '../daemon/http.js';
 /** The client's cause, without its sentence about VOX_NO_AUTOSTART; undefined when the cause is that nothing listens. */
 function otherCause(message: string): string | undefined {
   if (/connection refused|VOX_NO_AUTOSTART=1 is set/.test(message)) return undefined;
-  return /^cannot reach voxd [^:]*: (.*?)\. (?:Start it|Check it)/.exec(message)?.[1] ?? message.replace(/\s*Start it with[^.]*VOX_NO_AUTOSTART\.?$/, '');
+  return (
+    /^cannot reach voxd [^:]*: (.*?)\. (?:Start it|Check it)/.exec(message)?.[1] ??
+    message.replace(/\s*Start it with[^.]*VOX_NO_AUTOSTART\.?$/, '')
+  );
 }
 
 /**
@@ -20,7 +23,12 @@ function otherCause(message: string): string | undefined {
  * variable is theirs, and naming it is right).
  */
 export function daemonDown(err: unknown, name: string, userEnv: NodeJS.ProcessEnv): unknown {
-  if (!(err instanceof ClientError) || err.code !== 'VOX_ERR_CLIENT_DAEMON_UNREACHABLE' || userEnv.VOX_NO_AUTOSTART === '1') return err;
+  if (
+    !(err instanceof ClientError) ||
+    err.code !== 'VOX_ERR_CLIENT_DAEMON_UNREACHABLE' ||
+    userEnv.VOX_NO_AUTOSTART === '1'
+  )
+    return err;
   let at: string | undefined;
   try {
     const e = resolveEndpoint(userEnv);
@@ -30,7 +38,14 @@ export function daemonDown(err: unknown, name: string, userEnv: NodeJS.ProcessEn
   }
   const cause = otherCause(err.message);
   const what =
-    cause !== undefined ? `cannot reach voxd${at ? ` ${at}` : ''}: ${cause}` : at ? `voxd is not running: nothing answers ${at}` : 'voxd is not running (VOX_HOME has no voxd.json)';
-  const fix = cause === undefined ? 'Start it with "vox daemon start" (or any "vox say")' : 'Check it with "vox daemon status" and "vox logs"';
+    cause !== undefined
+      ? `cannot reach voxd${at ? ` ${at}` : ''}: ${cause}`
+      : at
+        ? `voxd is not running: nothing answers ${at}`
+        : 'voxd is not running (VOX_HOME has no voxd.json)';
+  const fix =
+    cause === undefined
+      ? 'Start it with "vox daemon start" (or any "vox say")'
+      : 'Check it with "vox daemon status" and "vox logs"';
   return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `${what}; "vox ${name}" does not start voxd. ${fix}.`);
 }

@@ -39,13 +39,18 @@ export async function recordTo(
   } catch (err) {
     rmSync(tmp, { force: true });
     const e = err as NodeJS.ErrnoException;
-    if (!options.quiet) ctx.stderr.write(`vox say: cannot write "${out}": ${e.code ?? e.message}${e.code === 'EACCES' ? ' (no permission to write there)' : ''}\n`);
+    if (!options.quiet)
+      ctx.stderr.write(
+        `vox say: cannot write "${out}": ${e.code ?? e.message}${e.code === 'EACCES' ? ' (no permission to write there)' : ''}\n`,
+      );
     return EXIT.INTERNAL;
   }
   const seconds = wavSeconds(result.wav);
   const engine = result.engine ?? 'unknown';
   if (options.json) {
-    ctx.stdout.write(`${JSON.stringify({ path, bytes: result.wav.length, seconds: seconds ?? null, engine, ...(result.fallbackReason ? { fallbackReason: result.fallbackReason } : {}) })}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ path, bytes: result.wav.length, seconds: seconds ?? null, engine, ...(result.fallbackReason ? { fallbackReason: result.fallbackReason } : {}) })}\n`,
+    );
   } else if (!options.quiet) {
     if (result.fallbackReason) ctx.stderr.write(`vox say: recorded with ${engine}: ${result.fallbackReason}\n`);
     const length = seconds === undefined ? '' : `${seconds.toFixed(1)} s of audio, `;

@@ -28,7 +28,13 @@ function write(ctx: CliContext, name: string, line: string, options: ReportOptio
   if (!options.quiet) ctx.stderr.write(`vox ${name}: ${shown(line)}\n`);
 }
 
-export function reportWireError(ctx: CliContext, name: string, status: number, body: unknown, options: ReportOptions = {}): number {
+export function reportWireError(
+  ctx: CliContext,
+  name: string,
+  status: number,
+  body: unknown,
+  options: ReportOptions = {},
+): number {
   const err = body as Partial<WireError> | undefined;
   write(ctx, name, `${err?.code ?? `HTTP ${status}`}: ${err?.message ?? 'request refused'}`, options);
   // voxd is up but nothing can be heard: that is a playback failure, not an unreachable daemon.

@@ -6,7 +6,17 @@
 import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, homePaths, makeDirs, voxHome } from '@vox/protocol';
 import { ClientError } from '../errors.js';
-import { daemonStateFile, healthAt, linkEndpoint, readDaemonState, request, resolveEndpoint, tokenFile, type Endpoint, type Reply } from './http.js';
+import {
+  daemonStateFile,
+  healthAt,
+  linkEndpoint,
+  readDaemonState,
+  request,
+  resolveEndpoint,
+  tokenFile,
+  type Endpoint,
+  type Reply,
+} from './http.js';
 import { readStopMarker } from './stop-marker.js';
 import { callRemote } from '../remote/remote-call.js';
 
@@ -27,7 +37,19 @@ const TOKEN_HEAL_MS = 2500;
  * happens to start it: its settings file decides (docs/operations.md). VOXD_PORT
  * and VOXD_HOST stay: they say where this client looks for the voxd it starts.
  */
-export const DAEMON_SETTING_VARIABLES = ['VOXD_AUDIO', 'VOXD_ENGINE', 'VOXD_LOG_LEVEL', 'VOXD_RECORDER', 'VOXD_VAD', 'VOXD_BARGE_IN', 'VOXD_TRANSCRIBER_KIND', 'VOXD_TRANSCRIBER_URL', 'VOXD_TRANSCRIBER_MODEL', 'VOXD_TRANSCRIBER_TIMEOUT_MS', 'VOXD_SHERPA_IDLE_UNLOAD_MS'] as const;
+export const DAEMON_SETTING_VARIABLES = [
+  'VOXD_AUDIO',
+  'VOXD_ENGINE',
+  'VOXD_LOG_LEVEL',
+  'VOXD_RECORDER',
+  'VOXD_VAD',
+  'VOXD_BARGE_IN',
+  'VOXD_TRANSCRIBER_KIND',
+  'VOXD_TRANSCRIBER_URL',
+  'VOXD_TRANSCRIBER_MODEL',
+  'VOXD_TRANSCRIBER_TIMEOUT_MS',
+  'VOXD_SHERPA_IDLE_UNLOAD_MS',
+] as const;
 
 /**
  * Whether a variable of a client's environment is a secret that an auto-started
@@ -73,7 +95,9 @@ function describeExit(exit: Exit): string {
     .map((l) => l.replace(/^voxd: /, ''))
     .join('\n')
     .trim();
-  return said ? `${how} before it listened: ${said}` : `${how} before it listened, without a message; see VOX_HOME/logs/voxd.log`;
+  return said
+    ? `${how} before it listened: ${said}`
+    : `${how} before it listened, without a message; see VOX_HOME/logs/voxd.log`;
 }
 
 /**
@@ -103,7 +127,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
       let endpoint = resolveEndpoint(env);
       // voxd said another one holds the port (exit 3) but no voxd.json says where (absent or
       // corrupt): that one listens on the default port. health() checks it is voxd.
-      if (!endpoint && exit?.code === 3 && !env.VOXD_URL && !env.VOXD_PORT) endpoint = { host: env.VOXD_HOST || DEFAULT_HOST, port: DEFAULT_PORT, token: undefined, source: 'default' };
+      if (!endpoint && exit?.code === 3 && !env.VOXD_URL && !env.VOXD_PORT)
+        endpoint = { host: env.VOXD_HOST || DEFAULT_HOST, port: DEFAULT_PORT, token: undefined, source: 'default' };
       if (endpoint && validPort(endpoint.port) && (await healthAt(endpoint, 500))) return withToken(endpoint, env);
       if (exit) {
         // voxd said another one runs for this VOX_HOME (exit 3): wait for that one.
@@ -119,7 +144,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
             // A lock older than the start timeout belongs to a client that died.
             else {
               try {
-                if (Date.now() - statSync(paths.spawnLock).mtimeMs > timeoutMs) rmSync(paths.spawnLock, { force: true });
+                if (Date.now() - statSync(paths.spawnLock).mtimeMs > timeoutMs)
+                  rmSync(paths.spawnLock, { force: true });
               } catch {
                 // gone already
               }
@@ -133,7 +159,11 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
           if (!opts.passSettings) for (const k of DAEMON_SETTING_VARIABLES) delete childEnv[k];
           // Never a client's cloud keys, even for "vox daemon start": voxd's keys are its keys.env.
           for (const k of Object.keys(childEnv)) if (isSecretVariable(k)) delete childEnv[k];
-          const started = spawn(process.execPath, [await voxdEntry(env)], { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv });
+          const started = spawn(process.execPath, [await voxdEntry(env)], {
+            detached: true,
+            stdio: ['ignore', 'ignore', 'pipe'],
+            env: childEnv,
+          });
           child = started;
           started.stderr!.setEncoding('utf8').on('data', (d: string) => {
             if (stderr.length < 16_384) stderr += d;
@@ -161,7 +191,11 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
     }
   }
   if (exit) throw new ClientError('VOX_ERR_CLIENT_DAEMON_EXITED', describeExit(exit));
-  if (opts.noSpawn) throw new ClientError('VOX_ERR_CLIENT_DAEMON_START_FAILED', `voxd is being restarted ("vox daemon restart") and the new one did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s; see ${paths.logs}`);
+  if (opts.noSpawn)
+    throw new ClientError(
+      'VOX_ERR_CLIENT_DAEMON_START_FAILED',
+      `voxd is being restarted ("vox daemon restart") and the new one did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s; see ${paths.logs}`,
+    );
   throw new ClientError(
     'VOX_ERR_CLIENT_DAEMON_START_FAILED',
     `voxd did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s after being started (it may still be starting); run "voxd" in a terminal to see why, or check ${paths.logs}`,
@@ -193,7 +227,12 @@ export function settingsMismatch(env: NodeJS.ProcessEnv): string | undefined {
     const wanted = env[variable];
     if (!wanted || running === undefined || wanted === running) return;
     const from = state.sources?.[key];
-    const why = { file: 'from its settings file', env: 'from its environment', flag: 'from its command line', default: 'its default' }[from ?? ''];
+    const why = {
+      file: 'from its settings file',
+      env: 'from its environment',
+      flag: 'from its command line',
+      default: 'its default',
+    }[from ?? ''];
     differ.push(`${variable}=${wanted} here, but the running voxd uses ${key} ${running}${why ? ` (${why})` : ''}`);
     fixes.push(`vox daemon config set ${key} ${wanted}`);
   };
@@ -215,9 +254,18 @@ function failureOf(err: unknown): Failure {
   return 'other';
 }
 
-function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cause: string, failure: Failure = 'other'): ClientError {
+function unreachable(
+  env: NodeJS.ProcessEnv,
+  endpoint: Endpoint | undefined,
+  cause: string,
+  failure: Failure = 'other',
+): ClientError {
   const problem = endpoint ? undefined : daemonStateFile(env).problem;
-  const where = endpoint ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})` : problem ? `(${problem}, so it names no voxd)` : '(no voxd.json in VOX_HOME, so none is running)';
+  const where = endpoint
+    ? `at ${endpoint.host}:${endpoint.port} (from ${endpoint.source})`
+    : problem
+      ? `(${problem}, so it names no voxd)`
+      : '(no voxd.json in VOX_HOME, so none is running)';
   const noAuto = env.VOX_NO_AUTOSTART === '1';
   const fix =
     failure === 'timeout'
@@ -236,7 +284,10 @@ function unreachable(env: NodeJS.ProcessEnv, endpoint: Endpoint | undefined, cau
 function tooManyConnections(reply: Reply<unknown>, endpoint: Endpoint): ClientError | undefined {
   const code = (reply.body as { code?: unknown } | undefined)?.code;
   if (reply.status !== 503 || typeof code !== 'string' || !code.endsWith('TOO_MANY_CONNECTIONS')) return undefined;
-  return new ClientError('VOX_ERR_CLIENT_DAEMON_UNREACHABLE', `voxd at ${endpoint.host}:${endpoint.port} refused the call: too many connections (${code}). Try again when fewer clients are connected; "vox status" shows what runs.`);
+  return new ClientError(
+    'VOX_ERR_CLIENT_DAEMON_UNREACHABLE',
+    `voxd at ${endpoint.host}:${endpoint.port} refused the call: too many connections (${code}). Try again when fewer clients are connected; "vox status" shows what runs.`,
+  );
 }
 
 /** voxd refused the token and the token file is why: say so, with the fix. */
@@ -254,7 +305,13 @@ function shuttingDown(reply: Reply<unknown>): boolean {
 
 function connectionFailed(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOENT' || code === 'EHOSTUNREACH' || code === 'EADDRNOTAVAIL';
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ENOENT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'EADDRNOTAVAIL'
+  );
 }
 
 export interface CallOptions {
@@ -275,13 +332,21 @@ export interface CallOptions {
  * time (VOX_ERR_CLIENT_DAEMON_UNREACHABLE) or what answers is not voxd
  * (VOX_ERR_CLIENT_NOT_VOXD).
  */
-export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: string, body?: unknown, timeoutMs = 10_000, options: CallOptions = {}): Promise<Reply<T>> {
+export async function call<T>(
+  env: NodeJS.ProcessEnv,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+  options: CallOptions = {},
+): Promise<Reply<T>> {
   const startTimeoutMs = options.startTimeoutMs ?? 15_000;
   const deadline = Date.now() + (options.deadlineMs ?? startTimeoutMs + timeoutMs);
   const left = (ms: number) => Math.max(1, Math.min(ms, deadline - Date.now()));
   // Every speak request gets an id here, where re-sends happen: the retry below
   // (voxd killed or restarted mid-answer) is then joined to the first, never spoken twice.
-  if (method === 'POST' && path === '/v1/speak' && body && typeof body === 'object' && !('requestId' in body)) body = { ...body, requestId: newRequestId() };
+  if (method === 'POST' && path === '/v1/speak' && body && typeof body === 'object' && !('requestId' in body))
+    body = { ...body, requestId: newRequestId() };
   const attempt = (endpoint: Endpoint) => request<T>(endpoint, method, path, body, left(timeoutMs), options.signal);
   const answer = async (reply: Reply<T>, at: Endpoint): Promise<Reply<T>> => {
     const badToken = tokenRefused(reply, at);
@@ -316,7 +381,11 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
       wentAway = true;
     } catch (err) {
       // A voxd.json that names another server is stale: start voxd, which rewrites it.
-      const stale = err instanceof ClientError && err.code === 'VOX_ERR_CLIENT_NOT_VOXD' && endpoint.source === 'voxd.json' && env.VOX_NO_AUTOSTART !== '1';
+      const stale =
+        err instanceof ClientError &&
+        err.code === 'VOX_ERR_CLIENT_NOT_VOXD' &&
+        endpoint.source === 'voxd.json' &&
+        env.VOX_NO_AUTOSTART !== '1';
       if (!stale) {
         if (err instanceof ClientError || (err as Error).name === 'AbortError') throw err;
         failure = failureOf(err);
@@ -329,8 +398,21 @@ export async function call<T>(env: NodeJS.ProcessEnv, method: string, path: stri
   const linked = endpoint?.source === 'voxd.json' && !wentAway ? linkEndpoint(env) : undefined;
   if (linked) return callRemote<T>(env, linked, method, path, body, left(timeoutMs), options.signal);
   if (env.VOX_NO_AUTOSTART === '1') {
-    if (endpoint && !usable) throw new ClientError('VOX_ERR_CLIENT_USAGE', `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`);
-    throw unreachable(env, endpoint, endpoint ? (failure === 'reset' ? 'the connection was reset' : 'connection refused') : 'VOX_NO_AUTOSTART=1 is set', failure);
+    if (endpoint && !usable)
+      throw new ClientError(
+        'VOX_ERR_CLIENT_USAGE',
+        `${endpoint.source}=${endpoint.source === 'VOXD_PORT' ? env.VOXD_PORT : env.VOXD_URL} is not a port; use an integer from 1 to 65535`,
+      );
+    throw unreachable(
+      env,
+      endpoint,
+      endpoint
+        ? failure === 'reset'
+          ? 'the connection was reset'
+          : 'connection refused'
+        : 'VOX_NO_AUTOSTART=1 is set',
+      failure,
+    );
   }
   // "vox daemon stop|restart" decides, not a waiter: after a stop the caller is told, during a restart it waits for the new voxd.
   const marker = readStopMarker(env);

@@ -6,7 +6,18 @@
  */
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, parseDaemonState, readRegularFile, STATE_FILE, STATE_FILE_MAX_BYTES, TOKEN_FILE, voxHome, type DaemonState, type HealthResponse } from '@vox/protocol';
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  parseDaemonState,
+  readRegularFile,
+  STATE_FILE,
+  STATE_FILE_MAX_BYTES,
+  TOKEN_FILE,
+  voxHome,
+  type DaemonState,
+  type HealthResponse,
+} from '@vox/protocol';
 import { AbortError, ClientError, TimeoutError } from '../errors.js';
 import { readLink } from '../remote/link.js';
 
@@ -61,7 +72,8 @@ export function tokenFile(env: NodeJS.ProcessEnv): { token?: string; problem?: s
   if (!read.ok) return read.problem === 'missing' ? {} : { problem: `VOX_HOME/${TOKEN_FILE} ${read.why}` };
   const token = read.text.trim();
   // voxd writes base64url: anything else would not even fit in an HTTP header.
-  if (token && !/^[A-Za-z0-9_-]+$/.test(token)) return { problem: `VOX_HOME/${TOKEN_FILE} does not hold a token voxd wrote` };
+  if (token && !/^[A-Za-z0-9_-]+$/.test(token))
+    return { problem: `VOX_HOME/${TOKEN_FILE} does not hold a token voxd wrote` };
   return token ? { token } : {};
 }
 
@@ -82,16 +94,35 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
     try {
       url = new URL(env.VOXD_URL);
     } catch {
-      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOXD_URL is not a URL: ${JSON.stringify(env.VOXD_URL)}; use e.g. http://127.0.0.1:${DEFAULT_PORT}`);
+      throw new ClientError(
+        'VOX_ERR_CLIENT_USAGE',
+        `VOXD_URL is not a URL: ${JSON.stringify(env.VOXD_URL)}; use e.g. http://127.0.0.1:${DEFAULT_PORT}`,
+      );
     }
-    return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), ...withTokenFile(env), source: 'VOXD_URL' };
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 80),
+      ...withTokenFile(env),
+      source: 'VOXD_URL',
+    };
   }
   // VOXD_PORT=0 tells voxd to pick a free port; only voxd.json knows which.
   if (env.VOXD_PORT && env.VOXD_PORT !== '0') {
-    return { host: env.VOXD_HOST || DEFAULT_HOST, port: Number(env.VOXD_PORT), ...withTokenFile(env), source: 'VOXD_PORT' };
+    return {
+      host: env.VOXD_HOST || DEFAULT_HOST,
+      port: Number(env.VOXD_PORT),
+      ...withTokenFile(env),
+      source: 'VOXD_PORT',
+    };
   }
   const state = readDaemonState(env);
-  if (state) return { host: env.VOXD_HOST || state.host || DEFAULT_HOST, port: state.port, ...withTokenFile(env), source: 'voxd.json' };
+  if (state)
+    return {
+      host: env.VOXD_HOST || state.host || DEFAULT_HOST,
+      port: state.port,
+      ...withTokenFile(env),
+      source: 'voxd.json',
+    };
   return linkEndpoint(env);
 }
 
@@ -99,7 +130,14 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
 export function linkEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
   const link = readLink(env);
   if (!link) return undefined;
-  return { host: '127.0.0.1', port: 1, token: link.token, socketPath: link.socket, remote: { host: link.host, as: link.as, version: link.version }, source: 'remote.json' };
+  return {
+    host: '127.0.0.1',
+    port: 1,
+    token: link.token,
+    socketPath: link.socket,
+    remote: { host: link.host, as: link.as, version: link.version },
+    source: 'remote.json',
+  };
 }
 
 function withTokenFile(env: NodeJS.ProcessEnv): { token: string | undefined; tokenProblem?: string } {
@@ -114,8 +152,12 @@ function withTokenFile(env: NodeJS.ProcessEnv): { token: string | undefined; tok
  * costs a fresh process ~4 ms to compile (bench/remote-hook.mjs); an IPv4
  * literal never reaches it.
  */
-export function connectOptions(endpoint: Endpoint): { socketPath: string; host: string } | { host: string; port: number } {
-  return endpoint.socketPath ? { socketPath: endpoint.socketPath, host: endpoint.host } : { host: endpoint.host, port: endpoint.port };
+export function connectOptions(
+  endpoint: Endpoint,
+): { socketPath: string; host: string } | { host: string; port: number } {
+  return endpoint.socketPath
+    ? { socketPath: endpoint.socketPath, host: endpoint.host }
+    : { host: endpoint.host, port: endpoint.port };
 }
 
 function where(endpoint: Endpoint): string {
@@ -137,20 +179,29 @@ export function notVoxd(endpoint: Endpoint, why: string): ClientError {
  * deadline, and when the answer lacks voxd's `x-voxd-version` header
  * (VOX_ERR_CLIENT_NOT_VOXD); any HTTP status of voxd's resolves.
  */
-export function request<T>(endpoint: Endpoint, method: string, path: string, body?: unknown, timeoutMs = 10_000, signal?: AbortSignal): Promise<Reply<T>> {
-  return requestBytes(endpoint, method, path, body, timeoutMs, signal).then(({ status, bytes, contentType, daemonVersion }) => {
-    if (!daemonVersion) throw notVoxd(endpoint, `it answered HTTP ${status} without voxd's x-voxd-version header`);
-    const text = bytes.toString('utf8');
-    let parsed: unknown = text;
-    if (contentType.includes('json') || !contentType) {
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON: hand the text back
+export function request<T>(
+  endpoint: Endpoint,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+  signal?: AbortSignal,
+): Promise<Reply<T>> {
+  return requestBytes(endpoint, method, path, body, timeoutMs, signal).then(
+    ({ status, bytes, contentType, daemonVersion }) => {
+      if (!daemonVersion) throw notVoxd(endpoint, `it answered HTTP ${status} without voxd's x-voxd-version header`);
+      const text = bytes.toString('utf8');
+      let parsed: unknown = text;
+      if (contentType.includes('json') || !contentType) {
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: hand the text back
+        }
       }
-    }
-    return { status, body: parsed as T, ...(daemonVersion ? { daemonVersion } : {}) };
-  });
+      return { status, body: parsed as T, ...(daemonVersion ? { daemonVersion } : {}) };
+    },
+  );
 }
 
 /** Like request(), but hands back the raw body (WAV audio from /v1/synthesize). */
@@ -162,7 +213,13 @@ export function requestBytes(
   timeoutMs = 10_000,
   /** Aborting hangs up: voxd ends what the request started (a listen releases the microphone). */
   signal?: AbortSignal,
-): Promise<{ status: number; bytes: Buffer; contentType: string; daemonVersion?: string; headers: NodeJS.Dict<string | string[]> }> {
+): Promise<{
+  status: number;
+  bytes: Buffer;
+  contentType: string;
+  daemonVersion?: string;
+  headers: NodeJS.Dict<string | string[]>;
+}> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = {};
@@ -177,7 +234,8 @@ export function requestBytes(
       res.on('data', (d: Buffer) => {
         size += d.length;
         // No voxd answer is this big (a WAV of the longest text is a few MB).
-        if (size > MAX_REPLY_BYTES) return fail(notVoxd(endpoint, `its answer is larger than ${MAX_REPLY_BYTES} bytes`));
+        if (size > MAX_REPLY_BYTES)
+          return fail(notVoxd(endpoint, `its answer is larger than ${MAX_REPLY_BYTES} bytes`));
         parts.push(d);
       });
       res.on('end', () => {

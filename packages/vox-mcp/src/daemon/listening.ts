@@ -4,7 +4,15 @@
  * deadline covers waiting for the utterance playing, the recording's maximum
  * and the transcriber. Aborting it hangs up, and voxd releases the microphone.
  */
-import { LISTEN_DEFAULTS, VOICE_BARGE_IN_ID, type ListenErrorBody, type ListeningStatus, type ListenReleaseResponse, type ListenRequest, type ListenResponse } from '@vox/protocol';
+import {
+  LISTEN_DEFAULTS,
+  VOICE_BARGE_IN_ID,
+  type ListenErrorBody,
+  type ListeningStatus,
+  type ListenReleaseResponse,
+  type ListenRequest,
+  type ListenResponse,
+} from '@vox/protocol';
 import { call } from './client.js';
 import type { Reply } from './http.js';
 
@@ -13,7 +21,11 @@ const LISTEN_SLACK_MS = 150_000;
 
 export function listenTimeoutMs(request: ListenRequest): number {
   // Plus the time it may queue for the microphone.
-  return (request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds) * 1000 + (request.waitMs ?? LISTEN_DEFAULTS.waitMs) + LISTEN_SLACK_MS;
+  return (
+    (request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds) * 1000 +
+    (request.waitMs ?? LISTEN_DEFAULTS.waitMs) +
+    LISTEN_SLACK_MS
+  );
 }
 
 /** Hand a kept floor on (POST /v1/listen/release). */
@@ -35,8 +47,19 @@ export function floorState(l: ListeningStatus): string {
   return l.open === undefined ? '' : parts.join(', ');
 }
 
-export function listen(env: NodeJS.ProcessEnv, request: ListenRequest, signal?: AbortSignal): Promise<Reply<ListenResponse | ListenErrorBody>> {
-  return call<ListenResponse | ListenErrorBody>(env, 'POST', '/v1/listen', request, listenTimeoutMs(request), signal ? { signal } : {});
+export function listen(
+  env: NodeJS.ProcessEnv,
+  request: ListenRequest,
+  signal?: AbortSignal,
+): Promise<Reply<ListenResponse | ListenErrorBody>> {
+  return call<ListenResponse | ListenErrorBody>(
+    env,
+    'POST',
+    '/v1/listen',
+    request,
+    listenTimeoutMs(request),
+    signal ? { signal } : {},
+  );
 }
 
 /** A failed listen in one line: voxd's code and message, and where the audio captured so far is. */

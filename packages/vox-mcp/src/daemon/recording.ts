@@ -26,7 +26,14 @@ export async function synthesizeWav(
 ): Promise<{ wav: Buffer; engine?: string; fallbackReason?: string } | { error: WireError }> {
   // Recording ignores `speak: false`: the caller asked for the audio itself.
   const delivery = buildDelivery(text, { ...config, values: { ...config.values, speak: true } }, session, overrides);
-  const { wait: _w, once: _o, dedupKey: _k, maxAgeMs: _m, priority: _p, ...body } = delivery.body as unknown as Record<string, unknown>;
+  const {
+    wait: _w,
+    once: _o,
+    dedupKey: _k,
+    maxAgeMs: _m,
+    priority: _p,
+    ...body
+  } = delivery.body as unknown as Record<string, unknown>;
   await call(env, 'GET', '/v1/health'); // starts voxd if needed
   const endpoint = resolveEndpoint(env)!;
   const res = await requestBytes(endpoint, 'POST', '/v1/synthesize', body, 120_000);
@@ -45,9 +52,10 @@ export async function synthesizeWav(
 
 /** Duration of a PCM WAV in seconds, from its `fmt ` and `data` chunks; undefined if the header is not understood. */
 export function wavSeconds(wav: Buffer): number | undefined {
-  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE')
+    return undefined;
   let byteRate: number | undefined;
-  for (let at = 12; at + 8 <= wav.length; ) {
+  for (let at = 12; at + 8 <= wav.length;) {
     const id = wav.toString('ascii', at, at + 4);
     const size = wav.readUInt32LE(at + 4);
     if (id === 'fmt ' && at + 20 <= wav.length) byteRate = wav.readUInt32LE(at + 16);

@@ -146,7 +146,8 @@ export function serviceValues(input: {
     const value = env[name];
     return value && sessionTarget(name, value, exists) !== false ? value : undefined;
   };
-  const runtime = set('XDG_RUNTIME_DIR') ?? (platform === 'darwin' || !exists(`/run/user/${uid}`) ? undefined : `/run/user/${uid}`);
+  const runtime =
+    set('XDG_RUNTIME_DIR') ?? (platform === 'darwin' || !exists(`/run/user/${uid}`) ? undefined : `/run/user/${uid}`);
   const vh = voxHome(env, platform, home);
   const nodeDir = dirname(node);
   const path = env.PATH || '/usr/local/bin:/usr/bin:/bin';
@@ -170,26 +171,36 @@ export function serviceValues(input: {
  * that does not exist, undefined when it cannot be told (a TCP address, an
  * abstract socket), true when it is there.
  */
-export function sessionTarget(name: string, value: string, exists: (path: string) => boolean = existsSync): boolean | undefined {
+export function sessionTarget(
+  name: string,
+  value: string,
+  exists: (path: string) => boolean = existsSync,
+): boolean | undefined {
   let path: string | undefined;
   if (name === 'XDG_RUNTIME_DIR') path = value;
-  else if (name === 'PULSE_SERVER') path = /^unix:(\/[^\s]*)/.exec(value)?.[1] ?? (value.startsWith('/') ? value : undefined);
+  else if (name === 'PULSE_SERVER')
+    path = /^unix:(\/[^\s]*)/.exec(value)?.[1] ?? (value.startsWith('/') ? value : undefined);
   else if (name === 'DBUS_SESSION_BUS_ADDRESS') path = /(?:^|[;,:])path=([^,;]+)/.exec(value)?.[1];
   if (path === undefined) return undefined;
   return exists(path);
 }
 
 /** The session variables of `env` that are set but point nowhere, as warnings. */
-export function missingSessionTargets(env: NodeJS.ProcessEnv, exists: (path: string) => boolean = existsSync): string[] {
+export function missingSessionTargets(
+  env: NodeJS.ProcessEnv,
+  exists: (path: string) => boolean = existsSync,
+): string[] {
   return SESSION_VARIABLES.filter((n) => env[n] && sessionTarget(n, env[n]!, exists) === false).map(
-    (n) => `${n}=${env[n]} points to nothing here, so it is left out of the service file; run "vox daemon install" again from a shell of your desktop session if voxd plays nothing.`,
+    (n) =>
+      `${n}=${env[n]} points to nothing here, so it is left out of the service file; run "vox daemon install" again from a shell of your desktop session if voxd plays nothing.`,
   );
 }
 
 const SESSION_VARIABLES = ['XDG_RUNTIME_DIR', 'PULSE_SERVER', 'DBUS_SESSION_BUS_ADDRESS'] as const;
 
 function noNewline(name: string, value: string): string {
-  if (/[\n\r\0]/.test(value)) throw new ServiceError(`${name} contains a line break or NUL; it cannot go into a service file.`);
+  if (/[\n\r\0]/.test(value))
+    throw new ServiceError(`${name} contains a line break or NUL; it cannot go into a service file.`);
   return value;
 }
 
@@ -215,7 +226,9 @@ function escapeXml(name: string, value: string): string {
 export function serviceManager(platform: NodeJS.Platform): ServiceManager {
   if (platform === 'linux') return 'systemd';
   if (platform === 'darwin') return 'launchd';
-  throw new ServiceError(`vox daemon install supports Linux (systemd) and macOS (launchd), not ${platform}. Start voxd with "vox daemon start" instead.`);
+  throw new ServiceError(
+    `vox daemon install supports Linux (systemd) and macOS (launchd), not ${platform}. Start voxd with "vox daemon start" instead.`,
+  );
 }
 
 /** Where the service files go for this user. */

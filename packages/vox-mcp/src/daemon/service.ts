@@ -101,12 +101,10 @@ export interface ServiceReport {
   warnings: string[];
 }
 
-
 /** systemctl could not be run, or could not reach the user's manager. */
 function managerUnavailable(res: ExecResult): boolean {
   return res.error?.code === 'ENOENT' || /Failed to connect to bus|No medium found/i.test(res.stderr);
 }
-
 
 interface Resolved {
   env: NodeJS.ProcessEnv;
@@ -181,14 +179,30 @@ export interface ManagerCheck {
 const WORKING_STATES = new Set(['running', 'degraded', 'starting', 'initializing']);
 
 async function probeManager(r: Resolved, run: Runner): Promise<ManagerCheck> {
-  const command = r.manager === 'systemd' ? ['systemctl', '--user', 'is-system-running'] : ['launchctl', 'print', `gui/${r.uid}`];
+  const command =
+    r.manager === 'systemd' ? ['systemctl', '--user', 'is-system-running'] : ['launchctl', 'print', `gui/${r.uid}`];
   const res = await run.run(command);
-  if (res.error) return { manager: r.manager, ok: false, command, detail: res.error.code === 'ENOENT' ? `${command[0]} is not installed` : `"${command.join(' ')}" failed: ${res.error.message}` };
+  if (res.error)
+    return {
+      manager: r.manager,
+      ok: false,
+      command,
+      detail:
+        res.error.code === 'ENOENT'
+          ? `${command[0]} is not installed`
+          : `"${command.join(' ')}" failed: ${res.error.message}`,
+    };
   if (r.manager === 'systemd') {
     const state = res.stdout.trim().split('\n')[0] ?? '';
-    if (WORKING_STATES.has(state)) return { manager: r.manager, ok: true, command, detail: `the user manager is ${state}` };
+    if (WORKING_STATES.has(state))
+      return { manager: r.manager, ok: true, command, detail: `the user manager is ${state}` };
     const why = firstLine(res.stderr);
-    return { manager: r.manager, ok: false, command, detail: `"${command.join(' ')}" says ${state ? `"${state}"` : `nothing (exit ${res.code})`}${why ? `: ${why}` : ''}` };
+    return {
+      manager: r.manager,
+      ok: false,
+      command,
+      detail: `"${command.join(' ')}" says ${state ? `"${state}"` : `nothing (exit ${res.code})`}${why ? `: ${why}` : ''}`,
+    };
   }
   if (res.code === 0) return { manager: r.manager, ok: true, command, detail: `the GUI session gui/${r.uid} answers` };
   return { manager: r.manager, ok: false, command, detail: describeFailure(command, res) };
@@ -205,7 +219,10 @@ export async function checkServiceManager(opts: ServiceOptions): Promise<Manager
 
 /** Why install refuses, and how to run voxd instead. */
 export function refusal(manager: ServiceManager, detail: string): string {
-  const what = manager === 'systemd' ? 'no working systemd user manager' : 'no launchd GUI session (run it from a Terminal window of your desktop login, not over ssh)';
+  const what =
+    manager === 'systemd'
+      ? 'no working systemd user manager'
+      : 'no launchd GUI session (run it from a Terminal window of your desktop login, not over ssh)';
   return (
     `${what}: ${detail}. Nothing was installed or stopped. Without a service manager, voxd still runs: ` +
     'clients start it on demand (nothing to do; "vox daemon start" starts it now), or run "voxd" under your own supervisor (a container init, runit, supervisord; "npx vox setup" in the vox checkout puts voxd on PATH).'
@@ -289,7 +306,9 @@ export async function installService(opts: ServiceOptions): Promise<ServiceRepor
     if (existed && changed) {
       const restart = await run.run(['systemctl', '--user', 'try-restart', SYSTEMD_SERVICE]);
       if (restart.code !== 0) {
-        warnings.push(`${describeFailure(['systemctl', '--user', 'try-restart', SYSTEMD_SERVICE], restart)}; run "vox daemon restart".`);
+        warnings.push(
+          `${describeFailure(['systemctl', '--user', 'try-restart', SYSTEMD_SERVICE], restart)}; run "vox daemon restart".`,
+        );
         return report(false);
       }
     }
@@ -323,7 +342,9 @@ export async function uninstallService(opts: ServiceOptions): Promise<ServiceRep
       const res = await run.run(argv);
       if (res.code !== 0) {
         activated = false;
-        warnings.push(`${describeFailure(argv, res)}. The unit files are removed; a voxd already running keeps running until "vox daemon stop" or logout.`);
+        warnings.push(
+          `${describeFailure(argv, res)}. The unit files are removed; a voxd already running keeps running until "vox daemon stop" or logout.`,
+        );
       }
     } else {
       // Not loaded is fine: there is nothing to stop.
@@ -371,7 +392,10 @@ export async function controlService(action: ServiceAction, opts: ServiceOptions
     res = await run.run(['launchctl', 'bootstrap', `gui/${r.uid}`, r.paths[0]!]);
   }
   if (res.code !== 0) {
-    const hint = r.manager === 'systemd' ? ' See "journalctl --user -u voxd".' : ` See the logs in ${homePaths(voxHome(r.env, r.platform, r.home)).logs}.`;
+    const hint =
+      r.manager === 'systemd'
+        ? ' See "journalctl --user -u voxd".'
+        : ` See the logs in ${homePaths(voxHome(r.env, r.platform, r.home)).logs}.`;
     throw new ServiceError(`${describeFailure(run.commands.at(-1)!, res)}.${hint}`, managerUnavailable(res));
   }
   return { manager: r.manager, files: r.paths, commands: run.commands, activated: true, warnings: [] };

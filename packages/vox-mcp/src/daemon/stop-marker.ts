@@ -25,7 +25,10 @@ export function writeStopMarker(env: NodeJS.ProcessEnv, reason: StoppedMarker['r
   const path = join(voxHome(env), STOPPED_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, `${JSON.stringify({ reason, ...(pid ? { pid } : {}), at: Date.now() })}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(tmp, `${JSON.stringify({ reason, ...(pid ? { pid } : {}), at: Date.now() })}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
     // rename: never writes through a link or into a FIFO someone put there.
     renameSync(tmp, path);
   } catch {

@@ -8,7 +8,14 @@
  * The fixes name "vox daemon config set audio ...": a voxd that a client
  * starts takes `audio` from its settings file and ignores VOXD_AUDIO.
  */
-import { PLAYERS, type AudioIoProbe, type Check, type DaemonView, type DoctorOptions, type PlayerName } from './check.js';
+import {
+  PLAYERS,
+  type AudioIoProbe,
+  type Check,
+  type DaemonView,
+  type DoctorOptions,
+  type PlayerName,
+} from './check.js';
 
 /** Sinks that need a sound device (or sound server). */
 function usesDevice(sink: string): boolean {
@@ -21,16 +28,34 @@ export interface AudioSetting {
   fromFile: boolean;
 }
 
-const LIBASOUND_FIX = 'install the ALSA library: "apt-get install libasound2" (libasound2t64 on Debian 13 and Ubuntu 24.04); voxd tries audio-io again at the next speech';
+const LIBASOUND_FIX =
+  'install the ALSA library: "apt-get install libasound2" (libasound2t64 on Debian 13 and Ubuntu 24.04); voxd tries audio-io again at the next speech';
 const NO_SOUND_FIX =
   'on a machine without sound, write WAV files with "vox daemon config set audio file:/ABSOLUTE/DIR" or discard audio with "vox daemon config set audio null", then "vox daemon restart" if voxd runs';
 const DEVICE_FIX = `connect a sound card ("aplay -l" lists none), or start a sound server (PipeWire or PulseAudio) with its player (apt-get install pulseaudio-utils); ${NO_SOUND_FIX}`;
 const PLAYER_FIX = `install a player for the sound server (pulseaudio-utils for paplay, alsa-utils for aplay); ${NO_SOUND_FIX}`;
 
 function audioIoCheck(probe: AudioIoProbe, platform: NodeJS.Platform): Check {
-  if (probe.ok) return { name: 'audio-io', level: 'ok', detail: `${probe.detail}${platform === 'linux' ? ' (libasound.so.2 loads)' : ''}` };
-  const fix = probe.cause === 'library' ? LIBASOUND_FIX : probe.cause === 'device' ? DEVICE_FIX : probe.cause === 'module' ? 'run "npm install" in the vox checkout: audio-io comes with it (prebuilt, nothing to compile)' : 'see "vox logs" once voxd has tried it';
-  return { name: 'audio-io', level: 'warn', detail: `${probe.detail}; voxd goes on to the speaker module and the players`, fix };
+  if (probe.ok)
+    return {
+      name: 'audio-io',
+      level: 'ok',
+      detail: `${probe.detail}${platform === 'linux' ? ' (libasound.so.2 loads)' : ''}`,
+    };
+  const fix =
+    probe.cause === 'library'
+      ? LIBASOUND_FIX
+      : probe.cause === 'device'
+        ? DEVICE_FIX
+        : probe.cause === 'module'
+          ? 'run "npm install" in the vox checkout: audio-io comes with it (prebuilt, nothing to compile)'
+          : 'see "vox logs" once voxd has tried it';
+  return {
+    name: 'audio-io',
+    level: 'warn',
+    detail: `${probe.detail}; voxd goes on to the speaker module and the players`,
+    fix,
+  };
 }
 
 export async function audioChecks(
@@ -54,30 +79,52 @@ export async function audioChecks(
         fix: 'see "audio-io" and "audio device" below; to use one player, "vox daemon config set audio command:paplay" (or aplay, pw-play), then "vox daemon restart"',
       });
     } else {
-      checks.push({ name: 'audio (voxd)', level: 'ok', detail: `${sink.name}${sink.detail ? `: ${sink.detail}` : ''}` });
+      checks.push({
+        name: 'audio (voxd)',
+        level: 'ok',
+        detail: `${sink.name}${sink.detail ? `: ${sink.detail}` : ''}`,
+      });
       // voxd plays through the device and says it works: probing it again could collide with playback.
       if (needsDevice) return checks;
     }
   } else {
     needsDevice = usesDevice(setting.value);
-    why = setting.fromFile ? `voxd's settings file sets audio ${setting.value}` : 'voxd will use audio-io, then speaker, then a player (audio not set)';
+    why = setting.fromFile
+      ? `voxd's settings file sets audio ${setting.value}`
+      : 'voxd will use audio-io, then speaker, then a player (audio not set)';
     // An auto-started voxd ignores VOXD_AUDIO: say so rather than let it seem to count.
-    if (env.VOXD_AUDIO && env.VOXD_AUDIO !== setting.value) why += `; VOXD_AUDIO=${env.VOXD_AUDIO} here reaches only a voxd started from this shell ("vox daemon config set audio ${env.VOXD_AUDIO}" sets it for every voxd)`;
+    if (env.VOXD_AUDIO && env.VOXD_AUDIO !== setting.value)
+      why += `; VOXD_AUDIO=${env.VOXD_AUDIO} here reaches only a voxd started from this shell ("vox daemon config set audio ${env.VOXD_AUDIO}" sets it for every voxd)`;
   }
 
   const players = PLAYERS.filter((p) => p !== 'afplay' || opts.platform === 'darwin');
-  const found = players.map((p) => ({ player: p, path: opts.which(p, env) })).filter((p): p is { player: PlayerName; path: string } => p.path !== undefined);
+  const found = players
+    .map((p) => ({ player: p, path: opts.which(p, env) }))
+    .filter((p): p is { player: PlayerName; path: string } => p.path !== undefined);
   // audio-io first and alone: on a real card a second opener at the same moment could find it busy.
   const audioIo = await opts.probeAudioIo(env);
-  const [speaker, ...tried] = await Promise.all([opts.probeSpeaker(env), ...found.map((p) => opts.probePlayer(p.player, p.path, env))]);
+  const [speaker, ...tried] = await Promise.all([
+    opts.probeSpeaker(env),
+    ...found.map((p) => opts.probePlayer(p.player, p.path, env)),
+  ]);
   const working = found.filter((_, i) => tried[i]!.ok).map((p) => p.player);
-  const playerText = found.length ? found.map((p, i) => (tried[i]!.ok ? `${p.player} works` : tried[i]!.detail)).join('; ') : `no player command on PATH (looked for ${players.join(', ')})`;
+  const playerText = found.length
+    ? found.map((p, i) => (tried[i]!.ok ? `${p.player} works` : tried[i]!.detail)).join('; ')
+    : `no player command on PATH (looked for ${players.join(', ')})`;
   const io = audioIoCheck(audioIo, opts.platform);
   checks.push(io);
   if (audioIo.ok || speaker!.ok) {
-    checks.push({ name: 'audio device', level: 'ok', detail: `${audioIo.ok ? 'audio-io works' : `speaker: ${speaker!.detail}`}; ${playerText}` });
+    checks.push({
+      name: 'audio device',
+      level: 'ok',
+      detail: `${audioIo.ok ? 'audio-io works' : `speaker: ${speaker!.detail}`}; ${playerText}`,
+    });
   } else if (working.length) {
-    checks.push({ name: 'audio device', level: 'ok', detail: `audio-io and speaker fail; voxd falls back to ${working[0]}; ${playerText}` });
+    checks.push({
+      name: 'audio device',
+      level: 'ok',
+      detail: `audio-io and speaker fail; voxd falls back to ${working[0]}; ${playerText}`,
+    });
   } else {
     // The fix for the first cause: without libasound2 nothing else can work; with it, the device is what is missing.
     const fix =

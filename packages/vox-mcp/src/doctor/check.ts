@@ -93,7 +93,14 @@ export function formatChecks(checks: readonly Check[]): string {
   }
   const fails = checks.filter((c) => c.level === 'fail').length;
   const warns = checks.filter((c) => c.level === 'warn').length;
-  lines.push('', fails ? `${fails} check${fails === 1 ? '' : 's'} failed, ${warns} warning${warns === 1 ? '' : 's'}` : warns ? `no failures, ${warns} warning${warns === 1 ? '' : 's'}` : 'everything looks fine');
+  lines.push(
+    '',
+    fails
+      ? `${fails} check${fails === 1 ? '' : 's'} failed, ${warns} warning${warns === 1 ? '' : 's'}`
+      : warns
+        ? `no failures, ${warns} warning${warns === 1 ? '' : 's'}`
+        : 'everything looks fine',
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -37,7 +37,9 @@ function claudeDir(env: NodeJS.ProcessEnv): string {
 }
 
 function claudeJsonPath(env: NodeJS.ProcessEnv): string {
-  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, '.claude.json') : join(env.HOME || homedir(), '.claude.json');
+  return env.CLAUDE_CONFIG_DIR
+    ? join(env.CLAUDE_CONFIG_DIR, '.claude.json')
+    : join(env.HOME || homedir(), '.claude.json');
 }
 
 /** A JSON file's object, undefined when absent; throws with the path when unreadable, too large or not JSON. */
@@ -107,8 +109,12 @@ export function pluginState(where: Where): PluginState {
 /** Whether a server entry runs vox's MCP server (`vox mcp`, or node with a vox entry file and `mcp`). */
 function runsVoxMcp(server: unknown): boolean {
   if (!isObject(server)) return false;
-  const words = [server.command, ...(Array.isArray(server.args) ? server.args : [])].filter((w): w is string => typeof w === 'string');
-  return words.includes('mcp') && words.some((w) => /(?:^|[\\/])vox(?:\.cjs|-cli\.cjs)?$|(?:^|[\\/])vox-mcp[\\/]/.test(w));
+  const words = [server.command, ...(Array.isArray(server.args) ? server.args : [])].filter(
+    (w): w is string => typeof w === 'string',
+  );
+  return (
+    words.includes('mcp') && words.some((w) => /(?:^|[\\/])vox(?:\.cjs|-cli\.cjs)?$|(?:^|[\\/])vox-mcp[\\/]/.test(w))
+  );
 }
 
 export interface RegisteredServer {
@@ -119,7 +125,10 @@ export interface RegisteredServer {
 }
 
 /** The MCP servers a session in `cwd` gets, by name, with where each is registered. */
-export function registeredServers(where: Where, plugin: PluginState): { servers: RegisteredServer[]; errors: string[] } {
+export function registeredServers(
+  where: Where,
+  plugin: PluginState,
+): { servers: RegisteredServer[]; errors: string[] } {
   const servers: RegisteredServer[] = [];
   const errors: string[] = [];
   const add = (entries: unknown, scope: string) => {
@@ -152,8 +161,12 @@ export function registeredServers(where: Where, plugin: PluginState): { servers:
     const path = plugin.installPath ? join(plugin.installPath, '.mcp.json') : undefined;
     try {
       const own = path ? readJson(path) : undefined;
-      if (isObject(own?.mcpServers) && own.mcpServers.vox) servers.push({ name: PLUGIN_SERVER, scope: `plugin ${plugin.key} (${path})`, vox: true });
-      else errors.push(`the plugin ${plugin.key} has no vox server in ${path ?? 'its install path (installed_plugins.json names none)'}`);
+      if (isObject(own?.mcpServers) && own.mcpServers.vox)
+        servers.push({ name: PLUGIN_SERVER, scope: `plugin ${plugin.key} (${path})`, vox: true });
+      else
+        errors.push(
+          `the plugin ${plugin.key} has no vox server in ${path ?? 'its install path (installed_plugins.json names none)'}`,
+        );
     } catch (err) {
       errors.push((err as Error).message);
     }
@@ -196,14 +209,26 @@ export function hooksCheck(where: Where, plugin: PluginState): Check {
   const complete = withVox.filter((s) => s.missing.length === 0);
   const broken = states.filter((s) => s.error);
   const describe = (s: (typeof states)[number]) =>
-    s.error ? `${s.scope}: cannot read ${s.path}` : s.missing.length === 0 ? `${s.scope}: installed` : s.installed.length ? `${s.scope}: partly (missing ${s.missing.join(', ')})` : `${s.scope}: not installed`;
+    s.error
+      ? `${s.scope}: cannot read ${s.path}`
+      : s.missing.length === 0
+        ? `${s.scope}: installed`
+        : s.installed.length
+          ? `${s.scope}: partly (missing ${s.missing.join(', ')})`
+          : `${s.scope}: not installed`;
   const detail = states.map(describe).join('; ');
   if (broken.length) {
-    return { name: 'hooks', level: 'warn', detail: `${detail} (${broken.map((s) => s.error).join('; ')})`, fix: `fix the JSON in ${broken.map((s) => s.path).join(' and ')}; Claude Code cannot read it either` };
+    return {
+      name: 'hooks',
+      level: 'warn',
+      detail: `${detail} (${broken.map((s) => s.error).join('; ')})`,
+      fix: `fix the JSON in ${broken.map((s) => s.path).join(' and ')}; Claude Code cannot read it either`,
+    };
   }
   if (plugin.active) {
     const by = `the vox plugin (${plugin.key}, enabled in the ${plugin.enabledIn.join(' and ')} settings) brings its own hooks`;
-    if (!withVox.length) return { name: 'hooks', level: 'ok', detail: `${by}; no vox hooks in the settings files (${detail})` };
+    if (!withVox.length)
+      return { name: 'hooks', level: 'ok', detail: `${by}; no vox hooks in the settings files (${detail})` };
     return {
       name: 'hooks',
       level: 'warn',
@@ -218,8 +243,15 @@ export function hooksCheck(where: Where, plugin: PluginState): Check {
       : plugin.disabledIn.length
         ? ` (the vox plugin ${plugin.key} is disabled)`
         : '';
-  if (complete.length) return { name: 'hooks', level: 'ok', detail: `${detail} (${complete.map((s) => s.path).join(', ')})${pluginNote}` };
-  if (withVox.length) return { name: 'hooks', level: 'warn', detail: `${detail}${pluginNote}`, fix: `run "vox hooks install ${scopeFlag(withVox[0]!.scope)}" to add the missing events` };
+  if (complete.length)
+    return { name: 'hooks', level: 'ok', detail: `${detail} (${complete.map((s) => s.path).join(', ')})${pluginNote}` };
+  if (withVox.length)
+    return {
+      name: 'hooks',
+      level: 'warn',
+      detail: `${detail}${pluginNote}`,
+      fix: `run "vox hooks install ${scopeFlag(withVox[0]!.scope)}" to add the missing events`,
+    };
   return {
     name: 'hooks',
     level: 'warn',
@@ -246,7 +278,11 @@ export function mcpServerChecks(where: Where, plugin: PluginState): Check[] {
     const found = servers.filter((s) => s.name === name);
     checks.push(
       found.length
-        ? { name: 'mcp server', level: 'ok', detail: `"${name}", which the hooks call, is registered: ${found.map((s) => s.scope).join(', ')}` }
+        ? {
+            name: 'mcp server',
+            level: 'ok',
+            detail: `"${name}", which the hooks call, is registered: ${found.map((s) => s.scope).join(', ')}`,
+          }
         : {
             name: 'mcp server',
             level: 'fail',
@@ -259,13 +295,16 @@ export function mcpServerChecks(where: Where, plugin: PluginState): Check[] {
     );
   }
   const vox = servers.filter((s) => s.vox);
-  if (vox.length === 1 && !named.size) checks.push({ name: 'mcp server', level: 'ok', detail: `"${vox[0]!.name}" runs vox mcp: ${vox[0]!.scope}` });
+  if (vox.length === 1 && !named.size)
+    checks.push({ name: 'mcp server', level: 'ok', detail: `"${vox[0]!.name}" runs vox mcp: ${vox[0]!.scope}` });
   if (vox.length > 1) {
     checks.push({
       name: 'mcp server',
       level: 'warn',
       detail: `doubled set-up: ${vox.length} vox MCP servers in each session (${vox.map((s) => `"${s.name}" in ${s.scope}`).join('; ')}): every tool is offered twice`,
-      fix: plugin.active ? `the plugin has its own server: remove the other with "claude mcp remove ${vox.find((s) => s.name !== PLUGIN_SERVER)?.name ?? 'vox'}"` : 'keep one: "claude mcp remove NAME" (add --scope user or --scope project for those)',
+      fix: plugin.active
+        ? `the plugin has its own server: remove the other with "claude mcp remove ${vox.find((s) => s.name !== PLUGIN_SERVER)?.name ?? 'vox'}"`
+        : 'keep one: "claude mcp remove NAME" (add --scope user or --scope project for those)',
     });
   } else if (!vox.length && !named.size) {
     checks.push({
@@ -276,7 +315,12 @@ export function mcpServerChecks(where: Where, plugin: PluginState): Check[] {
     });
   } else if (errors.length && !checks.some((c) => c.level === 'fail')) {
     // Only when no failed line above named the unreadable files already.
-    checks.push({ name: 'mcp server', level: 'warn', detail: `some of Claude Code's files could not be read: ${errors.join('; ')}`, fix: 'fix or remove the file named' });
+    checks.push({
+      name: 'mcp server',
+      level: 'warn',
+      detail: `some of Claude Code's files could not be read: ${errors.join('; ')}`,
+      fix: 'fix or remove the file named',
+    });
   }
   return checks;
 }

@@ -14,7 +14,9 @@ export async function viewDaemon(env: NodeJS.ProcessEnv): Promise<DaemonView> {
     return { error: (err as Error).message };
   }
   if (!endpoint) return { error: 'no VOX_HOME/voxd.json, VOXD_URL or VOXD_PORT says where voxd is' };
-  view.where = endpoint.socketPath ? `${endpoint.socketPath} (from remote.json)` : `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
+  view.where = endpoint.socketPath
+    ? `${endpoint.socketPath} (from remote.json)`
+    : `${endpoint.host}:${endpoint.port} (from ${endpoint.source})`;
   if (endpoint.source === 'voxd.json') {
     try {
       view.statePid = (JSON.parse(readFileSync(homePaths(voxHome(env)).state, 'utf8')) as { pid?: number }).pid;
@@ -41,12 +43,17 @@ export function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVer
   const checks: Check[] = [];
   const autostart = env.VOX_NO_AUTOSTART !== '1';
   if (!view.health) {
-    const stale = view.statePid !== undefined && !pidAlive(view.statePid) ? `; voxd.json names pid ${view.statePid}, which is not running (a stale file)` : '';
+    const stale =
+      view.statePid !== undefined && !pidAlive(view.statePid)
+        ? `; voxd.json names pid ${view.statePid}, which is not running (a stale file)`
+        : '';
     const why = view.where ? `nothing answers at ${view.where}${stale}` : 'not running';
     checks.push({
       name: 'daemon',
       level: autostart ? 'warn' : 'fail',
-      detail: autostart ? `${why}; the next vox say, hook or MCP call starts it` : `${why}, and VOX_NO_AUTOSTART=1 stops clients from starting it`,
+      detail: autostart
+        ? `${why}; the next vox say, hook or MCP call starts it`
+        : `${why}, and VOX_NO_AUTOSTART=1 stops clients from starting it`,
       fix: 'start it now with "vox daemon start", or run it as a service with "vox daemon install"',
     });
     return checks;
@@ -61,7 +68,12 @@ export function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVer
   checks.push(
     daemonVersion === clientVersion
       ? { name: 'daemon version', level: 'ok', detail: `voxd ${daemonVersion}, vox ${clientVersion}` }
-      : { name: 'daemon version', level: 'warn', detail: `voxd ${daemonVersion} differs from vox ${clientVersion}`, fix: 'run "vox daemon restart" so that voxd runs the installed version' },
+      : {
+          name: 'daemon version',
+          level: 'warn',
+          detail: `voxd ${daemonVersion} differs from vox ${clientVersion}`,
+          fix: 'run "vox daemon restart" so that voxd runs the installed version',
+        },
   );
   if (s) {
     checks.push(
@@ -86,15 +98,26 @@ export function tokenCheck(env: NodeJS.ProcessEnv, view: DaemonView, platform: N
       name: 'token',
       level: 'fail',
       detail: `voxd refused the token${env.VOXD_TOKEN ? ' in VOXD_TOKEN' : ` in ${path}`} (HTTP ${view.statusCode})`,
-      fix: env.VOXD_TOKEN ? 'unset VOXD_TOKEN, or set it to the contents of VOX_HOME/token' : `this VOX_HOME is not the running voxd's: set VOX_HOME as voxd has it, or run "vox daemon restart"`,
+      fix: env.VOXD_TOKEN
+        ? 'unset VOXD_TOKEN, or set it to the contents of VOX_HOME/token'
+        : `this VOX_HOME is not the running voxd's: set VOX_HOME as voxd has it, or run "vox daemon restart"`,
     };
   }
   const mode = modeOf(path);
   if (mode === undefined) {
     if (view.health && !env.VOXD_TOKEN) {
-      return { name: 'token', level: 'fail', detail: `${path} is missing while voxd runs`, fix: 'run "vox daemon restart": voxd creates the token at start' };
+      return {
+        name: 'token',
+        level: 'fail',
+        detail: `${path} is missing while voxd runs`,
+        fix: 'run "vox daemon restart": voxd creates the token at start',
+      };
     }
-    return { name: 'token', level: 'ok', detail: `${path} not created yet; voxd creates it (mode 600) when it starts${fromEnv}` };
+    return {
+      name: 'token',
+      level: 'ok',
+      detail: `${path} not created yet; voxd creates it (mode 600) when it starts${fromEnv}`,
+    };
   }
   if (platform !== 'win32' && (mode & 0o077) !== 0) {
     return {
@@ -104,14 +127,23 @@ export function tokenCheck(env: NodeJS.ProcessEnv, view: DaemonView, platform: N
       fix: `chmod 600 "${path}"`,
     };
   }
-  return { name: 'token', level: 'ok', detail: `${path}, mode ${octal(mode)}${view.status ? ', accepted by voxd' : ''}${fromEnv}` };
+  return {
+    name: 'token',
+    level: 'ok',
+    detail: `${path}, mode ${octal(mode)}${view.status ? ', accepted by voxd' : ''}${fromEnv}`,
+  };
 }
 
 /** voxd's settings file: every voxd start reads it, and an invalid one stops voxd. */
 export async function settingsCheck(env: NodeJS.ProcessEnv): Promise<Check> {
   const { readSettingsFile, settingsPath, formatProblem } = await import('@vox/protocol/settings');
   const file = readSettingsFile(settingsPath(env));
-  if (!file.exists) return { name: 'daemon settings', level: 'ok', detail: `none: voxd uses its defaults (${file.path} does not exist)` };
+  if (!file.exists)
+    return {
+      name: 'daemon settings',
+      level: 'ok',
+      detail: `none: voxd uses its defaults (${file.path} does not exist)`,
+    };
   const n = file.problems.length;
   if (n) {
     return {
@@ -122,5 +154,9 @@ export async function settingsCheck(env: NodeJS.ProcessEnv): Promise<Check> {
     };
   }
   const set = Object.entries(file.values).map(([k, v]) => `${k} ${v}`);
-  return { name: 'daemon settings', level: 'ok', detail: `${file.path} is valid${set.length ? ` (${set.join(', ')})` : ' (empty: defaults)'}` };
+  return {
+    name: 'daemon settings',
+    level: 'ok',
+    detail: `${file.path} is valid${set.length ? ` (${set.join(', ')})` : ' (empty: defaults)'}`,
+  };
 }

@@ -31,7 +31,15 @@ import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js
 import { engineChecks } from './engines.js';
 import { hooksCheck, mcpServerChecks, pluginState } from './claude.js';
 import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
-import { embeddedEngine, probeAudioIo, probePlayer, probeSpeaker, probeTranscriber, sherpaModule, which } from './probes.js';
+import {
+  embeddedEngine,
+  probeAudioIo,
+  probePlayer,
+  probeSpeaker,
+  probeTranscriber,
+  sherpaModule,
+  which,
+} from './probes.js';
 import { configCheck } from './project.js';
 import { remoteChecks } from './remote.js';
 
@@ -43,9 +51,22 @@ function nodeCheck(version: string): Check {
   const major = Number(version.split('.')[0]);
   const lines = NODE_LINES.join(', ');
   const fix = `install Node.js ${lines} (e.g. "nvm install 24"), then run "vox hooks install" and "vox daemon install" again: they record node's path`;
-  if ((NODE_LINES as readonly number[]).includes(major)) return { name: 'node', level: 'ok', detail: `v${version} (vox supports Node.js ${lines})` };
-  if (major > NODE_LINES[0]) return { name: 'node', level: 'warn', detail: `v${version} is not a line vox is tested on (Node.js ${lines}); it will probably work`, fix };
-  if (major >= 20) return { name: 'node', level: 'warn', detail: `v${version} is end of life and not supported; vox supports Node.js ${lines}`, fix };
+  if ((NODE_LINES as readonly number[]).includes(major))
+    return { name: 'node', level: 'ok', detail: `v${version} (vox supports Node.js ${lines})` };
+  if (major > NODE_LINES[0])
+    return {
+      name: 'node',
+      level: 'warn',
+      detail: `v${version} is not a line vox is tested on (Node.js ${lines}); it will probably work`,
+      fix,
+    };
+  if (major >= 20)
+    return {
+      name: 'node',
+      level: 'warn',
+      detail: `v${version} is end of life and not supported; vox supports Node.js ${lines}`,
+      fix,
+    };
   return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js ${lines}`, fix };
 }
 
@@ -72,7 +93,14 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     try {
       return await f();
     } catch (err) {
-      return [{ name, level: 'fail', detail: `the check itself failed: ${(err as Error).message}`, fix: 'please report this with the output of "vox doctor --json"' }];
+      return [
+        {
+          name,
+          level: 'fail',
+          detail: `the check itself failed: ${(err as Error).message}`,
+          fix: 'please report this with the output of "vox doctor --json"',
+        },
+      ];
     }
   };
 
@@ -95,8 +123,16 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     guard('service', async () => {
       const installed = await (options.serviceInstalled ?? defaultServiceInstalled)(env);
       const kind = platform === 'darwin' ? 'launchd' : 'systemd user units';
-      if (!installed) return [{ name: 'service', level: 'ok' as const, detail: 'not installed; clients start voxd on demand ("vox daemon install" keeps it warm)' }];
-      if (view.health) return [{ name: 'service', level: 'ok' as const, detail: `installed (${kind}) and voxd answers` }];
+      if (!installed)
+        return [
+          {
+            name: 'service',
+            level: 'ok' as const,
+            detail: 'not installed; clients start voxd on demand ("vox daemon install" keeps it warm)',
+          },
+        ];
+      if (view.health)
+        return [{ name: 'service', level: 'ok' as const, detail: `installed (${kind}) and voxd answers` }];
       // The user chose a service: one that does not run is a failure, not "ok: installed".
       return [
         {
@@ -110,7 +146,9 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
         },
       ];
     }),
-    guard('transcriber', async () => [await transcriberCheck(env, listenSettings, options.probeTranscriber ?? probeTranscriber)]),
+    guard('transcriber', async () => [
+      await transcriberCheck(env, listenSettings, options.probeTranscriber ?? probeTranscriber),
+    ]),
   ]);
 
   const settings = await guard('daemon settings', async () => [await settingsCheck(env)]);
@@ -142,4 +180,3 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...service,
   ];
 }
-

@@ -25,19 +25,32 @@ export interface ListenSettings {
   vad?: string;
 }
 
-const RECORDER_FIX = '"apt-get install alsa-utils" (arecord) or "apt-get install sox" (rec; "brew install sox" on macOS), or "vox daemon config set listen.recorder /ABSOLUTE/PATH/arecord"';
+const RECORDER_FIX =
+  '"apt-get install alsa-utils" (arecord) or "apt-get install sox" (rec; "brew install sox" on macOS), or "vox daemon config set listen.recorder /ABSOLUTE/PATH/arecord"';
 
-export function recorderCheck(opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which'>>, settings: ListenSettings): Check {
+export function recorderCheck(
+  opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which'>>,
+  settings: ListenSettings,
+): Check {
   const setting = settings.recorder;
-  const names = setting === 'auto' ? (opts.platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [setting];
+  const names =
+    setting === 'auto' ? (opts.platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [setting];
   for (const name of names) {
     const path = opts.which(name, opts.env);
-    if (path) return { name: 'recorder', level: 'ok', detail: `${path}${setting === 'auto' ? '' : ' (listen.recorder)'}, as this shell's PATH has it` };
+    if (path)
+      return {
+        name: 'recorder',
+        level: 'ok',
+        detail: `${path}${setting === 'auto' ? '' : ' (listen.recorder)'}, as this shell's PATH has it`,
+      };
   }
   return {
     name: 'recorder',
     level: 'warn',
-    detail: setting === 'auto' ? `none of ${names.join(', ')} is on PATH: "vox listen" cannot record` : `listen.recorder ${setting} is not an executable file: "vox listen" cannot record`,
+    detail:
+      setting === 'auto'
+        ? `none of ${names.join(', ')} is on PATH: "vox listen" cannot record`
+        : `listen.recorder ${setting} is not an executable file: "vox listen" cannot record`,
     fix: RECORDER_FIX,
   };
 }
@@ -56,16 +69,25 @@ function hasKey(env: NodeJS.ProcessEnv, url: string): boolean {
 
 const LOOPBACK = /^https?:\/\/(?:127\.[\d.]+|localhost|\[::1\])(?::\d+)?(?:\/|$)/i;
 
-export async function transcriberCheck(env: NodeJS.ProcessEnv, settings: ListenSettings, probe: (url: string) => Promise<TranscriberProbe>): Promise<Check> {
+export async function transcriberCheck(
+  env: NodeJS.ProcessEnv,
+  settings: ListenSettings,
+  probe: (url: string) => Promise<TranscriberProbe>,
+): Promise<Check> {
   const url = settings.transcriberUrl;
   if (!url && settings.transcriberKind !== 'server' && hasRecognizer(env)) {
-    return { name: 'transcriber', level: 'ok', detail: 'not set (optional): the local recognizer transcribes (the "recognizer" check)' };
+    return {
+      name: 'transcriber',
+      level: 'ok',
+      detail: 'not set (optional): the local recognizer transcribes (the "recognizer" check)',
+    };
   }
   if (!url) {
     return {
       name: 'transcriber',
       level: 'ok',
-      detail: 'not set (optional): "vox listen" records and keeps the WAV without a transcript; "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" sets one',
+      detail:
+        'not set (optional): "vox listen" records and keeps the WAV without a transcript; "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" sets one',
     };
   }
   const answer = await probe(url);
@@ -91,19 +113,30 @@ export async function transcriberCheck(env: NodeJS.ProcessEnv, settings: ListenS
 /** Who holds voxd's microphone, as voxd's status says. */
 export function microphoneCheck(view: DaemonView): Check {
   const s = view.status;
-  if (!s) return { name: 'microphone', level: 'ok', detail: view.health ? 'voxd did not say (no status)' : 'voxd is not running, so it holds no microphone' };
-  if (s.listening === undefined) return { name: 'microphone', level: 'ok', detail: `voxd ${s.version} does not report who holds the microphone` };
+  if (!s)
+    return {
+      name: 'microphone',
+      level: 'ok',
+      detail: view.health ? 'voxd did not say (no status)' : 'voxd is not running, so it holds no microphone',
+    };
+  if (s.listening === undefined)
+    return { name: 'microphone', level: 'ok', detail: `voxd ${s.version} does not report who holds the microphone` };
   if (s.listening === null) return { name: 'microphone', level: 'ok', detail: 'free: voxd is not listening' };
   if (isVoiceBargeIn(s.listening)) {
     return {
       name: 'microphone',
       level: 'ok',
-      detail: 'open while vox speaks: listen.bargeIn is voice, so voxd listens for your voice to cut the utterance (use a headset: on loudspeakers vox hears itself); a "vox listen" gets the microphone once the speech ends; "vox daemon config set listen.bargeIn off" and "vox daemon restart" stop it',
+      detail:
+        'open while vox speaks: listen.bargeIn is voice, so voxd listens for your voice to cut the utterance (use a headset: on loudspeakers vox hears itself); a "vox listen" gets the microphone once the speech ends; "vox daemon config set listen.bargeIn off" and "vox daemon restart" stop it',
     };
   }
   const who = s.listening.session ? `session ${s.listening.session}` : 'a listen without a session';
   const state = floorState(s.listening);
-  return { name: 'microphone', level: 'ok', detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it` };
+  return {
+    name: 'microphone',
+    level: 'ok',
+    detail: `held by ${who} (${s.listening.id})${state ? `, ${state}` : ''}: another "vox listen" waits its turn (--wait); "vox stop" ends it`,
+  };
 }
 
 /** Whether any directory of VOX_HOME/asr holds a recognizer manifest. */
@@ -137,7 +170,9 @@ export function recognizerCheck(env: NodeJS.ProcessEnv, settings: ListenSettings
   const root = asrModelsDir(voxHome(env));
   let names: string[] = [];
   try {
-    names = readdirSync(root).filter((n) => !n.startsWith('.')).sort();
+    names = readdirSync(root)
+      .filter((n) => !n.startsWith('.'))
+      .sort();
   } catch {
     // No asr directory: no model.
   }
@@ -149,9 +184,20 @@ export function recognizerCheck(env: NodeJS.ProcessEnv, settings: ListenSettings
       m = JSON.parse(readFileSync(join(dir, ASR_MANIFEST), 'utf8'));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      return { name: 'recognizer', level: 'warn', detail: `${join(dir, ASR_MANIFEST)} is not a readable manifest: "vox listen" fails with it`, fix: `"vox voices install ${name} --force", or remove ${dir}` };
+      return {
+        name: 'recognizer',
+        level: 'warn',
+        detail: `${join(dir, ASR_MANIFEST)} is not a readable manifest: "vox listen" fails with it`,
+        fix: `"vox voices install ${name} --force", or remove ${dir}`,
+      };
     }
-    if (!isAsrType(m.type)) return { name: 'recognizer', level: 'warn', detail: `${name}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs`, fix: `remove ${dir}` };
+    if (!isAsrType(m.type))
+      return {
+        name: 'recognizer',
+        level: 'warn',
+        detail: `${name}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs`,
+        fix: `remove ${dir}`,
+      };
     const missing = ASR_FILES[m.type].filter((k) => {
       const rel = m.files?.[k];
       try {
@@ -160,14 +206,33 @@ export function recognizerCheck(env: NodeJS.ProcessEnv, settings: ListenSettings
         return true;
       }
     });
-    if (missing.length) return { name: 'recognizer', level: 'warn', detail: `${name} (${m.type}) lacks its ${missing.join(', ')} file: "vox listen" fails with it`, fix: `"vox voices install ${name} --force"` };
+    if (missing.length)
+      return {
+        name: 'recognizer',
+        level: 'warn',
+        detail: `${name} (${m.type}) lacks its ${missing.join(', ')} file: "vox listen" fails with it`,
+        fix: `"vox voices install ${name} --force"`,
+      };
     const sherpa = sherpaProblem(env);
     if (sherpa) return { name: 'recognizer', level: 'warn', detail: `${name} (${m.type}) is installed, but ${sherpa}` };
-    const use = kind === 'server' ? 'not in use: transcriber.kind is server' : `in use (transcriber.kind ${kind}): "vox listen" transcribes in voxd, nothing leaves the machine`;
+    const use =
+      kind === 'server'
+        ? 'not in use: transcriber.kind is server'
+        : `in use (transcriber.kind ${kind}): "vox listen" transcribes in voxd, nothing leaves the machine`;
     return { name: 'recognizer', level: 'ok', detail: `${name} (${m.type}) in ${dir}, its files present; ${use}` };
   }
-  if (kind === 'local') return { name: 'recognizer', level: 'warn', detail: `transcriber.kind is local, but no model is installed in ${root}: "vox listen" fails`, fix: '"vox voices install whisper-tiny.en-int8"' };
-  return { name: 'recognizer', level: 'ok', detail: `none installed (optional): "vox voices install whisper-tiny.en-int8" transcribes offline, in voxd` };
+  if (kind === 'local')
+    return {
+      name: 'recognizer',
+      level: 'warn',
+      detail: `transcriber.kind is local, but no model is installed in ${root}: "vox listen" fails`,
+      fix: '"vox voices install whisper-tiny.en-int8"',
+    };
+  return {
+    name: 'recognizer',
+    level: 'ok',
+    detail: `none installed (optional): "vox voices install whisper-tiny.en-int8" transcribes offline, in voxd`,
+  };
 }
 
 /** Silero VAD's model (VOX_HOME/vad/silero_vad.onnx) and whether listen.vad uses it. */
@@ -181,10 +246,28 @@ export function vadCheck(env: NodeJS.ProcessEnv, settings: ListenSettings): Chec
     // Not installed.
   }
   if (size === undefined) {
-    if (mode === 'silero') return { name: 'vad', level: 'warn', detail: `listen.vad is silero, but ${file} is missing: "vox listen" fails`, fix: 'install the model (docs/talk-back.md, "Offline speech-to-text"), or "vox daemon config set listen.vad auto"' };
-    return { name: 'vad', level: 'ok', detail: `energy (listen.vad ${mode}; Silero VAD's model is not installed in ${file})` };
+    if (mode === 'silero')
+      return {
+        name: 'vad',
+        level: 'warn',
+        detail: `listen.vad is silero, but ${file} is missing: "vox listen" fails`,
+        fix: 'install the model (docs/talk-back.md, "Offline speech-to-text"), or "vox daemon config set listen.vad auto"',
+      };
+    return {
+      name: 'vad',
+      level: 'ok',
+      detail: `energy (listen.vad ${mode}; Silero VAD's model is not installed in ${file})`,
+    };
   }
   const sherpa = sherpaProblem(env);
-  if (sherpa && mode !== 'energy') return { name: 'vad', level: 'warn', detail: `Silero VAD's model is in ${file}, but ${sherpa}` };
-  return { name: 'vad', level: 'ok', detail: mode === 'energy' ? `energy (listen.vad energy; Silero VAD's model is present in ${file}, unused)` : `Silero VAD (listen.vad ${mode}), ${file} (${size} bytes)` };
+  if (sherpa && mode !== 'energy')
+    return { name: 'vad', level: 'warn', detail: `Silero VAD's model is in ${file}, but ${sherpa}` };
+  return {
+    name: 'vad',
+    level: 'ok',
+    detail:
+      mode === 'energy'
+        ? `energy (listen.vad energy; Silero VAD's model is present in ${file}, unused)`
+        : `Silero VAD (listen.vad ${mode}), ${file} (${size} bytes)`,
+  };
 }

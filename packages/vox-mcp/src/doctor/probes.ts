@@ -81,8 +81,13 @@ export async function probeSpeaker(env: NodeJS.ProcessEnv): Promise<ProbeResult>
   if (r.code === 0) return { ok: true, detail: 'the speaker module opened the default device' };
   if (r.error) return { ok: false, detail: r.error };
   if (r.signal === 'SIGABRT') return { ok: false, detail: 'speaker could not open the audio device (no sound card?)' };
-  if (r.signal === 'SIGKILL') return { ok: false, detail: `speaker did not finish within ${PROBE_TIMEOUT_MS / 1000} s` };
-  if (r.code === 3) return { ok: false, detail: 'the optional speaker module is not installed (it needs libasound2-dev to build on Linux)' };
+  if (r.signal === 'SIGKILL')
+    return { ok: false, detail: `speaker did not finish within ${PROBE_TIMEOUT_MS / 1000} s` };
+  if (r.code === 3)
+    return {
+      ok: false,
+      detail: 'the optional speaker module is not installed (it needs libasound2-dev to build on Linux)',
+    };
   return { ok: false, detail: lastLine(r.stderr) || `speaker probe exited with ${r.code ?? r.signal}` };
 }
 
@@ -108,21 +113,45 @@ export async function probeAudioIo(env: NodeJS.ProcessEnv): Promise<AudioIoProbe
   try {
     mod = createRequire(voxdEntry(env)).resolve('@echogarden/audio-io');
   } catch {
-    return { ok: false, cause: 'module', detail: '@echogarden/audio-io (an optional dependency of voxd) is not installed beside voxd' };
+    return {
+      ok: false,
+      cause: 'module',
+      detail: '@echogarden/audio-io (an optional dependency of voxd) is not installed beside voxd',
+    };
   }
-  const r = await runChild(process.execPath, ['--input-type=module', '-e', AUDIO_IO_PROBE, pathToFileURL(mod).href], env);
+  const r = await runChild(
+    process.execPath,
+    ['--input-type=module', '-e', AUDIO_IO_PROBE, pathToFileURL(mod).href],
+    env,
+  );
   if (r.code === 0) return { ok: true, detail: 'audio-io opened the default device' };
   if (r.error) return { ok: false, detail: `audio-io probe: ${r.error}` };
-  if (r.signal === 'SIGKILL') return { ok: false, detail: `audio-io did not open the device within ${PROBE_TIMEOUT_MS / 1000} s (a hung driver or sound server?)` };
+  if (r.signal === 'SIGKILL')
+    return {
+      ok: false,
+      detail: `audio-io did not open the device within ${PROBE_TIMEOUT_MS / 1000} s (a hung driver or sound server?)`,
+    };
   const lines = r.stderr.split('\n');
-  const why = lines.filter((l) => l.startsWith('vox-probe: ')).pop()?.slice(11) ?? lastLine(r.stderr);
+  const why =
+    lines
+      .filter((l) => l.startsWith('vox-probe: '))
+      .pop()
+      ?.slice(11) ?? lastLine(r.stderr);
   const lib = /(lib[\w.-]+\.so[\d.]*): cannot open shared object file/.exec(why);
   if (lib) return { ok: false, cause: 'library', detail: `${lib[1]} is missing, so audio-io cannot load` };
   if (why === 'Failed to open audio device') {
     // ALSA's own last word, e.g. "Unknown PCM default" or "cannot find card '0'".
-    const alsa = lines.filter((l) => l.startsWith('ALSA lib ')).map((l) => l.replace(/^ALSA lib [^)]*\)\s*/, '')).pop();
-    const what = process.platform === 'linux' ? "ALSA could not open 'default'" : 'the system could not open its default output';
-    return { ok: false, cause: 'device', detail: `no sound device: ${what}${alsa ? ` (${alsa.length > 120 ? `${alsa.slice(0, 117)}...` : alsa})` : ''}` };
+    const alsa = lines
+      .filter((l) => l.startsWith('ALSA lib '))
+      .map((l) => l.replace(/^ALSA lib [^)]*\)\s*/, ''))
+      .pop();
+    const what =
+      process.platform === 'linux' ? "ALSA could not open 'default'" : 'the system could not open its default output';
+    return {
+      ok: false,
+      cause: 'device',
+      detail: `no sound device: ${what}${alsa ? ` (${alsa.length > 120 ? `${alsa.slice(0, 117)}...` : alsa})` : ''}`,
+    };
   }
   return { ok: false, detail: `audio-io: ${why || `exit ${r.code ?? r.signal}`}` };
 }
@@ -147,7 +176,10 @@ export function probeTranscriber(url: string): Promise<TranscriberProbe> {
       req.destroy();
     });
     // The whole exchange, not the socket's idle time: a server that trickles bytes is cut off too.
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('no answer within 3 s'), { code: 'ETIMEDOUT' })), 3000);
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error('no answer within 3 s'), { code: 'ETIMEDOUT' })),
+      3000,
+    );
     req.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({ error: err.code === 'ETIMEDOUT' ? err.message : (err.code ?? err.message) });
@@ -203,7 +235,10 @@ export function sherpaModule(env: NodeJS.ProcessEnv = process.env): ProbeResult 
     createRequire(main).resolve(`sherpa-onnx-${platform}/package.json`);
     return { ok: true, detail: 'sherpa-onnx-node is installed beside voxd' };
   } catch {
-    return { ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed, or has no prebuilt package for this platform' };
+    return {
+      ok: false,
+      detail:
+        'sherpa-onnx-node (an optional dependency of voxd) is not installed, or has no prebuilt package for this platform',
+    };
   }
 }
-

@@ -7,10 +7,18 @@ import type { Check } from './check.js';
 export async function configCheck(cwd: string): Promise<{ check: Check; config?: ResolvedConfig }> {
   try {
     const config = await resolveConfig(cwd);
-    if (!config.file) return { check: { name: 'config', level: 'ok', detail: `none, defaults apply (no .vox/config.md at or above ${cwd})` }, config };
+    if (!config.file)
+      return {
+        check: { name: 'config', level: 'ok', detail: `none, defaults apply (no .vox/config.md at or above ${cwd})` },
+        config,
+      };
     const v = config.values;
     return {
-      check: { name: 'config', level: 'ok', detail: `${config.file} is valid (notify ${v.notify}, speak ${v.speak}, engine ${v.engine}${v.voice ? `, voice ${v.voice}` : ''})` },
+      check: {
+        name: 'config',
+        level: 'ok',
+        detail: `${config.file} is valid (notify ${v.notify}, speak ${v.speak}, engine ${v.engine}${v.voice ? `, voice ${v.voice}` : ''})`,
+      },
       config,
     };
   } catch (err) {
@@ -26,6 +34,13 @@ export async function configCheck(cwd: string): Promise<{ check: Check; config?:
         },
       };
     }
-    return { check: { name: 'config', level: 'fail', detail: `cannot read the config: ${(err as Error).message}`, fix: 'check the permissions of .vox/config.md' } };
+    return {
+      check: {
+        name: 'config',
+        level: 'fail',
+        detail: `cannot read the config: ${(err as Error).message}`,
+        fix: 'check the permissions of .vox/config.md',
+      },
+    };
   }
 }

@@ -40,7 +40,14 @@ export async function runChannel(o: ChannelOptions): Promise<void> {
   while (!o.signal.aborted) {
     const session = sessionLabel(projectNameFor(o.cwd), o.env);
     try {
-      const reply = await call<TalkWaitResponse>(env, 'POST', '/v1/talk/wait', { session, waitMs: POLL_MS }, POLL_MS + 5000, { signal: o.signal, startTimeoutMs: 1000 });
+      const reply = await call<TalkWaitResponse>(
+        env,
+        'POST',
+        '/v1/talk/wait',
+        { session, waitMs: POLL_MS },
+        POLL_MS + 5000,
+        { signal: o.signal, startTimeoutMs: 1000 },
+      );
       if (reply.status !== 200) throw new Error(`HTTP ${reply.status}`);
       backoff = 500;
       for (const content of reply.body.texts) {

@@ -45,7 +45,8 @@ export function readPermissionRequest(params: unknown): PermissionRequest | stri
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return 'params is not an object';
   const p = params as Record<string, unknown>;
   const id = p.request_id;
-  if (typeof id !== 'string' || !id || id.length > MAX_ID_CHARS || !/^[A-Za-z0-9_-]+$/.test(id)) return 'request_id is not an id (1 to 64 letters, digits, _ or -)';
+  if (typeof id !== 'string' || !id || id.length > MAX_ID_CHARS || !/^[A-Za-z0-9_-]+$/.test(id))
+    return 'request_id is not an id (1 to 64 letters, digits, _ or -)';
   const tool = typeof p.tool_name === 'string' ? p.tool_name.trim() : '';
   if (!tool || tool.length > MAX_TOOL_CHARS) return 'tool_name is missing or longer than 200 characters';
   const description = typeof p.description === 'string' ? p.description.slice(0, MAX_PREVIEW_CHARS) : '';
@@ -93,7 +94,13 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
     const config = await resolveConfig(o.cwd);
     if (config.values.notify === 'off') return { reason: 'notify is off' };
     const session = await o.session(config);
-    const ask = { session, projectName: config.projectName, tool: request.tool, requestId: request.requestId, ...(request.toolInput ? { toolInput: request.toolInput } : {}) };
+    const ask = {
+      session,
+      projectName: config.projectName,
+      tool: request.tool,
+      requestId: request.requestId,
+      ...(request.toolInput ? { toolInput: request.toolInput } : {}),
+    };
     if (config.values.approveByVoice !== true) return await announce(o, config, ask);
     const { decideByVoice } = await import('../claude/voice-decision.js');
     const d = await decideByVoice(o.env, config, ask);
@@ -111,7 +118,11 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
 }
 
 /** Says what the session asks, once, and answers nothing. */
-async function announce(o: RelayOptions, config: ResolvedConfig, ask: { session: string; projectName: string; tool: string; toolInput?: Record<string, unknown> }): Promise<RelayOutcome> {
+async function announce(
+  o: RelayOptions,
+  config: ResolvedConfig,
+  ask: { session: string; projectName: string; tool: string; toolInput?: Record<string, unknown> },
+): Promise<RelayOutcome> {
   const { askText } = await import('../claude/voice-decision.js');
   const { buildDelivery } = await import('../project/speech.js');
   const { call } = await import('../daemon/client.js');

@@ -40,7 +40,8 @@ export function allowedText(s: InputSchema): string {
       return noun;
     }
     if (t === 'string') {
-      if (s.minLength !== undefined && s.maxLength !== undefined) return `a text of ${s.minLength} to ${s.maxLength} characters`;
+      if (s.minLength !== undefined && s.maxLength !== undefined)
+        return `a text of ${s.minLength} to ${s.maxLength} characters`;
       if (s.minLength) return 'a non-empty text';
       return 'a text';
     }
@@ -71,24 +72,35 @@ export function checkInput(schema: InputSchema, value: unknown, at = ''): string
   if (types && !types.includes(t) && !(t === 'integer' && types.includes('number'))) {
     return [`${name} must be ${allowedText(schema)}, got ${show(value)}`];
   }
-  if (schema.enum && !schema.enum.includes(value)) return [`${name} must be ${allowedText(schema)}, got ${show(value)}`];
+  if (schema.enum && !schema.enum.includes(value))
+    return [`${name} must be ${allowedText(schema)}, got ${show(value)}`];
   const problems: string[] = [];
   if (typeof value === 'number') {
-    if ((schema.minimum !== undefined && value < schema.minimum) || (schema.maximum !== undefined && value > schema.maximum)) {
+    if (
+      (schema.minimum !== undefined && value < schema.minimum) ||
+      (schema.maximum !== undefined && value > schema.maximum)
+    ) {
       problems.push(`${name} must be ${allowedText(schema)}, got ${show(value)}`);
     }
   }
   if (typeof value === 'string') {
     const blank = schema.minLength !== undefined && schema.minLength > 0 && value.trim().length === 0;
-    if (blank || (schema.minLength !== undefined && value.length < schema.minLength) || (schema.maxLength !== undefined && value.length > schema.maxLength)) {
-      problems.push(`${name} must be ${allowedText(schema)}, got ${value.length > 60 ? `${value.length} characters` : show(value)}`);
+    if (
+      blank ||
+      (schema.minLength !== undefined && value.length < schema.minLength) ||
+      (schema.maxLength !== undefined && value.length > schema.maxLength)
+    ) {
+      problems.push(
+        `${name} must be ${allowedText(schema)}, got ${value.length > 60 ? `${value.length} characters` : show(value)}`,
+      );
     }
   }
   if (t === 'object') {
     const obj = value as Record<string, unknown>;
     const props = schema.properties ?? {};
     for (const key of schema.required ?? []) {
-      if (obj[key] === undefined) problems.push(`"${key}" is required: ${props[key] ? allowedText(props[key]) : 'a value'}`);
+      if (obj[key] === undefined)
+        problems.push(`"${key}" is required: ${props[key] ? allowedText(props[key]) : 'a value'}`);
     }
     for (const [key, v] of Object.entries(obj)) {
       const sub = props[key];

@@ -76,7 +76,9 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
           description: t.description,
           inputSchema: (await inputOf(t)) as Tool['inputSchema'],
           ...(t.output ? { outputSchema: t.output as Tool['outputSchema'] } : {}),
-          annotations: t.readOnly ? { readOnlyHint: true, openWorldHint: false } : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+          annotations: t.readOnly
+            ? { readOnlyHint: true, openWorldHint: false }
+            : { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
         })),
     );
     return toolList;
@@ -126,10 +128,17 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     // The name of tools/hook.ts's tool (HOOK_TOOL_NAME), not imported: that module loads with the cli's extra tools only.
     if (name === 'hook' && tools.has(name)) hooksServe = true;
     const tool = tools.get(name);
-    if (!tool) return toolError(`Unknown tool "${name}". vox's tools: ${[...tools.values()].filter((t) => !t.hidden).map((t) => t.name).join(', ')}.`);
+    if (!tool)
+      return toolError(
+        `Unknown tool "${name}". vox's tools: ${[...tools.values()]
+          .filter((t) => !t.hidden)
+          .map((t) => t.name)
+          .join(', ')}.`,
+      );
     try {
       const input = args ?? {};
-      if (typeof input !== 'object' || Array.isArray(input)) return toolError(`The arguments of ${name} must be an object, got ${show(input)}.`);
+      if (typeof input !== 'object' || Array.isArray(input))
+        return toolError(`The arguments of ${name} must be an object, got ${show(input)}.`);
       if (tool.check !== false) {
         const problems = checkInput(await inputOf(tool), input);
         if (problems.length) return toolError(`Invalid input for ${name}: ${problems.join('; ')}.`);
@@ -139,10 +148,19 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
         if (signal.aborted) throw new AbortError('the call was cancelled');
         return call(method, path, body, autostart);
       };
-      return await tool.run(input as Record<string, unknown>, { env, cwd, log, context, session: sessionOf, call: guarded, signal });
+      return await tool.run(input as Record<string, unknown>, {
+        env,
+        cwd,
+        log,
+        context,
+        session: sessionOf,
+        call: guarded,
+        signal,
+      });
     } catch (err) {
       const e = err as Error & { code?: unknown };
-      if (e?.name !== 'ConfigError' && !(err instanceof AbortError) && !String(e?.code ?? '').startsWith('VOX_ERR_')) log(`${name}: unexpected error: ${printable(String(e?.stack ?? e).slice(0, 2000))}`);
+      if (e?.name !== 'ConfigError' && !(err instanceof AbortError) && !String(e?.code ?? '').startsWith('VOX_ERR_'))
+        log(`${name}: unexpected error: ${printable(String(e?.stack ?? e).slice(0, 2000))}`);
       return errorResult(err);
     }
   }
@@ -171,13 +189,27 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   function channelPermission(params: unknown): void {
     const notify = options.notify;
     if (!notify) return;
-    void import('./permission-relay.js').then(async ({ relayPermission }) => {
-      const id = (params as { request_id?: unknown } | null)?.request_id;
-      const outcome = await relayPermission({ env, cwd, session: sessionOf, notify: notify as (m: unknown) => void, log, hooksServe: () => hooksServe }, params);
-      log(`vox mcp: channel permission ${typeof id === 'string' ? printable(id.slice(0, 64)) : '?'}: ${outcome.behavior ? `answered ${outcome.behavior}` : 'no answer'} (${outcome.reason})`);
-    }).catch((err: Error) => log(`vox mcp: the channel permission relay failed: ${err.message}`));
+    void import('./permission-relay.js')
+      .then(async ({ relayPermission }) => {
+        const id = (params as { request_id?: unknown } | null)?.request_id;
+        const outcome = await relayPermission(
+          { env, cwd, session: sessionOf, notify: notify as (m: unknown) => void, log, hooksServe: () => hooksServe },
+          params,
+        );
+        log(
+          `vox mcp: channel permission ${typeof id === 'string' ? printable(id.slice(0, 64)) : '?'}: ${outcome.behavior ? `answered ${outcome.behavior}` : 'no answer'} (${outcome.reason})`,
+        );
+      })
+      .catch((err: Error) => log(`vox mcp: the channel permission relay failed: ${err.message}`));
   }
 
-  const handle = createProtocol({ listTools, hasTool: (name) => tools.has(name), callTool, initialized, channelPermission, log });
+  const handle = createProtocol({
+    listTools,
+    hasTool: (name) => tools.has(name),
+    callTool,
+    initialized,
+    channelPermission,
+    log,
+  });
   return { listTools, callTool, handle };
 }

@@ -81,7 +81,9 @@ export function serveStdio(io: StdioOptions): Promise<number> {
     if (line.trim() === '') return;
     if (!talking) {
       talking = true;
-      void import('./channel.js').then(({ runChannel }) => runChannel({ env: io.env, cwd: io.cwd, log, notify: send, signal: talk.signal }));
+      void import('./channel.js').then(({ runChannel }) =>
+        runChannel({ env: io.env, cwd: io.cwd, log, notify: send, signal: talk.signal }),
+      );
     }
     let message: unknown;
     try {
@@ -115,7 +117,13 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       }
       if (buffer.length > MAX_LINE_CHARS) {
         log(`vox mcp: a message on stdin is longer than ${MAX_LINE_CHARS} characters; dropped`);
-        send(errorResponse(undefined, RPC.INVALID_REQUEST, `Invalid Request: message longer than ${MAX_LINE_CHARS} characters`));
+        send(
+          errorResponse(
+            undefined,
+            RPC.INVALID_REQUEST,
+            `Invalid Request: message longer than ${MAX_LINE_CHARS} characters`,
+          ),
+        );
         buffer = '';
       }
     };
@@ -155,11 +163,20 @@ export function serveStdio(io: StdioOptions): Promise<number> {
       setImmediate(() => {
         const cut = [...pending.values()];
         for (const { ids, batch } of cut) {
-          const answers = ids.map((id) => errorResponse(id, RPC.SHUTTING_DOWN, 'Request cancelled: vox mcp is shutting down (it was signalled to end)'));
+          const answers = ids.map((id) =>
+            errorResponse(
+              id,
+              RPC.SHUTTING_DOWN,
+              'Request cancelled: vox mcp is shutting down (it was signalled to end)',
+            ),
+          );
           if (answers.length) send(batch ? answers : answers[0]!);
         }
         ended = true;
-        if (cut.length) log(`vox mcp: shutting down; ${cut.reduce((n, w) => n + w.ids.length, 0)} request(s) in flight answered with an error`);
+        if (cut.length)
+          log(
+            `vox mcp: shutting down; ${cut.reduce((n, w) => n + w.ids.length, 0)} request(s) in flight answered with an error`,
+          );
         resolve(0);
       });
     };

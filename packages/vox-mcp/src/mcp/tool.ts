@@ -72,7 +72,10 @@ export type Structured = Record<string, unknown>;
  * and nothing else, so it must carry every fact.
  */
 export function toolResult(structured: Structured, isError = false): CallToolResult {
-  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+  };
   if (isError) result.isError = true;
   return result;
 }
@@ -95,11 +98,14 @@ export function toolError(message: string): CallToolResult {
 export function errorResult(err: unknown): CallToolResult {
   const e = err as Error & { code?: string };
   if (e?.name === 'ConfigError') return toolError(e.message);
-  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_')) return toolError(printable(`${e.code}: ${e.message}`));
+  if (typeof e?.code === 'string' && e.code.startsWith('VOX_ERR_'))
+    return toolError(printable(`${e.code}: ${e.message}`));
   // vox's own uncatalogued errors (errors.ts): their words are vox's.
   if (err instanceof AbortError || err instanceof TimeoutError) return toolError(`vox mcp: ${e.message}`);
   const kind = typeof e?.name === 'string' && /^[A-Za-z]{1,40}$/.test(e.name) ? e.name : 'Error';
-  return toolError(`unexpected error in vox mcp (${kind}; the details are on vox mcp's stderr). Please report it with the steps that led to it.`);
+  return toolError(
+    `unexpected error in vox mcp (${kind}; the details are on vox mcp's stderr). Please report it with the steps that led to it.`,
+  );
 }
 
 /** voxd's refusal as a result. */

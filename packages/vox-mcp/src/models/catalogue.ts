@@ -25,7 +25,16 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { hasUnprintable, printable } from '@vox/protocol';
-import { ASR_FILES, isAsrType, MODEL_NAME, MODEL_TYPES, type AsrType, type ModelFiles, type ModelSpeaker, type ModelType } from '@vox/protocol/models';
+import {
+  ASR_FILES,
+  isAsrType,
+  MODEL_NAME,
+  MODEL_TYPES,
+  type AsrType,
+  type ModelFiles,
+  type ModelSpeaker,
+  type ModelType,
+} from '@vox/protocol/models';
 import { ClientError } from '../errors.js';
 
 /** The largest `sizeMB` an entry may give (the largest real voice archive is a few hundred MB). */
@@ -68,8 +77,29 @@ export function isRecognizer(e: Pick<CatalogueEntry, 'type'>): boolean {
 const SHERPA_RELEASES = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/tts-models';
 const SHERPA_ASR = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models';
 
-const KOKORO_V019 = ['af', 'af_bella', 'af_nicole', 'af_sarah', 'af_sky', 'am_adam', 'am_michael', 'bf_emma', 'bf_isabella', 'bm_george', 'bm_lewis'];
-const KITTEN_NANO = ['expr-voice-2-m', 'expr-voice-2-f', 'expr-voice-3-m', 'expr-voice-3-f', 'expr-voice-4-m', 'expr-voice-4-f', 'expr-voice-5-m', 'expr-voice-5-f'];
+const KOKORO_V019 = [
+  'af',
+  'af_bella',
+  'af_nicole',
+  'af_sarah',
+  'af_sky',
+  'am_adam',
+  'am_michael',
+  'bf_emma',
+  'bf_isabella',
+  'bm_george',
+  'bm_lewis',
+];
+const KITTEN_NANO = [
+  'expr-voice-2-m',
+  'expr-voice-2-f',
+  'expr-voice-3-m',
+  'expr-voice-3-f',
+  'expr-voice-4-m',
+  'expr-voice-4-f',
+  'expr-voice-5-m',
+  'expr-voice-5-f',
+];
 
 export const CATALOGUE: readonly CatalogueEntry[] = [
   {
@@ -128,7 +158,11 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     licence: 'MIT',
     free: true,
     languages: ['en'],
-    files: { encoder: 'tiny.en-encoder.int8.onnx', decoder: 'tiny.en-decoder.int8.onnx', tokens: 'tiny.en-tokens.txt' } as unknown as ModelFiles,
+    files: {
+      encoder: 'tiny.en-encoder.int8.onnx',
+      decoder: 'tiny.en-decoder.int8.onnx',
+      tokens: 'tiny.en-tokens.txt',
+    } as unknown as ModelFiles,
     speakers: [],
   },
 ];
@@ -160,7 +194,16 @@ export function shownUrl(url: string): string {
 
 /** Whether `rel` is a relative path that stays inside its directory. */
 function inside(rel: unknown): boolean {
-  return typeof rel === 'string' && rel !== '' && rel.length <= 200 && !hasUnprintable(rel) && !rel.startsWith('/') && !rel.includes('\\') && !/^[a-z]:/i.test(rel) && !rel.split('/').includes('..');
+  return (
+    typeof rel === 'string' &&
+    rel !== '' &&
+    rel.length <= 200 &&
+    !hasUnprintable(rel) &&
+    !rel.startsWith('/') &&
+    !rel.includes('\\') &&
+    !/^[a-z]:/i.test(rel) &&
+    !rel.split('/').includes('..')
+  );
 }
 
 const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <= max && !hasUnprintable(v);
@@ -168,25 +211,44 @@ const isText = (v: unknown, max: number) => typeof v === 'string' && v.length <=
 /** Check one entry's shape; returns the problem or undefined. */
 function problemOf(e: Partial<CatalogueEntry>): string | undefined {
   if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'each entry must be an object';
-  if (typeof e.name !== 'string' || !MODEL_NAME.test(e.name) || e.name.includes('..')) return 'name must be letters, digits, ".", "_" or "-" (up to 80; no "..")';
-  if (e.title !== undefined && !isText(e.title, 200)) return 'title must be text of up to 200 characters, without control characters';
+  if (typeof e.name !== 'string' || !MODEL_NAME.test(e.name) || e.name.includes('..'))
+    return 'name must be letters, digits, ".", "_" or "-" (up to 80; no "..")';
+  if (e.title !== undefined && !isText(e.title, 200))
+    return 'title must be text of up to 200 characters, without control characters';
   const asr = isAsrType(e.type);
-  if (!asr && !MODEL_TYPES.includes(e.type as ModelType)) return `type must be one of ${MODEL_TYPES.join(', ')} (voices) or ${Object.keys(ASR_FILES).join(', ')} (recognizers)`;
+  if (!asr && !MODEL_TYPES.includes(e.type as ModelType))
+    return `type must be one of ${MODEL_TYPES.join(', ')} (voices) or ${Object.keys(ASR_FILES).join(', ')} (recognizers)`;
   if (typeof e.url !== 'string' || e.url.length > 2000) return 'url must be an https URL';
   const url = urlProblem(e.url);
   if (url) return url;
-  if (!inside(e.root)) return "root must name the archive's top directory (a relative path inside it: no \"..\", no leading \"/\")";
-  if (e.sizeMB !== undefined && !(typeof e.sizeMB === 'number' && Number.isFinite(e.sizeMB) && e.sizeMB > 0 && e.sizeMB <= MAX_SIZE_MB)) return `sizeMB must be a number above 0 and at most ${MAX_SIZE_MB}`;
-  if (e.sha256 !== null && (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(e.sha256))) return 'sha256 must be 64 hex digits, or null';
-  if (!isText(e.licence, 200) || typeof e.free !== 'boolean') return 'licence (text of up to 200 characters) and free (true or false) are required';
-  if (e.licenceNote !== undefined && !isText(e.licenceNote, 2000)) return 'licenceNote must be text of up to 2000 characters, without control characters';
+  if (!inside(e.root))
+    return 'root must name the archive\'s top directory (a relative path inside it: no "..", no leading "/")';
+  if (
+    e.sizeMB !== undefined &&
+    !(typeof e.sizeMB === 'number' && Number.isFinite(e.sizeMB) && e.sizeMB > 0 && e.sizeMB <= MAX_SIZE_MB)
+  )
+    return `sizeMB must be a number above 0 and at most ${MAX_SIZE_MB}`;
+  if (e.sha256 !== null && (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(e.sha256)))
+    return 'sha256 must be 64 hex digits, or null';
+  if (!isText(e.licence, 200) || typeof e.free !== 'boolean')
+    return 'licence (text of up to 200 characters) and free (true or false) are required';
+  if (e.licenceNote !== undefined && !isText(e.licenceNote, 2000))
+    return 'licenceNote must be text of up to 2000 characters, without control characters';
   const need = asr ? ASR_FILES[e.type as AsrType] : ['model', 'tokens'];
   const files = e.files as Record<string, unknown> | undefined;
-  if (!files || typeof files !== 'object' || need.some((k) => typeof files[k] !== 'string')) return `${need.map((k) => `files.${k}`).join(', ')} are required`;
+  if (!files || typeof files !== 'object' || need.some((k) => typeof files[k] !== 'string'))
+    return `${need.map((k) => `files.${k}`).join(', ')} are required`;
   if (!Object.values(files).every(inside)) return "files must be paths inside the model's directory";
   if (asr) e = { ...e, speakers: [{ id: e.name, sid: 0 }] };
-  if (!Array.isArray(e.speakers) || e.speakers.length === 0 || e.speakers.length > 1000 || e.speakers.some((s) => !isText(s?.id, 100) || !Number.isInteger(s.sid) || s.sid < 0)) return 'speakers must list 1 to 1000 {id, sid} entries';
-  if (!Array.isArray(e.languages) || e.languages.length > 100 || !e.languages.every((l) => isText(l, 35))) return 'languages must be a list of language codes';
+  if (
+    !Array.isArray(e.speakers) ||
+    e.speakers.length === 0 ||
+    e.speakers.length > 1000 ||
+    e.speakers.some((s) => !isText(s?.id, 100) || !Number.isInteger(s.sid) || s.sid < 0)
+  )
+    return 'speakers must list 1 to 1000 {id, sid} entries';
+  if (!Array.isArray(e.languages) || e.languages.length > 100 || !e.languages.every((l) => isText(l, 35)))
+    return 'languages must be a list of language codes';
   return undefined;
 }
 
@@ -213,13 +275,25 @@ export function catalogue(env: NodeJS.ProcessEnv): CatalogueEntry[] {
     try {
       extra = JSON.parse(readBounded(file));
     } catch (err) {
-      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): ${printable((err as Error).message)}`);
+      throw new ClientError(
+        'VOX_ERR_CLIENT_USAGE',
+        `VOX_VOICES_CATALOGUE (${shown}): ${printable((err as Error).message)}`,
+      );
     }
-    if (!Array.isArray(extra)) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): must be a JSON list of entries`);
-    if (extra.length > MAX_CATALOGUE_ENTRIES) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): ${extra.length} entries, more than the ${MAX_CATALOGUE_ENTRIES} allowed`);
+    if (!Array.isArray(extra))
+      throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): must be a JSON list of entries`);
+    if (extra.length > MAX_CATALOGUE_ENTRIES)
+      throw new ClientError(
+        'VOX_ERR_CLIENT_USAGE',
+        `VOX_VOICES_CATALOGUE (${shown}): ${extra.length} entries, more than the ${MAX_CATALOGUE_ENTRIES} allowed`,
+      );
     extra.forEach((e: Partial<CatalogueEntry>, i) => {
       const problem = problemOf(e);
-      if (problem) throw new ClientError('VOX_ERR_CLIENT_USAGE', `VOX_VOICES_CATALOGUE (${shown}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${printable(e.name.slice(0, 80))})` : ''}: ${problem}`);
+      if (problem)
+        throw new ClientError(
+          'VOX_ERR_CLIENT_USAGE',
+          `VOX_VOICES_CATALOGUE (${shown}): entry ${i + 1}${typeof e?.name === 'string' ? ` (${printable(e.name.slice(0, 80))})` : ''}: ${problem}`,
+        );
       entries.set(e.name!, { title: e.name!, ...e, ...(isAsrType(e.type) ? { speakers: [] } : {}) } as CatalogueEntry);
     });
   }

@@ -58,7 +58,11 @@ async function follow(url: string, headers: Record<string, string>, signal: Abor
       res.resume();
       const next = new URL(location, at).toString();
       const problem = urlProblem(next);
-      if (problem) throw new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `${shownUrl(at)} redirects to ${printable(shownUrl(next))}, which vox does not follow: ${problem}`);
+      if (problem)
+        throw new ModelError(
+          'VOX_ERR_CLIENT_DOWNLOAD_FAILED',
+          `${shownUrl(at)} redirects to ${printable(shownUrl(next))}, which vox does not follow: ${problem}`,
+        );
       at = next;
       continue;
     }
@@ -76,10 +80,22 @@ export async function download(url: string, part: string, options: DownloadOptio
   const shown = shownUrl(url);
   /** `declared`: the size the server gave; without it, the body passed the cap as it arrived. */
   const tooLarge = (declared?: number) =>
-    new ModelError('VOX_ERR_CLIENT_MODEL_TOO_LARGE', `${shown} is ${declared === undefined ? `over ${mb(maxBytes)}` : mb(declared)}, more than the ${mb(maxBytes)} vox accepts for this model (its catalogue size, with room to spare); nothing was installed`);
+    new ModelError(
+      'VOX_ERR_CLIENT_MODEL_TOO_LARGE',
+      `${shown} is ${declared === undefined ? `over ${mb(maxBytes)}` : mb(declared)}, more than the ${mb(maxBytes)} vox accepts for this model (its catalogue size, with room to spare); nothing was installed`,
+    );
   // One signal for the caller's abort and the deadline.
   const late = new AbortController();
-  const timer = setTimeout(() => late.abort(new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `the download of ${shown} did not finish within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
+  const timer = setTimeout(
+    () =>
+      late.abort(
+        new ModelError(
+          'VOX_ERR_CLIENT_DOWNLOAD_FAILED',
+          `the download of ${shown} did not finish within ${Math.round(deadlineMs / 1000)} s`,
+        ),
+      ),
+    deadlineMs,
+  );
   const signal = options.signal ? AbortSignal.any([options.signal, late.signal]) : late.signal;
   try {
     let lastCut = '';
@@ -120,7 +136,10 @@ export async function download(url: string, part: string, options: DownloadOptio
         total = Number.isFinite(length) && length > 0 ? length : undefined;
       } else {
         res.resume();
-        const err = new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `HTTP ${status} from ${shown}${status === 404 ? ' (the archive is not there: the catalogue entry may be out of date)' : ''}`);
+        const err = new ModelError(
+          'VOX_ERR_CLIENT_DOWNLOAD_FAILED',
+          `HTTP ${status} from ${shown}${status === 404 ? ' (the archive is not there: the catalogue entry may be out of date)' : ''}`,
+        );
         if (status < 500) throw err;
         lastCut = err.message;
         continue;
@@ -141,50 +160,55 @@ export async function download(url: string, part: string, options: DownloadOptio
       };
       arm();
       const window = setInterval(() => {
-        if (done - windowStart < MIN_BYTES_PER_WINDOW) res.destroy(new Error(`stalled: ${done - windowStart} bytes in ${idleMs / 1000} s`));
+        if (done - windowStart < MIN_BYTES_PER_WINDOW)
+          res.destroy(new Error(`stalled: ${done - windowStart} bytes in ${idleMs / 1000} s`));
         windowStart = done;
       }, idleMs);
       const onAbort = () => res.destroy(new Error('aborted'));
       signal.addEventListener('abort', onAbort, { once: true });
       // Not stream.pipeline: a cut connection must still flush what arrived into the part file (pipeline
       // would destroy the file stream with writes pending), so that the next try resumes after it.
-      const { cut, writeError, over } = await new Promise<{ cut?: Error; writeError?: Error; over?: boolean }>((resolve) => {
-        let cutBy: Error | undefined;
-        let writeErr: Error | undefined;
-        let overCap = false;
-        res.on('data', (chunk: Buffer) => {
-          if (overCap) return;
-          if (done + chunk.length > maxBytes) {
-            overCap = true;
-            res.destroy();
+      const { cut, writeError, over } = await new Promise<{ cut?: Error; writeError?: Error; over?: boolean }>(
+        (resolve) => {
+          let cutBy: Error | undefined;
+          let writeErr: Error | undefined;
+          let overCap = false;
+          res.on('data', (chunk: Buffer) => {
+            if (overCap) return;
+            if (done + chunk.length > maxBytes) {
+              overCap = true;
+              res.destroy();
+              out.end();
+              return;
+            }
+            done += chunk.length;
+            arm();
+            options.progress?.(done, total);
+            if (!out.write(chunk)) {
+              res.pause();
+              out.once('drain', () => res.resume());
+            }
+          });
+          res.on('end', () => out.end());
+          res.on('error', (err) => {
+            cutBy = err;
             out.end();
-            return;
-          }
-          done += chunk.length;
-          arm();
-          options.progress?.(done, total);
-          if (!out.write(chunk)) {
-            res.pause();
-            out.once('drain', () => res.resume());
-          }
-        });
-        res.on('end', () => out.end());
-        res.on('error', (err) => {
-          cutBy = err;
-          out.end();
-        });
-        res.on('aborted', () => {
-          cutBy ??= new Error('the connection was cut');
-        });
-        res.on('close', () => {
-          if (!res.complete) out.end();
-        });
-        out.on('error', (err) => {
-          writeErr = err;
-          res.destroy();
-        });
-        out.on('close', () => resolve({ ...(cutBy ? { cut: cutBy } : {}), ...(writeErr ? { writeError: writeErr } : {}), over: overCap }));
-      });
+          });
+          res.on('aborted', () => {
+            cutBy ??= new Error('the connection was cut');
+          });
+          res.on('close', () => {
+            if (!res.complete) out.end();
+          });
+          out.on('error', (err) => {
+            writeErr = err;
+            res.destroy();
+          });
+          out.on('close', () =>
+            resolve({ ...(cutBy ? { cut: cutBy } : {}), ...(writeErr ? { writeError: writeErr } : {}), over: overCap }),
+          );
+        },
+      );
       clearTimeout(idle);
       clearInterval(window);
       signal.removeEventListener('abort', onAbort);
@@ -201,7 +225,10 @@ export async function download(url: string, part: string, options: DownloadOptio
       }
       return;
     }
-    throw new ModelError('VOX_ERR_CLIENT_DOWNLOAD_FAILED', `download of ${shown} failed after ${attempts} tries (${printable(lastCut || 'no answer')})`);
+    throw new ModelError(
+      'VOX_ERR_CLIENT_DOWNLOAD_FAILED',
+      `download of ${shown} failed after ${attempts} tries (${printable(lastCut || 'no answer')})`,
+    );
   } finally {
     clearTimeout(timer);
   }

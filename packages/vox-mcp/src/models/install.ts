@@ -24,11 +24,29 @@
  *   one voxd's listen/recognizer.ts reads; same fields, no speakers).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { printable } from '@vox/protocol';
-import { ASR_MANIFEST, asrModelsDir, checkModel, fileSizes, MODEL_MANIFEST, modelsDir, type ModelManifest } from '@vox/protocol/models';
+import {
+  ASR_MANIFEST,
+  asrModelsDir,
+  checkModel,
+  fileSizes,
+  MODEL_MANIFEST,
+  modelsDir,
+  type ModelManifest,
+} from '@vox/protocol/models';
 import { isRecognizer, type CatalogueEntry } from './catalogue.js';
 import { download, type DownloadOptions } from './download.js';
 import { diskError, MB, mb, ModelError, type Progress } from './model-error.js';
@@ -114,7 +132,8 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
   let downloaded = false;
   const shownFrom = o.from === undefined ? undefined : printable(o.from);
   if (o.from) {
-    if (!existsSync(o.from) || !statSync(o.from).isFile()) throw new ModelError('VOX_ERR_CLIENT_USAGE', `--from ${shownFrom}: no such file`);
+    if (!existsSync(o.from) || !statSync(o.from).isFile())
+      throw new ModelError('VOX_ERR_CLIENT_USAGE', `--from ${shownFrom}: no such file`);
     archive = o.from;
     mkdirSync(root, { recursive: true });
   } else {
@@ -131,7 +150,10 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
         } catch (err) {
           // Offline, or the server is gone: the archive may be fetched another way.
           if (err instanceof ModelError && err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED') {
-            throw new ModelError(err.code, `${err.message}; without a connection, fetch the archive elsewhere and run "vox voices install ${entry.name} --from FILE"`);
+            throw new ModelError(
+              err.code,
+              `${err.message}; without a connection, fetch the archive elsewhere and run "vox voices install ${entry.name} --from FILE"`,
+            );
           }
           throw err;
         }
@@ -162,22 +184,37 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
         const full = diskError(err, `${entry.name}'s files`);
         if (full) throw full;
         if (err instanceof TooLargeError) {
-          throw new ModelError('VOX_ERR_CLIENT_MODEL_TOO_LARGE', `${what} is refused: ${err.message} (vox allows ${mb(limits.maxBytes)} and ${limits.maxEntries} entries for a ${mb(archiveBytes)} archive); nothing was installed`);
+          throw new ModelError(
+            'VOX_ERR_CLIENT_MODEL_TOO_LARGE',
+            `${what} is refused: ${err.message} (vox allows ${mb(limits.maxBytes)} and ${limits.maxEntries} entries for a ${mb(archiveBytes)} archive); nothing was installed`,
+          );
         }
         if (err instanceof TruncatedError) {
-          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is truncated: ${err.message}; ${o.from ? 'copy it again' : 'download it again'}; nothing was installed`);
+          throw new ModelError(
+            'VOX_ERR_CLIENT_MODEL_ARCHIVE',
+            `${what} is truncated: ${err.message}; ${o.from ? 'copy it again' : 'download it again'}; nothing was installed`,
+          );
         }
         const why = printable((err as Error).message.replace(/^Error in bzip2: /, 'bzip2: ').slice(0, 200));
         if (/path contains '\.\.'|absolute path/.test(why)) {
-          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is refused: it holds an entry that points outside its directory (${why}); nothing was installed`);
+          throw new ModelError(
+            'VOX_ERR_CLIENT_MODEL_ARCHIVE',
+            `${what} is refused: it holds an entry that points outside its directory (${why}); nothing was installed`,
+          );
         }
-        throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} is damaged or not a .tar.bz2 (${why}); nothing was installed`);
+        throw new ModelError(
+          'VOX_ERR_CLIENT_MODEL_ARCHIVE',
+          `${what} is damaged or not a .tar.bz2 (${why}); nothing was installed`,
+        );
       }
       const dir = join(stage, entry.root);
       const files = Object.entries(entry.files).filter(([, rel]) => rel);
       for (const [kind, rel] of files) {
         if (!existsSync(join(dir, rel!))) {
-          throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${what} has no ${entry.root}/${rel} (the ${kind} file); it is not ${entry.name}'s archive; nothing was installed`);
+          throw new ModelError(
+            'VOX_ERR_CLIENT_MODEL_ARCHIVE',
+            `${what} has no ${entry.root}/${rel} (the ${kind} file); it is not ${entry.name}'s archive; nothing was installed`,
+          );
         }
       }
       const manifest: ModelManifest = {
@@ -188,7 +225,11 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
         speakers: entry.speakers,
         languages: entry.languages,
         licence: entry.licence,
-        source: { archive: o.from ? o.from.split(/[\\/]/).pop()! : `${entry.name}.tar.bz2`, sha256, ...(o.from ? {} : { url: entry.url }) },
+        source: {
+          archive: o.from ? o.from.split(/[\\/]/).pop()! : `${entry.name}.tar.bz2`,
+          sha256,
+          ...(o.from ? {} : { url: entry.url }),
+        },
         sizes: fileSizes(dir),
         installedAt: new Date().toISOString(),
       };
@@ -198,7 +239,8 @@ export async function installModel(o: InstallOptions): Promise<InstallResult> {
         throw diskError(err, `${entry.name}'s manifest`) ?? err;
       }
       const check = recognizer ? ({ ok: true } as const) : checkModel(dir, entry.name);
-      if (!check.ok) throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${entry.name} did not unpack whole: ${check.reason}`);
+      if (!check.ok)
+        throw new ModelError('VOX_ERR_CLIENT_MODEL_ARCHIVE', `${entry.name} did not unpack whole: ${check.reason}`);
       const target = join(root, entry.name);
       // The old copy (a --force reinstall) steps aside first, then one rename puts the new one in place.
       let old: string | undefined;

@@ -20,7 +20,10 @@ export const mb = (n: number) => `${(n / MB).toFixed(1)} MB`;
 export function diskError(err: unknown, what: string): ModelError | undefined {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT') {
-    return new ModelError('VOX_ERR_CLIENT_DISK_FULL', `no room to write ${what} (${code === 'EFBIG' ? 'file size limit reached' : 'disk full'}); free some space under VOX_HOME/models and run the same command again`);
+    return new ModelError(
+      'VOX_ERR_CLIENT_DISK_FULL',
+      `no room to write ${what} (${code === 'EFBIG' ? 'file size limit reached' : 'disk full'}); free some space under VOX_HOME/models and run the same command again`,
+    );
   }
   return undefined;
 }

@@ -90,14 +90,18 @@ export async function unpack(archive: string, dir: string, limits: UnpackLimits)
       const e = entry as { type?: string; size?: number };
       entries++;
       bytes += e.size ?? 0;
-      if (!refused && entries > limits.maxEntries) refused = new TooLargeError(`it holds more than ${limits.maxEntries} entries`);
-      if (!refused && bytes > limits.maxBytes) refused = new TooLargeError(`its files hold more than ${limits.maxBytes} bytes`);
+      if (!refused && entries > limits.maxEntries)
+        refused = new TooLargeError(`it holds more than ${limits.maxEntries} entries`);
+      if (!refused && bytes > limits.maxBytes)
+        refused = new TooLargeError(`its files hold more than ${limits.maxBytes} bytes`);
       if (refused) {
         (extract as unknown as { abort(err: Error): void }).abort(refused);
         return false;
       }
       const type = e.type;
-      return type === undefined || type === 'File' || type === 'OldFile' || type === 'Directory' || type === 'ContiguousFile';
+      return (
+        type === undefined || type === 'File' || type === 'OldFile' || type === 'Directory' || type === 'ContiguousFile'
+      );
     },
   });
   let eof = false;
@@ -107,14 +111,16 @@ export async function unpack(archive: string, dir: string, limits: UnpackLimits)
   const source = createReadStream(archive, { highWaterMark: 64 * 1024 });
   const kind = kindOf(archive);
   try {
-    if (kind === 'bzip2') await pipeline(source, (input: AsyncIterable<Buffer>) => bunzip2(input, streamMax), guard(), sink);
+    if (kind === 'bzip2')
+      await pipeline(source, (input: AsyncIterable<Buffer>) => bunzip2(input, streamMax), guard(), sink);
     else if (kind === 'gzip') await pipeline(source, createGunzip(), guard(), sink);
     else await pipeline(source, guard(), sink);
   } catch (err) {
     if (refused) throw refused;
     const e = err as Error & { code?: string };
     if (e instanceof TruncatedError || e instanceof TooLargeError) throw e;
-    if (e.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e.message)) throw new TruncatedError('the archive ends in the middle of its gzip data');
+    if (e.code === 'Z_BUF_ERROR' || /unexpected end of file/i.test(e.message))
+      throw new TruncatedError('the archive ends in the middle of its gzip data');
     if (/Truncated input/.test(e.message)) throw new TruncatedError('the archive ends in the middle of a file');
     throw err;
   }

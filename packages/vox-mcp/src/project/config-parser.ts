@@ -65,7 +65,17 @@ export function splitFrontMatter(text: string): FrontMatter {
   const firstEnd = s.indexOf('\n');
   const first = (firstEnd < 0 ? s : s.slice(0, firstEnd)).replace(/\r$/, '');
   if (!first.startsWith('---') || first[3] === '-') {
-    return { present: false, language: '', closed: false, head: '', yaml: '', yamlLine: 1, close: '', body: text, bodyLine: 1 };
+    return {
+      present: false,
+      language: '',
+      closed: false,
+      head: '',
+      yaml: '',
+      yamlLine: 1,
+      close: '',
+      body: text,
+      bodyLine: 1,
+    };
   }
   const language = first.slice(3).trim();
   const head = bom + (firstEnd < 0 ? s : s.slice(0, firstEnd + 1));
@@ -109,7 +119,13 @@ export function frontMatterProblems(fm: FrontMatter): ConfigProblem[] {
     ];
   }
   if (!fm.closed) {
-    return [{ key: '(front matter)', line: 1, message: 'the front matter opened on line 1 is never closed; end it with a line "---"' }];
+    return [
+      {
+        key: '(front matter)',
+        line: 1,
+        message: 'the front matter opened on line 1 is never closed; end it with a line "---"',
+      },
+    ];
   }
   return [];
 }
@@ -211,7 +227,13 @@ export function loadYaml(): Promise<YamlModule> {
 }
 
 /** YAML parse options: YAML 1.2 core schema (no `yes`/`no` booleans, no custom tags), duplicate keys are errors. */
-export const YAML_OPTIONS = { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, prettyErrors: false } as const;
+export const YAML_OPTIONS = {
+  version: '1.2',
+  schema: 'core',
+  uniqueKeys: true,
+  merge: false,
+  prettyErrors: false,
+} as const;
 
 /**
  * Parses and validates the text of a config file. Throws ConfigError with every
@@ -244,7 +266,8 @@ export async function parseConfig(text: string, file: string): Promise<ParsedCon
       offset === undefined ? undefined : counter.linePos(offset).line + fm.yamlLine - 1;
 
     if (doc.errors.length) {
-      for (const e of doc.errors) problems.push({ key: '(yaml)', line: lineOf(e.pos[0]), message: `YAML: ${e.message}` });
+      for (const e of doc.errors)
+        problems.push({ key: '(yaml)', line: lineOf(e.pos[0]), message: `YAML: ${e.message}` });
       throw new ConfigError(file, problems);
     }
     for (const w of doc.warnings) {
@@ -289,7 +312,8 @@ export async function parseConfig(text: string, file: string): Promise<ParsedCon
   }
 
   const table = parsePronunciations(fm.body, fm.bodyLine, PRONUNCIATION_LIMITS);
-  for (const p of table.problems) problems.push({ key: 'Pronunciations', line: p.line, message: `Pronunciations: ${p.message}` });
+  for (const p of table.problems)
+    problems.push({ key: 'Pronunciations', line: p.line, message: `Pronunciations: ${p.message}` });
 
   if (problems.length) throw new ConfigError(file, problems);
   return { values: values as Partial<ConfigValues>, lines, pronunciations: table.entries };

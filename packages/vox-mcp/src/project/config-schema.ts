@@ -125,8 +125,18 @@ export const SCHEMA: { readonly [K in ConfigKey]: KeyRule } = Object.freeze({
     optional: false,
     check: (v) => typeof v === 'boolean',
   },
-  notify: { type: 'string', allowed: `one of ${NOTIFY_MODES.join(', ')}`, optional: false, check: isOneOf(NOTIFY_MODES) },
-  narrate: { type: 'string', allowed: `one of ${NARRATE_MODES.join(', ')}`, optional: false, check: isOneOf(NARRATE_MODES) },
+  notify: {
+    type: 'string',
+    allowed: `one of ${NOTIFY_MODES.join(', ')}`,
+    optional: false,
+    check: isOneOf(NOTIFY_MODES),
+  },
+  narrate: {
+    type: 'string',
+    allowed: `one of ${NARRATE_MODES.join(', ')}`,
+    optional: false,
+    check: isOneOf(NARRATE_MODES),
+  },
   dedup: {
     type: 'number',
     allowed: `a number of seconds from ${MIN_ONCE_SECONDS} to ${MAX_ONCE_SECONDS}`,

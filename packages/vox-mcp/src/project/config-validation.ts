@@ -37,8 +37,11 @@ const MAX_PROBLEM_CHARS = 300;
 function formatProblems(file: string, problems: readonly ConfigProblem[]): string {
   const n = problems.length;
   // Bounded: a huge or hostile file must not write megabytes to a hook's stderr.
-  const clipLine = (line: string) => (line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS - 1)}…` : line);
-  const lines = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => clipLine(`  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`));
+  const clipLine = (line: string) =>
+    line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS - 1)}…` : line;
+  const lines = problems
+    .slice(0, MAX_PROBLEMS_SHOWN)
+    .map((p) => clipLine(`  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`));
   if (n > MAX_PROBLEMS_SHOWN) lines.push(`  … and ${n - MAX_PROBLEMS_SHOWN} more`);
   return [
     `${file} is not a valid vox config (${n} problem${n === 1 ? '' : 's'}):`,
@@ -57,7 +60,6 @@ export function showValue(value: unknown): string {
   }
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
-
 
 // Names people reach for, mapped to our key (checked before edit distance).
 const SYNONYMS: Record<string, ConfigKey> = {
@@ -94,13 +96,24 @@ export function checkValue(key: string, value: unknown, line?: number): ConfigPr
   if (!Object.hasOwn(SCHEMA, key)) return unknownKeyProblem(key, line);
   const rule = SCHEMA[key as ConfigKey];
   if (value === null || value === undefined) {
-    return { key, line, value: null, allowed: rule.allowed, message: `${key} has no value; give ${rule.allowed}, or delete the line to use the default` };
+    return {
+      key,
+      line,
+      value: null,
+      allowed: rule.allowed,
+      message: `${key} has no value; give ${rule.allowed}, or delete the line to use the default`,
+    };
   }
   if (rule.check(value)) return undefined;
   const hint =
     rule.type.startsWith('boolean') && typeof value === 'string' && YAML11_BOOLEAN.test(value)
       ? ` (YAML 1.2 reads ${value} as text: write true or false)`
       : '';
-  return { key, line, value, allowed: rule.allowed, message: `${key}: ${showValue(value)} is not allowed; use ${rule.allowed}${hint}` };
+  return {
+    key,
+    line,
+    value,
+    allowed: rule.allowed,
+    message: `${key}: ${showValue(value)} is not allowed; use ${rule.allowed}${hint}`,
+  };
 }
-

@@ -15,12 +15,28 @@
  * not lose each other's keys.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { YAML_OPTIONS, frontMatterProblems, loadYaml, parseConfig, splitFrontMatter } from './config-parser.js';
-import { CONFIG_FILE, type ConfigKey, type ConfigValues, type ResolvedConfig, DEFAULTS, SCHEMA } from './config-schema.js';
+import {
+  CONFIG_FILE,
+  type ConfigKey,
+  type ConfigValues,
+  type ResolvedConfig,
+  DEFAULTS,
+  SCHEMA,
+} from './config-schema.js';
 import { ConfigError, type ConfigProblem, checkValue } from './config-validation.js';
 import { findConfigFile, resolveConfig } from './config.js';
 import { packageUrl } from '../package-dir.js';
@@ -92,7 +108,11 @@ export type ConfigUpdate = { [K in ConfigKey]?: ConfigValues[K] | null };
  * edited so (a multi-line value, a flow map) goes through yaml's Document API,
  * which keeps keys and comments but re-prints the front matter.
  */
-export async function applyConfigUpdates(text: string, updates: Readonly<Record<string, unknown>>, file: string): Promise<string> {
+export async function applyConfigUpdates(
+  text: string,
+  updates: Readonly<Record<string, unknown>>,
+  file: string,
+): Promise<string> {
   const fm = splitFrontMatter(text);
   const framing = frontMatterProblems(fm);
   if (framing.length) throw new ConfigError(file, framing);
@@ -108,16 +128,23 @@ export async function applyConfigUpdates(text: string, updates: Readonly<Record<
   if (first.errors.length) {
     throw new ConfigError(
       file,
-      first.errors.map((e) => ({ key: '(yaml)', line: counter.linePos(e.pos[0]).line + fm.yamlLine - 1, message: `YAML: ${e.message}` })),
+      first.errors.map((e) => ({
+        key: '(yaml)',
+        line: counter.linePos(e.pos[0]).line + fm.yamlLine - 1,
+        message: `YAML: ${e.message}`,
+      })),
     );
   }
   if (first.contents !== null && !y.isMap(first.contents)) {
-    throw new ConfigError(file, [{ key: '(front matter)', line: fm.yamlLine, message: 'the front matter must be "key: value" lines' }]);
+    throw new ConfigError(file, [
+      { key: '(front matter)', line: fm.yamlLine, message: 'the front matter must be "key: value" lines' },
+    ]);
   }
 
   const pending: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(updates)) {
-    const next = value === null || value === undefined ? commentOut(yamlText, key, y) : setInText(yamlText, key, value, y);
+    const next =
+      value === null || value === undefined ? commentOut(yamlText, key, y) : setInText(yamlText, key, value, y);
     if (next !== undefined) yamlText = next;
     else pending.push([key, value]);
   }
@@ -148,7 +175,13 @@ export async function applyConfigUpdates(text: string, updates: Readonly<Record<
     const contents = doc.contents;
     if (contents === null || (y.isMap(contents) && contents.items.length === 0)) {
       const comments = [doc.commentBefore, contents?.commentBefore, contents?.comment, doc.comment].filter(Boolean);
-      yaml = comments.length ? `${comments.join('\n').split('\n').map((line) => `#${line}`).join('\n')}\n` : '';
+      yaml = comments.length
+        ? `${comments
+            .join('\n')
+            .split('\n')
+            .map((line) => `#${line}`)
+            .join('\n')}\n`
+        : '';
     } else {
       yaml = doc.toString({ lineWidth: 0 });
     }
@@ -272,7 +305,10 @@ function commentOut(yamlText: string, key: string, y: Yaml): string | undefined 
  * @throws ConfigError for an unknown key or a value the schema refuses (nothing
  *   is written), or when the resulting file would be invalid
  */
-export async function setConfigValues(dir: string, updates: Readonly<ConfigUpdate | Record<string, unknown>>): Promise<ResolvedConfig> {
+export async function setConfigValues(
+  dir: string,
+  updates: Readonly<ConfigUpdate | Record<string, unknown>>,
+): Promise<ResolvedConfig> {
   const start = resolve(dir);
   const found = findConfigFile(start);
   const target = found ? realpathSync(found) : join(start, CONFIG_FILE);

@@ -20,7 +20,14 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseConfig } from './config-parser.js';
-import { CONFIG_FILE, CONFIG_KEYS, DEFAULTS, type ConfigKey, type ConfigSource, type ResolvedConfig } from './config-schema.js';
+import {
+  CONFIG_FILE,
+  CONFIG_KEYS,
+  DEFAULTS,
+  type ConfigKey,
+  type ConfigSource,
+  type ResolvedConfig,
+} from './config-schema.js';
 import { ConfigError } from './config-validation.js';
 
 /** The largest `.vox/config.md` read; a config is a few hundred bytes (docs/config.md). */
@@ -108,7 +115,13 @@ export async function resolveConfig(cwd: string): Promise<ResolvedConfig> {
   const start = resolve(cwd);
   const file = findConfigFile(start);
   if (!file) {
-    return freezeResolved({ projectDir: start, projectName: nameOf(repositoryRoot(start) ?? start), values: DEFAULTS, sources: ALL_DEFAULT, pronunciations: [] });
+    return freezeResolved({
+      projectDir: start,
+      projectName: nameOf(repositoryRoot(start) ?? start),
+      values: DEFAULTS,
+      sources: ALL_DEFAULT,
+      pronunciations: [],
+    });
   }
   let text: string;
   let size = 0;
@@ -128,7 +141,12 @@ export async function resolveConfig(cwd: string): Promise<ResolvedConfig> {
     throw new ConfigError(file, [{ key: '(file)', message: `cannot read the file: ${(err as Error).message}` }]);
   }
   if (size > MAX_CONFIG_BYTES || Buffer.byteLength(text) > MAX_CONFIG_BYTES) {
-    throw new ConfigError(file, [{ key: '(file)', message: `the file is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte (64 KiB) cap for .vox/config.md; shorten it` }]);
+    throw new ConfigError(file, [
+      {
+        key: '(file)',
+        message: `the file is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte (64 KiB) cap for .vox/config.md; shorten it`,
+      },
+    ]);
   }
   const parsed = await parseConfig(text, file);
   const sources: Record<string, ConfigSource> = { ...ALL_DEFAULT };

@@ -123,7 +123,10 @@ export function parsePronunciations(
     if (table === 'none') {
       // A header row: its names are free ("word | say as", "Wort | sprich").
       if (cells.length !== 2) {
-        problems.push({ line, message: `a pronunciations table has two columns, "| word | say as |"; this header has ${cells.length}` });
+        problems.push({
+          line,
+          message: `a pronunciations table has two columns, "| word | say as |"; this header has ${cells.length}`,
+        });
       }
       table = 'header';
       continue;
@@ -131,12 +134,18 @@ export function parsePronunciations(
     if (table === 'header') {
       table = 'rows';
       if (!cells.every((c) => DELIMITER_CELL.test(c))) {
-        problems.push({ line, message: 'the second line of a pronunciations table must be its delimiter row, "| --- | --- |"' });
+        problems.push({
+          line,
+          message: 'the second line of a pronunciations table must be its delimiter row, "| --- | --- |"',
+        });
       }
       continue;
     }
     if (cells.length !== 2) {
-      problems.push({ line, message: `a pronunciation row has two cells, "| word | say as |"; this one has ${cells.length}` });
+      problems.push({
+        line,
+        message: `a pronunciation row has two cells, "| word | say as |"; this one has ${cells.length}`,
+      });
       continue;
     }
     const [word, say] = cells as [string, string];
@@ -150,20 +159,34 @@ export function parsePronunciations(
     }
     if (limits) {
       if (word.length > limits.wordChars) {
-        problems.push({ line, message: `the word "${word.slice(0, 40)}…" is ${word.length} characters; at most ${limits.wordChars} are allowed` });
+        problems.push({
+          line,
+          message: `the word "${word.slice(0, 40)}…" is ${word.length} characters; at most ${limits.wordChars} are allowed`,
+        });
         continue;
       }
       if (say.length > limits.sayChars) {
-        problems.push({ line, message: `the "say as" cell for "${word.slice(0, 40)}" is ${say.length} characters; at most ${limits.sayChars} are allowed` });
+        problems.push({
+          line,
+          message: `the "say as" cell for "${word.slice(0, 40)}" is ${say.length} characters; at most ${limits.sayChars} are allowed`,
+        });
         continue;
       }
       if (entries.length >= limits.rows) {
-        if (!overRows) problems.push({ line, message: `the table has more than ${limits.rows} rows, the most allowed; keep the words that need it` });
+        if (!overRows)
+          problems.push({
+            line,
+            message: `the table has more than ${limits.rows} rows, the most allowed; keep the words that need it`,
+          });
         overRows = true;
         continue;
       }
       if (chars + word.length + say.length > limits.chars) {
-        if (!overChars) problems.push({ line, message: `the table's cells hold more than ${limits.chars} characters in all, the most allowed; shorten or drop rows` });
+        if (!overChars)
+          problems.push({
+            line,
+            message: `the table's cells hold more than ${limits.chars} characters in all, the most allowed; shorten or drop rows`,
+          });
         overChars = true;
         continue;
       }
@@ -220,7 +243,8 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** Whether the code point `c` (as a string) is a letter, digit or `_`: what "whole word" is judged by. */
 function isWord(c: string): boolean {
   const code = c.charCodeAt(0);
-  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+  if (code < 128)
+    return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
   return WORD.test(c);
 }
 
@@ -261,7 +285,7 @@ function foldWord(word: string): string {
   if (ASCII.test(word)) return word.toLowerCase().trim().replace(/\s+/g, ' ');
   let out = '';
   let space = false;
-  for (let i = 0; i < word.length; ) {
+  for (let i = 0; i < word.length;) {
     const c = codePointAt(word, i);
     i += c.length;
     if (isSpace(c)) space = out.length > 0;
@@ -329,7 +353,7 @@ function longestAt(text: string, start: number, keys: string[]): { end: number; 
   let hi = keys.length;
   let depth = 0;
   let found: { end: number; index: number } | undefined;
-  for (let i = start; i < text.length && lo < hi; ) {
+  for (let i = start; i < text.length && lo < hi;) {
     const c = codePointAt(text, i);
     let f: string;
     if (isSpace(c)) {
@@ -346,7 +370,8 @@ function longestAt(text: string, start: number, keys: string[]): { end: number; 
       hi = bound(keys, lo, hi, depth, unit, true);
     }
     // The shortest key of the range sorts first: it ends here when its length is the depth.
-    if (lo < hi && f !== ' ' && keys[lo]!.length === depth && (i >= text.length || !isWord(codePointAt(text, i)))) found = { end: i, index: lo };
+    if (lo < hi && f !== ' ' && keys[lo]!.length === depth && (i >= text.length || !isWord(codePointAt(text, i))))
+      found = { end: i, index: lo };
   }
   return found;
 }
@@ -368,7 +393,7 @@ export function applyPronunciations(text: string, table: readonly Pronunciation[
   if (keys.length === 0) return text;
   let out = '';
   let copied = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (i > 0 && isWord(codePointBefore(text, i))) {
       i += codePointAt(text, i).length;
       continue;

@@ -28,12 +28,20 @@ export interface SpeechOverrides {
 
 export type Delivery = { route: '/v1/speak'; body: SpeakRequest } | { route: '/v1/chime'; body: ChimeRequest };
 
-export function buildDelivery(text: string, config: ResolvedConfig, session: string, o: SpeechOverrides = {}): Delivery {
+export function buildDelivery(
+  text: string,
+  config: ResolvedConfig,
+  session: string,
+  o: SpeechOverrides = {},
+): Delivery {
   const v = config.values;
   const priority = o.priority ?? v.priority;
   if (v.speak === false) {
     const volume = (o.volume ?? v.volume) * 0.5;
-    return { route: '/v1/chime', body: { signal: o.chime ?? 'done', session, priority, volume, ...(o.wait ? { wait: true } : {}) } };
+    return {
+      route: '/v1/chime',
+      body: { signal: o.chime ?? 'done', session, priority, volume, ...(o.wait ? { wait: true } : {}) },
+    };
   }
   let spoken = applyPronunciations(text, config.pronunciations);
   const label = announceLabel(config);

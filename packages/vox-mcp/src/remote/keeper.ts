@@ -41,14 +41,18 @@ function sshBase(o: Pick<KeeperOptions, 'sshConfig'>): string[] {
 /** A's version, voxd port and token, over ssh's stdout; checked before anything is forwarded. */
 export function fetchCredentials(o: KeeperOptions): Promise<Credentials> {
   return new Promise((resolve, reject) => {
-    const child = spawn('ssh', [...sshBase(o), o.host, `${o.vox} remote credentials`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('ssh', [...sshBase(o), o.host, `${o.vox} remote credentials`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     // Capped: what answers there may not be vox.
     child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(0, 4096)));
     child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2048)));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', (e) => reject(new ClientError('VOX_ERR_CLIENT_REMOTE_SSH', `ssh could not be run: ${e.message}`)));
+    child.on('error', (e) =>
+      reject(new ClientError('VOX_ERR_CLIENT_REMOTE_SSH', `ssh could not be run: ${e.message}`)),
+    );
     child.on('close', (code) => {
       clearTimeout(timer);
       let c: Partial<Credentials> | undefined;
@@ -58,13 +62,25 @@ export function fetchCredentials(o: KeeperOptions): Promise<Credentials> {
         c = undefined;
       }
       if (code !== 0 || !c || typeof c.version !== 'string') {
-        return reject(new ClientError('VOX_ERR_CLIENT_REMOTE_SSH', `"ssh ${o.host} ${o.vox} remote credentials" failed (exit ${code}): ${err.trim() || out.trim().slice(0, 200) || 'no output'}`));
+        return reject(
+          new ClientError(
+            'VOX_ERR_CLIENT_REMOTE_SSH',
+            `"ssh ${o.host} ${o.vox} remote credentials" failed (exit ${code}): ${err.trim() || out.trim().slice(0, 200) || 'no output'}`,
+          ),
+        );
       }
       if (c.version !== VERSION) {
-        return reject(new ClientError('VOX_ERR_CLIENT_REMOTE_VERSION', `${o.host} runs vox ${c.version} and this host vox ${VERSION}; install the same version on both (docs/remote.md)`));
+        return reject(
+          new ClientError(
+            'VOX_ERR_CLIENT_REMOTE_VERSION',
+            `${o.host} runs vox ${c.version} and this host vox ${VERSION}; install the same version on both (docs/remote.md)`,
+          ),
+        );
       }
       if (typeof c.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(c.token) || !Number.isInteger(c.port)) {
-        return reject(new ClientError('VOX_ERR_CLIENT_REMOTE_TOKEN', `${o.host} gave no usable token or port for its voxd`));
+        return reject(
+          new ClientError('VOX_ERR_CLIENT_REMOTE_TOKEN', `${o.host} gave no usable token or port for its voxd`),
+        );
       }
       resolve(c as Credentials);
     });
@@ -81,8 +97,25 @@ export function fetchCredentials(o: KeeperOptions): Promise<Credentials> {
  * A's sshd refuses a pty (PermitTTY no: ssh then exits at once) and on
  * Windows, whose sshd runs cmd.exe, which has no `cat`.
  */
-function forwardArgs(o: Pick<KeeperOptions, 'host' | 'sshConfig'>, socket: string, port: number, pty: boolean): string[] {
-  const forward = [...sshBase(o), '-o', 'ExitOnForwardFailure=yes', '-o', 'StreamLocalBindUnlink=yes', '-o', 'ServerAliveInterval=2', '-o', 'ServerAliveCountMax=2', '-L', `${socket}:127.0.0.1:${port}`];
+function forwardArgs(
+  o: Pick<KeeperOptions, 'host' | 'sshConfig'>,
+  socket: string,
+  port: number,
+  pty: boolean,
+): string[] {
+  const forward = [
+    ...sshBase(o),
+    '-o',
+    'ExitOnForwardFailure=yes',
+    '-o',
+    'StreamLocalBindUnlink=yes',
+    '-o',
+    'ServerAliveInterval=2',
+    '-o',
+    'ServerAliveCountMax=2',
+    '-L',
+    `${socket}:127.0.0.1:${port}`,
+  ];
   return pty ? [...forward, '-tt', '-e', 'none', o.host, 'exec cat >/dev/null'] : [...forward, '-N', o.host];
 }
 
@@ -105,14 +138,25 @@ export async function drainSpool(o: KeeperOptions, endpoint: Endpoint): Promise<
     if (typeof body.maxAgeMs === 'number') {
       const left = body.maxAgeMs - (Date.now() - e.at);
       if (left <= 0) {
-        o.log(`spooled speech ${body.requestId} expired in the spool (older than its maxAgeMs ${body.maxAgeMs}): not sent`);
+        o.log(
+          `spooled speech ${body.requestId} expired in the spool (older than its maxAgeMs ${body.maxAgeMs}): not sent`,
+        );
         continue;
       }
       body = { ...body, maxAgeMs: left };
     }
     try {
-      const reply = await request<{ status?: string; code?: string; message?: string }>(endpoint, 'POST', '/v1/speak', body, 5000);
-      if (reply.status >= 400) o.log(`spooled speech ${body.requestId} failed: ${reply.body?.code ?? reply.status}: ${reply.body?.message ?? ''}`);
+      const reply = await request<{ status?: string; code?: string; message?: string }>(
+        endpoint,
+        'POST',
+        '/v1/speak',
+        body,
+        5000,
+      );
+      if (reply.status >= 400)
+        o.log(
+          `spooled speech ${body.requestId} failed: ${reply.body?.code ?? reply.status}: ${reply.body?.message ?? ''}`,
+        );
       else o.log(`spooled speech ${body.requestId} sent: ${reply.body?.status}`);
     } catch {
       returnToSpool(o.env, entries.slice(i));
@@ -127,7 +171,10 @@ async function refuseLocalVoxd(o: KeeperOptions): Promise<void> {
   if (!state) return;
   const local: Endpoint = { host: state.host || '127.0.0.1', port: state.port, token: undefined, source: 'voxd.json' };
   if (await healthAt(local, 1000)) {
-    throw new ClientError('VOX_ERR_CLIENT_USAGE', `a voxd runs on this host for this VOX_HOME (pid ${state.pid}), and its clients would speak here, not on ${o.host}; stop it ("vox daemon stop", "vox daemon uninstall" for a service) or give connect another VOX_HOME`);
+    throw new ClientError(
+      'VOX_ERR_CLIENT_USAGE',
+      `a voxd runs on this host for this VOX_HOME (pid ${state.pid}), and its clients would speak here, not on ${o.host}; stop it ("vox daemon stop", "vox daemon uninstall" for a service) or give connect another VOX_HOME`,
+    );
   }
 }
 
@@ -177,11 +224,25 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
     }
     const pty = creds.platform !== 'win32' && !ptyRefused;
     const ssh = spawn('ssh', forwardArgs(o, socket, creds.port, pty), { stdio: ['ignore', 'ignore', 'pipe'] });
-    const link: RemoteLink = { host: o.host, socket, token: creds.token, version: creds.version, as: o.as, pid: process.pid, ...(ssh.pid ? { sshPid: ssh.pid } : {}) };
+    const link: RemoteLink = {
+      host: o.host,
+      socket,
+      token: creds.token,
+      version: creds.version,
+      as: o.as,
+      pid: process.pid,
+      ...(ssh.pid ? { sshPid: ssh.pid } : {}),
+    };
     let said = '';
     ssh.stderr!.on('data', (d: Buffer) => (said = (said + d.toString()).slice(-1024)));
     const ended = new Promise<void>((r) => ssh.on('close', () => r()));
-    const endpoint: Endpoint = { host: '127.0.0.1', port: 1, token: creds.token, socketPath: socket, source: 'remote.json' };
+    const endpoint: Endpoint = {
+      host: '127.0.0.1',
+      port: 1,
+      token: creds.token,
+      socketPath: socket,
+      source: 'remote.json',
+    };
     const up = await waitUp(endpoint, ssh);
     const stop = () => ssh.kill('SIGTERM');
     o.signal.addEventListener('abort', stop, { once: true });
@@ -202,7 +263,9 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
       await ended;
       if (pty && PTY_REFUSED.test(said) && !o.signal.aborted) {
         ptyRefused = true;
-        o.log(`${o.host}'s sshd refuses a pty (PermitTTY no?): the forward runs without one, and an answer close behind another may wait for a delayed ACK (docs/remote.md)`);
+        o.log(
+          `${o.host}'s sshd refuses a pty (PermitTTY no?): the forward runs without one, and an answer close behind another may wait for a delayed ACK (docs/remote.md)`,
+        );
         o.signal.removeEventListener('abort', stop);
         continue;
       }
@@ -233,7 +296,12 @@ function disconnected(o: KeeperOptions): boolean {
  * stopped, A's network gone silent, which ssh's keepalive notices only after
  * seconds): ssh is killed, and the loop reconnects. Ends when ssh does.
  */
-async function watchTunnel(o: KeeperOptions, endpoint: Endpoint, ssh: ChildProcess, ended: Promise<void>): Promise<void> {
+async function watchTunnel(
+  o: KeeperOptions,
+  endpoint: Endpoint,
+  ssh: ChildProcess,
+  ended: Promise<void>,
+): Promise<void> {
   let gone = false;
   void ended.then(() => (gone = true));
   let misses = 0;
@@ -261,7 +329,7 @@ async function watchTunnel(o: KeeperOptions, endpoint: Endpoint, ssh: ChildProce
 const WATCH_MS = 1000;
 
 async function waitUp(endpoint: Endpoint, ssh: ChildProcess): Promise<boolean> {
-  for (const end = Date.now() + 10_000; Date.now() < end && ssh.exitCode === null; ) {
+  for (const end = Date.now() + 10_000; Date.now() < end && ssh.exitCode === null;) {
     if (await healthAt(endpoint, 500)) return true;
     await sleep(20);
   }

@@ -37,7 +37,11 @@ export async function linkState(env: NodeJS.ProcessEnv, probeMs = 1000): Promise
 
 /** One line: `remote: linked to A as devbox, connected (keeper pid 123), spool 0`. */
 export function formatLink(s: LinkState): string {
-  const keeper = s.keeper ? (s.keeper.running ? `keeper pid ${s.keeper.pid}` : `keeper pid ${s.keeper.pid} NOT RUNNING: run "vox remote connect ${s.host}"`) : 'keeper unknown';
+  const keeper = s.keeper
+    ? s.keeper.running
+      ? `keeper pid ${s.keeper.pid}`
+      : `keeper pid ${s.keeper.pid} NOT RUNNING: run "vox remote connect ${s.host}"`
+    : 'keeper unknown';
   const spool = s.spool.entries ? `spool ${s.spool.entries} waiting (${s.spool.bytes} bytes)` : 'spool empty';
   return `remote: linked to ${printable(s.host)} as ${printable(s.as)}, ${s.connected ? 'connected' : 'DOWN'} (${keeper}), ${spool}`;
 }

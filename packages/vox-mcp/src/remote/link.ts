@@ -38,8 +38,17 @@ export function readLink(env: NodeJS.ProcessEnv): RemoteLink | undefined {
   if (!read.ok) return undefined;
   try {
     const l = JSON.parse(read.text) as Partial<RemoteLink>;
-    if (typeof l.socket !== 'string' || typeof l.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(l.token)) return undefined;
-    return { host: String(l.host ?? ''), socket: l.socket, token: l.token, version: String(l.version ?? ''), as: String(l.as ?? ''), ...(Number.isInteger(l.pid) ? { pid: l.pid! } : {}), ...(Number.isInteger(l.sshPid) ? { sshPid: l.sshPid! } : {}) };
+    if (typeof l.socket !== 'string' || typeof l.token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(l.token))
+      return undefined;
+    return {
+      host: String(l.host ?? ''),
+      socket: l.socket,
+      token: l.token,
+      version: String(l.version ?? ''),
+      as: String(l.as ?? ''),
+      ...(Number.isInteger(l.pid) ? { pid: l.pid! } : {}),
+      ...(Number.isInteger(l.sshPid) ? { sshPid: l.sshPid! } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -29,7 +29,10 @@ export function spool(env: NodeJS.ProcessEnv, body: SpooledSpeech['body']): void
   try {
     const st = fstatSync(fd);
     if (st.size + Buffer.byteLength(line) > SPOOL_MAX_BYTES) {
-      throw new ClientError('VOX_ERR_CLIENT_REMOTE_SPOOL_FULL', `the link to the remote voxd is down and its spool (${path}) is full (${SPOOL_MAX_BYTES} bytes); this speech is not kept. Run "vox remote connect" to restore the link`);
+      throw new ClientError(
+        'VOX_ERR_CLIENT_REMOTE_SPOOL_FULL',
+        `the link to the remote voxd is down and its spool (${path}) is full (${SPOOL_MAX_BYTES} bytes); this speech is not kept. Run "vox remote connect" to restore the link`,
+      );
     }
     // One write of one line with O_APPEND: concurrent clients never interleave.
     writeSync(fd, line);
@@ -42,13 +45,23 @@ export function spool(env: NodeJS.ProcessEnv, body: SpooledSpeech['body']): void
 function openSpool(path: string): number {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o600);
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+      0o600,
+    );
   } catch (err) {
-    throw new ClientError('VOX_ERR_CLIENT_REMOTE_DOWN', `the link to the remote voxd is down and its spool (${path}) cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); this speech is not kept`);
+    throw new ClientError(
+      'VOX_ERR_CLIENT_REMOTE_DOWN',
+      `the link to the remote voxd is down and its spool (${path}) cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); this speech is not kept`,
+    );
   }
   if (!fstatSync(fd).isFile()) {
     closeSync(fd);
-    throw new ClientError('VOX_ERR_CLIENT_REMOTE_DOWN', `the link to the remote voxd is down and its spool (${path}) is not a regular file; this speech is not kept. Remove it`);
+    throw new ClientError(
+      'VOX_ERR_CLIENT_REMOTE_DOWN',
+      `the link to the remote voxd is down and its spool (${path}) is not a regular file; this speech is not kept. Remove it`,
+    );
   }
   return fd;
 }

@@ -16,7 +16,17 @@
  * - A link is replaced by renaming a new one over it, so `vox` on PATH never
  *   goes missing in between.
  */
-import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findExecutable } from '@vox/protocol';
@@ -45,10 +55,16 @@ const OWN = { vox: /[\\/]vox-mcp[\\/]bin[\\/]vox\.cjs$/, voxd: /[\\/]voxd[\\/]bi
 
 /** This install's `vox` and `voxd` bin files (voxd's package sits beside vox's, in the workspace and in node_modules). */
 export function voxBins(): BinTarget[] {
-  const files = { vox: fileURLToPath(packageUrl('bin/vox.cjs')), voxd: fileURLToPath(packageUrl('../voxd/bin/voxd.js')) };
+  const files = {
+    vox: fileURLToPath(packageUrl('bin/vox.cjs')),
+    voxd: fileURLToPath(packageUrl('../voxd/bin/voxd.js')),
+  };
   return (['vox', 'voxd'] as const).map((name) => {
     if (!existsSync(files[name])) {
-      throw new ClientError('VOX_ERR_CLIENT_SETUP_CONFLICT', `cannot find ${name}'s bin file at ${files[name]}; run "npm install" in the vox checkout first.`);
+      throw new ClientError(
+        'VOX_ERR_CLIENT_SETUP_CONFLICT',
+        `cannot find ${name}'s bin file at ${files[name]}; run "npm install" in the vox checkout first.`,
+      );
     }
     return { name, target: realpathSync(files[name]) };
   });
@@ -68,7 +84,10 @@ function unusable(dir: string, err: unknown): ClientError {
 }
 
 /** What is at `path`, for the plan; `own` tells a link of some vox's bin. */
-function inspect(path: string, name: BinTarget['name']): { kind: 'none' } | { kind: 'link'; to: string; own: boolean } | { kind: 'dir' | 'file' } {
+function inspect(
+  path: string,
+  name: BinTarget['name'],
+): { kind: 'none' } | { kind: 'link'; to: string; own: boolean } | { kind: 'dir' | 'file' } {
   let st;
   try {
     st = lstatSync(path);
@@ -88,7 +107,11 @@ function inspect(path: string, name: BinTarget['name']): { kind: 'none' } | { ki
  * Throws VOX_ERR_CLIENT_SETUP_CONFLICT, naming every path in the way, when
  * something not vox's is there (without `force`, or a directory at all).
  */
-export function planLinks(dir: string, bins: readonly BinTarget[], opts: { force?: boolean; remove?: boolean } = {}): LinkPlan[] {
+export function planLinks(
+  dir: string,
+  bins: readonly BinTarget[],
+  opts: { force?: boolean; remove?: boolean } = {},
+): LinkPlan[] {
   const conflicts: string[] = [];
   const plans = bins.map((b): LinkPlan => {
     const path = join(dir, b.name);
@@ -126,7 +149,8 @@ export function applyLinks(dir: string, plans: readonly LinkPlan[]): void {
 }
 
 function applyEach(dir: string, plans: readonly LinkPlan[]): void {
-  if (plans.some((p) => p.action === 'create' || p.action === 'repoint' || p.action === 'replace')) mkdirSync(dir, { recursive: true, mode: 0o755 });
+  if (plans.some((p) => p.action === 'create' || p.action === 'repoint' || p.action === 'replace'))
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
   for (const p of plans) {
     if (p.action === 'remove') unlinkSync(p.path);
     if (p.action !== 'create' && p.action !== 'repoint' && p.action !== 'replace') continue;

@@ -84,7 +84,10 @@ export function stillInstalled(claude: string, m: Marketplace, env: NodeJS.Proce
   const plugins = ids(['plugin', 'list', '--json'], 'id');
   const markets = ids(['plugin', 'marketplace', 'list', '--json'], 'name');
   const [uninstall, removeMarket] = pluginCommands(m, true) as [string[], string[]];
-  return [...(plugins && !plugins.includes(m.plugin) ? [] : [uninstall]), ...(markets && !markets.includes(m.name) ? [] : [removeMarket])];
+  return [
+    ...(plugins && !plugins.includes(m.plugin) ? [] : [uninstall]),
+    ...(markets && !markets.includes(m.name) ? [] : [removeMarket]),
+  ];
 }
 
 /** `claude ARGS` as a user would type it (for messages and --dry-run). */
@@ -104,7 +107,14 @@ export function runClaude(
   cwd: string,
   o: { whole?: boolean; after?: string } = {},
 ): string {
-  const r = spawnSync(claude, args, { env, cwd, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(claude, args, {
+    env,
+    cwd,
+    encoding: 'utf8',
+    timeout: RUN_TIMEOUT_MS,
+    maxBuffer: MAX_OUTPUT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lastLine = (s: string | null | undefined) =>
     (s ?? '')
       // colours and cursor moves of its terminal UI

@@ -8,11 +8,24 @@ const opts = { node: '/usr/bin/node', cli: '/opt/vox/bin/vox.cjs' };
 describe('gemini settings', () => {
   test('a stale vox hook is replaced, not doubled; the user hook in the same group stays', () => {
     const settings = {
-      hooks: { AfterAgent: [{ matcher: '*', hooks: [{ type: 'command', command: 'mine' }, { type: 'command', command: 'vox hook --agent gemini AfterAgent' }] }] },
+      hooks: {
+        AfterAgent: [
+          {
+            matcher: '*',
+            hooks: [
+              { type: 'command', command: 'mine' },
+              { type: 'command', command: 'vox hook --agent gemini AfterAgent' },
+            ],
+          },
+        ],
+      },
     };
     const { settings: next } = addGemini(settings, opts);
     const groups = (next.hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>).AfterAgent!;
-    assert.deepEqual(groups.map((g) => g.hooks.map((h) => h.command)), [['mine'], ['/usr/bin/node /opt/vox/bin/vox.cjs hook --agent gemini AfterAgent']]);
+    assert.deepEqual(
+      groups.map((g) => g.hooks.map((h) => h.command)),
+      [['mine'], ['/usr/bin/node /opt/vox/bin/vox.cjs hook --agent gemini AfterAgent']],
+    );
     assert.equal(addGemini(next, opts).changed, false);
   });
 
@@ -29,7 +42,10 @@ describe('gemini settings', () => {
 
 describe('normalizeEvent', () => {
   test('gemini AfterAgent is Stop with prompt_response as the message; other notifications stay', () => {
-    assert.deepEqual(normalizeEvent('gemini', 'AfterAgent', { prompt_response: 'Hi.' }), { event: 'Stop', payload: { prompt_response: 'Hi.', last_assistant_message: 'Hi.' } });
+    assert.deepEqual(normalizeEvent('gemini', 'AfterAgent', { prompt_response: 'Hi.' }), {
+      event: 'Stop',
+      payload: { prompt_response: 'Hi.', last_assistant_message: 'Hi.' },
+    });
     assert.equal(normalizeEvent('gemini', 'Notification', { notification_type: 'Other' }).event, 'Notification');
     assert.equal(normalizeEvent('codex', 'Stop', {}).event, 'Stop');
   });

@@ -85,20 +85,37 @@ const ROWS: Row[] = [
     notify: 'normal',
     want: PERMISSION_BASH,
   },
-  { name: 'PermissionRequest with notify off: silence', event: 'PermissionRequest', payload: fixture('permission-request.json'), notify: 'off', want: { kind: 'none' } },
+  {
+    name: 'PermissionRequest with notify off: silence',
+    event: 'PermissionRequest',
+    payload: fixture('permission-request.json'),
+    notify: 'off',
+    want: { kind: 'none' },
+  },
   {
     name: 'PermissionRequest for an MCP tool: its spoken name',
     event: 'PermissionRequest',
     payload: { tool_name: 'mcp__plugin_vox_vox__record' },
     notify: 'normal',
-    want: { ...PERMISSION_BASH, text: 'api needs your permission to use record from vox', dedupKey: 'permission mcp__plugin_vox_vox__record' },
+    want: {
+      ...PERMISSION_BASH,
+      text: 'api needs your permission to use record from vox',
+      dedupKey: 'permission mcp__plugin_vox_vox__record',
+    },
   },
   {
     name: 'permission_prompt for an MCP tool: the same as its PermissionRequest',
     event: 'Notification',
-    payload: { notification_type: 'permission_prompt', message: 'Claude needs your permission to use mcp__plugin_vox_vox__record' },
+    payload: {
+      notification_type: 'permission_prompt',
+      message: 'Claude needs your permission to use mcp__plugin_vox_vox__record',
+    },
     notify: 'normal',
-    want: { ...PERMISSION_BASH, text: 'api needs your permission to use record from vox', dedupKey: 'permission mcp__plugin_vox_vox__record' },
+    want: {
+      ...PERMISSION_BASH,
+      text: 'api needs your permission to use record from vox',
+      dedupKey: 'permission mcp__plugin_vox_vox__record',
+    },
   },
   {
     name: "a worker's permission prompt: the same as a permission prompt",
@@ -119,61 +136,139 @@ const ROWS: Row[] = [
     event: 'StopFailure',
     payload: fixture('stop-failure.json'),
     notify: 'normal',
-    want: { kind: 'speak', text: 'api: the request failed, the API is overloaded', priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api: the request failed, the API is overloaded',
+      priority: 'message',
+      chime: 'error',
+      maxAgeMs: STOP_MAX_AGE_MS,
+    },
   },
   {
     name: 'StopFailure with an error vox does not know: no details, never the raw API text',
     event: 'StopFailure',
     payload: { error: 'unknown', last_assistant_message: 'API Error: 500 {"type":"error"}' },
     notify: 'normal',
-    want: { kind: 'speak', text: 'api: the request failed', priority: 'message', chime: 'error', maxAgeMs: STOP_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api: the request failed',
+      priority: 'message',
+      chime: 'error',
+      maxAgeMs: STOP_MAX_AGE_MS,
+    },
   },
   {
     name: 'elicitation_dialog needs the user: important, its message',
     event: 'Notification',
     payload: fixture('notification-elicitation.json'),
     notify: 'normal',
-    want: { kind: 'speak', text: 'api: The deploy server needs your input', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api: The deploy server needs your input',
+      priority: 'important',
+      chime: 'prompt',
+      maxAgeMs: PERMISSION_MAX_AGE_MS,
+    },
   },
   {
     name: 'agent_needs_input needs the user: important',
     event: 'Notification',
     payload: { notification_type: 'agent_needs_input', message: 'Claude needs your input' },
     notify: 'normal',
-    want: { kind: 'speak', text: 'api needs your input', priority: 'important', chime: 'prompt', maxAgeMs: PERMISSION_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api needs your input',
+      priority: 'important',
+      chime: 'prompt',
+      maxAgeMs: PERMISSION_MAX_AGE_MS,
+    },
   },
-  { name: 'auth_success: silence', event: 'Notification', payload: fixture('notification-auth-success.json'), notify: 'continuous', want: { kind: 'none' } },
-  { name: 'elicitation_complete: silence (an echo)', event: 'Notification', payload: { notification_type: 'elicitation_complete', message: 'done' }, notify: 'continuous', want: { kind: 'none' } },
-  { name: 'elicitation_response: silence (an echo)', event: 'Notification', payload: { notification_type: 'elicitation_response', message: 'sent' }, notify: 'continuous', want: { kind: 'none' } },
-  { name: 'agent_completed in normal mode: silence', event: 'Notification', payload: { notification_type: 'agent_completed', message: 'Agent finished' }, notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'auth_success: silence',
+    event: 'Notification',
+    payload: fixture('notification-auth-success.json'),
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'elicitation_complete: silence (an echo)',
+    event: 'Notification',
+    payload: { notification_type: 'elicitation_complete', message: 'done' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'elicitation_response: silence (an echo)',
+    event: 'Notification',
+    payload: { notification_type: 'elicitation_response', message: 'sent' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'agent_completed in normal mode: silence',
+    event: 'Notification',
+    payload: { notification_type: 'agent_completed', message: 'Agent finished' },
+    notify: 'normal',
+    want: { kind: 'none' },
+  },
   {
     name: 'agent_completed in continuous mode: a notification',
     event: 'Notification',
     payload: { notification_type: 'agent_completed', message: 'Agent finished' },
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api: Agent finished', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api: Agent finished',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
-  { name: 'permission prompt with notify off: silence', event: 'Notification', payload: fixture('notification-permission.json'), notify: 'off', want: { kind: 'none' } },
+  {
+    name: 'permission prompt with notify off: silence',
+    event: 'Notification',
+    payload: fixture('notification-permission.json'),
+    notify: 'off',
+    want: { kind: 'none' },
+  },
   {
     name: 'idle prompt: a notification',
     event: 'Notification',
     payload: fixture('notification-idle.json'),
     notify: 'normal',
-    want: { kind: 'speak', text: 'api is waiting for your input', priority: 'notification', chime: 'prompt', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api is waiting for your input',
+      priority: 'notification',
+      chime: 'prompt',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
   {
     name: 'an unknown (future) notification type: the safe default, notification priority, "Claude" becomes the project',
     event: 'Notification',
     payload: { notification_type: 'teleport_ready', message: 'Claude Code is ready on your phone' },
     notify: 'normal',
-    want: { kind: 'speak', text: 'api is ready on your phone', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api is ready on your phone',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
   {
     name: 'a notification with no type and no message',
     event: 'Notification',
     payload: {},
     notify: 'normal',
-    want: { kind: 'speak', text: 'api needs your attention', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api needs your attention',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
   {
     name: 'Stop: the first two sentences, text priority',
@@ -196,9 +291,27 @@ const ROWS: Row[] = [
     notify: 'normal',
     want: { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS },
   },
-  { name: 'Stop with stop_hook_active: silence', event: 'Stop', payload: fixture('stop-active.json'), notify: 'continuous', want: { kind: 'none' } },
-  { name: 'Stop with notify off: silence', event: 'Stop', payload: fixture('stop.json'), notify: 'off', want: { kind: 'none' } },
-  { name: 'SubagentStop in normal mode: silence', event: 'SubagentStop', payload: fixture('subagent-stop.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'Stop with stop_hook_active: silence',
+    event: 'Stop',
+    payload: fixture('stop-active.json'),
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'Stop with notify off: silence',
+    event: 'Stop',
+    payload: fixture('stop.json'),
+    notify: 'off',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'SubagentStop in normal mode: silence',
+    event: 'SubagentStop',
+    payload: fixture('subagent-stop.json'),
+    notify: 'normal',
+    want: { kind: 'none' },
+  },
   {
     name: 'SubagentStop in continuous mode: the done chime',
     event: 'SubagentStop',
@@ -213,32 +326,80 @@ const ROWS: Row[] = [
     notify: 'continuous',
     want: { kind: 'none' },
   },
-  { name: 'SessionStart in normal mode: silence', event: 'SessionStart', payload: fixture('session-start.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'SessionStart in normal mode: silence',
+    event: 'SessionStart',
+    payload: fixture('session-start.json'),
+    notify: 'normal',
+    want: { kind: 'none' },
+  },
   {
     name: 'SessionStart in continuous mode: a short phrase',
     event: 'SessionStart',
     payload: fixture('session-start.json'),
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api session started', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api session started',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
   {
     name: 'SessionStart after resume',
     event: 'SessionStart',
     payload: { source: 'resume' },
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api session resumed', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api session resumed',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
-  { name: 'SessionStart after a compaction: silence (PreCompact spoke)', event: 'SessionStart', payload: { source: 'compact' }, notify: 'continuous', want: { kind: 'none' } },
-  { name: 'SessionStart after /clear: silence (the user typed it)', event: 'SessionStart', payload: { source: 'clear' }, notify: 'continuous', want: { kind: 'none' } },
+  {
+    name: 'SessionStart after a compaction: silence (PreCompact spoke)',
+    event: 'SessionStart',
+    payload: { source: 'compact' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'SessionStart after /clear: silence (the user typed it)',
+    event: 'SessionStart',
+    payload: { source: 'clear' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
   {
     name: 'SessionStart of a fork: "forked", not "started"',
     event: 'SessionStart',
     payload: fixture('session-start-fork.json'),
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api session forked', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api session forked',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
-  { name: 'SessionStart from an unknown source: silence', event: 'SessionStart', payload: { source: 'teleport' }, notify: 'continuous', want: { kind: 'none' } },
-  { name: 'SessionEnd in normal mode: silence', event: 'SessionEnd', payload: fixture('session-end.json'), notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'SessionStart from an unknown source: silence',
+    event: 'SessionStart',
+    payload: { source: 'teleport' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
+  {
+    name: 'SessionEnd in normal mode: silence',
+    event: 'SessionEnd',
+    payload: fixture('session-end.json'),
+    notify: 'normal',
+    want: { kind: 'none' },
+  },
   {
     name: 'SessionEnd in continuous mode: the done chime',
     event: 'SessionEnd',
@@ -246,15 +407,33 @@ const ROWS: Row[] = [
     notify: 'continuous',
     want: { kind: 'chime', signal: 'done', priority: 'notification' },
   },
-  { name: 'PreCompact in normal mode: silence', event: 'PreCompact', payload: { trigger: 'auto' }, notify: 'normal', want: { kind: 'none' } },
+  {
+    name: 'PreCompact in normal mode: silence',
+    event: 'PreCompact',
+    payload: { trigger: 'auto' },
+    notify: 'normal',
+    want: { kind: 'none' },
+  },
   {
     name: 'PreCompact in continuous mode',
     event: 'PreCompact',
     payload: { trigger: 'auto' },
     notify: 'continuous',
-    want: { kind: 'speak', text: 'api is compacting context', priority: 'notification', chime: 'attention', maxAgeMs: NOTICE_MAX_AGE_MS },
+    want: {
+      kind: 'speak',
+      text: 'api is compacting context',
+      priority: 'notification',
+      chime: 'attention',
+      maxAgeMs: NOTICE_MAX_AGE_MS,
+    },
   },
-  { name: 'an unknown event: silence', event: 'PreToolUse', payload: { tool_name: 'Bash' }, notify: 'continuous', want: { kind: 'none' } },
+  {
+    name: 'an unknown event: silence',
+    event: 'PreToolUse',
+    payload: { tool_name: 'Bash' },
+    notify: 'continuous',
+    want: { kind: 'none' },
+  },
   { name: 'an empty event name: silence', event: '', payload: {}, notify: 'continuous', want: { kind: 'none' } },
 ];
 
@@ -283,26 +462,59 @@ describe('decideHook', () => {
   });
 
   test('fields of the wrong type are ignored, never thrown on', () => {
-    const odd = { message: 42, notification_type: ['x'], stop_hook_active: 'yes', last_assistant_message: { a: 1 }, source: null } as HookPayload;
-    for (const event of ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'SessionStart', 'SessionEnd', 'PreCompact']) {
+    const odd = {
+      message: 42,
+      notification_type: ['x'],
+      stop_hook_active: 'yes',
+      last_assistant_message: { a: 1 },
+      source: null,
+    } as HookPayload;
+    for (const event of [
+      'PermissionRequest',
+      'Notification',
+      'Stop',
+      'StopFailure',
+      'SubagentStop',
+      'SessionStart',
+      'SessionEnd',
+      'PreCompact',
+    ]) {
       assert.doesNotThrow(() => decide(event, odd, 'continuous'));
     }
-    assert.deepEqual(decide('Stop', odd), { kind: 'speak', text: 'api is done', priority: 'text', chime: 'done', maxAgeMs: STOP_MAX_AGE_MS });
+    assert.deepEqual(decide('Stop', odd), {
+      kind: 'speak',
+      text: 'api is done',
+      priority: 'text',
+      chime: 'done',
+      maxAgeMs: STOP_MAX_AGE_MS,
+    });
   });
 });
 
 describe('phrases', () => {
   test('permission messages', () => {
-    assert.equal(permissionText('api', 'Claude needs your permission to use Bash'), 'api needs your permission to use Bash');
-    assert.equal(permissionText('api', 'Claude Code needs your permission to use WebFetch.'), 'api needs your permission to use WebFetch');
+    assert.equal(
+      permissionText('api', 'Claude needs your permission to use Bash'),
+      'api needs your permission to use Bash',
+    );
+    assert.equal(
+      permissionText('api', 'Claude Code needs your permission to use WebFetch.'),
+      'api needs your permission to use WebFetch',
+    );
     assert.equal(permissionText('api', 'Claude needs your permission'), 'api needs your permission');
-    assert.equal(permissionText('api', 'Allow edits to src/app.ts?'), 'api needs your permission: Allow edits to src/app.ts?');
+    assert.equal(
+      permissionText('api', 'Allow edits to src/app.ts?'),
+      'api needs your permission: Allow edits to src/app.ts?',
+    );
     assert.equal(permissionText('api', ''), 'api needs your permission');
   });
 
   test('the tool of a permission message, and its spoken name', () => {
     assert.equal(permissionTool('Claude needs your permission to use Bash'), 'Bash');
-    assert.equal(permissionTool('Claude needs your permission to use mcp__github__create_issue.'), 'mcp__github__create_issue');
+    assert.equal(
+      permissionTool('Claude needs your permission to use mcp__github__create_issue.'),
+      'mcp__github__create_issue',
+    );
     assert.equal(permissionTool('Claude needs your permission'), undefined);
     assert.equal(spokenToolName('Bash'), 'Bash');
     assert.equal(spokenToolName('mcp__github__create_issue'), 'create issue from github');
@@ -312,19 +524,39 @@ describe('phrases', () => {
   test('failures in words', () => {
     assert.equal(failureText('shop', 'rate_limit'), 'shop: the request failed, rate limited');
     assert.equal(failureText('shop', 'authentication_failed'), 'shop: the request failed, authentication failed');
-    assert.equal(failureText('shop', 'invalid_request'), 'shop: the request failed, the API rejected the request as invalid');
+    assert.equal(
+      failureText('shop', 'invalid_request'),
+      'shop: the request failed, the API rejected the request as invalid',
+    );
     assert.equal(failureText('shop', ''), 'shop: the request failed');
     assert.equal(failureText('shop', 'unknown'), 'shop: the request failed');
-    assert.equal(failureText('shop', 'constructor'), 'shop: the request failed', 'a key of Object.prototype is no kind');
+    assert.equal(
+      failureText('shop', 'constructor'),
+      'shop: the request failed',
+      'a key of Object.prototype is no kind',
+    );
   });
 
   test('every StopFailure kind of Claude Code 2.1.332 has words of its own, but unknown', () => {
     // The enum of its StopFailure hook schema (strings on the 2.1.332 binary).
     const kinds = [
-      'authentication_failed', 'oauth_org_not_allowed', 'account_on_hold', 'verification_required', 'billing_error', 'rate_limit',
-      'overloaded', 'invalid_request', 'model_not_found', 'server_error', 'max_output_tokens', 'cloud_credential_error',
+      'authentication_failed',
+      'oauth_org_not_allowed',
+      'account_on_hold',
+      'verification_required',
+      'billing_error',
+      'rate_limit',
+      'overloaded',
+      'invalid_request',
+      'model_not_found',
+      'server_error',
+      'max_output_tokens',
+      'cloud_credential_error',
     ];
-    assert.deepEqual(kinds.filter((k) => !Object.hasOwn(FAILURE_WORDS, k)), []);
+    assert.deepEqual(
+      kinds.filter((k) => !Object.hasOwn(FAILURE_WORDS, k)),
+      [],
+    );
     const texts = kinds.map((k) => failureText('api', k));
     assert.equal(new Set(texts).size, kinds.length, 'no two kinds share words');
     for (const t of texts) assert.notEqual(t, 'api: the request failed');
@@ -332,7 +564,8 @@ describe('phrases', () => {
 
   test('unattended: claude -p (sdk-cli) only', () => {
     assert.equal(unattended({ CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' }), true);
-    for (const e of ['cli', 'sdk-ts', 'sdk-py', 'claude-vscode', '']) assert.equal(unattended({ CLAUDE_CODE_ENTRYPOINT: e }), false, e);
+    for (const e of ['cli', 'sdk-ts', 'sdk-py', 'claude-vscode', ''])
+      assert.equal(unattended({ CLAUDE_CODE_ENTRYPOINT: e }), false, e);
     assert.equal(unattended({}), false);
   });
 
@@ -347,7 +580,11 @@ describe('phrases', () => {
       const quiet = decideHook(event, payload, ctx);
       assert.equal(quiet.kind, 'none', event);
       assert.match((quiet as { reason: string }).reason, /nobody can answer.*unattendedPrompts: true/);
-      assert.deepEqual(decideHook(event, payload, { ...ctx, unattendedPrompts: true }), decideHook(event, payload, { ...ctx, unattended: false }), event);
+      assert.deepEqual(
+        decideHook(event, payload, { ...ctx, unattendedPrompts: true }),
+        decideHook(event, payload, { ...ctx, unattended: false }),
+        event,
+      );
       assert.equal(decideHook(event, payload, { ...ctx, unattended: false }).kind, 'speak', event);
     }
     assert.equal(decideHook('Stop', fixture('stop.json'), ctx).kind, 'speak');
@@ -359,19 +596,44 @@ describe('phrases', () => {
     const quiet = decideHook('Notification', fixture('notification-permission.json'), ctx);
     assert.equal(quiet.kind, 'none');
     assert.match((quiet as { reason: string }).reason, /PermissionRequest announced this ask/);
-    assert.equal(decideHook('Notification', { notification_type: 'worker_permission_prompt', message: 'Claude needs your permission' }, ctx).kind, 'none');
+    assert.equal(
+      decideHook(
+        'Notification',
+        { notification_type: 'worker_permission_prompt', message: 'Claude needs your permission' },
+        ctx,
+      ).kind,
+      'none',
+    );
     assert.equal(decideHook('PermissionRequest', fixture('permission-request.json'), ctx).kind, 'speak');
     assert.equal(decideHook('Notification', fixture('notification-idle.json'), ctx).kind, 'speak');
   });
 
-  test("every Notification type of Claude Code 2.1.332 has a policy of its own", () => {
+  test('every Notification type of Claude Code 2.1.332 has a policy of its own', () => {
     const types = [
-      'permission_prompt', 'idle_prompt', 'auth_success', 'elicitation_dialog', 'agent_needs_input', 'agent_completed',
-      'elicitation_url_dialog', 'worker_permission_prompt', 'push_notification', 'computer_use_enter', 'computer_use_exit',
-      'quota_auto_resume_fired', 'quota_auto_resume_stale', 'quota_auto_resume_disabled', 'model_refusal_fallback',
-      'auth_storage_failure', 'plugin_notification', 'elicitation_complete', 'elicitation_response',
+      'permission_prompt',
+      'idle_prompt',
+      'auth_success',
+      'elicitation_dialog',
+      'agent_needs_input',
+      'agent_completed',
+      'elicitation_url_dialog',
+      'worker_permission_prompt',
+      'push_notification',
+      'computer_use_enter',
+      'computer_use_exit',
+      'quota_auto_resume_fired',
+      'quota_auto_resume_stale',
+      'quota_auto_resume_disabled',
+      'model_refusal_fallback',
+      'auth_storage_failure',
+      'plugin_notification',
+      'elicitation_complete',
+      'elicitation_response',
     ];
-    assert.deepEqual(types.filter((t) => !Object.hasOwn(NOTIFICATION_POLICY, t)), []);
+    assert.deepEqual(
+      types.filter((t) => !Object.hasOwn(NOTIFICATION_POLICY, t)),
+      [],
+    );
   });
 
   test('PermissionRequest and the later permission_prompt make one duplicate key, with a window that covers the gap', async (t) => {
@@ -404,16 +666,23 @@ describe('summarize', () => {
   });
 
   test('code, headings and tables are skipped; list items count as sentences', () => {
-    const msg = '## Summary\n\n```ts\nconst a = 1. b;\n```\n\n| a | b |\n|---|---|\n\n- Added the refund tests\n- Fixed rounding\n- Bumped the version';
+    const msg =
+      '## Summary\n\n```ts\nconst a = 1. b;\n```\n\n| a | b |\n|---|---|\n\n- Added the refund tests\n- Fixed rounding\n- Bumped the version';
     assert.equal(summarize(msg), 'Added the refund tests. Fixed rounding.');
   });
 
   test('abbreviations, versions and file names do not end a sentence', () => {
-    assert.equal(summarize('Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests. Done.'), 'Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests.');
+    assert.equal(
+      summarize('Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests. Done.'),
+      'Updated index.ts, e.g. the router, to v1.2 today. Then ran the tests.',
+    );
   });
 
   test('a paragraph that wraps over lines is one block', () => {
-    assert.equal(summarize('I changed the\nparser and the lexer.\nThe tests pass.'), 'I changed the parser and the lexer. The tests pass.');
+    assert.equal(
+      summarize('I changed the\nparser and the lexer.\nThe tests pass.'),
+      'I changed the parser and the lexer. The tests pass.',
+    );
   });
 
   test(`never longer than ${SUMMARY_MAX_CHARS} characters`, () => {
@@ -438,14 +707,25 @@ describe('vox hook (in process)', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'vox-hook-'));
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
-  async function runHook(argv: string[], stdin: PassThrough, cwd = tmp): Promise<{ code: number; out: string; err: string }> {
+  async function runHook(
+    argv: string[],
+    stdin: PassThrough,
+    cwd = tmp,
+  ): Promise<{ code: number; out: string; err: string }> {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     let out = '';
     let err = '';
     stdout.on('data', (d) => (out += d));
     stderr.on('data', (d) => (err += d));
-    const code = await run({ argv, env: { VOX_NO_AUTOSTART: '1', VOX_HOME: join(tmp, 'home') }, cwd, stdin, stdout, stderr });
+    const code = await run({
+      argv,
+      env: { VOX_NO_AUTOSTART: '1', VOX_HOME: join(tmp, 'home') },
+      cwd,
+      stdin,
+      stdout,
+      stderr,
+    });
     return { code, out, err };
   }
 
@@ -487,7 +767,12 @@ describe('vox hook (in process)', () => {
     const stdin = new PassThrough();
     stdin.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
     const dry = await runHook(['Stop', '--dry-run'], stdin);
-    assert.deepEqual(JSON.parse(dry.out).body, { signal: 'done', session: 'muted#3c07f0', priority: 'text', volume: 0.5 });
+    assert.deepEqual(JSON.parse(dry.out).body, {
+      signal: 'done',
+      session: 'muted#3c07f0',
+      priority: 'text',
+      volume: 0.5,
+    });
     const again = new PassThrough();
     again.end(JSON.stringify({ ...fixture('stop.json'), cwd: dir }));
     const real = await runHook(['Stop'], again);

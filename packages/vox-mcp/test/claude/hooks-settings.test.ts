@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -21,7 +32,14 @@ import {
   voxHookEntries,
   type HookEvent,
 } from '../../src/claude/hook-entries.js';
-import { SettingsError, hooksInstalled, inspectHooks, installHooks, settingsPath, uninstallHooks } from '../../src/claude/hooks-settings.js';
+import {
+  SettingsError,
+  hooksInstalled,
+  inspectHooks,
+  installHooks,
+  settingsPath,
+  uninstallHooks,
+} from '../../src/claude/hooks-settings.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const cliJs = join(repo, 'packages', 'vox-mcp', 'dist', 'vox.cjs');
@@ -46,11 +64,18 @@ const ORIGINAL = {
   },
 };
 const ORIGINAL_TEXT = `${JSON.stringify(ORIGINAL, null, 2)}\n`;
-const OPTS = { node: '/opt/node 20/bin/node', cli: '/home/u/vox/packages/vox-mcp/dist/cli.js', type: 'command' } as const;
+const OPTS = {
+  node: '/opt/node 20/bin/node',
+  cli: '/home/u/vox/packages/vox-mcp/dist/cli.js',
+  type: 'command',
+} as const;
 
 describe('hook commands', () => {
   test('absolute command runs node on the built cli, shell-quoted', () => {
-    assert.equal(hookCommand('Stop', OPTS), `'/opt/node 20/bin/node' /home/u/vox/packages/vox-mcp/dist/cli.js hook Stop`);
+    assert.equal(
+      hookCommand('Stop', OPTS),
+      `'/opt/node 20/bin/node' /home/u/vox/packages/vox-mcp/dist/cli.js hook Stop`,
+    );
     assert.equal(hookCommand('Stop', { portable: true }), 'vox hook Stop');
   });
 
@@ -62,20 +87,30 @@ describe('hook commands', () => {
     assert.ok(isVoxHookCommand('/usr/bin/node /usr/lib/node_modules/vox-mcp/dist/cli.js hook Stop'));
     assert.ok(isVoxHookCommand('/usr/bin/node /usr/lib/node_modules/vox-mcp/dist/vox.cjs hook Stop'));
     assert.ok(isVoxHookCommand('/usr/local/bin/vox hook SessionStart'));
-    for (const other of ['notify-send done', 'myvox hook Stop', 'vox hook Stop --quiet', 'vox say done', '/x/other/dist/cli.js hook Stop', 42]) {
+    for (const other of [
+      'notify-send done',
+      'myvox hook Stop',
+      'vox hook Stop --quiet',
+      'vox say done',
+      '/x/other/dist/cli.js hook Stop',
+      42,
+    ]) {
       assert.equal(isVoxHookCommand(other), false, String(other));
     }
   });
 
   // PermissionRequest and Elicitation have room for a voice answer (approveByVoice); every other hook the short timeout.
-  const timeoutOf = (e: HookEvent) => (e === 'PermissionRequest' || e === 'Elicitation' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
+  const timeoutOf = (e: HookEvent) =>
+    e === 'PermissionRequest' || e === 'Elicitation' ? VOICE_HOOK_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS;
 
   test('one group per event with an empty matcher and a timeout', () => {
     const entries = voxHookEntries(OPTS);
     assert.deepEqual(Object.keys(entries), [...HOOK_EVENTS]);
     assert.equal(VOICE_HOOK_TIMEOUT_SECONDS, 30);
     for (const e of HOOK_EVENTS) {
-      assert.deepEqual(entries[e], [{ matcher: '', hooks: [{ type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }] }]);
+      assert.deepEqual(entries[e], [
+        { matcher: '', hooks: [{ type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }] },
+      ]);
     }
   });
 
@@ -85,7 +120,15 @@ describe('hook commands', () => {
     assert.deepEqual(entries.SessionStart[1], { matcher: 'clear', hooks: [mcpToolHook('SessionStart', 'speech')] });
     assert.equal(entries.SessionStart.length, 2);
     assert.equal(voxHookEntries(OPTS).SessionStart.length, 1, 'command hooks only: no mcp_tool group');
-    assert.deepEqual(MCP_TOOL_EVENTS, ['PermissionRequest', 'Notification', 'Stop', 'StopFailure', 'SubagentStop', 'PreCompact', 'Elicitation']);
+    assert.deepEqual(MCP_TOOL_EVENTS, [
+      'PermissionRequest',
+      'Notification',
+      'Stop',
+      'StopFailure',
+      'SubagentStop',
+      'PreCompact',
+      'Elicitation',
+    ]);
     // An elicitation's one choice, answered by voice: who asks, what, the form, and its id.
     assert.deepEqual(mcpToolHook('Elicitation', 'vox').input, {
       event: 'Elicitation',
@@ -104,16 +147,34 @@ describe('hook commands', () => {
       else assert.deepEqual(hook, { type: 'command', command: hookCommand(e, OPTS), timeout: timeoutOf(e) }, e);
     }
     // Narration: mcp_tool only, with its short timeout; left out for command hooks and older Claude Code.
-    for (const e of NARRATION_EVENTS) assert.deepEqual(entries[e], [{ matcher: '', hooks: [mcpToolHook(e, 'speech')] }], e);
+    for (const e of NARRATION_EVENTS)
+      assert.deepEqual(entries[e], [{ matcher: '', hooks: [mcpToolHook(e, 'speech')] }], e);
     assert.equal(mcpToolHook('MessageDisplay', 'speech').timeout, 5);
-    assert.deepEqual(mcpToolHook('MessageDisplay', 'speech').input, { event: 'MessageDisplay', session_id: '${session_id}', cwd: '${cwd}', message_id: '${message_id}', index: '${index}', final: '${final}', delta: '${delta}' });
-    assert.equal(voxHookEntries({ ...OPTS, server: 'speech', type: 'mcp_tool', narration: false }).MessageDisplay, undefined);
+    assert.deepEqual(mcpToolHook('MessageDisplay', 'speech').input, {
+      event: 'MessageDisplay',
+      session_id: '${session_id}',
+      cwd: '${cwd}',
+      message_id: '${message_id}',
+      index: '${index}',
+      final: '${final}',
+      delta: '${delta}',
+    });
+    assert.equal(
+      voxHookEntries({ ...OPTS, server: 'speech', type: 'mcp_tool', narration: false }).MessageDisplay,
+      undefined,
+    );
     assert.equal(voxHookEntries(OPTS).MessageDisplay, undefined);
     assert.deepEqual(mcpToolHook('Stop', 'vox'), {
       type: 'mcp_tool',
       server: 'vox',
       tool: 'hook',
-      input: { event: 'Stop', session_id: '${session_id}', cwd: '${cwd}', stop_hook_active: '${stop_hook_active}', last_assistant_message: '${last_assistant_message}' },
+      input: {
+        event: 'Stop',
+        session_id: '${session_id}',
+        cwd: '${cwd}',
+        stop_hook_active: '${stop_hook_active}',
+        last_assistant_message: '${last_assistant_message}',
+      },
       timeout: HOOK_TIMEOUT_SECONDS,
     });
     // What a voice answer needs too: the command to name, the "always" on offer, the request to answer.
@@ -147,7 +208,10 @@ describe('hook commands', () => {
   });
 
   test("the plugin's commands start its launcher from ${CLAUDE_PLUGIN_ROOT}, and are recognised", () => {
-    assert.equal(hookCommand('SessionStart', { plugin: true }), `${QUIET_GATE}node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart`);
+    assert.equal(
+      hookCommand('SessionStart', { plugin: true }),
+      `${QUIET_GATE}node "\${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs" hook SessionStart`,
+    );
     assert.ok(isVoxHookCommand(hookCommand('SessionEnd', { plugin: true })));
   });
 
@@ -166,8 +230,15 @@ describe('hook commands', () => {
     mkdirSync(join(dir, 'none'));
     // "node" here is echo: what reaches it is what would have started node.
     const cmd = (event: HookEvent) => hookCommand(event, { node: '/bin/echo', cli: 'NODE' });
-    const run = (event: HookEvent, cwd: string) => spawnSync('/bin/sh', ['-c', cmd(event)], { cwd: join(dir, cwd), encoding: 'utf8', timeout: 10_000 });
-    for (const [cwd, ran] of [['loud', true], ['loud/src/deep', true], ['loud/inner', false], ['quiet', false], ['none', false]] as const) {
+    const run = (event: HookEvent, cwd: string) =>
+      spawnSync('/bin/sh', ['-c', cmd(event)], { cwd: join(dir, cwd), encoding: 'utf8', timeout: 10_000 });
+    for (const [cwd, ran] of [
+      ['loud', true],
+      ['loud/src/deep', true],
+      ['loud/inner', false],
+      ['quiet', false],
+      ['none', false],
+    ] as const) {
       for (const event of ['SessionStart', 'SessionEnd'] as const) {
         const r = run(event, cwd);
         assert.equal(r.status, 0, `${event} in ${cwd}: ${r.stderr}`);
@@ -247,7 +318,7 @@ describe('settings.json round trip', () => {
     assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
   });
 
-  test('switching between command and mcp_tool hooks replaces vox\'s entries of the other kind', () => {
+  test("switching between command and mcp_tool hooks replaces vox's entries of the other kind", () => {
     const path = join(dir(), 'settings.json');
     writeFileSync(path, ORIGINAL_TEXT);
     installHooks(path, OPTS);
@@ -257,7 +328,11 @@ describe('settings.json round trip', () => {
       const hooks = s.hooks[e].flatMap((g: { hooks: unknown[] }) => g.hooks);
       const vox = hooks.filter((h: { command?: string }) => isVoxHookCommand(h.command) || isVoxMcpToolHook(h));
       // SessionStart: the command, and the mcp_tool call for /clear.
-      assert.deepEqual(vox.map((h: { type: string }) => h.type), e === 'SessionStart' ? ['command', 'mcp_tool'] : [MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command'], e);
+      assert.deepEqual(
+        vox.map((h: { type: string }) => h.type),
+        e === 'SessionStart' ? ['command', 'mcp_tool'] : [MCP_TOOL_EVENTS.includes(e) ? 'mcp_tool' : 'command'],
+        e,
+      );
     }
     assert.deepEqual(inspectHooks(path).missing, []);
     assert.equal(installHooks(path, { ...OPTS, type: 'mcp_tool' }).changed, false, 'installing again changes nothing');
@@ -273,13 +348,27 @@ describe('settings.json round trip', () => {
 
   test('a vox hook sharing a group with a user hook: only vox goes', () => {
     const path = join(dir(), 'settings.json');
-    const mixed = { hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'vox hook Stop' }, { type: 'command', command: 'echo bye' }] }] } };
+    const mixed = {
+      hooks: {
+        Stop: [
+          {
+            matcher: '',
+            hooks: [
+              { type: 'command', command: 'vox hook Stop' },
+              { type: 'command', command: 'echo bye' },
+            ],
+          },
+        ],
+      },
+    };
     writeFileSync(path, JSON.stringify(mixed, null, 2));
     uninstallHooks(path);
-    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'echo bye' }] }] } });
+    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), {
+      hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'echo bye' }] }] },
+    });
   });
 
-  test('an empty array the user had is not vox\'s to remove', () => {
+  test("an empty array the user had is not vox's to remove", () => {
     const path = join(dir(), 'settings.json');
     writeFileSync(path, `${JSON.stringify({ hooks: { PostToolUse: [] } }, null, 2)}\n`);
     installHooks(path, OPTS);
@@ -297,7 +386,10 @@ describe('settings.json round trip', () => {
     ] as const) {
       const path = join(d, name);
       writeFileSync(path, text);
-      assert.throws(() => installHooks(path, OPTS), (err: unknown) => err instanceof SettingsError && pattern.test(err.message) && err.message.includes(path));
+      assert.throws(
+        () => installHooks(path, OPTS),
+        (err: unknown) => err instanceof SettingsError && pattern.test(err.message) && err.message.includes(path),
+      );
       assert.throws(() => uninstallHooks(path), SettingsError);
       assert.equal(readFileSync(path, 'utf8'), text, name);
       assert.equal(hooksInstalled(path), false);
@@ -342,7 +434,7 @@ describe('plugin', () => {
     assert.equal(typeof manifest.author?.name, 'string');
   });
 
-  test('hooks.json holds the entries of voxHookEntries({ plugin: true }): mcp_tool hooks on the plugin\'s own server', () => {
+  test("hooks.json holds the entries of voxHookEntries({ plugin: true }): mcp_tool hooks on the plugin's own server", () => {
     const hooks = JSON.parse(readFileSync(join(plugin, 'hooks', 'hooks.json'), 'utf8'));
     assert.deepEqual(hooks.hooks, voxHookEntries({ plugin: true }));
     assert.equal(hooks.hooks.Stop[0].hooks[0].server, 'plugin:vox:vox');
@@ -350,19 +442,28 @@ describe('plugin', () => {
 
   test('.mcp.json starts vox mcp through the launcher in ${CLAUDE_PLUGIN_ROOT}, never from PATH', () => {
     const mcp = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'));
-    assert.deepEqual(mcp, { mcpServers: { vox: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs', 'mcp'] } } });
+    assert.deepEqual(mcp, {
+      mcpServers: { vox: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs', 'mcp'] } },
+    });
   });
 
   test('the marketplace at the repository root lists the plugin at its version', () => {
     const market = JSON.parse(readFileSync(join(repo, '.claude-plugin', 'marketplace.json'), 'utf8'));
     assert.equal(market.name, 'vox');
     assert.equal(typeof market.owner?.name, 'string');
-    assert.deepEqual(market.plugins.map((p: { name: string; source: string; version: string }) => [p.name, p.source, p.version]), [['vox', './plugin', VERSION]]);
+    assert.deepEqual(
+      market.plugins.map((p: { name: string; source: string; version: string }) => [p.name, p.source, p.version]),
+      [['vox', './plugin', VERSION]],
+    );
   });
 
   describe('the launcher', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` }, () => {
     const launch = (root: string, args: string[]) =>
-      spawnSync(process.execPath, [join(root, 'bin', 'vox.cjs'), ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, PATH: '/nonexistent' } });
+      spawnSync(process.execPath, [join(root, 'bin', 'vox.cjs'), ...args], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { ...process.env, PATH: '/nonexistent' },
+      });
 
     test('in the checkout: runs the built vox', () => {
       const r = launch(plugin, ['--version']);
@@ -390,176 +491,192 @@ describe('plugin', () => {
   });
 });
 
-describe('vox hooks (built binary)', { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` }, () => {
-  /** A `claude` on PATH that prints `version` for --version (or none at all, with null). */
-  function claudeOnPath(version: string | null): string {
-    const bin = dir();
-    if (version !== null) {
-      writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "${version}"\n`, { mode: 0o755 });
-    }
-    return bin;
-  }
-
-  function vox(args: string[], cwd: string, home: string, claudeVersion: string | null = '2.1.332 (Claude Code)') {
-    // The real PATH's sh (the fake claude is a script), and no real claude.
-    const env = { ...process.env, HOME: home, PATH: `${claudeOnPath(claudeVersion)}:/usr/bin:/bin` };
-    delete env.CLAUDE_CONFIG_DIR;
-    return spawnSync(process.execPath, [cliJs, ...args], { cwd, env, encoding: 'utf8', timeout: 20_000 });
-  }
-
-  test('install --project writes .claude/settings.json in the cwd; uninstall removes it again', () => {
-    const cwd = dir();
-    const home = dir();
-    mkdirSync(join(cwd, '.claude'));
-    writeFileSync(join(cwd, '.claude', 'settings.json'), ORIGINAL_TEXT);
-
-    const r = vox(['hooks', 'install', '--project', '--type', 'command'], cwd, home);
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Installed vox hooks/);
-    assert.match(r.stdout, /Wrote command hooks: --type command/);
-    const path = join(cwd, '.claude', 'settings.json');
-    const s = JSON.parse(readFileSync(path, 'utf8'));
-    // bin/vox.cjs, not dist/vox.cjs: it loads the hook's bundle itself, one file fewer per hook.
-    assert.deepEqual(s.hooks.Stop.at(-1).hooks[0].command, `${process.execPath} ${join(repo, 'packages', 'vox-mcp', 'bin', 'vox.cjs')} hook Stop`);
-    assert.equal(existsSync(join(home, '.claude')), false, '--project leaves user settings alone');
-
-    const again = vox(['hooks', 'install', '--project', '--json', '--type', 'command'], cwd, home);
-    assert.equal(again.status, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).changed, false);
-
-    const status = vox(['hooks', 'status', '--project'], cwd, home);
-    assert.match(status.stdout, /project: installed/);
-
-    const un = vox(['hooks', 'uninstall', '--project'], cwd, home);
-    assert.equal(un.status, 0, un.stderr);
-    assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
-  });
-
-  test('default scope is the user settings; a malformed file exits non-zero and stays', () => {
-    const cwd = dir();
-    const home = dir();
-    const r = vox(['hooks', 'install'], cwd, home);
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(hooksInstalled(join(home, '.claude', 'settings.json')), true);
-
-    writeFileSync(join(home, '.claude', 'settings.json'), '{ nope');
-    const bad = vox(['hooks', 'install'], cwd, home);
-    assert.equal(bad.status, 1);
-    assert.match(bad.stderr, /not valid JSON/);
-    assert.equal(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'), '{ nope');
-  });
-
-  test('install asks claude --version: 2.1.118 and later get mcp_tool hooks, older ones, or none found, commands; it says which', () => {
-    const cwd = dir();
-    const cases: Array<[string | null, string, RegExp]> = [
-      ['2.1.332 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks: Claude Code 2\.1\.332 runs mcp_tool hooks/],
-      ['2.1.118 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks/],
-      ['2.1.117 (Claude Code)', 'command', /Wrote command hooks: Claude Code 2\.1\.117 is older than 2\.1\.118/],
-      [null, 'command', /Wrote command hooks: claude is not on PATH/],
-    ];
-    for (const [version, type, said] of cases) {
-      const home = dir();
-      const r = vox(['hooks', 'install'], cwd, home, version);
-      assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, said, String(version));
-      const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
-      assert.equal(s.hooks.Stop[0].hooks[0].type, type, String(version));
-      assert.equal(s.hooks.SessionStart[0].hooks[0].type, 'command', 'SessionStart is always a command');
-      // The gated commands are named as gated: the example line alone shows a node that need not start.
-      assert.match(r.stdout, /^SessionStart and SessionEnd first look for the nearest \.vox\/config\.md in the shell, and start node only where it says notify: chatty/m, String(version));
-      if (type === 'mcp_tool') {
-        assert.equal(s.hooks.Stop[0].hooks[0].server, 'vox');
-        // The server as the command hooks run vox: node and vox.cjs by absolute path, PATH or not.
-        assert.ok(r.stdout.includes(`claude mcp add --scope user vox -- ${process.execPath} ${fileURLToPath(new URL('../../bin/vox.cjs', import.meta.url))} mcp`), r.stdout);
+describe(
+  'vox hooks (built binary)',
+  { skip: existsSync(cliJs) ? false : `${cliJs} is not built; run "npm run build"` },
+  () => {
+    /** A `claude` on PATH that prints `version` for --version (or none at all, with null). */
+    function claudeOnPath(version: string | null): string {
+      const bin = dir();
+      if (version !== null) {
+        writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "${version}"\n`, { mode: 0o755 });
       }
-      const json = JSON.parse(vox(['hooks', 'install', '--json'], cwd, home, version).stdout);
-      assert.equal(json.type, type);
-      assert.equal(json.changed, false);
+      return bin;
     }
-  });
 
-  test('--type and --server choose without asking; --type takes mcp_tool or command only', () => {
-    const cwd = dir();
-    const home = dir();
-    const r = vox(['hooks', 'install', '--type', 'mcp_tool', '--server', 'speech'], cwd, home, null);
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Wrote mcp_tool hooks: --type mcp_tool/);
-    const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
-    assert.equal(s.hooks.PermissionRequest[0].hooks[0].server, 'speech');
-    const bad = vox(['hooks', 'install', '--type', 'http'], cwd, dir());
-    assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /--type must be mcp_tool or command/);
-    assert.equal(vox(['hooks', 'install', '--server', 'a b'], cwd, dir()).status, 2);
-  });
+    function vox(args: string[], cwd: string, home: string, claudeVersion: string | null = '2.1.332 (Claude Code)') {
+      // The real PATH's sh (the fake claude is a script), and no real claude.
+      const env = { ...process.env, HOME: home, PATH: `${claudeOnPath(claudeVersion)}:/usr/bin:/bin` };
+      delete env.CLAUDE_CONFIG_DIR;
+      return spawnSync(process.execPath, [cliJs, ...args], { cwd, env, encoding: 'utf8', timeout: 20_000 });
+    }
 
-  test('install --project from a subdirectory writes at the project root: the directory with .vox/config.md, else .git', () => {
-    const repoDir = dir();
-    const home = dir();
-    mkdirSync(join(repoDir, '.git'));
-    const deep = join(repoDir, 'src', 'routes');
-    mkdirSync(deep, { recursive: true });
-    const r = vox(['hooks', 'install', '--project', '--portable'], deep, home);
-    assert.equal(r.status, 0, r.stderr);
-    const atRoot = join(repoDir, '.claude', 'settings.json');
-    assert.equal(hooksInstalled(atRoot), true, 'written at the repository root');
-    assert.equal(existsSync(join(deep, '.claude')), false, 'nothing in the subdirectory');
-    assert.ok(r.stdout.includes(atRoot), r.stdout);
-    assert.match(vox(['hooks', 'status', '--project'], join(repoDir, 'src'), home).stdout, /project: installed/);
+    test('install --project writes .claude/settings.json in the cwd; uninstall removes it again', () => {
+      const cwd = dir();
+      const home = dir();
+      mkdirSync(join(cwd, '.claude'));
+      writeFileSync(join(cwd, '.claude', 'settings.json'), ORIGINAL_TEXT);
 
-    // A project with its own .vox/config.md inside the repository is its own root, as for the config.
-    const pkg = join(repoDir, 'packages', 'web');
-    mkdirSync(join(pkg, '.vox'), { recursive: true });
-    writeFileSync(join(pkg, '.vox', 'config.md'), '---\nvoice: alba\n---\n');
-    mkdirSync(join(pkg, 'lib'));
-    const local = vox(['hooks', 'install', '--local', '--portable'], join(pkg, 'lib'), home);
-    assert.equal(local.status, 0, local.stderr);
-    assert.equal(hooksInstalled(join(pkg, '.claude', 'settings.local.json')), true);
-    assert.equal(existsSync(join(repoDir, '.claude', 'settings.local.json')), false);
-  });
+      const r = vox(['hooks', 'install', '--project', '--type', 'command'], cwd, home);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /Installed vox hooks/);
+      assert.match(r.stdout, /Wrote command hooks: --type command/);
+      const path = join(cwd, '.claude', 'settings.json');
+      const s = JSON.parse(readFileSync(path, 'utf8'));
+      // bin/vox.cjs, not dist/vox.cjs: it loads the hook's bundle itself, one file fewer per hook.
+      assert.deepEqual(
+        s.hooks.Stop.at(-1).hooks[0].command,
+        `${process.execPath} ${join(repo, 'packages', 'vox-mcp', 'bin', 'vox.cjs')} hook Stop`,
+      );
+      assert.equal(existsSync(join(home, '.claude')), false, '--project leaves user settings alone');
 
-  test('uninstall deletes a settings file that it created and left {} (and the empty .claude/), never one with anything else', () => {
-    const project = dir();
-    const home = dir();
-    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
-    const path = join(project, '.claude', 'settings.json');
-    assert.ok(existsSync(path));
-    const un = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
-    assert.equal(un.status, 0, un.stderr);
-    assert.equal(JSON.parse(un.stdout).deleted, true);
-    assert.equal(existsSync(path), false, 'the file vox created is gone');
-    assert.equal(existsSync(join(project, '.claude')), false, 'and so is the .claude/ it created');
+      const again = vox(['hooks', 'install', '--project', '--json', '--type', 'command'], cwd, home);
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout).changed, false);
 
-    // User scope: the file goes, ~/.claude (Claude Code's own directory) stays.
-    assert.equal(vox(['hooks', 'install'], project, home).status, 0);
-    const user = vox(['hooks', 'uninstall'], project, home);
-    assert.match(user.stdout, /it held nothing else, so the file is deleted/);
-    assert.equal(existsSync(join(home, '.claude', 'settings.json')), false);
-    assert.equal(existsSync(join(home, '.claude')), true);
+      const status = vox(['hooks', 'status', '--project'], cwd, home);
+      assert.match(status.stdout, /project: installed/);
 
-    // A key added after install keeps the file; so does a sibling file in .claude/.
-    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
-    const withModel = { model: 'opus', ...JSON.parse(readFileSync(path, 'utf8')) };
-    writeFileSync(path, JSON.stringify(withModel, null, 2));
-    writeFileSync(join(project, '.claude', 'settings.local.json'), '{}\n');
-    const kept = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
-    assert.equal(JSON.parse(kept.stdout).deleted, false);
-    assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { model: 'opus' });
+      const un = vox(['hooks', 'uninstall', '--project'], cwd, home);
+      assert.equal(un.status, 0, un.stderr);
+      assert.equal(readFileSync(path, 'utf8'), ORIGINAL_TEXT);
+    });
 
-    // A symlinked settings file (a dotfile manager's) is rewritten, not deleted.
-    const target = join(dir(), 'settings.json');
-    writeFileSync(target, '{}\n');
-    rmSync(path);
-    symlinkSync(target, path);
-    assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
-    assert.equal(vox(['hooks', 'uninstall', '--project'], project, home).status, 0);
-    assert.equal(lstatSync(path).isSymbolicLink(), true);
-    assert.deepEqual(JSON.parse(readFileSync(target, 'utf8')), {});
-  });
+    test('default scope is the user settings; a malformed file exits non-zero and stays', () => {
+      const cwd = dir();
+      const home = dir();
+      const r = vox(['hooks', 'install'], cwd, home);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(hooksInstalled(join(home, '.claude', 'settings.json')), true);
 
-  test('bad usage exits 2', () => {
-    const cwd = dir();
-    assert.equal(vox(['hooks', 'frobnicate'], cwd, dir()).status, 2);
-    assert.equal(vox(['hooks', 'install', '--user', '--project'], cwd, dir()).status, 2);
-    assert.equal(vox(['hooks', 'install', '--bogus'], cwd, dir()).status, 2);
-  });
-});
+      writeFileSync(join(home, '.claude', 'settings.json'), '{ nope');
+      const bad = vox(['hooks', 'install'], cwd, home);
+      assert.equal(bad.status, 1);
+      assert.match(bad.stderr, /not valid JSON/);
+      assert.equal(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'), '{ nope');
+    });
+
+    test('install asks claude --version: 2.1.118 and later get mcp_tool hooks, older ones, or none found, commands; it says which', () => {
+      const cwd = dir();
+      const cases: Array<[string | null, string, RegExp]> = [
+        ['2.1.332 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks: Claude Code 2\.1\.332 runs mcp_tool hooks/],
+        ['2.1.118 (Claude Code)', 'mcp_tool', /Wrote mcp_tool hooks/],
+        ['2.1.117 (Claude Code)', 'command', /Wrote command hooks: Claude Code 2\.1\.117 is older than 2\.1\.118/],
+        [null, 'command', /Wrote command hooks: claude is not on PATH/],
+      ];
+      for (const [version, type, said] of cases) {
+        const home = dir();
+        const r = vox(['hooks', 'install'], cwd, home, version);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, said, String(version));
+        const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+        assert.equal(s.hooks.Stop[0].hooks[0].type, type, String(version));
+        assert.equal(s.hooks.SessionStart[0].hooks[0].type, 'command', 'SessionStart is always a command');
+        // The gated commands are named as gated: the example line alone shows a node that need not start.
+        assert.match(
+          r.stdout,
+          /^SessionStart and SessionEnd first look for the nearest \.vox\/config\.md in the shell, and start node only where it says notify: chatty/m,
+          String(version),
+        );
+        if (type === 'mcp_tool') {
+          assert.equal(s.hooks.Stop[0].hooks[0].server, 'vox');
+          // The server as the command hooks run vox: node and vox.cjs by absolute path, PATH or not.
+          assert.ok(
+            r.stdout.includes(
+              `claude mcp add --scope user vox -- ${process.execPath} ${fileURLToPath(new URL('../../bin/vox.cjs', import.meta.url))} mcp`,
+            ),
+            r.stdout,
+          );
+        }
+        const json = JSON.parse(vox(['hooks', 'install', '--json'], cwd, home, version).stdout);
+        assert.equal(json.type, type);
+        assert.equal(json.changed, false);
+      }
+    });
+
+    test('--type and --server choose without asking; --type takes mcp_tool or command only', () => {
+      const cwd = dir();
+      const home = dir();
+      const r = vox(['hooks', 'install', '--type', 'mcp_tool', '--server', 'speech'], cwd, home, null);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /Wrote mcp_tool hooks: --type mcp_tool/);
+      const s = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+      assert.equal(s.hooks.PermissionRequest[0].hooks[0].server, 'speech');
+      const bad = vox(['hooks', 'install', '--type', 'http'], cwd, dir());
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /--type must be mcp_tool or command/);
+      assert.equal(vox(['hooks', 'install', '--server', 'a b'], cwd, dir()).status, 2);
+    });
+
+    test('install --project from a subdirectory writes at the project root: the directory with .vox/config.md, else .git', () => {
+      const repoDir = dir();
+      const home = dir();
+      mkdirSync(join(repoDir, '.git'));
+      const deep = join(repoDir, 'src', 'routes');
+      mkdirSync(deep, { recursive: true });
+      const r = vox(['hooks', 'install', '--project', '--portable'], deep, home);
+      assert.equal(r.status, 0, r.stderr);
+      const atRoot = join(repoDir, '.claude', 'settings.json');
+      assert.equal(hooksInstalled(atRoot), true, 'written at the repository root');
+      assert.equal(existsSync(join(deep, '.claude')), false, 'nothing in the subdirectory');
+      assert.ok(r.stdout.includes(atRoot), r.stdout);
+      assert.match(vox(['hooks', 'status', '--project'], join(repoDir, 'src'), home).stdout, /project: installed/);
+
+      // A project with its own .vox/config.md inside the repository is its own root, as for the config.
+      const pkg = join(repoDir, 'packages', 'web');
+      mkdirSync(join(pkg, '.vox'), { recursive: true });
+      writeFileSync(join(pkg, '.vox', 'config.md'), '---\nvoice: alba\n---\n');
+      mkdirSync(join(pkg, 'lib'));
+      const local = vox(['hooks', 'install', '--local', '--portable'], join(pkg, 'lib'), home);
+      assert.equal(local.status, 0, local.stderr);
+      assert.equal(hooksInstalled(join(pkg, '.claude', 'settings.local.json')), true);
+      assert.equal(existsSync(join(repoDir, '.claude', 'settings.local.json')), false);
+    });
+
+    test('uninstall deletes a settings file that it created and left {} (and the empty .claude/), never one with anything else', () => {
+      const project = dir();
+      const home = dir();
+      assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+      const path = join(project, '.claude', 'settings.json');
+      assert.ok(existsSync(path));
+      const un = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
+      assert.equal(un.status, 0, un.stderr);
+      assert.equal(JSON.parse(un.stdout).deleted, true);
+      assert.equal(existsSync(path), false, 'the file vox created is gone');
+      assert.equal(existsSync(join(project, '.claude')), false, 'and so is the .claude/ it created');
+
+      // User scope: the file goes, ~/.claude (Claude Code's own directory) stays.
+      assert.equal(vox(['hooks', 'install'], project, home).status, 0);
+      const user = vox(['hooks', 'uninstall'], project, home);
+      assert.match(user.stdout, /it held nothing else, so the file is deleted/);
+      assert.equal(existsSync(join(home, '.claude', 'settings.json')), false);
+      assert.equal(existsSync(join(home, '.claude')), true);
+
+      // A key added after install keeps the file; so does a sibling file in .claude/.
+      assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+      const withModel = { model: 'opus', ...JSON.parse(readFileSync(path, 'utf8')) };
+      writeFileSync(path, JSON.stringify(withModel, null, 2));
+      writeFileSync(join(project, '.claude', 'settings.local.json'), '{}\n');
+      const kept = vox(['hooks', 'uninstall', '--project', '--json'], project, home);
+      assert.equal(JSON.parse(kept.stdout).deleted, false);
+      assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { model: 'opus' });
+
+      // A symlinked settings file (a dotfile manager's) is rewritten, not deleted.
+      const target = join(dir(), 'settings.json');
+      writeFileSync(target, '{}\n');
+      rmSync(path);
+      symlinkSync(target, path);
+      assert.equal(vox(['hooks', 'install', '--project'], project, home).status, 0);
+      assert.equal(vox(['hooks', 'uninstall', '--project'], project, home).status, 0);
+      assert.equal(lstatSync(path).isSymbolicLink(), true);
+      assert.deepEqual(JSON.parse(readFileSync(target, 'utf8')), {});
+    });
+
+    test('bad usage exits 2', () => {
+      const cwd = dir();
+      assert.equal(vox(['hooks', 'frobnicate'], cwd, dir()).status, 2);
+      assert.equal(vox(['hooks', 'install', '--user', '--project'], cwd, dir()).status, 2);
+      assert.equal(vox(['hooks', 'install', '--bogus'], cwd, dir()).status, 2);
+    });
+  },
+);

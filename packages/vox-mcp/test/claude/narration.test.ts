@@ -6,18 +6,50 @@ import { DEFAULTS, type ConfigValues, type ResolvedConfig } from '../../src/proj
 
 function config(values: Partial<ConfigValues>, pronunciations: ResolvedConfig['pronunciations'] = []): ResolvedConfig {
   const v = { ...DEFAULTS, narrate: 'stream', ...values } as ConfigValues;
-  return { projectDir: '/p/api', projectName: 'api', values: v, sources: {} as ResolvedConfig['sources'], pronunciations };
+  return {
+    projectDir: '/p/api',
+    projectName: 'api',
+    values: v,
+    sources: {} as ResolvedConfig['sources'],
+    pronunciations,
+  };
 }
 const batch = (delta: string, index = '0', final = 'false') => ({ message_id: 'msg-1', index, final, delta });
 
 test('a batch becomes a /v1/narration request with the project voice, in order by index', () => {
-  const d = narrationDelivery('MessageDisplay', batch('Hello there.\n', '3', 'true'), config({ voice: 'en-us+f3', rate: 190 }), 'api#1');
-  assert.deepEqual(d, { route: '/v1/narration', body: { session: 'api#1', message: 'msg-1', index: 3, final: true, delta: 'Hello there.\n', rate: 190, volume: 1, voice: 'en-us+f3' } });
-  assert.deepEqual(narrationDelivery('UserPromptSubmit', {}, config({}), 'api#1'), { route: '/v1/narration/cut', body: { session: 'api#1' } });
+  const d = narrationDelivery(
+    'MessageDisplay',
+    batch('Hello there.\n', '3', 'true'),
+    config({ voice: 'en-us+f3', rate: 190 }),
+    'api#1',
+  );
+  assert.deepEqual(d, {
+    route: '/v1/narration',
+    body: {
+      session: 'api#1',
+      message: 'msg-1',
+      index: 3,
+      final: true,
+      delta: 'Hello there.\n',
+      rate: 190,
+      volume: 1,
+      voice: 'en-us+f3',
+    },
+  });
+  assert.deepEqual(narrationDelivery('UserPromptSubmit', {}, config({}), 'api#1'), {
+    route: '/v1/narration/cut',
+    body: { session: 'api#1' },
+  });
 });
 
 test('only where the project narrates: summary, off, quiet and muted projects send nothing', () => {
-  for (const v of [{ narrate: 'summary' }, { narrate: 'off' }, { notify: 'quiet' }, { notify: 'off' }, { speak: false }] as Array<Partial<ConfigValues>>) {
+  for (const v of [
+    { narrate: 'summary' },
+    { narrate: 'off' },
+    { notify: 'quiet' },
+    { notify: 'off' },
+    { speak: false },
+  ] as Array<Partial<ConfigValues>>) {
     assert.equal(narrates(config(v)), false, JSON.stringify(v));
     assert.equal(narrationDelivery('MessageDisplay', batch('Hi.\n'), config(v), 's'), undefined);
   }
@@ -39,7 +71,7 @@ test('the announce label is a line of its own before the first batch; pronunciat
   assert.match((later!.body as { delta: string }).delta, /^Run en pee em now\./);
 });
 
-test('a batch past voxd\'s limit is cut at a line that fits', () => {
+test("a batch past voxd's limit is cut at a line that fits", () => {
   const line = `${'x'.repeat(99)}\n`;
   const d = narrationDelivery('MessageDisplay', batch(line.repeat(1000)), config({}), 's');
   const delta = (d!.body as { delta: string }).delta;

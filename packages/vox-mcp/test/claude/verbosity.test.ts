@@ -4,7 +4,8 @@ import { decideHook, type HookPayload } from '../../src/claude/hook.js';
 import type { NotifyMode } from '../../src/project/config-schema.js';
 import { checkValue } from '../../src/project/config-validation.js';
 
-const decide = (event: string, notify: NotifyMode, payload: HookPayload = {}) => decideHook(event, payload, { notify, projectName: 'api' });
+const decide = (event: string, notify: NotifyMode, payload: HookPayload = {}) =>
+  decideHook(event, payload, { notify, projectName: 'api' });
 const STOP: HookPayload = { last_assistant_message: 'I fixed the rounding bug. All tests pass.' };
 
 test('quiet: a permission request is spoken, the end of a turn is the done chime, a failure is spoken', () => {
@@ -26,6 +27,7 @@ test('normal speaks the end of a turn; chatty is continuous: the session and sub
 });
 
 test('notify takes quiet, normal, chatty (and off, continuous); anything else is refused', () => {
-  for (const v of ['off', 'quiet', 'normal', 'chatty', 'continuous']) assert.equal(checkValue('notify', v), undefined, v);
+  for (const v of ['off', 'quiet', 'normal', 'chatty', 'continuous'])
+    assert.equal(checkValue('notify', v), undefined, v);
   assert.ok(checkValue('notify', 'loud'));
 });

@@ -38,7 +38,10 @@ test('copying or spreading the process context takes over no signal (the trap th
   const ctx = processContext([]);
   const copies = [{ ...ctx }, Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx))];
   assert.equal(typeof copies[0]!.takeSignals, 'function');
-  assert.deepEqual(['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)), before);
+  assert.deepEqual(
+    ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s)),
+    before,
+  );
 });
 
 describe('long-running commands end on a signal, exit 0', () => {
@@ -59,7 +62,10 @@ describe('long-running commands end on a signal, exit 0', () => {
     test(`vox logs -f: ${signal}`, async () => {
       const home = join(root, `logs-${signal}`);
       mkdirSync(join(home, 'logs'), { recursive: true });
-      writeFileSync(join(home, 'logs', 'voxd.log'), `${JSON.stringify({ level: 30, time: Date.now(), pid: 1, msg: 'the only line' })}\n`);
+      writeFileSync(
+        join(home, 'logs', 'voxd.log'),
+        `${JSON.stringify({ level: 30, time: Date.now(), pid: 1, msg: 'the only line' })}\n`,
+      );
       const vox = startVox(['logs', '-f'], cleanEnv(home), root);
       await vox.line((l) => l.includes('the only line'));
       vox.child.kill(signal);
@@ -79,7 +85,8 @@ describe('long-running commands end on a signal, exit 0', () => {
 async function waitCount(ok: () => boolean, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!ok()) {
-    if (Date.now() > until) throw new Error(`the silent voxd saw no such request within ${timeoutMs} ms (seen: ${voxd.seen.join(', ')})`);
+    if (Date.now() > until)
+      throw new Error(`the silent voxd saw no such request within ${timeoutMs} ms (seen: ${voxd.seen.join(', ')})`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

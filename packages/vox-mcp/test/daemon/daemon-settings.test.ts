@@ -29,13 +29,36 @@ describe('vox daemon config: the settings file', () => {
     assert.equal(readFileSync(file, 'utf8'), 'port: 9123\n');
     assert.deepEqual(getSetting(e, 'port'), { key: 'port', value: 9123, source: 'file' });
     const listing = listSettings(e);
-    assert.deepEqual(listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`), ['audio=auto:default', 'engine=auto:default', 'port=9123:file', 'host=127.0.0.1:default', 'logLevel=info:default', 'listen.recorder=auto:default', 'listen.vad=auto:default', 'listen.bargeIn=off:default', 'transcriber.kind=auto:default', 'transcriber.url=:default', 'transcriber.model=whisper-1:default', 'transcriber.timeoutMs=30000:default', 'sherpa.idleUnloadMs=0:default']);
+    assert.deepEqual(
+      listing.settings.map((s) => `${s.key}=${s.value}:${s.source}`),
+      [
+        'audio=auto:default',
+        'engine=auto:default',
+        'port=9123:file',
+        'host=127.0.0.1:default',
+        'logLevel=info:default',
+        'listen.recorder=auto:default',
+        'listen.vad=auto:default',
+        'listen.bargeIn=off:default',
+        'transcriber.kind=auto:default',
+        'transcriber.url=:default',
+        'transcriber.model=whisper-1:default',
+        'transcriber.timeoutMs=30000:default',
+        'sherpa.idleUnloadMs=0:default',
+      ],
+    );
   });
 
   test('the environment shows as the source, with the file value it hides', () => {
     const { env: e } = env('audio: "file:/srv/wav"\n');
     const audio = listSettings({ ...e, VOXD_AUDIO: 'null' }).settings[0]!;
-    assert.deepEqual(audio, { key: 'audio', value: 'null', source: 'env', variable: 'VOXD_AUDIO', fileValue: 'file:/srv/wav' });
+    assert.deepEqual(audio, {
+      key: 'audio',
+      value: 'null',
+      source: 'env',
+      variable: 'VOXD_AUDIO',
+      fileValue: 'file:/srv/wav',
+    });
   });
 
   test('edits keep comments and the other lines; unset removes one key', () => {
@@ -57,8 +80,17 @@ describe('vox daemon config: the settings file', () => {
 
   test('a bad key or value is refused with the closest key or the allowed values, and nothing is written', () => {
     const { env: e, file } = env('port: 9000\n');
-    assert.throws(() => setSetting(e, 'prot', '1', '/'), (err: unknown) => err instanceof SettingsError && /unknown key "prot"; did you mean "port"\?/.test(err.message) && err.message.startsWith(file));
-    assert.throws(() => setSetting(e, 'port', '70000', '/'), /port: 70000 is not allowed \(not a port\); use an integer from 0 to 65535/);
+    assert.throws(
+      () => setSetting(e, 'prot', '1', '/'),
+      (err: unknown) =>
+        err instanceof SettingsError &&
+        /unknown key "prot"; did you mean "port"\?/.test(err.message) &&
+        err.message.startsWith(file),
+    );
+    assert.throws(
+      () => setSetting(e, 'port', '70000', '/'),
+      /port: 70000 is not allowed \(not a port\); use an integer from 0 to 65535/,
+    );
     assert.throws(() => setSetting(e, 'audio', 'spekaer', '/'), /did you mean "speaker"/);
     assert.throws(() => getSetting(e, 'enigne'), /did you mean "engine"/);
     assert.equal(readFileSync(file, 'utf8'), 'port: 9000\n');
@@ -77,7 +109,9 @@ describe('vox daemon config: the settings file', () => {
 });
 
 test('an auto-started voxd takes every setting but port and host from its file, not from the client that starts it', () => {
-  const want = SETTING_KEYS.filter((k) => k !== 'port' && k !== 'host').map((k) => SETTINGS_SCHEMA[k].env).sort();
+  const want = SETTING_KEYS.filter((k) => k !== 'port' && k !== 'host')
+    .map((k) => SETTINGS_SCHEMA[k].env)
+    .sort();
   assert.deepEqual([...DAEMON_SETTING_VARIABLES].sort(), want);
 });
 
@@ -87,7 +121,10 @@ test('transcriber and listen settings are written as YAML sections and read back
   setSetting(e, 'transcriber.model', 'Systran/faster-whisper-small', tmp);
   setSetting(e, 'listen.recorder', 'arecord', tmp);
   const text = readFileSync(file, 'utf8');
-  assert.match(text, /^transcriber:\n {2}url: http:\/\/127\.0\.0\.1:8080\/v1\n {2}model: Systran\/faster-whisper-small\n/m);
+  assert.match(
+    text,
+    /^transcriber:\n {2}url: http:\/\/127\.0\.0\.1:8080\/v1\n {2}model: Systran\/faster-whisper-small\n/m,
+  );
   assert.match(text, /^listen:\n {2}recorder: arecord\n/m);
   assert.equal(getSetting(e, 'transcriber.url').value, 'http://127.0.0.1:8080/v1');
   assert.throws(() => setSetting(e, 'transcriber.url', 'ftp://x', tmp), SettingsError);

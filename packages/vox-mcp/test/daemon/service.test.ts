@@ -80,13 +80,23 @@ function fakeExec(answer: (argv: string[]) => Partial<ExecResult> = () => ({})):
 describe('renderTemplate', () => {
   test('fills placeholders, drops lines whose value is unset, refuses unknown names', () => {
     assert.equal(renderTemplate('a={{A}}\nb={{B}}\nc', { A: '1', B: undefined }), 'a=1\nc');
-    assert.equal(renderTemplate('{{A}}', { A: 'x' }, (_n, v) => v.toUpperCase()), 'X');
+    assert.equal(
+      renderTemplate('{{A}}', { A: 'x' }, (_n, v) => v.toUpperCase()),
+      'X',
+    );
     assert.throws(() => renderTemplate('{{TYPO}}', { A: '1' }), ServiceError);
   });
 });
 
 describe('serviceValues', () => {
-  const base = { home: '/home/u', uid: 1000, node: '/opt/node/bin/node', voxd: '/v/main.js', port: 8421, exists: () => true };
+  const base = {
+    home: '/home/u',
+    uid: 1000,
+    node: '/opt/node/bin/node',
+    voxd: '/v/main.js',
+    port: 8421,
+    exists: () => true,
+  };
 
   test('Linux: audio session copied from the environment', () => {
     const v = serviceValues({ ...base, platform: 'linux', env: { HOME: '/home/u', PATH: '/usr/bin:/bin', ...AUDIO } });
@@ -97,21 +107,37 @@ describe('serviceValues', () => {
     assert.equal(v.LOG_DIR, '/home/u/.local/state/vox/logs');
     assert.equal(v.PATH, '/opt/node/bin:/usr/bin:/bin', "node's directory goes on PATH");
     assert.equal(v.NODE, '/opt/node/bin/node');
-    assert.equal(v.VOX_CONFIG_HOME, '/home/u/.config/vox', "the settings directory vox daemon config edits");
-    assert.equal(serviceValues({ ...base, platform: 'linux', env: { VOX_CONFIG_HOME: '/cfg' } }).VOX_CONFIG_HOME, '/cfg');
+    assert.equal(v.VOX_CONFIG_HOME, '/home/u/.config/vox', 'the settings directory vox daemon config edits');
+    assert.equal(
+      serviceValues({ ...base, platform: 'linux', env: { VOX_CONFIG_HOME: '/cfg' } }).VOX_CONFIG_HOME,
+      '/cfg',
+    );
   });
 
   test('Linux: variables that point nowhere are left out (XDG_RUNTIME_DIR=/run/user/0 that does not exist)', () => {
     const there = new Set(['/run/user/1000/bus']);
     const exists = (p: string) => there.has(p);
-    const env = { HOME: '/home/u', XDG_RUNTIME_DIR: '/run/user/0', PULSE_SERVER: 'unix:/run/user/0/pulse/native', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' };
+    const env = {
+      HOME: '/home/u',
+      XDG_RUNTIME_DIR: '/run/user/0',
+      PULSE_SERVER: 'unix:/run/user/0/pulse/native',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+    };
     const v = serviceValues({ ...base, platform: 'linux', env, exists });
     assert.equal(v.XDG_RUNTIME_DIR, undefined, 'neither the given nor the /run/user/<uid> default exists');
     assert.equal(v.PULSE_SERVER, undefined);
     assert.equal(v.DBUS_SESSION_BUS_ADDRESS, 'unix:path=/run/user/1000/bus');
-    assert.deepEqual(missingSessionTargets(env, exists).map((w) => w.split('=')[0]), ['XDG_RUNTIME_DIR', 'PULSE_SERVER']);
+    assert.deepEqual(
+      missingSessionTargets(env, exists).map((w) => w.split('=')[0]),
+      ['XDG_RUNTIME_DIR', 'PULSE_SERVER'],
+    );
     // What cannot be checked is kept: a TCP sound server, an abstract bus socket.
-    const remote = serviceValues({ ...base, platform: 'linux', env: { PULSE_SERVER: 'tcp:host:4713', DBUS_SESSION_BUS_ADDRESS: 'unix:abstract=/tmp/dbus-x,guid=1' }, exists: () => false });
+    const remote = serviceValues({
+      ...base,
+      platform: 'linux',
+      env: { PULSE_SERVER: 'tcp:host:4713', DBUS_SESSION_BUS_ADDRESS: 'unix:abstract=/tmp/dbus-x,guid=1' },
+      exists: () => false,
+    });
     assert.equal(remote.PULSE_SERVER, 'tcp:host:4713');
     assert.equal(remote.DBUS_SESSION_BUS_ADDRESS, 'unix:abstract=/tmp/dbus-x,guid=1');
     assert.equal(remote.XDG_RUNTIME_DIR, undefined);
@@ -127,7 +153,12 @@ describe('serviceValues', () => {
   });
 
   test('macOS: no /run/user default; VOX_HOME in Application Support', () => {
-    const v = serviceValues({ ...base, home: '/Users/u', platform: 'darwin', env: { HOME: '/Users/u', PATH: '/opt/node/bin:/usr/bin' } });
+    const v = serviceValues({
+      ...base,
+      home: '/Users/u',
+      platform: 'darwin',
+      env: { HOME: '/Users/u', PATH: '/opt/node/bin:/usr/bin' },
+    });
     assert.equal(v.XDG_RUNTIME_DIR, undefined);
     assert.equal(v.VOX_HOME, '/Users/u/Library/Application Support/vox');
     assert.equal(v.PATH, '/opt/node/bin:/usr/bin');
@@ -161,16 +192,27 @@ describe('systemd templates', () => {
   });
 
   test('without PULSE_SERVER and DBUS the lines go, XDG_RUNTIME_DIR stays', () => {
-    const [unit] = renderServiceFiles('linux', values({ PULSE_SERVER: undefined, DBUS_SESSION_BUS_ADDRESS: undefined }), templates, ['/a', '/b']);
+    const [unit] = renderServiceFiles(
+      'linux',
+      values({ PULSE_SERVER: undefined, DBUS_SESSION_BUS_ADDRESS: undefined }),
+      templates,
+      ['/a', '/b'],
+    );
     assert.doesNotMatch(unit!.contents, /PULSE_SERVER=|DBUS_SESSION_BUS_ADDRESS=/);
     assert.match(unit!.contents, /^Environment="XDG_RUNTIME_DIR=\/run\/user\/1000"$/m);
   });
 
   test('quotes, backslashes, % and $ are escaped for systemd; line breaks are refused', () => {
-    const [unit] = renderServiceFiles('linux', values({ NODE: '/o$t/n"o%de', VOX_HOME: '/h\\x%y' }), templates, ['/a', '/b']);
+    const [unit] = renderServiceFiles('linux', values({ NODE: '/o$t/n"o%de', VOX_HOME: '/h\\x%y' }), templates, [
+      '/a',
+      '/b',
+    ]);
     assert.match(unit!.contents, /^ExecStart="\/o\$\$t\/n\\"o%%de" /m);
     assert.match(unit!.contents, /^Environment="VOX_HOME=\/h\\\\x%%y"$/m);
-    assert.throws(() => renderServiceFiles('linux', values({ PATH: '/a\n[Service]' }), templates, ['/a', '/b']), ServiceError);
+    assert.throws(
+      () => renderServiceFiles('linux', values({ PATH: '/a\n[Service]' }), templates, ['/a', '/b']),
+      ServiceError,
+    );
   });
 
   test('systemd-analyze verify accepts the rendered units', { skip: needTool('systemd-analyze') }, () => {
@@ -183,10 +225,12 @@ describe('systemd templates', () => {
     writeFileSync(voxd, '');
     const runtime = join(d, 'runtime');
     mkdirSync(runtime, { mode: 0o700 });
-    const files = renderServiceFiles('linux', values({ NODE: join(nodeDir, 'node'), VOXD: voxd, VOX_HOME: join(d, 'state') }), templates, [
-      join(d, 'voxd.service'),
-      join(d, 'voxd.socket'),
-    ]);
+    const files = renderServiceFiles(
+      'linux',
+      values({ NODE: join(nodeDir, 'node'), VOXD: voxd, VOX_HOME: join(d, 'state') }),
+      templates,
+      [join(d, 'voxd.service'), join(d, 'voxd.socket')],
+    );
     for (const f of files) writeFileSync(f.path, f.contents);
     const res = spawnSync('systemd-analyze', ['--user', 'verify', ...files.map((f) => f.path)], {
       encoding: 'utf8',
@@ -200,12 +244,28 @@ describe('systemd templates', () => {
 
 describe('launchd template', () => {
   const templates = loadTemplates();
-  const darwin = values({ XDG_RUNTIME_DIR: undefined, PULSE_SERVER: undefined, DBUS_SESSION_BUS_ADDRESS: undefined, VOX_HOME: '/Users/u/Library/Application Support/vox', LOG_DIR: '/Users/u/Library/Application Support/vox/logs' });
+  const darwin = values({
+    XDG_RUNTIME_DIR: undefined,
+    PULSE_SERVER: undefined,
+    DBUS_SESSION_BUS_ADDRESS: undefined,
+    VOX_HOME: '/Users/u/Library/Application Support/vox',
+    LOG_DIR: '/Users/u/Library/Application Support/vox/logs',
+  });
 
   test('rendered plist has the agent keys and escapes XML', () => {
     const [plist] = renderServiceFiles('darwin', { ...darwin, PATH: '/a&b<c>' }, templates, ['/p.plist']);
     const text = plist!.contents;
-    for (const key of ['Label', 'ProgramArguments', 'EnvironmentVariables', 'ProcessType', 'LimitLoadToSessionType', 'RunAtLoad', 'KeepAlive', 'StandardOutPath', 'StandardErrorPath']) {
+    for (const key of [
+      'Label',
+      'ProgramArguments',
+      'EnvironmentVariables',
+      'ProcessType',
+      'LimitLoadToSessionType',
+      'RunAtLoad',
+      'KeepAlive',
+      'StandardOutPath',
+      'StandardErrorPath',
+    ]) {
       assert.match(text, new RegExp(`<key>${key}</key>`), key);
     }
     assert.match(text, /<string>\/a&amp;b&lt;c&gt;<\/string>/);
@@ -214,14 +274,25 @@ describe('launchd template', () => {
 
   test('plistlib parses it to the expected agent', { skip: needTool('plistlib') }, () => {
     const d = dir();
-    const [plist] = renderServiceFiles('darwin', { ...darwin, PULSE_SERVER: 'tcp:localhost' }, templates, [join(d, 'com.vox.voxd.plist')]);
+    const [plist] = renderServiceFiles('darwin', { ...darwin, PULSE_SERVER: 'tcp:localhost' }, templates, [
+      join(d, 'com.vox.voxd.plist'),
+    ]);
     writeFileSync(plist!.path, plist!.contents);
-    const res = spawnSync('python3', ['-c', 'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))', plist!.path], { encoding: 'utf8' });
+    const res = spawnSync(
+      'python3',
+      ['-c', 'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))', plist!.path],
+      { encoding: 'utf8' },
+    );
     assert.equal(res.status, 0, res.stderr);
     assert.deepEqual(JSON.parse(res.stdout), {
       Label: 'com.vox.voxd',
       ProgramArguments: ['/usr/bin/node', '/opt/vox/packages/voxd/dist/main.js'],
-      EnvironmentVariables: { VOX_HOME: darwin.VOX_HOME, VOX_CONFIG_HOME: '/home/u/.config/vox', PATH: '/usr/bin:/bin', PULSE_SERVER: 'tcp:localhost' },
+      EnvironmentVariables: {
+        VOX_HOME: darwin.VOX_HOME,
+        VOX_CONFIG_HOME: '/home/u/.config/vox',
+        PATH: '/usr/bin:/bin',
+        PULSE_SERVER: 'tcp:localhost',
+      },
       ProcessType: 'Interactive',
       LimitLoadToSessionType: 'Aqua',
       RunAtLoad: true,
@@ -261,15 +332,26 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
     ]);
     assert.equal(report.activated, true);
     assert.deepEqual(report.warnings, []);
-    assert.match(readFileSync(join(unitDir, 'voxd.service'), 'utf8'), /^Environment="PULSE_SERVER=unix:\/mnt\/wslg\/PulseServer"$/m);
+    assert.match(
+      readFileSync(join(unitDir, 'voxd.service'), 'utf8'),
+      /^Environment="PULSE_SERVER=unix:\/mnt\/wslg\/PulseServer"$/m,
+    );
     assert.ok(existsSync(join(home, '.local', 'state', 'vox', 'logs')), 'log directory created');
     assert.equal(serviceInstalled(opts(home, 'linux', exec)), true);
 
     exec.calls.length = 0;
     await installService(opts(home, 'linux', exec));
-    assert.equal(exec.calls.some((c) => c.includes('try-restart')), false, 'an unchanged reinstall does not restart voxd');
+    assert.equal(
+      exec.calls.some((c) => c.includes('try-restart')),
+      false,
+      'an unchanged reinstall does not restart voxd',
+    );
     await installService(opts(home, 'linux', exec, { node: '/opt/node22/bin/node' }));
-    assert.deepEqual(exec.calls.at(-1), ['systemctl', '--user', 'try-restart', 'voxd.service'], 'a changed unit restarts a running voxd');
+    assert.deepEqual(
+      exec.calls.at(-1),
+      ['systemctl', '--user', 'try-restart', 'voxd.service'],
+      'a changed unit restarts a running voxd',
+    );
 
     exec.calls.length = 0;
     const un = await uninstallService(opts(home, 'linux', exec));
@@ -289,7 +371,10 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
   });
 
   test('Linux: XDG_CONFIG_HOME moves the unit directory', () => {
-    assert.deepEqual(serviceFilePaths('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/u'), ['/cfg/systemd/user/voxd.service', '/cfg/systemd/user/voxd.socket']);
+    assert.deepEqual(serviceFilePaths('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/u'), [
+      '/cfg/systemd/user/voxd.service',
+      '/cfg/systemd/user/voxd.socket',
+    ]);
     assert.deepEqual(serviceFilePaths('darwin', {}, '/Users/u'), ['/Users/u/Library/LaunchAgents/com.vox.voxd.plist']);
   });
 
@@ -299,7 +384,10 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
     const exec = fakeExec(() => ({ code: null, error: enoent }));
     await assert.rejects(installService(opts(home, 'linux', exec)), (err: unknown) => {
       assert.ok(err instanceof ServiceError && err.managerUnavailable);
-      assert.match(err.message, /no working systemd user manager: systemctl is not installed\. Nothing was installed or stopped\./);
+      assert.match(
+        err.message,
+        /no working systemd user manager: systemctl is not installed\. Nothing was installed or stopped\./,
+      );
       assert.match(err.message, /clients start it on demand/);
       assert.match(err.message, /"voxd" under your own supervisor/);
       return true;
@@ -311,8 +399,15 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
 
   test('Linux without a user bus ("offline"): refused, quoting systemctl; nothing written', async () => {
     const home = dir();
-    const exec = fakeExec(() => ({ code: 1, stdout: 'offline\n', stderr: 'Failed to connect to bus: No medium found\n' }));
-    await assert.rejects(installService(opts(home, 'linux', exec)), /"systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found/);
+    const exec = fakeExec(() => ({
+      code: 1,
+      stdout: 'offline\n',
+      stderr: 'Failed to connect to bus: No medium found\n',
+    }));
+    await assert.rejects(
+      installService(opts(home, 'linux', exec)),
+      /"systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found/,
+    );
     assert.deepEqual(exec.calls, [['systemctl', '--user', 'is-system-running']]);
     assert.equal(serviceInstalled(opts(home, 'linux', exec)), false);
     // degraded is a working manager (one failed unit somewhere else).
@@ -323,7 +418,10 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
   test('macOS without a GUI session: refused', async () => {
     const home = dir();
     const exec = fakeExec(() => ({ code: 112, stderr: 'Could not find domain for port identifier: gui/501' }));
-    await assert.rejects(installService(opts(home, 'darwin', exec, { uid: 501 })), /no launchd GUI session .*Could not find domain/);
+    await assert.rejects(
+      installService(opts(home, 'darwin', exec, { uid: 501 })),
+      /no launchd GUI session .*Could not find domain/,
+    );
     assert.equal(existsSync(join(home, 'Library')), false);
   });
 
@@ -354,7 +452,10 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
       ['launchctl', 'print', 'gui/501'],
       ['launchctl', 'bootstrap', 'gui/501', plist],
     ]);
-    assert.ok(existsSync(join(home, 'Library', 'Application Support', 'vox', 'logs')), 'launchd needs the log directory to exist');
+    assert.ok(
+      existsSync(join(home, 'Library', 'Application Support', 'vox', 'logs')),
+      'launchd needs the log directory to exist',
+    );
 
     exec.calls.length = 0;
     await installService(opts(home, 'darwin', exec, { uid: 501 }));
@@ -372,7 +473,9 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
 
   test('macOS: a failed bootstrap leaves the plist and says how to load it', async () => {
     const home = dir();
-    const exec = fakeExec((argv) => (argv[1] === 'bootstrap' ? { code: 5, stderr: 'Bootstrap failed: 5: Input/output error' } : {}));
+    const exec = fakeExec((argv) =>
+      argv[1] === 'bootstrap' ? { code: 5, stderr: 'Bootstrap failed: 5: Input/output error' } : {},
+    );
     const report = await installService(opts(home, 'darwin', exec, { uid: 501 }));
     assert.equal(report.activated, false);
     assert.match(report.warnings[0]!, /Input\/output error/);
@@ -380,7 +483,10 @@ describe('install and uninstall (temp HOME, recorded service manager)', () => {
   });
 
   test('other platforms are refused with a clear error', async () => {
-    await assert.rejects(installService(opts(dir(), 'win32', fakeExec())), /supports Linux \(systemd\) and macOS \(launchd\)/);
+    await assert.rejects(
+      installService(opts(dir(), 'win32', fakeExec())),
+      /supports Linux \(systemd\) and macOS \(launchd\)/,
+    );
   });
 });
 
@@ -389,7 +495,8 @@ describe('controlService', () => {
 
   test('systemd: start starts the socket and the service, stop and restart the service', async () => {
     const exec = fakeExec();
-    for (const action of ['start', 'stop', 'restart'] as const) await controlService(action, { ...base, platform: 'linux', exec });
+    for (const action of ['start', 'stop', 'restart'] as const)
+      await controlService(action, { ...base, platform: 'linux', exec });
     assert.deepEqual(exec.calls, [
       ['systemctl', '--user', 'start', 'voxd.socket', 'voxd.service'],
       ['systemctl', '--user', 'stop', 'voxd.service'],
@@ -399,28 +506,42 @@ describe('controlService', () => {
 
   test('launchd: kickstart, kill SIGTERM, kickstart -k; start loads an unloaded agent', async () => {
     const exec = fakeExec();
-    for (const action of ['start', 'stop', 'restart'] as const) await controlService(action, { ...base, platform: 'darwin', exec });
+    for (const action of ['start', 'stop', 'restart'] as const)
+      await controlService(action, { ...base, platform: 'darwin', exec });
     assert.deepEqual(exec.calls, [
       ['launchctl', 'kickstart', 'gui/501/com.vox.voxd'],
       ['launchctl', 'kill', 'SIGTERM', 'gui/501/com.vox.voxd'],
       ['launchctl', 'kickstart', '-k', 'gui/501/com.vox.voxd'],
     ]);
-    const unloaded = fakeExec((argv) => (argv[1] === 'kickstart' ? { code: 113, stderr: 'Could not find service' } : {}));
+    const unloaded = fakeExec((argv) =>
+      argv[1] === 'kickstart' ? { code: 113, stderr: 'Could not find service' } : {},
+    );
     await controlService('start', { ...base, platform: 'darwin', exec: unloaded });
-    assert.deepEqual(unloaded.calls.at(-1), ['launchctl', 'bootstrap', 'gui/501', '/h/Library/LaunchAgents/com.vox.voxd.plist']);
+    assert.deepEqual(unloaded.calls.at(-1), [
+      'launchctl',
+      'bootstrap',
+      'gui/501',
+      '/h/Library/LaunchAgents/com.vox.voxd.plist',
+    ]);
   });
 
   test('a failing manager is a ServiceError quoting it', async () => {
     const exec = fakeExec(() => ({ code: 1, stderr: 'Job for voxd.service failed.\n' }));
     await assert.rejects(controlService('restart', { ...base, platform: 'linux', exec }), (err: unknown) => {
-      return err instanceof ServiceError && /Job for voxd\.service failed/.test(err.message) && /journalctl --user -u voxd/.test(err.message);
+      return (
+        err instanceof ServiceError &&
+        /Job for voxd\.service failed/.test(err.message) &&
+        /journalctl --user -u voxd/.test(err.message)
+      );
     });
   });
 });
 
 describe('defaultExec and resolveVoxd', () => {
   test('runs a program and reports its exit code; a missing program is ENOENT', async () => {
-    const ok = await defaultExec(process.execPath, ['-e', 'process.stdout.write("hi"); process.exit(3)'], { env: process.env });
+    const ok = await defaultExec(process.execPath, ['-e', 'process.stdout.write("hi"); process.exit(3)'], {
+      env: process.env,
+    });
     assert.equal(ok.code, 3);
     assert.equal(ok.stdout, 'hi');
     const missing = await defaultExec(join(tmp, 'no-such-program'), [], { env: process.env });
@@ -428,7 +549,7 @@ describe('defaultExec and resolveVoxd', () => {
     assert.equal(missing.error?.code, 'ENOENT');
   });
 
-  test('the templates are the repository\'s config/ files', () => {
+  test("the templates are the repository's config/ files", () => {
     assert.equal(DEFAULT_TEMPLATES_DIR, join(repo, 'config') + '/');
   });
 
@@ -441,7 +562,11 @@ describe('defaultExec and resolveVoxd', () => {
 describe('vox daemon (built binary)', () => {
   const cliJs = join(repo, 'packages', 'vox-mcp', 'dist', 'cli.js');
   const voxdMain = join(repo, 'packages', 'voxd', 'dist', 'main.js');
-  const notBuilt = !existsSync(cliJs) ? `${cliJs} is not built; run "npx tsc -b"` : !existsSync(voxdMain) ? 'voxd is not built' : false;
+  const notBuilt = !existsSync(cliJs)
+    ? `${cliJs} is not built; run "npx tsc -b"`
+    : !existsSync(voxdMain)
+      ? 'voxd is not built'
+      : false;
 
   /**
    * An environment in which no real service manager is reached: HOME,
@@ -472,7 +597,17 @@ describe('vox daemon (built binary)', () => {
       STUB_NODE: process.execPath,
       STUB_VOXD: voxdMain,
     };
-    for (const k of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'VOXD_URL', 'VOXD_HOST', 'VOXD_BIN', 'VOXD_TOKEN', 'VOX_NO_AUTOSTART']) delete env[k];
+    for (const k of [
+      'DBUS_SESSION_BUS_ADDRESS',
+      'XDG_CONFIG_HOME',
+      'XDG_STATE_HOME',
+      'VOXD_URL',
+      'VOXD_HOST',
+      'VOXD_BIN',
+      'VOXD_TOKEN',
+      'VOX_NO_AUTOSTART',
+    ])
+      delete env[k];
     if (port) env.VOXD_PORT = String(port);
     else delete env.VOXD_PORT;
     mkdirSync(env.HOME!, { recursive: true });
@@ -499,126 +634,163 @@ exit 0
     );
     const mode = (m: 'reachable' | 'unreachable') => writeFileSync(env.STUB_MODE!, m);
     const calls = () => (existsSync(env.STUB_LOG!) ? readFileSync(env.STUB_LOG!, 'utf8').trim().split('\n') : []);
-    const vox = (...args: string[]) => spawnSync(process.execPath, [cliJs, 'daemon', ...args], { env, cwd: root, encoding: 'utf8', timeout: 30_000 });
-    const doctor = () => JSON.parse(spawnSync(process.execPath, [cliJs, 'doctor', '--json'], { env, cwd: root, encoding: 'utf8', timeout: 60_000 }).stdout);
+    const vox = (...args: string[]) =>
+      spawnSync(process.execPath, [cliJs, 'daemon', ...args], { env, cwd: root, encoding: 'utf8', timeout: 30_000 });
+    const doctor = () =>
+      JSON.parse(
+        spawnSync(process.execPath, [cliJs, 'doctor', '--json'], { env, cwd: root, encoding: 'utf8', timeout: 60_000 })
+          .stdout,
+      );
     return { env, vox, doctor, mode, calls, unitDir: join(env.HOME!, '.config', 'systemd', 'user') };
   }
 
-  test('without a working user manager, install refuses, writes nothing and leaves the running voxd alone', { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') }, async () => {
-    const port = await freePort();
-    const { vox, mode, calls, unitDir } = sandbox(port);
-    mode('unreachable');
-    try {
-      const started = vox('start', '--json');
-      assert.equal(started.status, 0, started.stderr);
-      const pid = JSON.parse(started.stdout).daemon.pid as number;
-      const r = vox('install');
-      assert.equal(r.status, 3, r.stderr);
-      assert.match(r.stderr, /^vox daemon install: no working systemd user manager: "systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found\. Nothing was installed or stopped\./m);
-      assert.match(r.stderr, /clients start it on demand .*"vox daemon start".*"voxd" under your own supervisor/);
-      assert.doesNotMatch(r.stdout, /Stopping/);
-      assert.equal(pidAlive(pid), true, 'the running voxd was not stopped');
-      assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
-      assert.deepEqual(calls(), ['--user is-system-running'], 'nothing but the check ran');
-      const json = JSON.parse(vox('install', '--json').stdout);
-      assert.equal(json.manager.ok, false);
-      assert.match(json.error, /Nothing was installed or stopped/);
-    } finally {
-      vox('stop');
-    }
-  });
-
-  test('start, status, restart and stop a real voxd; install through a working manager; doctor when installed but not running', { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') }, async () => {
-    const port = await freePort();
-    const { env, vox, doctor, mode, calls, unitDir } = sandbox(port);
-    try {
-      const started = vox('start');
-      assert.equal(started.status, 0, started.stderr);
-      assert.match(started.stdout, new RegExp(`voxd ${VERSION.replace(/\./g, '\\.')} is running \\(pid \\d+, 127\\.0\\.0\\.1:${port}\\)`));
-
-      const st = vox('status', '--json');
-      assert.equal(st.status, 0, st.stderr);
-      const s1 = JSON.parse(st.stdout);
-      assert.equal(s1.daemon.running, true);
-      assert.equal(s1.daemon.version, VERSION);
-      assert.equal(s1.daemon.port, port);
-      assert.equal(s1.service.installed, false);
-      assert.deepEqual(s1.warnings, []);
-
-      const text = vox('status');
-      assert.match(text.stdout, /^voxd: running, version /m);
-      assert.match(text.stdout, new RegExp(`^vox: version ${VERSION.replace(/\./g, '\\.')}$`, 'm'));
-      assert.match(text.stdout, /^service: not installed/m);
-
-      const again = vox('start');
-      assert.match(again.stdout, /already/);
-
-      const re = vox('restart', '--json');
-      assert.equal(re.status, 0, re.stderr);
-      const s2 = JSON.parse(re.stdout);
-      assert.equal(s2.daemon.running, true);
-      assert.notEqual(s2.daemon.pid, s1.daemon.pid, 'restart runs a new voxd');
-      assert.equal(pidAlive(s1.daemon.pid), false);
-
-      // A working manager: install checks it, hands the port over (the voxd a client started is stopped first), and the manager's voxd answers.
-      mode('reachable');
-      const inst = vox('install');
-      assert.equal(inst.status, 0, inst.stderr);
-      assert.match(inst.stdout, new RegExp(`Stopping the voxd that is running \\(pid ${s2.daemon.pid}\\)`));
-      assert.match(inst.stdout, /is running .*under systemd/);
-      assert.equal(pidAlive(s2.daemon.pid), false);
-      assert.deepEqual(calls(), ['--user is-system-running', '--user is-system-running', '--user daemon-reload', '--user enable --now voxd.socket voxd.service']);
-      const unit = readFileSync(join(unitDir, 'voxd.service'), 'utf8');
-      assert.match(unit, new RegExp(`^ExecStart="${process.execPath}" "${voxdMain}"$`, 'm'));
-      assert.ok(unit.includes(`Environment="XDG_RUNTIME_DIR=${env.XDG_RUNTIME_DIR}"`));
-      assert.ok(unit.includes(`Environment="PULSE_SERVER=${env.PULSE_SERVER}"`));
-      assert.ok(unit.includes(`Environment="VOX_HOME=${env.VOX_HOME}"`));
-      assert.ok(unit.includes(`Environment="VOX_CONFIG_HOME=${env.VOX_CONFIG_HOME}"`));
-      assert.doesNotMatch(unit, /DBUS_SESSION_BUS_ADDRESS/);
-      assert.match(readFileSync(join(unitDir, 'voxd.socket'), 'utf8'), new RegExp(`^ListenStream=127\\.0\\.0\\.1:${port}$`, 'm'));
-      const service = (d: { checks: Array<{ name: string; level: string; detail: string; fix?: string }> }) => d.checks.find((c) => c.name === 'service')!;
-      assert.equal(service(doctor()).level, 'ok');
-
-      // Installed, but voxd is down: doctor fails it, with the fix.
-      const down = vox('stop');
-      assert.equal(down.status, 0, down.stderr);
-      const check = service(doctor());
-      assert.equal(check.level, 'fail', JSON.stringify(check));
-      assert.match(check.detail, /installed \(systemd user units\) but not running/);
-      assert.match(check.fix!, /vox daemon start/);
-
-      // Installed but no reachable manager: start and stop fall back to acting on voxd directly.
+  test(
+    'without a working user manager, install refuses, writes nothing and leaves the running voxd alone',
+    { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') },
+    async () => {
+      const port = await freePort();
+      const { vox, mode, calls, unitDir } = sandbox(port);
       mode('unreachable');
-      const start = vox('start');
-      assert.equal(start.status, 0, start.stderr);
-      assert.match(start.stderr, /manager is not reachable/);
-      assert.match(start.stdout, /is running/);
-      const stop = vox('stop', '--json');
-      assert.equal(stop.status, 0, stop.stderr);
-      const s3 = JSON.parse(stop.stdout);
-      assert.equal(s3.daemon.running, false);
-      assert.match(s3.warnings.join('\n'), /manager is not reachable/);
-      assert.equal(vox('status').status, 3);
+      try {
+        const started = vox('start', '--json');
+        assert.equal(started.status, 0, started.stderr);
+        const pid = JSON.parse(started.stdout).daemon.pid as number;
+        const r = vox('install');
+        assert.equal(r.status, 3, r.stderr);
+        assert.match(
+          r.stderr,
+          /^vox daemon install: no working systemd user manager: "systemctl --user is-system-running" says "offline": Failed to connect to bus: No medium found\. Nothing was installed or stopped\./m,
+        );
+        assert.match(r.stderr, /clients start it on demand .*"vox daemon start".*"voxd" under your own supervisor/);
+        assert.doesNotMatch(r.stdout, /Stopping/);
+        assert.equal(pidAlive(pid), true, 'the running voxd was not stopped');
+        assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
+        assert.deepEqual(calls(), ['--user is-system-running'], 'nothing but the check ran');
+        const json = JSON.parse(vox('install', '--json').stdout);
+        assert.equal(json.manager.ok, false);
+        assert.match(json.error, /Nothing was installed or stopped/);
+      } finally {
+        vox('stop');
+      }
+    },
+  );
 
-      mode('reachable');
-      const un = vox('uninstall');
-      assert.equal(un.status, 0, un.stderr);
-      assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
-      assert.equal(existsSync(join(unitDir, 'voxd.socket')), false);
-      assert.match(vox('uninstall').stdout, /not installed/);
-    } finally {
-      mode('reachable');
-      vox('stop');
-      vox('uninstall');
-    }
-  });
+  test(
+    'start, status, restart and stop a real voxd; install through a working manager; doctor when installed but not running',
+    { skip: notBuilt || (process.platform !== 'linux' && 'Linux only') },
+    async () => {
+      const port = await freePort();
+      const { env, vox, doctor, mode, calls, unitDir } = sandbox(port);
+      try {
+        const started = vox('start');
+        assert.equal(started.status, 0, started.stderr);
+        assert.match(
+          started.stdout,
+          new RegExp(`voxd ${VERSION.replace(/\./g, '\\.')} is running \\(pid \\d+, 127\\.0\\.0\\.1:${port}\\)`),
+        );
+
+        const st = vox('status', '--json');
+        assert.equal(st.status, 0, st.stderr);
+        const s1 = JSON.parse(st.stdout);
+        assert.equal(s1.daemon.running, true);
+        assert.equal(s1.daemon.version, VERSION);
+        assert.equal(s1.daemon.port, port);
+        assert.equal(s1.service.installed, false);
+        assert.deepEqual(s1.warnings, []);
+
+        const text = vox('status');
+        assert.match(text.stdout, /^voxd: running, version /m);
+        assert.match(text.stdout, new RegExp(`^vox: version ${VERSION.replace(/\./g, '\\.')}$`, 'm'));
+        assert.match(text.stdout, /^service: not installed/m);
+
+        const again = vox('start');
+        assert.match(again.stdout, /already/);
+
+        const re = vox('restart', '--json');
+        assert.equal(re.status, 0, re.stderr);
+        const s2 = JSON.parse(re.stdout);
+        assert.equal(s2.daemon.running, true);
+        assert.notEqual(s2.daemon.pid, s1.daemon.pid, 'restart runs a new voxd');
+        assert.equal(pidAlive(s1.daemon.pid), false);
+
+        // A working manager: install checks it, hands the port over (the voxd a client started is stopped first), and the manager's voxd answers.
+        mode('reachable');
+        const inst = vox('install');
+        assert.equal(inst.status, 0, inst.stderr);
+        assert.match(inst.stdout, new RegExp(`Stopping the voxd that is running \\(pid ${s2.daemon.pid}\\)`));
+        assert.match(inst.stdout, /is running .*under systemd/);
+        assert.equal(pidAlive(s2.daemon.pid), false);
+        assert.deepEqual(calls(), [
+          '--user is-system-running',
+          '--user is-system-running',
+          '--user daemon-reload',
+          '--user enable --now voxd.socket voxd.service',
+        ]);
+        const unit = readFileSync(join(unitDir, 'voxd.service'), 'utf8');
+        assert.match(unit, new RegExp(`^ExecStart="${process.execPath}" "${voxdMain}"$`, 'm'));
+        assert.ok(unit.includes(`Environment="XDG_RUNTIME_DIR=${env.XDG_RUNTIME_DIR}"`));
+        assert.ok(unit.includes(`Environment="PULSE_SERVER=${env.PULSE_SERVER}"`));
+        assert.ok(unit.includes(`Environment="VOX_HOME=${env.VOX_HOME}"`));
+        assert.ok(unit.includes(`Environment="VOX_CONFIG_HOME=${env.VOX_CONFIG_HOME}"`));
+        assert.doesNotMatch(unit, /DBUS_SESSION_BUS_ADDRESS/);
+        assert.match(
+          readFileSync(join(unitDir, 'voxd.socket'), 'utf8'),
+          new RegExp(`^ListenStream=127\\.0\\.0\\.1:${port}$`, 'm'),
+        );
+        const service = (d: { checks: Array<{ name: string; level: string; detail: string; fix?: string }> }) =>
+          d.checks.find((c) => c.name === 'service')!;
+        assert.equal(service(doctor()).level, 'ok');
+
+        // Installed, but voxd is down: doctor fails it, with the fix.
+        const down = vox('stop');
+        assert.equal(down.status, 0, down.stderr);
+        const check = service(doctor());
+        assert.equal(check.level, 'fail', JSON.stringify(check));
+        assert.match(check.detail, /installed \(systemd user units\) but not running/);
+        assert.match(check.fix!, /vox daemon start/);
+
+        // Installed but no reachable manager: start and stop fall back to acting on voxd directly.
+        mode('unreachable');
+        const start = vox('start');
+        assert.equal(start.status, 0, start.stderr);
+        assert.match(start.stderr, /manager is not reachable/);
+        assert.match(start.stdout, /is running/);
+        const stop = vox('stop', '--json');
+        assert.equal(stop.status, 0, stop.stderr);
+        const s3 = JSON.parse(stop.stdout);
+        assert.equal(s3.daemon.running, false);
+        assert.match(s3.warnings.join('\n'), /manager is not reachable/);
+        assert.equal(vox('status').status, 3);
+
+        mode('reachable');
+        const un = vox('uninstall');
+        assert.equal(un.status, 0, un.stderr);
+        assert.equal(existsSync(join(unitDir, 'voxd.service')), false);
+        assert.equal(existsSync(join(unitDir, 'voxd.socket')), false);
+        assert.match(vox('uninstall').stdout, /not installed/);
+      } finally {
+        mode('reachable');
+        vox('stop');
+        vox('uninstall');
+      }
+    },
+  );
 
   test('stop never signals a pid that is not voxd, and reports a stale voxd.json', { skip: notBuilt }, () => {
     const { env, vox } = sandbox();
     mkdirSync(env.VOX_HOME!, { recursive: true });
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)'], { stdio: 'ignore' });
     try {
-      writeFileSync(join(env.VOX_HOME!, 'voxd.json'), JSON.stringify({ pid: other.pid, host: '127.0.0.1', port: 1, version: VERSION, startedAt: new Date().toISOString() }));
+      writeFileSync(
+        join(env.VOX_HOME!, 'voxd.json'),
+        JSON.stringify({
+          pid: other.pid,
+          host: '127.0.0.1',
+          port: 1,
+          version: VERSION,
+          startedAt: new Date().toISOString(),
+        }),
+      );
       const r = vox('stop');
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /another program now/);
@@ -629,7 +801,10 @@ exit 0
       other.kill();
     }
     const dead = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
-    writeFileSync(join(env.VOX_HOME!, 'voxd.json'), JSON.stringify({ pid: Number(dead.stdout), host: '127.0.0.1', port: 1, version: VERSION, startedAt: '' }));
+    writeFileSync(
+      join(env.VOX_HOME!, 'voxd.json'),
+      JSON.stringify({ pid: Number(dead.stdout), host: '127.0.0.1', port: 1, version: VERSION, startedAt: '' }),
+    );
     assert.match(vox('stop').stdout, /has exited/);
   });
 

@@ -41,11 +41,18 @@ function status(over: Partial<StatusResponse> = {}): StatusResponse {
   };
 }
 
-const up = (s: StatusResponse = status()): DaemonView => ({ where: '127.0.0.1:8421 (from voxd.json)', health: { ok: true, version: s.version }, status: s, statusCode: 200 });
+const up = (s: StatusResponse = status()): DaemonView => ({
+  where: '127.0.0.1:8421 (from voxd.json)',
+  health: { ok: true, version: s.version },
+  status: s,
+  statusCode: 200,
+});
 const down: DaemonView = { error: 'no VOX_HOME/voxd.json, VOXD_URL or VOXD_PORT says where voxd is' };
 
 /** Options where every probe is injected: nothing is spawned, no network. */
-function options(over: Partial<DoctorOptions> & { home?: string; view?: DaemonView; env?: NodeJS.ProcessEnv } = {}): DoctorOptions {
+function options(
+  over: Partial<DoctorOptions> & { home?: string; view?: DaemonView; env?: NodeJS.ProcessEnv } = {},
+): DoctorOptions {
   const home = over.home ?? dir('home');
   const claude = dir('claude');
   const { view, ...rest } = over;
@@ -57,14 +64,25 @@ function options(over: Partial<DoctorOptions> & { home?: string; view?: DaemonVi
     daemon: async () => view ?? down,
     probeSpeaker: async () => ({ ok: false, detail: 'speaker could not open the audio device (no sound card?)' }),
     probePlayer: async (p) => ({ ok: false, detail: `${p} failed: no device` }),
-    probeAudioIo: async () => ({ ok: false, cause: 'device', detail: "no sound device: ALSA could not open 'default' (Unknown PCM default)" }),
+    probeAudioIo: async () => ({
+      ok: false,
+      cause: 'device',
+      detail: "no sound device: ALSA could not open 'default' (Unknown PCM default)",
+    }),
     probeTranscriber: async () => ({ error: 'ECONNREFUSED' }),
     which: (name) => (name === 'aplay' ? '/usr/bin/aplay' : undefined),
     embeddedEngine: () => ({ ok: true, detail: 'embedded in voxd, always available' }),
     serviceInstalled: async () => false,
     ...rest,
     // HOME and VOX_CONFIG_HOME too: nothing of the machine's (~/.claude.json, ~/.config/vox) is read.
-    env: { VOX_HOME: home, HOME: home, VOX_CONFIG_HOME: join(home, 'config'), CLAUDE_CONFIG_DIR: claude, PATH: '/nowhere', ...(over.env ?? {}) },
+    env: {
+      VOX_HOME: home,
+      HOME: home,
+      VOX_CONFIG_HOME: join(home, 'config'),
+      CLAUDE_CONFIG_DIR: claude,
+      PATH: '/nowhere',
+      ...(over.env ?? {}),
+    },
   };
 }
 
@@ -89,7 +107,10 @@ describe('doctor checks', () => {
 
   test('daemon settings: none is fine, a valid file is named, an invalid one fails with every problem', async () => {
     const cfg = dir('cfg');
-    assert.match(byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings').detail, /none: voxd uses its defaults/);
+    assert.match(
+      byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings').detail,
+      /none: voxd uses its defaults/,
+    );
     writeFileSync(join(cfg, 'voxd.yaml'), 'engine: espeak\n');
     const ok = byName(await runDoctor(options({ env: { VOX_CONFIG_HOME: cfg } })), 'daemon settings');
     assert.equal(ok.level, 'ok');
@@ -160,11 +181,18 @@ describe('doctor checks', () => {
     assert.equal(wide.level, 'fail');
     assert.equal(wide.fix, `chmod 600 "${token}"`);
     chmodSync(token, 0o600);
-    const refused = byName(await runDoctor(options({ home, view: { ...up(), status: undefined, statusCode: 401 } })), 'token');
+    const refused = byName(
+      await runDoctor(options({ home, view: { ...up(), status: undefined, statusCode: 401 } })),
+      'token',
+    );
     assert.equal(refused.level, 'fail');
     const empty = dir('home');
     assert.equal(byName(await runDoctor(options({ home: empty, view: up() })), 'token').level, 'fail');
-    assert.equal(byName(await runDoctor(options({ home: empty })), 'token').level, 'ok', 'no token before voxd first runs is fine');
+    assert.equal(
+      byName(await runDoctor(options({ home: empty })), 'token').level,
+      'ok',
+      'no token before voxd first runs is fine',
+    );
   });
 
   test('engine sherpa: no model is ok when unused and warns when chosen; installed models are named; a damaged one warns with the fix', async () => {
@@ -172,10 +200,15 @@ describe('doctor checks', () => {
     const home = dir('home');
     const cwd = dir('proj');
     const present = { sherpaModule: () => ({ ok: true, detail: 'sherpa-onnx-node is installed beside voxd' }) };
-    const absent = { sherpaModule: () => ({ ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed' }) };
+    const absent = {
+      sherpaModule: () => ({ ok: false, detail: 'sherpa-onnx-node (an optional dependency of voxd) is not installed' }),
+    };
     let c = byName(await runDoctor(options({ home, cwd, ...absent })), 'engine sherpa');
     assert.equal(c.level, 'ok');
-    assert.match(c.detail, /not set up \(optional\): no voice model is installed, and sherpa-onnx-node .* is not installed/);
+    assert.match(
+      c.detail,
+      /not set up \(optional\): no voice model is installed, and sherpa-onnx-node .* is not installed/,
+    );
     mkdirSync(join(cwd, '.vox'));
     writeFileSync(join(cwd, '.vox', 'config.md'), '---\nengine: sherpa\n---\n');
     c = byName(await runDoctor(options({ home, cwd, ...present })), 'engine sherpa');
@@ -219,14 +252,21 @@ describe('doctor checks', () => {
     const { chmodSync } = await import('node:fs');
     chmodSync(join(home, 'keys.env'), 0o640);
     assert.equal(byName(await runDoctor(options({ home, cwd })), 'keys file').level, 'warn');
-    assert.equal(byName(await runDoctor(options({ embeddedEngine: () => ({ ok: false, detail: 'missing' }) })), 'engine espeak').level, 'fail');
+    assert.equal(
+      byName(await runDoctor(options({ embeddedEngine: () => ({ ok: false, detail: 'missing' }) })), 'engine espeak')
+        .level,
+      'fail',
+    );
   });
 
   test('audio: no device at all fails when voxd needs one, and the fix names the device, not a player', async () => {
     const checks = await runDoctor(options());
     const c = byName(checks, 'audio device');
     assert.equal(c.level, 'fail');
-    assert.match(c.detail, /audio-io: no sound device: ALSA could not open 'default'.*speaker could not open.*aplay failed/);
+    assert.match(
+      c.detail,
+      /audio-io: no sound device: ALSA could not open 'default'.*speaker could not open.*aplay failed/,
+    );
     assert.match(c.fix!, /^connect a sound card/);
     assert.match(c.fix!, /"vox daemon config set audio file:\/ABSOLUTE\/DIR"/);
     const io = byName(checks, 'audio-io');
@@ -235,7 +275,15 @@ describe('doctor checks', () => {
   });
 
   test('audio: without libasound2 the fix is the library, on the audio-io line and under the verdict', async () => {
-    const checks = await runDoctor(options({ probeAudioIo: async () => ({ ok: false, cause: 'library', detail: 'libasound.so.2 is missing, so audio-io cannot load' }) }));
+    const checks = await runDoctor(
+      options({
+        probeAudioIo: async () => ({
+          ok: false,
+          cause: 'library',
+          detail: 'libasound.so.2 is missing, so audio-io cannot load',
+        }),
+      }),
+    );
     const c = byName(checks, 'audio device');
     assert.equal(c.level, 'fail');
     assert.match(c.fix!, /^install the ALSA library: "apt-get install libasound2"/);
@@ -243,20 +291,27 @@ describe('doctor checks', () => {
   });
 
   test('audio: audio-io working is enough, whatever speaker and the players say', async () => {
-    const checks = await runDoctor(options({ probeAudioIo: async () => ({ ok: true, detail: 'audio-io opened the default device' }) }));
+    const checks = await runDoctor(
+      options({ probeAudioIo: async () => ({ ok: true, detail: 'audio-io opened the default device' }) }),
+    );
     assert.equal(byName(checks, 'audio-io').level, 'ok');
     assert.equal(byName(checks, 'audio device').level, 'ok');
     assert.match(byName(checks, 'audio device').detail, /^audio-io works/);
   });
 
   test('audio: speaker failing but a player working is ok (voxd falls back)', async () => {
-    const c = byName(await runDoctor(options({ probePlayer: async (p) => ({ ok: true, detail: `${p} played a test silence` }) })), 'audio device');
+    const c = byName(
+      await runDoctor(options({ probePlayer: async (p) => ({ ok: true, detail: `${p} played a test silence` }) })),
+      'audio device',
+    );
     assert.equal(c.level, 'ok');
     assert.match(c.detail, /falls back to aplay/);
   });
 
   test('audio: a file or null sink needs no device, so a missing one only warns; VOXD_AUDIO alone does not make it so', async () => {
-    const checks = await runDoctor(options({ view: up(status({ sink: { name: 'file:/tmp/out', ok: true, detail: '/tmp/out' } })) }));
+    const checks = await runDoctor(
+      options({ view: up(status({ sink: { name: 'file:/tmp/out', ok: true, detail: '/tmp/out' } })) }),
+    );
     assert.equal(byName(checks, 'audio (voxd)').level, 'ok');
     assert.equal(byName(checks, 'audio device').level, 'warn');
     // An auto-started voxd ignores VOXD_AUDIO: its settings file decides.
@@ -270,11 +325,29 @@ describe('doctor checks', () => {
 
   test('audio: a working device sink in voxd is trusted, not probed again; a failing one fails', async () => {
     let probed = false;
-    const checks = await runDoctor(options({ view: up(), probeSpeaker: async () => ((probed = true), { ok: true, detail: 'x' }) }));
+    const checks = await runDoctor(
+      options({ view: up(), probeSpeaker: async () => ((probed = true), { ok: true, detail: 'x' }) }),
+    );
     assert.equal(byName(checks, 'audio (voxd)').level, 'ok');
-    assert.equal(checks.find((c) => c.name === 'audio device'), undefined);
+    assert.equal(
+      checks.find((c) => c.name === 'audio device'),
+      undefined,
+    );
     assert.equal(probed, false);
-    const failing = await runDoctor(options({ view: up(status({ sink: { name: 'speaker', ok: false, detail: 'speaker unavailable; no fallback', lastError: 'aplay exited with code 1' } })) }));
+    const failing = await runDoctor(
+      options({
+        view: up(
+          status({
+            sink: {
+              name: 'speaker',
+              ok: false,
+              detail: 'speaker unavailable; no fallback',
+              lastError: 'aplay exited with code 1',
+            },
+          }),
+        ),
+      }),
+    );
     assert.equal(byName(failing, 'audio (voxd)').level, 'fail');
     assert.match(byName(failing, 'audio (voxd)').detail, /aplay exited with code 1/);
     assert.match(byName(failing, 'audio (voxd)').fix!, /"vox daemon config set audio command:paplay"/);
@@ -306,7 +379,10 @@ describe('doctor checks', () => {
     const env1 = options();
     const project = settingsPath('project', { env: env1.env, cwd: env1.cwd });
     mkdirSync(dirname(project), { recursive: true });
-    writeFileSync(project, JSON.stringify({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'vox hook Stop' }] }] } }));
+    writeFileSync(
+      project,
+      JSON.stringify({ hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'vox hook Stop' }] }] } }),
+    );
     const partial = byName(await runDoctor(env1), 'hooks');
     assert.equal(partial.level, 'warn');
     assert.match(partial.detail, /project: partly/);
@@ -316,10 +392,19 @@ describe('doctor checks', () => {
 
   test('microphone: nobody, a session holding it, or a voxd too old to say', async () => {
     assert.match(byName(await runDoctor(options()), 'microphone').detail, /voxd is not running/);
-    assert.equal(byName(await runDoctor(options({ view: up(status({ listening: null })) })), 'microphone').detail, 'free: voxd is not listening');
-    const held = byName(await runDoctor(options({ view: up(status({ listening: { id: 'listen-1a2b3c4d', session: 'shop#3c07f0' } })) })), 'microphone');
+    assert.equal(
+      byName(await runDoctor(options({ view: up(status({ listening: null })) })), 'microphone').detail,
+      'free: voxd is not listening',
+    );
+    const held = byName(
+      await runDoctor(options({ view: up(status({ listening: { id: 'listen-1a2b3c4d', session: 'shop#3c07f0' } })) })),
+      'microphone',
+    );
     assert.match(held.detail, /^held by session shop#3c07f0 \(listen-1a2b3c4d\)/);
-    assert.match(byName(await runDoctor(options({ view: up() })), 'microphone').detail, /does not report who holds the microphone/);
+    assert.match(
+      byName(await runDoctor(options({ view: up() })), 'microphone').detail,
+      /does not report who holds the microphone/,
+    );
   });
 
   test('recorder and transcriber: found on PATH, a listen.recorder path, no transcriber, a remote one without a key', async () => {
@@ -333,7 +418,10 @@ describe('doctor checks', () => {
     mkdirSync(join(home, 'config'), { recursive: true });
     writeFileSync(join(home, 'config', 'voxd.yaml'), 'transcriber.url: https://api.example.com/v1\n');
     let asked = '';
-    const remote = byName(await runDoctor(options({ home, probeTranscriber: async (u) => ((asked = u), { status: 401 }) })), 'transcriber');
+    const remote = byName(
+      await runDoctor(options({ home, probeTranscriber: async (u) => ((asked = u), { status: 401 }) })),
+      'transcriber',
+    );
     assert.equal(asked, 'https://api.example.com/v1');
     assert.equal(remote.level, 'warn');
     assert.match(remote.detail, /no TRANSCRIBER_API_KEY is set/);
@@ -344,7 +432,13 @@ describe('doctor checks', () => {
   });
 
   test('a check that throws becomes a failed line, not a crash', async () => {
-    const checks = await runDoctor(options({ serviceInstalled: async () => { throw new Error('boom'); } }));
+    const checks = await runDoctor(
+      options({
+        serviceInstalled: async () => {
+          throw new Error('boom');
+        },
+      }),
+    );
     assert.equal(byName(checks, 'service').level, 'fail');
     assert.match(byName(checks, 'service').detail, /boom/);
   });
@@ -355,16 +449,23 @@ describe('doctor checks', () => {
       { name: 'daemon', level: 'warn', detail: 'not running', fix: 'vox daemon start' },
       { name: 'audio device', level: 'fail', detail: 'none', fix: 'get a sound card' },
     ]);
-    assert.equal(text, 'ok    node: v20\nwarn  daemon: not running\n  fix: vox daemon start\nfail  audio device: none\n  fix: get a sound card\n\n1 check failed, 1 warning\n');
+    assert.equal(
+      text,
+      'ok    node: v20\nwarn  daemon: not running\n  fix: vox daemon start\nfail  audio device: none\n  fix: get a sound card\n\n1 check failed, 1 warning\n',
+    );
     assert.equal(healthy([{ name: 'a', level: 'warn', detail: '' }]), true);
     assert.equal(healthy([{ name: 'a', level: 'fail', detail: '' }]), false);
   });
 
-  test('probePlayer with a real player and no sound device reports the failure', { skip: needTool('aplay') }, async () => {
-    const r = await probePlayer('aplay', which('aplay', process.env)!, { ...process.env, ALSA_CONFIG_PATH: NO_ALSA });
-    assert.equal(r.ok, false);
-    assert.match(r.detail, /^aplay failed: /);
-  });
+  test(
+    'probePlayer with a real player and no sound device reports the failure',
+    { skip: needTool('aplay') },
+    async () => {
+      const r = await probePlayer('aplay', which('aplay', process.env)!, { ...process.env, ALSA_CONFIG_PATH: NO_ALSA });
+      assert.equal(r.ok, false);
+      assert.match(r.detail, /^aplay failed: /);
+    },
+  );
 });
 
 describe('vox doctor (the binary)', () => {
@@ -384,7 +485,9 @@ describe('vox doctor (the binary)', () => {
     const r = await vox(['doctor'], { env, cwd });
     assert.notEqual(r.code, 0, r.stdout);
     const lines = r.stdout.split('\n');
-    for (const line of lines.filter((l) => l && !l.startsWith('  fix: ') && !/^\d+ check|^no failures|^everything/.test(l))) {
+    for (const line of lines.filter(
+      (l) => l && !l.startsWith('  fix: ') && !/^\d+ check|^no failures|^everything/.test(l),
+    )) {
       assert.match(line, /^(ok  |warn|fail)  [a-z][a-z0-9 ()-]*: \S/, line);
     }
     const audio = lines.findIndex((l) => l.startsWith('fail  audio device: '));
@@ -394,11 +497,20 @@ describe('vox doctor (the binary)', () => {
     const daemon = lines.findIndex((l) => l.startsWith('warn  daemon: not running'));
     assert.ok(daemon >= 0, r.stdout);
     assert.match(lines[daemon + 1]!, /^ {2}fix: /);
-    assert.ok(lines.some((l) => /^ok {4}config: none, defaults apply/.test(l)), r.stdout);
-    assert.ok(lines.some((l) => l.startsWith('warn  hooks: ')), r.stdout);
+    assert.ok(
+      lines.some((l) => /^ok {4}config: none, defaults apply/.test(l)),
+      r.stdout,
+    );
+    assert.ok(
+      lines.some((l) => l.startsWith('warn  hooks: ')),
+      r.stdout,
+    );
     // This Node: ok on a supported line (22+), a warning on end-of-life 20 (the dev machine's).
     const nodeLevel = Number(process.versions.node.split('.')[0]) >= 22 ? 'ok  ' : 'warn';
-    assert.ok(lines.some((l) => l.startsWith(`${nodeLevel}  node: v${process.versions.node} `)), r.stdout);
+    assert.ok(
+      lines.some((l) => l.startsWith(`${nodeLevel}  node: v${process.versions.node} `)),
+      r.stdout,
+    );
     assert.equal(existsSync(join(home, 'voxd.json')), false, 'doctor does not start voxd');
 
     const json = await vox(['doctor', '--json'], { env, cwd });
@@ -423,15 +535,33 @@ describe('vox doctor (the binary)', () => {
       const env = noHardware({ ...d.env, CLAUDE_CONFIG_DIR: claude });
       installHooks(settingsPath('user', { env, cwd: tmp }), { portable: true });
       // The server its mcp_tool hooks call, as "claude mcp add --scope user vox -- vox mcp" registers it.
-      writeFileSync(join(claude, '.claude.json'), JSON.stringify({ mcpServers: { vox: { type: 'stdio', command: 'vox', args: ['mcp'] } } }));
+      writeFileSync(
+        join(claude, '.claude.json'),
+        JSON.stringify({ mcpServers: { vox: { type: 'stdio', command: 'vox', args: ['mcp'] } } }),
+      );
       const r = await vox(['doctor'], { env, cwd: dir('cwd') });
       assert.equal(r.code, 0, r.stdout);
       const lines = r.stdout.split('\n');
-      assert.ok(lines.some((l) => new RegExp(`^ok {4}daemon: reachable at 127\\.0\\.0\\.1:${d.port} .*pid ${d.pid}`).test(l)), r.stdout);
-      assert.ok(lines.some((l) => /^ok {4}daemon version: voxd (\S+), vox \1$/.test(l)), r.stdout);
-      assert.ok(lines.some((l) => /^ok {4}token: .*mode 600, accepted by voxd/.test(l)), r.stdout);
-      assert.ok(lines.some((l) => /^ok {4}audio \(voxd\): file:/.test(l)), r.stdout);
-      assert.ok(lines.some((l) => /^ok {4}hooks: user: installed/.test(l)), r.stdout);
+      assert.ok(
+        lines.some((l) => new RegExp(`^ok {4}daemon: reachable at 127\\.0\\.0\\.1:${d.port} .*pid ${d.pid}`).test(l)),
+        r.stdout,
+      );
+      assert.ok(
+        lines.some((l) => /^ok {4}daemon version: voxd (\S+), vox \1$/.test(l)),
+        r.stdout,
+      );
+      assert.ok(
+        lines.some((l) => /^ok {4}token: .*mode 600, accepted by voxd/.test(l)),
+        r.stdout,
+      );
+      assert.ok(
+        lines.some((l) => /^ok {4}audio \(voxd\): file:/.test(l)),
+        r.stdout,
+      );
+      assert.ok(
+        lines.some((l) => /^ok {4}hooks: user: installed/.test(l)),
+        r.stdout,
+      );
       assert.ok(!lines.some((l) => l.startsWith('fail')), r.stdout);
       assert.ok(!r.stdout.includes(d.token), 'the token is never printed');
     });

@@ -22,9 +22,19 @@ const reference = fileURLToPath(new URL('./helpers/reference-server.mjs', import
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'vox-conformance-')));
 after(() => rmSync(root, { recursive: true, force: true }));
 // No voxd anywhere: the tools answer without one (stop: nothing to stop; speak: unreachable).
-const env = { PATH: process.env.PATH ?? '', HOME: root, VOX_HOME: join(root, 'home'), VOX_NO_AUTOSTART: '1', VOXD_PORT: '1' };
+const env = {
+  PATH: process.env.PATH ?? '',
+  HOME: root,
+  VOX_HOME: join(root, 'home'),
+  VOX_NO_AUTOSTART: '1',
+  VOXD_PORT: '1',
+};
 
-type Message = { id?: string | number; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+type Message = {
+  id?: string | number;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 /** Sends `lines` to a server, waits (bounded) until every id in `answered` has its answer, and returns every message it wrote. */
 async function exchange(command: string[], lines: string[], answered: Array<string | number>): Promise<Message[]> {
@@ -34,7 +44,11 @@ async function exchange(command: string[], lines: string[], answered: Array<stri
   child.stderr.resume();
   const exited = new Promise((r) => child.once('exit', r));
   child.stdin.write(lines.map((l) => `${l}\n`).join(''));
-  const parse = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Message);
+  const parse = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Message);
   const done = () => answered.every((id) => parse().some((m) => m.id === id));
   for (let i = 0; i < 600 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
   child.stdin.end();
@@ -49,7 +63,12 @@ async function exchange(command: string[], lines: string[], answered: Array<stri
 function shape(v: unknown): unknown {
   if (Array.isArray(v)) return v.length ? [shape(v[0])] : [];
   if (v === null) return 'null';
-  if (typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, shape((v as Record<string, unknown>)[k])]));
+  if (typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, shape((v as Record<string, unknown>)[k])]),
+    );
   return typeof v;
 }
 
@@ -59,7 +78,10 @@ function essence(m: Message): unknown {
   const r = { ...m.result };
   const kept: Record<string, unknown> = {};
   for (const k of ['protocolVersion', 'supportedVersions', 'resultType', 'isError']) if (k in r) kept[k] = r[k];
-  if (Array.isArray(r.tools)) kept.tools = (r.tools as Array<{ name: string; outputSchema?: unknown }>).map((t) => `${t.name}${t.outputSchema ? ' (output schema)' : ''}`);
+  if (Array.isArray(r.tools))
+    kept.tools = (r.tools as Array<{ name: string; outputSchema?: unknown }>).map(
+      (t) => `${t.name}${t.outputSchema ? ' (output schema)' : ''}`,
+    );
   // What a client reads but may differ in value: serverInfo and instructions are the server's own.
   // So are the cache hints' values (ttlMs, cacheScope): their shape is compared.
   delete r.serverInfo;
@@ -85,47 +107,104 @@ function byId(messages: Message[]): Map<string, unknown[]> {
   return map;
 }
 
-const rpc = (id: number | string, method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-const note = (method: string, params?: unknown) => JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
-const init = (id: number, protocolVersion: string) => rpc(id, 'initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'conformance', version: '1' } });
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'conformance', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-const modern = (id: number | string, method: string, params: Record<string, unknown> = {}) => rpc(id, method, { ...params, _meta: META });
+const rpc = (id: number | string, method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+const note = (method: string, params?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+const init = (id: number, protocolVersion: string) =>
+  rpc(id, 'initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'conformance', version: '1' } });
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'conformance', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const modern = (id: number | string, method: string, params: Record<string, unknown> = {}) =>
+  rpc(id, method, { ...params, _meta: META });
 
-const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'listen', 'converse'].map((n) => `${n} (output schema)`);
+const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'listen', 'converse'].map(
+  (n) => `${n} (output schema)`,
+);
 
 /**
  * The differences that are allowed, by scenario and request id ("(no id)" for
  * answers without one): what vox answers and what the SDK answers (undefined:
  * no answer at all). docs/mcp.md justifies each.
  */
-const ALLOWED: Record<string, Record<string, { vox: unknown[] | undefined; sdk: unknown[] | undefined; why: string }>> = {
+const ALLOWED: Record<
+  string,
+  Record<string, { vox: unknown[] | undefined; sdk: unknown[] | undefined; why: string }>
+> = {
   'legacy 2025-03-26 and its batches': {
     // The batch's answers come back as one array: keyed by the array's first id.
-    '(batch)': { vox: [[{ shape: {} }, { tools: TOOL_NAMES, shape: {} }]], sdk: undefined, why: 'MCP 2025-03-26 says implementations MUST support receiving batches; the SDK drops them' },
+    '(batch)': {
+      vox: [[{ shape: {} }, { tools: TOOL_NAMES, shape: {} }]],
+      sdk: undefined,
+      why: 'MCP 2025-03-26 says implementations MUST support receiving batches; the SDK drops them',
+    },
   },
   'a line that is not JSON': {
-    '(no id)': { vox: [{ error: -32700 }], sdk: undefined, why: 'JSON-RPC 2.0 asks for a -32700 response; the SDK only reports it to its own onerror' },
+    '(no id)': {
+      vox: [{ error: -32700 }],
+      sdk: undefined,
+      why: 'JSON-RPC 2.0 asks for a -32700 response; the SDK only reports it to its own onerror',
+    },
   },
   'not JSON-RPC 2.0': {
-    '7': { vox: [{ error: -32600 }], sdk: undefined, why: 'JSON-RPC 2.0 asks for -32600 Invalid Request; the SDK drops the message' },
+    '7': {
+      vox: [{ error: -32600 }],
+      sdk: undefined,
+      why: 'JSON-RPC 2.0 asks for -32600 Invalid Request; the SDK drops the message',
+    },
   },
   'a batch after negotiating 2025-06-18': {
-    '(no id)': { vox: [{ error: -32600 }], sdk: undefined, why: 'batches are not part of MCP since 2025-06-18: vox says so once; the SDK drops the line' },
+    '(no id)': {
+      vox: [{ error: -32600 }],
+      sdk: undefined,
+      why: 'batches are not part of MCP since 2025-06-18: vox says so once; the SDK drops the line',
+    },
   },
   'modern era (2026-07-28)': {
     '7': {
       vox: [{ error: -32022 }],
-      sdk: [{ resultType: 'complete', tools: TOOL_NAMES, shape: { cacheScope: 'string', resultType: 'string', ttlMs: 'number' } }],
+      sdk: [
+        {
+          resultType: 'complete',
+          tools: TOOL_NAMES,
+          shape: { cacheScope: 'string', resultType: 'string', ttlMs: 'number' },
+        },
+      ],
       why: 'every request names its version and an unsupported one MUST get -32022; the SDK checks only the first request of a stdio connection',
     },
-    '5': { vox: [{ error: -32602 }], sdk: [{ resultType: 'complete', tools: TOOL_NAMES, shape: { cacheScope: 'string', resultType: 'string', ttlMs: 'number' } }], why: 'a cursor vox never issued is invalid (-32602, as the spec example has it); the SDK ignores the cursor' },
+    '5': {
+      vox: [{ error: -32602 }],
+      sdk: [
+        {
+          resultType: 'complete',
+          tools: TOOL_NAMES,
+          shape: { cacheScope: 'string', resultType: 'string', ttlMs: 'number' },
+        },
+      ],
+      why: 'a cursor vox never issued is invalid (-32602, as the spec example has it); the SDK ignores the cursor',
+    },
   },
   'malformed requests': {
-    '1': { vox: [{ error: -32602 }], sdk: [{ error: -32603 }], why: 'initialize without its required params: JSON-RPC calls that Invalid params (-32602); the SDK reports its schema failure as an internal error' },
+    '1': {
+      vox: [{ error: -32602 }],
+      sdk: [{ error: -32603 }],
+      why: 'initialize without its required params: JSON-RPC calls that Invalid params (-32602); the SDK reports its schema failure as an internal error',
+    },
     '8': { vox: [{ error: -32602 }], sdk: [{ error: -32603 }], why: 'a cursor that is not a string: as for request 1' },
-    '4': { vox: [{ error: -32602 }], sdk: undefined, why: 'params that are not an object: vox answers Invalid params; the SDK drops the message' },
+    '4': {
+      vox: [{ error: -32602 }],
+      sdk: undefined,
+      why: 'params that are not an object: vox answers Invalid params; the SDK drops the message',
+    },
     '6': { vox: [{ error: -32602 }], sdk: undefined, why: 'the same, with a string as params' },
-    '(no id)': { vox: [{ error: -32600 }], sdk: undefined, why: 'an id that is an object: Invalid Request, the id left out since it is not one; the SDK drops the message' },
+    '(no id)': {
+      vox: [{ error: -32600 }],
+      sdk: undefined,
+      why: 'an id that is an object: Invalid Request, the id left out since it is not one; the SDK drops the message',
+    },
   },
   'server/discover without _meta': {
     '1': {
@@ -133,7 +212,16 @@ const ALLOWED: Record<string, Record<string, { vox: unknown[] | undefined; sdk: 
         {
           supportedVersions: ['2026-07-28'],
           resultType: 'complete',
-          shape: { cacheScope: 'string', capabilities: { tools: { listChanged: 'boolean' }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } }, resultType: 'string', supportedVersions: ['string'], ttlMs: 'number' },
+          shape: {
+            cacheScope: 'string',
+            capabilities: {
+              tools: { listChanged: 'boolean' },
+              experimental: { 'claude/channel': {}, 'claude/channel/permission': {} },
+            },
+            resultType: 'string',
+            supportedVersions: ['string'],
+            ttlMs: 'number',
+          },
         },
       ],
       sdk: [{ error: -32601 }],
@@ -149,7 +237,8 @@ interface Scenario {
   answered: Array<string | number>;
 }
 
-const tool = (id: number, name: string, args?: unknown) => rpc(id, 'tools/call', args === undefined ? { name } : { name, arguments: args });
+const tool = (id: number, name: string, args?: unknown) =>
+  rpc(id, 'tools/call', args === undefined ? { name } : { name, arguments: args });
 
 const SCENARIOS: Scenario[] = [
   {
@@ -174,17 +263,46 @@ const SCENARIOS: Scenario[] = [
     ],
     answered: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14],
   },
-  { name: 'legacy 2025-06-18', lines: [init(1, '2025-06-18'), note('notifications/initialized'), rpc(2, 'tools/list'), tool(3, 'stop', {})], answered: [1, 2, 3] },
+  {
+    name: 'legacy 2025-06-18',
+    lines: [init(1, '2025-06-18'), note('notifications/initialized'), rpc(2, 'tools/list'), tool(3, 'stop', {})],
+    answered: [1, 2, 3],
+  },
   {
     name: 'legacy 2025-03-26 and its batches',
-    lines: [init(1, '2025-03-26'), note('notifications/initialized'), `[${rpc(3, 'ping')},${note('notifications/initialized')},${rpc(4, 'tools/list')}]`, rpc(2, 'ping')],
+    lines: [
+      init(1, '2025-03-26'),
+      note('notifications/initialized'),
+      `[${rpc(3, 'ping')},${note('notifications/initialized')},${rpc(4, 'tools/list')}]`,
+      rpc(2, 'ping'),
+    ],
     answered: [1, 2],
   },
-  { name: 'legacy 2024-11-05', lines: [init(1, '2024-11-05'), rpc(2, 'tools/list'), tool(3, 'stop', {})], answered: [1, 2, 3] },
-  { name: 'initialize asking for 2026-07-28 or an unknown version', lines: [init(1, '2026-07-28'), init(2, '1999-01-01')], answered: [1, 2] },
-  { name: 'a line that is not JSON', lines: [init(1, '2025-11-25'), 'this is not json', rpc(2, 'ping')], answered: [1, 2] },
-  { name: 'not JSON-RPC 2.0', lines: [init(1, '2025-11-25'), JSON.stringify({ id: 7, method: 'ping' }), rpc(2, 'ping')], answered: [1, 2] },
-  { name: 'a batch after negotiating 2025-06-18', lines: [init(1, '2025-06-18'), JSON.stringify([JSON.parse(rpc(3, 'ping'))]), rpc(2, 'ping')], answered: [1, 2] },
+  {
+    name: 'legacy 2024-11-05',
+    lines: [init(1, '2024-11-05'), rpc(2, 'tools/list'), tool(3, 'stop', {})],
+    answered: [1, 2, 3],
+  },
+  {
+    name: 'initialize asking for 2026-07-28 or an unknown version',
+    lines: [init(1, '2026-07-28'), init(2, '1999-01-01')],
+    answered: [1, 2],
+  },
+  {
+    name: 'a line that is not JSON',
+    lines: [init(1, '2025-11-25'), 'this is not json', rpc(2, 'ping')],
+    answered: [1, 2],
+  },
+  {
+    name: 'not JSON-RPC 2.0',
+    lines: [init(1, '2025-11-25'), JSON.stringify({ id: 7, method: 'ping' }), rpc(2, 'ping')],
+    answered: [1, 2],
+  },
+  {
+    name: 'a batch after negotiating 2025-06-18',
+    lines: [init(1, '2025-06-18'), JSON.stringify([JSON.parse(rpc(3, 'ping'))]), rpc(2, 'ping')],
+    answered: [1, 2],
+  },
   {
     name: 'modern era (2026-07-28)',
     lines: [
@@ -197,7 +315,11 @@ const SCENARIOS: Scenario[] = [
       rpc(7, 'tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1999-01-01' } }),
       modern(8, 'tools/call', { name: 'stop', arguments: null }),
       modern(9, 'tools/call', { name: 'stop', arguments: { scope: 'x' } }),
-      modern(10, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
+      modern(10, 'initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'c', version: '1' },
+      }),
     ],
     answered: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
   },
@@ -222,19 +344,30 @@ const SCENARIOS: Scenario[] = [
 describe('differential conformance: vox mcp against the SDK v2 server', () => {
   for (const s of SCENARIOS) {
     test(s.name, { timeout: 60_000 }, async () => {
-      const [voxAnswers, sdkAnswers] = await Promise.all([exchange([cli, 'mcp'], s.lines, s.answered), exchange([reference], s.lines, s.answered)]);
+      const [voxAnswers, sdkAnswers] = await Promise.all([
+        exchange([cli, 'mcp'], s.lines, s.answered),
+        exchange([reference], s.lines, s.answered),
+      ]);
       const vox = byId(voxAnswers);
       const sdk = byId(sdkAnswers);
       const allowed = ALLOWED[s.name] ?? {};
       for (const key of new Set([...vox.keys(), ...sdk.keys()])) {
         const a = allowed[key];
         if (a) {
-          assert.deepEqual({ vox: vox.get(key), sdk: sdk.get(key) }, { vox: a.vox, sdk: a.sdk }, `${s.name}, ${key}: the allowed difference (${a.why}) changed`);
+          assert.deepEqual(
+            { vox: vox.get(key), sdk: sdk.get(key) },
+            { vox: a.vox, sdk: a.sdk },
+            `${s.name}, ${key}: the allowed difference (${a.why}) changed`,
+          );
         } else {
           assert.deepEqual(vox.get(key), sdk.get(key), `${s.name}, request ${key}: vox and the SDK differ`);
         }
       }
-      for (const key of Object.keys(allowed)) assert.ok(vox.has(key) || sdk.has(key), `${s.name}, ${key}: an allowed difference that no longer occurs; remove it`);
+      for (const key of Object.keys(allowed))
+        assert.ok(
+          vox.has(key) || sdk.has(key),
+          `${s.name}, ${key}: an allowed difference that no longer occurs; remove it`,
+        );
     });
   }
 
@@ -242,7 +375,10 @@ describe('differential conformance: vox mcp against the SDK v2 server', () => {
     const { readFileSync } = await import('node:fs');
     const doc = readFileSync(fileURLToPath(new URL('../../../../docs/mcp.md', import.meta.url)), 'utf8');
     for (const name of Object.keys(ALLOWED)) {
-      assert.ok(SCENARIOS.some((s) => s.name === name), name);
+      assert.ok(
+        SCENARIOS.some((s) => s.name === name),
+        name,
+      );
       assert.ok(doc.includes(name), `docs/mcp.md justifies "${name}"`);
     }
   });

@@ -2,7 +2,17 @@
 // against a real voxd whose audio goes to WAV files. Run `npx tsc -b` first.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +56,13 @@ function project(name: string, config?: string): string {
 
 async function session(cwd: string, extraEnv: Record<string, string> = {}): Promise<Client> {
   assert.ok(existsSync(cli), `${cli} is missing: run "npx tsc -b" first`);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd, env: { ...env, ...extraEnv }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, 'mcp'],
+    cwd,
+    env: { ...env, ...extraEnv },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'vox-test', version: '1.0.0' });
   clients.push(client);
   await client.connect(transport);
@@ -62,7 +78,12 @@ async function session(cwd: string, extraEnv: Record<string, string> = {}): Prom
 function strict(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(strict);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, strict(s)])) : strict(v)]));
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, strict(s)])) : strict(v),
+    ]),
+  );
   if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
   return out;
 }
@@ -74,7 +95,11 @@ const outputSchemas = new WeakMap<Client, Map<string, unknown>>();
  * structuredContent valid against the tool's output schema, and its text block
  * is that JSON serialized.
  */
-async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { text: string }> {
+async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { text: string }> {
   const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
   const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
   if (result.structuredContent !== undefined) {
@@ -86,7 +111,10 @@ async function callTool(client: Client, name: string, args: Record<string, unkno
     const schema = schemas.get(name);
     assert.ok(schema, `${name} returns structuredContent, so it declares an outputSchema`);
     const validate = ajv.compile(strict(schema) as object);
-    assert.ok(validate(result.structuredContent), `${name}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result.structuredContent)}`);
+    assert.ok(
+      validate(result.structuredContent),
+      `${name}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result.structuredContent)}`,
+    );
     assert.equal(text, JSON.stringify(result.structuredContent), 'the text block is the serialized JSON');
   } else {
     assert.equal(result.isError, true, `${name}: a success carries structuredContent`);
@@ -162,11 +190,26 @@ describe('vox mcp', () => {
   test('tools/list returns the eight tools with their input schemas', async () => {
     const client = await session(project('list'));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'configure',
+      'converse',
+      'listen',
+      'record',
+      'speak',
+      'status',
+      'stop',
+      'voices',
+    ]);
     const speak = tools.find((t) => t.name === 'speak')!;
     assert.ok(speak.description && speak.description.length > 80);
     assert.deepEqual(speak.inputSchema.required, ['text']);
-    assert.deepEqual(Object.keys(speak.inputSchema.properties ?? {}).sort(), ['once', 'priority', 'rate', 'text', 'voice']);
+    assert.deepEqual(Object.keys(speak.inputSchema.properties ?? {}).sort(), [
+      'once',
+      'priority',
+      'rate',
+      'text',
+      'voice',
+    ]);
     const configure = tools.find((t) => t.name === 'configure')!;
     assert.ok('rate' in (configure.inputSchema.properties ?? {}));
     assert.ok('voice' in (configure.inputSchema.properties ?? {}));
@@ -192,7 +235,9 @@ describe('vox mcp', () => {
 
   test('eight sessions with eight voices speak the same wall text at once: one WAV', async () => {
     const voices = ['en-us', 'en-gb', 'en-us+f1', 'en-gb+m3', 'en-us+m2', 'en-gb-scotland', 'en-029', 'en-gb-x-rp'];
-    const sessions = await Promise.all(voices.map((voice, i) => session(project(`wall-${i}`, `---\nvoice: ${voice}\n---\n`))));
+    const sessions = await Promise.all(
+      voices.map((voice, i) => session(project(`wall-${i}`, `---\nvoice: ${voice}\n---\n`))),
+    );
     const before = wavs();
     const text = '[alert] Team wall: the release branch is frozen until noon.';
     const results = await Promise.all(sessions.map((c) => callTool(c, 'speak', { text })));
@@ -215,7 +260,11 @@ describe('vox mcp', () => {
     const client = await session(deep);
     const st = await callTool(client, 'status');
     assert.equal(st.isError, undefined, st.text);
-    const sc = st.structuredContent as { session: string; config: { file: string; fromFile: string[]; values: Record<string, unknown> }; daemon: { engine: { ready: boolean } } };
+    const sc = st.structuredContent as {
+      session: string;
+      config: { file: string; fromFile: string[]; values: Record<string, unknown> };
+      daemon: { engine: { ready: boolean } };
+    };
     const file = join(dir, '.vox', 'config.md');
     assert.equal(sc.config.file, file);
     assert.match(sc.session, /^nested#/);
@@ -256,7 +305,10 @@ describe('vox mcp', () => {
 
   test('a ---js config runs no code and gives isError', async () => {
     const marker = join(root, 'pwned');
-    const dir = project('js-config', `---js\n({ voice: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') })\n---\n`);
+    const dir = project(
+      'js-config',
+      `---js\n({ voice: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') })\n---\n`,
+    );
     const client = await session(dir);
     const r = await callTool(client, 'speak', { text: 'Code in a config must never run.' });
     assert.equal(r.isError, true);
@@ -275,13 +327,17 @@ describe('vox mcp', () => {
     assert.equal(a.isError, undefined, a.text);
     assert.equal(b.isError, undefined, b.text);
     const s = await drained();
-    const voiceOf = (r: CallToolResult) => s.history.find((h) => h.id === (r.structuredContent as { id: string }).id)?.voice;
+    const voiceOf = (r: CallToolResult) =>
+      s.history.find((h) => h.id === (r.structuredContent as { id: string }).id)?.voice;
     assert.equal(voiceOf(a), 'en-us');
     assert.equal(voiceOf(b), 'en-gb');
   });
 
   test('the pronunciations are applied to the spoken text', async () => {
-    const dir = project('say-it', '---\nrate: 180\n---\n# Notes\n\n## Pronunciations\n\n| Word | Say |\n|------|-----|\n| kubectl | cube control |\n');
+    const dir = project(
+      'say-it',
+      '---\nrate: 180\n---\n# Notes\n\n## Pronunciations\n\n| Word | Say |\n|------|-----|\n| kubectl | cube control |\n',
+    );
     const client = await session(dir);
     const r = await callTool(client, 'speak', { text: 'Run kubectl to deploy.' });
     assert.equal(r.isError, undefined, r.text);
@@ -305,7 +361,8 @@ describe('vox mcp', () => {
   });
 
   test('configure round-trips and keeps the body and the other keys', async () => {
-    const body = '# Team notes\n\nSpeak slowly in the demo.\n\n## Pronunciations\n\n| Word | Say |\n|---|---|\n| nginx | engine x |\n';
+    const body =
+      '# Team notes\n\nSpeak slowly in the demo.\n\n## Pronunciations\n\n| Word | Say |\n|---|---|\n| nginx | engine x |\n';
     const dir = project('configure', `---\n# how fast\nrate: 200\nannounce: shop\n---\n${body}`);
     const file = join(dir, '.vox', 'config.md');
     const client = await session(dir);
@@ -364,11 +421,16 @@ describe('vox mcp', () => {
     assert.match(bad.text, /scope must be one of session, all/);
   });
 
-  test('voices lists the engine\'s voices, filtered by language', async () => {
+  test("voices lists the engine's voices, filtered by language", async () => {
     const client = await session(project('voices'));
     const r = await callTool(client, 'voices', { language: 'en' });
     assert.equal(r.isError, undefined, r.text);
-    const sc = r.structuredContent as { engine: string; total: number; voices: Array<{ id: string; languages: string[] }>; nextCursor?: string };
+    const sc = r.structuredContent as {
+      engine: string;
+      total: number;
+      voices: Array<{ id: string; languages: string[] }>;
+      nextCursor?: string;
+    };
     assert.ok(sc.voices.length > 0);
     assert.equal(sc.total, sc.voices.length);
     for (const v of sc.voices) assert.ok(v.languages.some((l) => l.toLowerCase().startsWith('en')));
@@ -381,7 +443,8 @@ describe('vox mcp', () => {
     const ids: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 100; pages++) {
-      const page = (await callTool(client, 'voices', { limit: 25, ...(cursor ? { cursor } : {}) })).structuredContent as typeof sc;
+      const page = (await callTool(client, 'voices', { limit: 25, ...(cursor ? { cursor } : {}) }))
+        .structuredContent as typeof sc;
       assert.ok(page.voices.length <= 25);
       ids.push(...page.voices.map((v) => v.id));
       cursor = page.nextCursor;
@@ -422,7 +485,10 @@ describe('vox mcp', () => {
     assert.equal(extra.isError, true);
     assert.match(extra.text, /unknown field "colour"/);
     // An unknown tool is a protocol error (-32602), as the spec and the SDK's own servers answer.
-    await assert.rejects(client.callTool({ name: 'shout', arguments: { text: 'x' } }), (err: Error & { code?: number }) => err.code === -32602 && /Unknown tool: shout/.test(err.message));
+    await assert.rejects(
+      client.callTool({ name: 'shout', arguments: { text: 'x' } }),
+      (err: Error & { code?: number }) => err.code === -32602 && /Unknown tool: shout/.test(err.message),
+    );
     const empty = await callTool(client, 'configure', {});
     assert.equal(empty.isError, true);
     const still = await callTool(client, 'status');
@@ -446,7 +512,12 @@ describe('vox mcp', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const send = (m: unknown) => child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send('this is not json');
@@ -461,52 +532,100 @@ describe('vox mcp', () => {
       assert.equal(m.jsonrpc, '2.0', line);
     }
     const messages = lines.map((l) => JSON.parse(l) as { id?: number; error?: { code: number } });
-    assert.deepEqual(messages.map((m) => m.id).filter((id) => id !== undefined).sort(), [1, 2, 3, 4]);
+    assert.deepEqual(
+      messages
+        .map((m) => m.id)
+        .filter((id) => id !== undefined)
+        .sort(),
+      [1, 2, 3, 4],
+    );
     const parseError = messages.filter((m) => !('id' in m));
-    assert.equal(parseError.length, 1, 'the garbage line gets one parse error, its id left out (the SDK rejects "id": null)');
+    assert.equal(
+      parseError.length,
+      1,
+      'the garbage line gets one parse error, its id left out (the SDK rejects "id": null)',
+    );
     assert.equal(parseError[0]!.error?.code, -32700);
-    const bad = JSON.parse(lines.find((l) => (JSON.parse(l) as { id?: number }).id === 3)!) as { result: CallToolResult };
+    const bad = JSON.parse(lines.find((l) => (JSON.parse(l) as { id?: number }).id === 3)!) as {
+      result: CallToolResult;
+    };
     assert.equal(bad.result.isError, true);
     assert.match(err, /vox mcp: /, 'the garbage line is reported on stderr');
   });
 
   test('notifications/cancelled: a speak cancelled before it reached voxd is never said and never answered', async () => {
-    const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('cancel'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'mcp'], {
+      cwd: project('cancel'),
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const line = (m: unknown) => `${JSON.stringify(m)}\n`;
     const text = 'This sentence was cancelled and must never be spoken.';
-    child.stdin.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    child.stdin.write(
+      line({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     // The call and its cancellation in one write: the server reads the cancel before the call reaches voxd.
     child.stdin.write(
       line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'speak', arguments: { text } } }) +
-        line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'the user pressed Esc' } }) +
+        line({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 2, reason: 'the user pressed Esc' },
+        }) +
         line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } }),
     );
     for (let i = 0; i < 400 && !out.includes('"id":3'); i++) await sleep(25);
     child.stdin.end();
     assert.equal(await exited, 0);
-    const ids = out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id?: number }).id);
+    const ids = out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id?: number }).id);
     assert.deepEqual(ids.sort(), [1, 3], 'every request but the cancelled one is answered');
     const s = await drained();
     assert.ok(!s.history.some((h) => h.text === text), 'the cancelled text never reached voxd');
   });
 
   test('a 2026-07-28 client (server/discover, then per-request _meta, no initialize) is served and heard', async () => {
-    const child = spawn(process.execPath, [cli, 'mcp'], { cwd: project('modern'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'mcp'], {
+      cwd: project('modern'),
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     const text = 'A stateless client asked for this sentence.';
     const before = wavs();
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta } })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { _meta, name: 'speak', arguments: { text } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'tools/call', params: { _meta, name: 'speak', arguments: { text } } })}\n`,
+    );
     for (let i = 0; i < 400 && !out.includes('"id":"s"'); i++) await sleep(25);
     child.stdin.end();
     assert.equal(await exited, 0);
-    const answers = new Map(out.split('\n').filter(Boolean).map((l) => { const m = JSON.parse(l) as { id: string; result: Record<string, unknown> }; return [m.id, m.result] as const; }));
+    const answers = new Map(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const m = JSON.parse(l) as { id: string; result: Record<string, unknown> };
+          return [m.id, m.result] as const;
+        }),
+    );
     assert.deepEqual(answers.get('d')!.supportedVersions, ['2026-07-28']);
     const result = answers.get('s')! as { resultType: string; structuredContent: { id: string; status: string } };
     assert.equal(result.resultType, 'complete');

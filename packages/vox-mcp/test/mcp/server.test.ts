@@ -31,11 +31,20 @@ function tempDir(): string {
 function offline() {
   const dir = tempDir();
   const logs: string[] = [];
-  const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOXD_PORT: '0' }, cwd: dir, log: (l) => logs.push(l) });
+  const mcp = createVoxMcp({
+    env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOXD_PORT: '0' },
+    cwd: dir,
+    log: (l) => logs.push(l),
+  });
   return { mcp, dir, logs };
 }
 
-const rpc = (id: number | string, method: string, params?: unknown) => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+const rpc = (id: number | string, method: string, params?: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 
 describe('JSON-RPC layer', () => {
   test('speaks the protocol versions the SDK supports', () => {
@@ -44,17 +53,37 @@ describe('JSON-RPC layer', () => {
 
   test('initialize echoes a supported version, answers an unknown one with the newest', async () => {
     const { mcp } = offline();
-    const known = (await mcp.handle(rpc(1, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as {
+    const known = (await mcp.handle(
+      rpc(1, 'initialize', {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    )) as {
       id: number;
-      result: { protocolVersion: string; capabilities: object; serverInfo: { name: string; version: string }; instructions: string };
+      result: {
+        protocolVersion: string;
+        capabilities: object;
+        serverInfo: { name: string; version: string };
+        instructions: string;
+      };
     };
     assert.equal(known.id, 1);
     assert.equal(known.result.protocolVersion, '2025-03-26');
-    assert.deepEqual(known.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } });
+    assert.deepEqual(known.result.capabilities, {
+      tools: { listChanged: false },
+      experimental: { 'claude/channel': {}, 'claude/channel/permission': {} },
+    });
     assert.equal(known.result.serverInfo.name, 'vox');
     assert.equal(known.result.serverInfo.version, VERSION);
     assert.match(known.result.instructions, /speak/);
-    const future = (await mcp.handle(rpc('a', 'initialize', { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as { id: string; result: { protocolVersion: string } };
+    const future = (await mcp.handle(
+      rpc('a', 'initialize', {
+        protocolVersion: '2099-01-01',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    )) as { id: string; result: { protocolVersion: string } };
     assert.equal(future.id, 'a');
     assert.equal(future.result.protocolVersion, PROTOCOL_VERSIONS[0]);
     const incomplete = (await mcp.handle(rpc('b', 'initialize', {}))) as { error: { code: number } };
@@ -65,9 +94,13 @@ describe('JSON-RPC layer', () => {
     const { mcp } = offline();
     assert.deepEqual(await mcp.handle(rpc(2, 'ping')), { jsonrpc: '2.0', id: 2, result: {} });
     assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), undefined);
-    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }), undefined);
+    assert.equal(
+      await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }),
+      undefined,
+    );
     assert.equal(await mcp.handle({ jsonrpc: '2.0', id: 7, result: {} }), undefined);
-    const error = async (m: unknown) => (await mcp.handle(m)) as { id?: unknown; error?: { code: number; message: string } };
+    const error = async (m: unknown) =>
+      (await mcp.handle(m)) as { id?: unknown; error?: { code: number; message: string } };
     assert.equal((await error(rpc(3, 'resources/list'))).error?.code, -32601);
     assert.equal((await error({ id: 4, method: 'ping' })).error?.code, -32600, 'jsonrpc 2.0 is required');
     assert.equal((await error({ jsonrpc: '2.0', id: 5 })).error?.code, -32600);
@@ -81,7 +114,10 @@ describe('JSON-RPC layer', () => {
   test('tools/call: an unknown tool, arguments that are not an object and a cursor are JSON-RPC errors -32602; bad values are isError results', async () => {
     const { mcp } = offline();
     const error = async (m: unknown) => ((await mcp.handle(m)) as { error?: { code: number; message: string } }).error;
-    assert.deepEqual(await error(rpc(1, 'tools/call', { name: 'shout', arguments: {} })), { code: -32602, message: 'Unknown tool: shout' });
+    assert.deepEqual(await error(rpc(1, 'tools/call', { name: 'shout', arguments: {} })), {
+      code: -32602,
+      message: 'Unknown tool: shout',
+    });
     // {"arguments": null} fails the CallToolRequest schema: the tool must not run.
     const nullArgs = await error(rpc(2, 'tools/call', { name: 'stop', arguments: null }));
     assert.equal(nullArgs?.code, -32602);
@@ -92,23 +128,35 @@ describe('JSON-RPC layer', () => {
     assert.match(cursor!.message, /Invalid cursor/);
     const noArgs = (await mcp.handle(rpc(5, 'tools/call', { name: 'stop' }))) as { result: { isError?: boolean } };
     assert.equal(noArgs.result.isError, undefined, 'arguments may be left out');
-    const bad = (await mcp.handle(rpc(6, 'tools/call', { name: 'stop', arguments: { scope: 'x' } }))) as { result: { isError?: boolean } };
+    const bad = (await mcp.handle(rpc(6, 'tools/call', { name: 'stop', arguments: { scope: 'x' } }))) as {
+      result: { isError?: boolean };
+    };
     assert.equal(bad.result.isError, true, 'input validation is a tool execution error, for the model to correct');
   });
 
   test('dual era: server/discover and per-request _meta (2026-07-28) beside initialize (2025-11-25 and older)', async () => {
     const { mcp } = offline();
     const meta = (v = '2026-07-28') => ({
-      _meta: { 'io.modelcontextprotocol/protocolVersion': v, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': v,
+        'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
     });
     const discover = (await mcp.handle(rpc(1, 'server/discover', meta()))) as { result: Record<string, unknown> };
     assert.deepEqual(discover.result.supportedVersions, ['2026-07-28']);
-    assert.deepEqual(discover.result.capabilities, { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } });
+    assert.deepEqual(discover.result.capabilities, {
+      tools: { listChanged: false },
+      experimental: { 'claude/channel': {}, 'claude/channel/permission': {} },
+    });
     assert.equal(discover.result.resultType, 'complete');
     assert.equal(typeof discover.result.ttlMs, 'number');
     assert.equal(discover.result.cacheScope, 'public');
     assert.match(discover.result.instructions as string, /speak/);
-    assert.deepEqual((discover.result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name, 'vox');
+    assert.deepEqual(
+      (discover.result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name,
+      'vox',
+    );
     // The probe without _meta is answered too (servers MUST implement it).
     assert.ok(((await mcp.handle(rpc(2, 'server/discover'))) as { result?: object }).result);
 
@@ -116,20 +164,40 @@ describe('JSON-RPC layer', () => {
     assert.equal(list.result.resultType, 'complete');
     assert.equal(list.result.cacheScope, 'public');
     assert.ok((list.result.tools as unknown[]).length >= 6);
-    const call = (await mcp.handle(rpc(4, 'tools/call', { ...meta(), name: 'stop', arguments: {} }))) as { result: Record<string, unknown> };
+    const call = (await mcp.handle(rpc(4, 'tools/call', { ...meta(), name: 'stop', arguments: {} }))) as {
+      result: Record<string, unknown>;
+    };
     assert.equal(call.result.resultType, 'complete');
     assert.ok(call.result.structuredContent);
 
-    const unsupported = (await mcp.handle(rpc(5, 'tools/list', meta('1999-01-01')))) as { error: { code: number; data: unknown } };
+    const unsupported = (await mcp.handle(rpc(5, 'tools/list', meta('1999-01-01')))) as {
+      error: { code: number; data: unknown };
+    };
     assert.equal(unsupported.error.code, -32022);
     assert.deepEqual(unsupported.error.data, { supported: ['2026-07-28'], requested: '1999-01-01' });
-    const noCaps = (await mcp.handle(rpc(6, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }))) as { error: { code: number } };
+    const noCaps = (await mcp.handle(
+      rpc(6, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+    )) as { error: { code: number } };
     assert.equal(noCaps.error.code, -32602, 'the envelope needs the client capabilities');
-    assert.equal(((await mcp.handle(rpc(7, 'ping', meta()))) as { error: { code: number } }).error.code, -32601, '2026-07-28 removed ping');
+    assert.equal(
+      ((await mcp.handle(rpc(7, 'ping', meta()))) as { error: { code: number } }).error.code,
+      -32601,
+      '2026-07-28 removed ping',
+    );
 
     // Legacy: initialize negotiates; results keep the old shape.
-    const init = (await mcp.handle(rpc(8, 'initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 't', version: '1' } }))) as { result: { protocolVersion: string } };
-    assert.equal(init.result.protocolVersion, '2025-11-25', 'initialize is legacy: a modern version asked there gets the newest legacy one');
+    const init = (await mcp.handle(
+      rpc(8, 'initialize', {
+        protocolVersion: '2026-07-28',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    )) as { result: { protocolVersion: string } };
+    assert.equal(
+      init.result.protocolVersion,
+      '2025-11-25',
+      'initialize is legacy: a modern version asked there gets the newest legacy one',
+    );
     const legacyList = (await mcp.handle(rpc(9, 'tools/list'))) as { result: Record<string, unknown> };
     assert.equal('resultType' in legacyList.result, false);
     assert.equal('ttlMs' in legacyList.result, false);
@@ -140,10 +208,29 @@ describe('JSON-RPC layer', () => {
     const before = (await mcp.handle([rpc(1, 'ping')])) as { id?: unknown; error: { code: number } };
     assert.equal(before.error.code, -32600);
     assert.equal('id' in before, false);
-    await mcp.handle(rpc(2, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
-    const answers = (await mcp.handle([rpc(3, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(4, 'tools/list')])) as Array<{ id: number }>;
-    assert.deepEqual(answers.map((a) => a.id), [3, 4]);
-    await mcp.handle(rpc(5, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }));
+    await mcp.handle(
+      rpc(2, 'initialize', {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
+    const answers = (await mcp.handle([
+      rpc(3, 'ping'),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      rpc(4, 'tools/list'),
+    ])) as Array<{ id: number }>;
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [3, 4],
+    );
+    await mcp.handle(
+      rpc(5, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      }),
+    );
     const after = (await mcp.handle([rpc(6, 'ping')])) as { error: { code: number; message: string } };
     assert.equal(after.error.code, -32600);
     assert.match(after.error.message, /batches/);
@@ -163,10 +250,22 @@ describe('JSON-RPC layer', () => {
         return toolResult({ done: true });
       },
     };
-    const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' }, cwd: dir, log: () => {}, tools: [slow] });
+    const mcp = createVoxMcp({
+      env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' },
+      cwd: dir,
+      log: () => {},
+      tools: [slow],
+    });
     const answer = mcp.handle(rpc(41, 'tools/call', { name: 'slow', arguments: {} }));
     await new Promise((r) => setImmediate(r));
-    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 41, reason: 'user' } }), undefined);
+    assert.equal(
+      await mcp.handle({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 41, reason: 'user' },
+      }),
+      undefined,
+    );
     release();
     assert.equal(await answer, undefined, 'no response for a cancelled request');
     assert.deepEqual(seen, [true]);
@@ -174,13 +273,18 @@ describe('JSON-RPC layer', () => {
     const again = mcp.handle(rpc(41, 'tools/call', { name: 'slow', arguments: {} }));
     await new Promise((r) => setImmediate(r));
     release();
-    assert.deepEqual(((await again) as { result: { structuredContent: unknown } }).result.structuredContent, { done: true });
+    assert.deepEqual(((await again) as { result: { structuredContent: unknown } }).result.structuredContent, {
+      done: true,
+    });
   });
 
   test('tools/list: six tools, each with a description and an object input schema', async () => {
     const { mcp } = offline();
     const tools = await mcp.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['speak', 'stop', 'voices', 'status', 'configure', 'record']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['speak', 'stop', 'voices', 'status', 'configure', 'record'],
+    );
     for (const t of tools) {
       assert.ok(t.description && t.description.length > 40, t.name);
       assert.equal(t.inputSchema.type, 'object');
@@ -206,8 +310,15 @@ describe('JSON-RPC layer', () => {
     const stop = await mcp.callTool('stop', {});
     assert.equal(stop.isError, undefined, 'no voxd, nothing to stop: not an error');
     // The labels hold the process's other servers' too (one process per session in real use).
-    assert.deepEqual({ ...stop.structuredContent, session: undefined, sessions: undefined }, { scope: 'session', session: undefined, sessions: undefined, stopped: [], why: 'voxd is not running' });
-    assert.equal((stop.content[0] as { text: string }).text, JSON.stringify(stop.structuredContent), 'the text block is the serialized JSON');
+    assert.deepEqual(
+      { ...stop.structuredContent, session: undefined, sessions: undefined },
+      { scope: 'session', session: undefined, sessions: undefined, stopped: [], why: 'voxd is not running' },
+    );
+    assert.equal(
+      (stop.content[0] as { text: string }).text,
+      JSON.stringify(stop.structuredContent),
+      'the text block is the serialized JSON',
+    );
     const configured = await mcp.callTool('configure', { rate: 9000 });
     assert.equal(configured.isError, true);
     assert.ok((configured.content[0] as { text: string }).text.includes(join(dir, '.vox', 'config.md')));
@@ -221,14 +332,24 @@ describe('tools from other modules', () => {
     const echo: McpTool = {
       name: 'echo',
       description: 'Echoes its word back, for this test.',
-      input: { type: 'object', properties: { word: { type: 'string', minLength: 1 } }, required: ['word'], additionalProperties: false },
+      input: {
+        type: 'object',
+        properties: { word: { type: 'string', minLength: 1 } },
+        required: ['word'],
+        additionalProperties: false,
+      },
       async run(args, ctx) {
         seen.push({ args, session: await ctx.session(), cwd: ctx.cwd });
         return toolResult({ word: args.word });
       },
     };
     const plumbing: McpTool = { ...echo, name: 'plumbing', hidden: true };
-    const mcp = createVoxMcp({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOX_SESSION_ID: 'abc123' }, cwd: dir, log: () => {}, tools: [echo, plumbing] });
+    const mcp = createVoxMcp({
+      env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1', VOX_SESSION_ID: 'abc123' },
+      cwd: dir,
+      log: () => {},
+      tools: [echo, plumbing],
+    });
     const names = (await mcp.listTools()).map((t) => t.name);
     assert.ok(names.includes('echo') && names.includes('speak'));
     assert.ok(!names.includes('plumbing'), 'a hidden tool is not offered to the model');
@@ -242,7 +363,10 @@ describe('tools from other modules', () => {
     assert.equal(seen.length, 2);
     assert.match(seen[0]!.session, /#abc123$/);
     assert.equal(seen[0]!.cwd, dir);
-    assert.throws(() => createVoxMcp({ env: {}, cwd: dir, log: () => {}, tools: [{ ...echo, name: 'speak' }] }), /two tools are named "speak"/);
+    assert.throws(
+      () => createVoxMcp({ env: {}, cwd: dir, log: () => {}, tools: [{ ...echo, name: 'speak' }] }),
+      /two tools are named "speak"/,
+    );
   });
 
   test('notifications/initialized warms each tool once, in the background, and its calls never start voxd', async () => {
@@ -258,13 +382,20 @@ describe('tools from other modules', () => {
       },
       async warm(ctx) {
         // With autostart on in the session's env, the warm-up's own calls still start nothing.
-        const status = await ctx.call('GET', '/v1/health').then((r) => r.status, (e: Error & { code?: string }) => e.code ?? e.message);
+        const status = await ctx.call('GET', '/v1/health').then(
+          (r) => r.status,
+          (e: Error & { code?: string }) => e.code ?? e.message,
+        );
         warmed.push({ cwd: ctx.cwd, status });
       },
     };
     const home = join(dir, 'home');
     const mcp = createVoxMcp({ env: { VOX_HOME: home, VOXD_PORT: '9' }, cwd: dir, log: () => {}, tools: [warm] });
-    assert.equal(await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }), undefined, 'a notification gets no answer');
+    assert.equal(
+      await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      undefined,
+      'a notification gets no answer',
+    );
     assert.equal(warmed.length, 0, 'not in the same turn: the notification is answered first');
     await mcp.handle({ jsonrpc: '2.0', method: 'notifications/initialized' });
     for (let i = 0; i < 200 && warmed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -298,13 +429,22 @@ describe('input checks', () => {
   test('names each field and what it allows', () => {
     assert.deepEqual(checkInput(schema, {}), ['"text" is required: a text of 1 to 10 characters']);
     assert.deepEqual(checkInput(schema, { text: '   ' }), ['text must be a text of 1 to 10 characters, got "   "']);
-    assert.deepEqual(checkInput(schema, { text: 'x', rate: 'fast' }), ['rate must be a number from 80 to 500, got "fast"']);
+    assert.deepEqual(checkInput(schema, { text: 'x', rate: 'fast' }), [
+      'rate must be a number from 80 to 500, got "fast"',
+    ]);
     assert.deepEqual(checkInput(schema, { text: 'x', rate: 501 }), ['rate must be a number from 80 to 500, got 501']);
-    assert.deepEqual(checkInput(schema, { text: 'x', count: 1.5 }), ['count must be a whole number of at least 1, got 1.5']);
+    assert.deepEqual(checkInput(schema, { text: 'x', count: 1.5 }), [
+      'count must be a whole number of at least 1, got 1.5',
+    ]);
     assert.deepEqual(checkInput(schema, { text: 'x', mode: 'c' }), ['mode must be one of a, b, got "c"']);
     assert.deepEqual(checkInput(schema, { text: 'x', either: 3 }), ['either must be boolean or a text or null, got 3']);
-    assert.deepEqual(checkInput(schema, { text: 'x', colour: 'red' }), ['unknown field "colour"; allowed: text, rate, count, mode, either']);
-    assert.equal(checkInput(schema, { text: 'x'.repeat(200) })[0], 'text must be a text of 1 to 10 characters, got 200 characters');
+    assert.deepEqual(checkInput(schema, { text: 'x', colour: 'red' }), [
+      'unknown field "colour"; allowed: text, rate, count, mode, either',
+    ]);
+    assert.equal(
+      checkInput(schema, { text: 'x'.repeat(200) })[0],
+      'text must be a text of 1 to 10 characters, got 200 characters',
+    );
     assert.deepEqual(checkInput(schema, []), ['the input must be an object, got []']);
     assert.equal(allowedText({ type: 'number', maximum: 3 }), 'a number of at most 3');
   });
@@ -341,15 +481,25 @@ describe('stdio framing (injected streams)', () => {
     let err = '';
     stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const done = serveStdio({ env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' }, cwd: dir, stdin, stdout, stderr });
+    const done = serveStdio({
+      env: { VOX_HOME: join(dir, 'home'), VOX_NO_AUTOSTART: '1' },
+      cwd: dir,
+      stdin,
+      stdout,
+      stderr,
+    });
     return { stdin, done, out: () => out, err: () => err };
   }
 
   test('one line per message; CRLF, batches and a parse error; answers everything before ending', async () => {
     const s = start();
-    s.stdin.write(`${JSON.stringify(rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }))}\n`);
+    s.stdin.write(
+      `${JSON.stringify(rpc(0, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } }))}\n`,
+    );
     s.stdin.write(`${JSON.stringify(rpc(1, 'ping'))}\r\n`);
-    s.stdin.write(`${JSON.stringify([rpc(2, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(3, 'tools/list')])}\n`);
+    s.stdin.write(
+      `${JSON.stringify([rpc(2, 'ping'), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(3, 'tools/list')])}\n`,
+    );
     s.stdin.write('{"broken\n');
     // A request split across writes, and the last one without a newline.
     const last = JSON.stringify(rpc(4, 'tools/call', { name: 'speak', arguments: {} }));
@@ -360,11 +510,21 @@ describe('stdio framing (injected streams)', () => {
     assert.equal(lines.pop(), '', 'every message ends with a newline');
     const messages = lines.map((l) => JSON.parse(l) as unknown);
     assert.equal(messages.length, 5);
-    assert.deepEqual(messages.find((m) => (m as { id?: unknown }).id === 1), { jsonrpc: '2.0', id: 1, result: {} });
+    assert.deepEqual(
+      messages.find((m) => (m as { id?: unknown }).id === 1),
+      { jsonrpc: '2.0', id: 1, result: {} },
+    );
     const batch = messages.find(Array.isArray) as Array<{ id: number }>;
-    assert.deepEqual(batch.map((m) => m.id), [2, 3]);
+    assert.deepEqual(
+      batch.map((m) => m.id),
+      [2, 3],
+    );
     const parse = messages.find((m) => !Array.isArray(m) && !('id' in (m as object))) as { error: { code: number } };
-    assert.equal(parse.error.code, -32700, 'a parse error, its id left out (the SDK message schema rejects "id": null)');
+    assert.equal(
+      parse.error.code,
+      -32700,
+      'a parse error, its id left out (the SDK message schema rejects "id": null)',
+    );
     const call = messages.find((m) => (m as { id?: unknown }).id === 4) as { result: { isError: boolean } };
     assert.equal(call.result.isError, true);
     assert.match(s.err(), /not JSON/);
@@ -379,7 +539,9 @@ test('vox mcp loads no daemon code, no engine, no HTTP framework and no SDK runt
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const code = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
     for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
       const spec = m[1]!;
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
@@ -392,5 +554,8 @@ test('vox mcp loads no daemon code, no engine, no HTTP framework and no SDK runt
   assert.deepEqual(loaded, [], `vox mcp imports ${loaded.join(', ')}`);
   assert.ok(bare.has('@vox/protocol'));
   for (const file of seen) assert.ok(file.startsWith(dist), `${file} is outside vox-mcp`);
-  assert.ok([...seen].some((f) => f.endsWith('client.js')), 'the walk reached the lazily imported modules');
+  assert.ok(
+    [...seen].some((f) => f.endsWith('client.js')),
+    'the walk reached the lazily imported modules',
+  );
 });

@@ -23,7 +23,12 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'signals-test', version: '1.0.0' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'signals-test', version: '1.0.0' } },
+};
 
 /** A `vox mcp` past its handshake (initialize answered, initialized sent), stdin left open. */
 async function session(): Promise<VoxChild> {
@@ -37,11 +42,13 @@ async function session(): Promise<VoxChild> {
 
 /** Every stdout line is one JSON-RPC 2.0 message (habit 10). */
 function assertJsonRpcOnly(vox: VoxChild): unknown[] {
-  return vox.stdout.filter((l) => l !== '').map((l) => {
-    const m = JSON.parse(l) as { jsonrpc?: unknown };
-    assert.equal(m.jsonrpc, '2.0', `not JSON-RPC: ${l}`);
-    return m;
-  });
+  return vox.stdout
+    .filter((l) => l !== '')
+    .map((l) => {
+      const m = JSON.parse(l) as { jsonrpc?: unknown };
+      assert.equal(m.jsonrpc, '2.0', `not JSON-RPC: ${l}`);
+      return m;
+    });
 }
 
 describe('vox mcp on a signal, stdin open', () => {
@@ -69,7 +76,11 @@ describe('vox mcp on a signal, stdin open', () => {
     assert.ok(voxd.seen.length > before);
     vox.child.kill('SIGTERM');
     assert.deepEqual(await vox.exited(), { code: 0, signal: null });
-    const messages = assertJsonRpcOnly(vox) as { id?: unknown; result?: unknown; error?: { code: number; message: string } }[];
+    const messages = assertJsonRpcOnly(vox) as {
+      id?: unknown;
+      result?: unknown;
+      error?: { code: number; message: string };
+    }[];
     const answers = messages.filter((m) => m.id === 2);
     assert.equal(answers.length, 1, `one final answer to the call in flight: ${vox.stdout.join('\n')}`);
     assert.equal(answers[0]!.error?.code, -32000);
@@ -104,15 +115,31 @@ describe('serveStdio with a signal (injected streams)', () => {
         }),
     };
     const ac = new AbortController();
-    const served = serveStdio({ env: { VOX_HOME: join(root, 'unit'), VOX_NO_AUTOSTART: '1' }, cwd: root, stdin, stdout, stderr, tools: [hang as never], signal: ac.signal });
+    const served = serveStdio({
+      env: { VOX_HOME: join(root, 'unit'), VOX_NO_AUTOSTART: '1' },
+      cwd: root,
+      stdin,
+      stdout,
+      stderr,
+      tools: [hang as never],
+      signal: ac.signal,
+    });
     stdin.write(`${JSON.stringify(initialize)}\n`);
-    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hang', arguments: {} } })}\n`);
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hang', arguments: {} } })}\n`,
+    );
     await running;
     ac.abort();
     assert.equal(await served, 0);
     assert.ok(stdin.destroyed, 'stdin is released');
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number } });
-    assert.deepEqual(lines.map((m) => m.id), [1, 7]);
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result?: unknown; error?: { code: number } });
+    assert.deepEqual(
+      lines.map((m) => m.id),
+      [1, 7],
+    );
     assert.ok(lines[0]!.result, 'the handshake was answered');
     assert.equal(lines[1]!.error?.code, -32000);
     // Not cancelled: a cancelled speak would take back what voxd accepted, which must play on.
@@ -132,7 +159,11 @@ describe('at exit, hook calls still running', () => {
     const project = join(root, 'failing');
     mkdirSync(join(project, '.vox'), { recursive: true });
     writeFileSync(join(project, '.vox', 'config.md'), '---\nnotify: normal\n---\n');
-    const env = cleanEnv(join(root, 'drain-home'), { VOXD_URL: voxd.url, VOXD_TOKEN: 'test-token', VOX_NO_AUTOSTART: '1' });
+    const env = cleanEnv(join(root, 'drain-home'), {
+      VOXD_URL: voxd.url,
+      VOXD_TOKEN: 'test-token',
+      VOX_NO_AUTOSTART: '1',
+    });
     const ctx = {
       env,
       cwd: project,
@@ -144,9 +175,15 @@ describe('at exit, hook calls still running', () => {
     };
     const before = voxd.seen.length;
     // Not awaited, as at exit: the JSON-RPC call was answered with an error, the run goes on.
-    const call = hookTool.run({ event: 'StopFailure', session_id: '0000aaaa-bbbb', cwd: project, error: 'invalid_request' }, ctx as never);
+    const call = hookTool.run(
+      { event: 'StopFailure', session_id: '0000aaaa-bbbb', cwd: project, error: 'invalid_request' },
+      ctx as never,
+    );
     await drainHookSends(5000);
-    assert.ok(voxd.seen.slice(before).some((s) => s.startsWith('POST /v1/speak')), `the StopFailure reached voxd before the drain ended (seen: ${voxd.seen.slice(before).join(', ') || 'none'})`);
+    assert.ok(
+      voxd.seen.slice(before).some((s) => s.startsWith('POST /v1/speak')),
+      `the StopFailure reached voxd before the drain ended (seen: ${voxd.seen.slice(before).join(', ') || 'none'})`,
+    );
     // voxd here never answers: the drain ended at its bound, and the call is left to the exit.
     void call.catch(() => {});
   });

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -36,7 +46,8 @@ async function rejects(promise: Promise<unknown>): Promise<ConfigError> {
   assert.fail('did not throw');
 }
 
-const BODY = '\n# Shop\n\nSome *notes*.\n\n## Pronunciations\n\n| word | say as |\n| --- | --- |\n| kubectl | cube control |\n';
+const BODY =
+  '\n# Shop\n\nSome *notes*.\n\n## Pronunciations\n\n| word | say as |\n| --- | --- |\n| kubectl | cube control |\n';
 
 describe('setConfigValues', () => {
   test('the template is found from the source tree (and from dist, see commands-config.test.ts)', () => {
@@ -61,7 +72,9 @@ describe('setConfigValues', () => {
   });
 
   test('a round trip keeps the body, the other keys and the comments', async () => {
-    const before = '---\n# Project voice.\nvoice: en-us   # the default voice\n\n# how fast\nrate: 200 # wpm\nnotify: normal\n---' + BODY;
+    const before =
+      '---\n# Project voice.\nvoice: en-us   # the default voice\n\n# how fast\nrate: 200 # wpm\nnotify: normal\n---' +
+      BODY;
     const dir = project(before);
     const c = await setConfigValues(dir, { rate: 260, speak: false });
     assert.equal(c.values.rate, 260);
@@ -130,9 +143,14 @@ describe('setConfigValues', () => {
   });
 
   test('only the value changes: spacing and aligned comments stay as written', async () => {
-    const dir = project('---\nvoice:   en-us      # aligned\nvolume:  1          # aligned too\nmodel:             # to be set\n---\n');
+    const dir = project(
+      '---\nvoice:   en-us      # aligned\nvolume:  1          # aligned too\nmodel:             # to be set\n---\n',
+    );
     await setConfigValues(dir, { volume: 0.5, model: 'tts-1' });
-    assert.equal(read(dir), '---\nvoice:   en-us      # aligned\nvolume:  0.5          # aligned too\nmodel: tts-1             # to be set\n---\n');
+    assert.equal(
+      read(dir),
+      '---\nvoice:   en-us      # aligned\nvolume:  0.5          # aligned too\nmodel: tts-1             # to be set\n---\n',
+    );
   });
 
   test('values that are not one line are edited through the Document API', async () => {
@@ -203,7 +221,11 @@ describe('setConfigValues', () => {
 
   test('two sessions configuring at once both keep their keys', async () => {
     const dir = project('---\n---\n');
-    await Promise.all([setConfigValues(dir, { rate: 222 }), setConfigValues(dir, { voice: 'en-gb' }), setConfigValues(dir, { dedup: 12 })]);
+    await Promise.all([
+      setConfigValues(dir, { rate: 222 }),
+      setConfigValues(dir, { voice: 'en-gb' }),
+      setConfigValues(dir, { dedup: 12 }),
+    ]);
     const c = await resolveConfig(dir);
     assert.equal(c.values.rate, 222);
     assert.equal(c.values.voice, 'en-gb');

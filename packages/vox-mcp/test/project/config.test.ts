@@ -50,7 +50,19 @@ describe('schema and defaults', () => {
   });
 
   test('the issue keys are all there', () => {
-    for (const k of ['voice', 'rate', 'volume', 'engine', 'model', 'speak', 'notify', 'dedup', 'announce', 'priority', 'maxChars']) {
+    for (const k of [
+      'voice',
+      'rate',
+      'volume',
+      'engine',
+      'model',
+      'speak',
+      'notify',
+      'dedup',
+      'announce',
+      'priority',
+      'maxChars',
+    ]) {
       assert.ok(CONFIG_KEYS.includes(k as never), k);
     }
   });
@@ -77,7 +89,7 @@ describe('resolveConfig', () => {
     assert.deepEqual(c.pronunciations, []);
   });
 
-  test('a nested working directory finds the parent project\'s config', async () => {
+  test("a nested working directory finds the parent project's config", async () => {
     const dir = project({ '.vox/config.md': '---\nrate: 220\nannounce: true\n---\n', 'src/deep/er/x.txt': '' });
     const c = await resolveConfig(join(dir, 'src', 'deep', 'er'));
     const file = join(dir, '.vox', 'config.md');
@@ -219,7 +231,10 @@ describe('resolveConfig', () => {
       ],
     );
     assert.match(err.message, /11 problems/);
-    assert.match(err.message, /engine: "festival" is not allowed; use one of espeak, espeak-ng, say, sherpa, openai, elevenlabs, auto/);
+    assert.match(
+      err.message,
+      /engine: "festival" is not allowed; use one of espeak, espeak-ng, say, sherpa, openai, elevenlabs, auto/,
+    );
     assert.match(err.message, /YAML 1\.2 reads no as text: write true or false/);
     assert.match(err.message, /known keys: voice, rate/);
     assert.match(err.message, /model has no value/);
@@ -256,7 +271,12 @@ describe('resolveConfig', () => {
 
   test('an alias bomb is refused, not expanded', async () => {
     const lines = ['---', 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     lines.push('---');
     const err = await configError(project({ '.vox/config.md': lines.join('\n') }));
     assert.equal(err.problems.at(-1)!.key, '(yaml)');
@@ -268,7 +288,9 @@ describe('resolveConfig', () => {
   });
 
   test('a body without front matter gives the defaults and its pronunciations', async () => {
-    const dir = project({ '.vox/config.md': '# Notes\n\n## Pronunciations\n\n| word | say as |\n|---|---|\n| k8s | kubernetes |\n' });
+    const dir = project({
+      '.vox/config.md': '# Notes\n\n## Pronunciations\n\n| word | say as |\n|---|---|\n| k8s | kubernetes |\n',
+    });
     const c = await resolveConfig(dir);
     assert.deepEqual(c.values, DEFAULTS);
     assert.deepEqual(c.pronunciations, [{ word: 'k8s', say: 'kubernetes' }]);
@@ -349,7 +371,15 @@ describe('splitFrontMatter', () => {
   test('finds the parts and their lines', () => {
     const fm = splitFrontMatter('---\na: 1\nb: 2\n---\n# Body\n');
     assert.deepEqual(
-      { present: fm.present, language: fm.language, closed: fm.closed, yaml: fm.yaml, yamlLine: fm.yamlLine, body: fm.body, bodyLine: fm.bodyLine },
+      {
+        present: fm.present,
+        language: fm.language,
+        closed: fm.closed,
+        yaml: fm.yaml,
+        yamlLine: fm.yamlLine,
+        body: fm.body,
+        bodyLine: fm.bodyLine,
+      },
       { present: true, language: '', closed: true, yaml: 'a: 1\nb: 2\n', yamlLine: 2, body: '# Body\n', bodyLine: 5 },
     );
     assert.equal(splitFrontMatter('---js\nx\n---\n').language, 'js');
@@ -360,12 +390,72 @@ describe('splitFrontMatter', () => {
 
 describe('parseFlatYaml agrees with the yaml package', () => {
   const values = [
-    '', '~', 'null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'yes', 'no', 'on', 'off',
-    '0', '-0', '007', '+5', '-12', '175', '99999999999999999999', '1.5', '1.', '.5', '-.5', '+1.25', '1e3', '0x1f', '0o17', '.inf', '.nan',
-    'en-us', 'tts-1', 'gpt-4o-mini-tts', 'API server', 'a # comment', 'a#b', 'shop   # trailing', '# only a comment',
-    '"quoted"', '"with # hash"', "'single'", "'it''s'", '"esc\\n"', '"a" # c', '"a" b', "'a' # c",
-    '[a, b]', '{a: 1}', '&anchor x', '*alias', '!!str 5', '!tag x', '|', '>', '- item', '? q', 'a: b', 'a:b', 'C:\\dir', '@x', '`x`', '%x',
-    'wörter', 'x\ty',
+    '',
+    '~',
+    'null',
+    'Null',
+    'NULL',
+    'true',
+    'True',
+    'TRUE',
+    'false',
+    'False',
+    'FALSE',
+    'yes',
+    'no',
+    'on',
+    'off',
+    '0',
+    '-0',
+    '007',
+    '+5',
+    '-12',
+    '175',
+    '99999999999999999999',
+    '1.5',
+    '1.',
+    '.5',
+    '-.5',
+    '+1.25',
+    '1e3',
+    '0x1f',
+    '0o17',
+    '.inf',
+    '.nan',
+    'en-us',
+    'tts-1',
+    'gpt-4o-mini-tts',
+    'API server',
+    'a # comment',
+    'a#b',
+    'shop   # trailing',
+    '# only a comment',
+    '"quoted"',
+    '"with # hash"',
+    "'single'",
+    "'it''s'",
+    '"esc\\n"',
+    '"a" # c',
+    '"a" b',
+    "'a' # c",
+    '[a, b]',
+    '{a: 1}',
+    '&anchor x',
+    '*alias',
+    '!!str 5',
+    '!tag x',
+    '|',
+    '>',
+    '- item',
+    '? q',
+    'a: b',
+    'a:b',
+    'C:\\dir',
+    '@x',
+    '`x`',
+    '%x',
+    'wörter',
+    'x\ty',
   ];
   for (const v of values) {
     test(`key: ${v}`, () => {
@@ -391,7 +481,16 @@ describe('parseFlatYaml agrees with the yaml package', () => {
   });
 
   test('hands anything else to yaml', () => {
-    for (const text of ['a:\n  - 1\n', ' a: 1\n', 'a: 1\na: 2\n', '"a": 1\n', 'a b: 1\n', '...\n', 'a: x\n  y\n', '? a\n']) {
+    for (const text of [
+      'a:\n  - 1\n',
+      ' a: 1\n',
+      'a: 1\na: 2\n',
+      '"a": 1\n',
+      'a b: 1\n',
+      '...\n',
+      'a: x\n  y\n',
+      '? a\n',
+    ]) {
       assert.equal(parseFlatYaml(text), undefined, text);
     }
   });
@@ -403,7 +502,11 @@ describe('the template and the docs', () => {
   test('config/config.md is valid and sets nothing: every value is the default, no pronunciation applies', async () => {
     const parsed = await parseConfig(template, 'config/config.md');
     assert.deepEqual(parsed.values, {});
-    assert.deepEqual(parsed.pronunciations, [], 'the examples are shown, not applied (a fresh project must not say "cube control")');
+    assert.deepEqual(
+      parsed.pronunciations,
+      [],
+      'the examples are shown, not applied (a fresh project must not say "cube control")',
+    );
     assert.match(template, /\| kubectl \| cube control \|/, 'the example is still there to copy');
     // A row added under the template's table is read: the table itself is live.
     const added = await parseConfig(`${template}| nginx | engine x |\n`, 'config/config.md');

@@ -42,7 +42,8 @@ describe('parsePronunciations', () => {
   });
 
   test('any heading level and case; a deeper heading stays in the section', () => {
-    const body = '### pronunciations\n| w | s |\n|-|-|\n| a | b |\n#### More\n| w | s |\n|-|-|\n| c | d |\n## Out\n| w | s |\n|-|-|\n| e | f |\n';
+    const body =
+      '### pronunciations\n| w | s |\n|-|-|\n| a | b |\n#### More\n| w | s |\n|-|-|\n| c | d |\n## Out\n| w | s |\n|-|-|\n| e | f |\n';
     assert.deepEqual(
       parsePronunciations(body).entries.map((e) => e.word),
       ['a', 'c'],
@@ -50,7 +51,8 @@ describe('parsePronunciations', () => {
   });
 
   test('tables inside fenced code blocks are ignored', () => {
-    const body = '## Pronunciations\n```markdown\n| w | s |\n|-|-|\n| fenced | no |\n## Fake heading\n```\n| w | s |\n|-|-|\n| real | yes |\n';
+    const body =
+      '## Pronunciations\n```markdown\n| w | s |\n|-|-|\n| fenced | no |\n## Fake heading\n```\n| w | s |\n|-|-|\n| real | yes |\n';
     assert.deepEqual(parsePronunciations(body).entries, [{ word: 'real', say: 'yes' }]);
   });
 
@@ -97,7 +99,10 @@ describe('applyPronunciations', () => {
   ];
 
   test('whole words, any case', () => {
-    assert.equal(applyPronunciations('Run KUBECTL get pods; Kubectl too.', table), 'Run cube control get pods; cube control too.');
+    assert.equal(
+      applyPronunciations('Run KUBECTL get pods; Kubectl too.', table),
+      'Run cube control get pods; cube control too.',
+    );
     assert.equal(applyPronunciations('kubectls and xkubectl stay', table), 'kubectls and xkubectl stay');
     assert.equal(applyPronunciations('nginx_conf, nginx-conf', table), 'nginx_conf, engine x-conf');
   });

@@ -5,7 +5,14 @@
 import { lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { stopKeeping, type KeptFile } from './keeper.js';
-import { fileKind, parseDaemonState, pidAlive, readRegularFile, STATE_FILE_MAX_BYTES, type DaemonState } from '@vox/protocol';
+import {
+  fileKind,
+  parseDaemonState,
+  pidAlive,
+  readRegularFile,
+  STATE_FILE_MAX_BYTES,
+  type DaemonState,
+} from '@vox/protocol';
 
 /**
  * What is at `path` when it is something voxd must not write over or read (a
@@ -57,7 +64,8 @@ export function keptState(path: string, state: DaemonState): KeptFile {
       const now = readState(path);
       if (now?.pid === state.pid && now.port === state.port) return undefined;
       // A voxd started after this one holds VOX_HOME now (this one's lock went stale): no tug of war over the file.
-      if (now && typeof now.startedAt === 'string' && now.startedAt > state.startedAt && pidAlive(now.pid)) return undefined;
+      if (now && typeof now.startedAt === 'string' && now.startedAt > state.startedAt && pidAlive(now.pid))
+        return undefined;
       return now ? `named another voxd (pid ${now.pid}, port ${now.port})` : 'was missing or spoiled';
     },
     restore() {

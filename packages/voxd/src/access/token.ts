@@ -15,7 +15,19 @@
  * descriptor, so a link swapped in between check and use is not followed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename } from 'node:path';
 import { readRegularFile } from '@vox/protocol';
 import type { KeptFile } from './keeper.js';
@@ -59,7 +71,9 @@ function readExisting(path: string, warn: (msg: string) => void, replace = true)
   }
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (st.isDirectory()) {
-    throw new TokenFileError(`${path} is a directory, not a token file; remove it (rmdir, or move it away) and start voxd again`);
+    throw new TokenFileError(
+      `${path} is a directory, not a token file; remove it (rmdir, or move it away) and start voxd again`,
+    );
   }
   if (uid !== undefined && st.uid !== uid && !st.isSymbolicLink()) {
     throw new TokenFileError(`${path} belongs to another user (uid ${st.uid}); remove it and start voxd again`);
@@ -89,13 +103,21 @@ function readExisting(path: string, warn: (msg: string) => void, replace = true)
     const n = readSync(fd, buf, 0, READ_LIMIT, 0);
     const token = buf.subarray(0, n).toString('utf8').trim();
     if (!TOKEN_PATTERN.test(token)) {
-      const what = token === '' ? 'is empty' : `does not hold a token voxd wrote (${n >= READ_LIMIT ? 'too long' : `${token.length} characters`})`;
+      const what =
+        token === ''
+          ? 'is empty'
+          : `does not hold a token voxd wrote (${n >= READ_LIMIT ? 'too long' : `${token.length} characters`})`;
       return discard(path, what, warn, replace);
     }
     const mode = fst.mode & 0o777;
     if (process.platform !== 'win32' && mode & 0o077) {
       const who = mode & 0o007 ? 'everyone' : 'its group';
-      return discard(path, `was readable or writable by ${who} (mode ${mode.toString(8)}), so others may know it`, warn, replace);
+      return discard(
+        path,
+        `was readable or writable by ${who} (mode ${mode.toString(8)}), so others may know it`,
+        warn,
+        replace,
+      );
     }
     if (mode !== 0o600) {
       fchmodSync(fd, 0o600);
@@ -122,7 +144,8 @@ export function keptToken(path: string, token: string): KeptFile {
       const read = readRegularFile(path, { maxBytes: READ_LIMIT });
       if (!read.ok) return read.problem === 'missing' ? 'was missing' : read.why;
       if (read.text.trim() !== token) return 'held another token';
-      if ((read.mode & 0o777) !== 0o600 && process.platform !== 'win32') return `had mode ${(read.mode & 0o777).toString(8)}`;
+      if ((read.mode & 0o777) !== 0o600 && process.platform !== 'win32')
+        return `had mode ${(read.mode & 0o777).toString(8)}`;
       if (read.nlink > 1) return `had ${read.nlink} names (a hard link)`;
       return undefined;
     },

@@ -77,7 +77,9 @@ export interface CacheOptions {
 
 /** sha256 (hex) of the canonical JSON of `input`. */
 export function cacheKey(input: CacheKeyInput): string {
-  return createHash('sha256').update(canonicalJson({ v: VERSION, ...input })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ v: VERSION, ...input }))
+    .digest('hex');
 }
 
 /** JSON with sorted keys and undefined members dropped, so equal inputs give equal strings. */
@@ -104,12 +106,14 @@ export function encodeEntry(format: AudioFormat, pcm: Buffer): Buffer {
 
 /** The entry in `buf`, or undefined when it is truncated, altered or not an entry. */
 export function decodeEntry(buf: Buffer): CachedAudio | undefined {
-  if (buf.length < CACHE_HEADER_BYTES || buf.toString('ascii', 0, 4) !== MAGIC || buf.readUInt16LE(4) !== VERSION) return undefined;
+  if (buf.length < CACHE_HEADER_BYTES || buf.toString('ascii', 0, 4) !== MAGIC || buf.readUInt16LE(4) !== VERSION)
+    return undefined;
   const channels = buf.readUInt8(6);
   const bitDepth = buf.readUInt8(7);
   const sampleRate = buf.readUInt32LE(8);
   const length = buf.readUInt32LE(12);
-  if (channels !== 1 || bitDepth !== 16 || sampleRate === 0 || buf.length !== CACHE_HEADER_BYTES + length) return undefined;
+  if (channels !== 1 || bitDepth !== 16 || sampleRate === 0 || buf.length !== CACHE_HEADER_BYTES + length)
+    return undefined;
   const pcm = buf.subarray(CACHE_HEADER_BYTES);
   if (!createHash('sha256').update(pcm).digest().equals(buf.subarray(16, 48))) return undefined;
   return { format: { sampleRate, channels: 1, bitDepth: 16 }, pcm };

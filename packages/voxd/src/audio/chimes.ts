@@ -9,10 +9,27 @@ export const CHIME_FORMAT: AudioFormat = { sampleRate: 22050, channels: 1, bitDe
 
 /** [frequency Hz, duration ms] notes; 0 Hz is a rest. */
 const FIGURES: Record<ChimeSignal, Array<[number, number]>> = {
-  done: [[660, 120], [880, 180]],
-  prompt: [[880, 110], [0, 60], [880, 110]],
-  error: [[440, 180], [0, 40], [330, 260]],
-  attention: [[988, 90], [0, 40], [988, 90], [0, 40], [1319, 200]],
+  done: [
+    [660, 120],
+    [880, 180],
+  ],
+  prompt: [
+    [880, 110],
+    [0, 60],
+    [880, 110],
+  ],
+  error: [
+    [440, 180],
+    [0, 40],
+    [330, 260],
+  ],
+  attention: [
+    [988, 90],
+    [0, 40],
+    [988, 90],
+    [0, 40],
+    [1319, 200],
+  ],
 };
 
 export function chimePcm(signal: ChimeSignal, volume = 0.5): Buffer {

@@ -154,7 +154,7 @@ export class ProcessTree {
 
   /** Record the children of every known member (their parent link survives a setsid). */
   #children(): void {
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const pid of [...this.#known.keys()]) {
         let tasks: string[];
@@ -189,10 +189,11 @@ export class ProcessTree {
     this.#children();
     const all: Stat[] = [];
     try {
-      for (const name of readdirSync('/proc')) if (/^\d+$/.test(name)) {
-        const st = readStat(name);
-        if (st) all.push(st);
-      }
+      for (const name of readdirSync('/proc'))
+        if (/^\d+$/.test(name)) {
+          const st = readStat(name);
+          if (st) all.push(st);
+        }
     } catch {
       return;
     }
@@ -207,7 +208,7 @@ export class ProcessTree {
     for (const st of young) {
       if (!this.#known.has(st.pid) && this.#carries(st.pid)) this.#known.set(st.pid, st.start);
     }
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const st of young) {
         if (this.#known.has(st.pid)) continue;

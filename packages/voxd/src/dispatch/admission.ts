@@ -36,7 +36,23 @@ export type SpeakInput = Omit<SpeakRequest, 'wait'>;
 
 /** What a request is admitted as. */
 type Spec = Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
-  Partial<Pick<Utterance, 'voice' | 'rate' | 'volume' | 'model' | 'apiKey' | 'session' | 'final' | 'engine' | 'resolved' | 'signal' | 'requestId' | 'narration'>> &
+  Partial<
+    Pick<
+      Utterance,
+      | 'voice'
+      | 'rate'
+      | 'volume'
+      | 'model'
+      | 'apiKey'
+      | 'session'
+      | 'final'
+      | 'engine'
+      | 'resolved'
+      | 'signal'
+      | 'requestId'
+      | 'narration'
+    >
+  > &
   Pick<SpeakRequest, 'maxAgeMs'>;
 
 export interface Admitted {
@@ -98,9 +114,16 @@ export class Admission {
       if (input.voice && engine.knowsVoice && !(await engine.knowsVoice(input.voice).catch(() => true))) {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
       }
-      const prepared = narration?.prepared ?? await this.#o.prepare(input.text, { keepTags: engine.understandsTags(input.model), ...(input.maxChars ? { maxChars: input.maxChars } : {}) });
+      const prepared =
+        narration?.prepared ??
+        (await this.#o.prepare(input.text, {
+          keepTags: engine.understandsTags(input.model),
+          ...(input.maxChars ? { maxChars: input.maxChars } : {}),
+        }));
       // Inside the turn: two sessions arriving together are not given one free voice.
-      const voice = input.voice ?? (input.session && this.#o.voices ? await this.#o.voices.voiceFor(input.session, engine) : undefined);
+      const voice =
+        input.voice ??
+        (input.session && this.#o.voices ? await this.#o.voices.voiceFor(input.session, engine) : undefined);
       return { engine, prepared, voice };
     });
     this.#admissions = turn.catch(() => undefined);
@@ -132,7 +155,10 @@ export class Admission {
   }
 
   /** A chime. Each signal has a fixed 5 s duplicate window. */
-  async chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number }): Promise<Admitted> {
+  async chime(
+    signal: ChimeSignal,
+    options: { session?: string; priority?: Priority; volume?: number },
+  ): Promise<Admitted> {
     this.#assertOpen();
     const sink = await this.#audible();
     return this.#admitDurably(
@@ -184,7 +210,11 @@ export class Admission {
     const health = sinkHealth(await this.#checking);
     if (!health.ok) {
       this.#o.log?.warn({ sink: health }, 'request refused: no audio output');
-      throw new VoxError('VOX_ERR_AUDIO_UNAVAILABLE', health.reason ?? 'the audio output failed', health.fix ?? NO_OUTPUT_FIX);
+      throw new VoxError(
+        'VOX_ERR_AUDIO_UNAVAILABLE',
+        health.reason ?? 'the audio output failed',
+        health.fix ?? NO_OUTPUT_FIX,
+      );
     }
     return health;
   }
@@ -202,7 +232,8 @@ export class Admission {
     const hit = dedup.check(spec.dedupKey, spec.windowMs);
     if (hit) {
       const original = ledger.byId.get(hit.original.id);
-      const originalStatus = hit.original.state === 'played' ? (hit.original.outcome ?? 'played') : original?.started ? 'playing' : 'queued';
+      const originalStatus =
+        hit.original.state === 'played' ? (hit.original.outcome ?? 'played') : original?.started ? 'playing' : 'queued';
       const response: SpeakResponse = {
         id,
         status: 'deduped',
@@ -221,9 +252,27 @@ export class Admission {
       entry.finishedAt = entry.acceptedAt;
       ledger.record(entry);
       ledger.counters.deduped += 1;
-      ledger.emit('deduped', { id, priority: spec.priority, ...(spec.session ? { session: spec.session } : {}), originalId: hit.original.id });
+      ledger.emit('deduped', {
+        id,
+        priority: spec.priority,
+        ...(spec.session ? { session: spec.session } : {}),
+        originalId: hit.original.id,
+      });
       // A waiting duplicate learns how the original ended (or, at a shutdown, that it was handed over).
-      const settled = original && !original.settled ? ledger.outcomeOf(original).then((r) => (handedOver(r) ? r : ({ ...response, status: r.status === 'played' ? 'deduped' : r.status, ...(r.reason ? { reason: r.reason } : {}) } as SpeakResponse))) : Promise.resolve(response);
+      const settled =
+        original && !original.settled
+          ? ledger
+              .outcomeOf(original)
+              .then((r) =>
+                handedOver(r)
+                  ? r
+                  : ({
+                      ...response,
+                      status: r.status === 'played' ? 'deduped' : r.status,
+                      ...(r.reason ? { reason: r.reason } : {}),
+                    } as SpeakResponse),
+              )
+          : Promise.resolve(response);
       return { response, settled };
     }
 
@@ -255,24 +304,38 @@ export class Admission {
       u.parked = true;
       dedup.begin(u.dedupKey, id, u.windowMs);
       ledger.emit('queued', eventBase(u));
-      return { response: { id, status: 'queued', text: u.text, sink }, settled: ledger.outcomeOf(u), ...(done ? { durable: { done, u } } : {}) };
+      return {
+        response: { id, status: 'queued', text: u.text, sink },
+        settled: ledger.outcomeOf(u),
+        ...(done ? { durable: { done, u } } : {}),
+      };
     }
     const admission = queue.admit(u, player.playing);
     if (!admission.admitted) {
       ledger.emit('queued', eventBase(u));
       ledger.settle(u, 'dropped', admission.reason);
-      return { response: { id, status: 'dropped', text: u.text, reason: admission.reason!, sink }, settled: ledger.outcomeOf(u) };
+      return {
+        response: { id, status: 'dropped', text: u.text, reason: admission.reason!, sink },
+        settled: ledger.outcomeOf(u),
+      };
     }
     dedup.begin(u.dedupKey, id, u.windowMs);
     if (u.requestId) ledger.byRequest.set(u.requestId, u);
     ledger.emit('queued', eventBase(u));
     for (const r of admission.removed) ledger.settle(r.item, r.outcome, r.reason);
     if (admission.playing !== 'continue' && player.playing) {
-      player.abort(admission.playing, `${admission.playing === 'interrupt-resume' ? 'paused' : 'interrupted'} for ${u.priority} speech`);
+      player.abort(
+        admission.playing,
+        `${admission.playing === 'interrupt-resume' ? 'paused' : 'interrupted'} for ${u.priority} speech`,
+      );
     }
     if (maxAgeMs !== undefined) player.expireAfter(u, maxAgeMs + 1);
     player.kick();
-    return { response: { id, status: 'queued', text: u.text, sink }, settled: ledger.outcomeOf(u), ...(done ? { durable: { done, u } } : {}) };
+    return {
+      response: { id, status: 'queued', text: u.text, sink },
+      settled: ledger.outcomeOf(u),
+      ...(done ? { durable: { done, u } } : {}),
+    };
   }
 
   /**
@@ -290,7 +353,10 @@ export class Admission {
     }
     const done = ledger.recent(requestId);
     if (done && done.dedupKey === dedupKey) {
-      log?.info({ id: done.result.id, requestId, outcome: done.result.status }, 'a re-sent request got the outcome of the one it repeats');
+      log?.info(
+        { id: done.result.id, requestId, outcome: done.result.status },
+        'a re-sent request got the outcome of the one it repeats',
+      );
       return { response: done.result, settled: Promise.resolve(done.result) };
     }
     return undefined;
@@ -307,4 +373,3 @@ export class Admission {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
   }
 }
-

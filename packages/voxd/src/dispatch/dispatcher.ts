@@ -25,7 +25,16 @@
  * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
  */
 import { EventEmitter } from 'node:events';
-import type { ChimeSignal, HistoryEntry, NarrationRequest, NarrationResponse, Priority, SessionVoice, StopScope, VoxEvent } from '@vox/protocol';
+import type {
+  ChimeSignal,
+  HistoryEntry,
+  NarrationRequest,
+  NarrationResponse,
+  Priority,
+  SessionVoice,
+  StopScope,
+  VoxEvent,
+} from '@vox/protocol';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
@@ -63,7 +72,11 @@ export interface DispatcherOptions {
   synthesisTimeoutMs?: number;
   /** A sink may take the audio's duration plus max(this, 50 %) to play it, in ms. Default 2000. */
   playbackGraceMs?: number;
-  log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log?: {
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+    error(obj: object, msg?: string): void;
+  };
   /** Where accepted requests are kept across restarts; none by default (nothing survives a restart). */
   journal?: Journal;
   /** Each session's own voice (voices/assignment.ts); none: a request without a voice gets the engine's default. */
@@ -129,7 +142,15 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       voices: options.voices,
       log: this.#log,
     });
-    this.#narration = new Narration({ admission: this.#admission, queue: this.#queue, player: this.#player, ledger: this.#ledger, journal, log: this.#log, ...options.narration });
+    this.#narration = new Narration({
+      admission: this.#admission,
+      queue: this.#queue,
+      player: this.#player,
+      ledger: this.#ledger,
+      journal,
+      log: this.#log,
+      ...options.narration,
+    });
   }
 
   /** Narrations waiting for their next batch (status). */
@@ -167,7 +188,13 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   /** How many are queued in each class. */
   queuedByPriority(): Record<Priority, number> {
     const q = this.#queue;
-    return { important: q.count('important'), message: q.count('message'), text: q.count('text'), progress: q.count('progress'), notification: q.count('notification') };
+    return {
+      important: q.count('important'),
+      message: q.count('message'),
+      text: q.count('text'),
+      progress: q.count('progress'),
+      notification: q.count('notification'),
+    };
   }
 
   history(): HistoryEntry[] {
@@ -194,13 +221,23 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   }
 
   /** Accept a chime. Each signal has a fixed 5 s duplicate window. */
-  chime(signal: ChimeSignal, options: { session?: string; priority?: Priority; volume?: number } = {}): Promise<Admitted> {
+  chime(
+    signal: ChimeSignal,
+    options: { session?: string; priority?: Priority; volume?: number } = {},
+  ): Promise<Admitted> {
     return this.#admission.chime(signal, options);
   }
 
   /** Replay what the journal held when voxd started (replay.ts). Call once, before serving. */
   restore(replay: Replay): { replayed: number; resumed: number; expired: number } {
-    const counts = restore(replay, { clock: this.#clock, ledger: this.#ledger, dedup: this.#dedup, queue: this.#queue, player: this.#player, log: this.#log });
+    const counts = restore(replay, {
+      clock: this.#clock,
+      ledger: this.#ledger,
+      dedup: this.#dedup,
+      queue: this.#queue,
+      player: this.#player,
+      log: this.#log,
+    });
     this.#narration.adopt(this.#ledger.byId.values());
     return counts;
   }
@@ -268,8 +305,10 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     if (this.#admission.closed) return this.#player.idle();
     this.#admission.close();
     this.#player.release();
-    for (const u of this.#queue.removeWhere(() => true)) this.#ledger.shutDown(u, 'voxd shut down before it was spoken');
-    for (const u of this.#narration.parked()) this.#ledger.shutDown(u, 'voxd shut down while the message was being written');
+    for (const u of this.#queue.removeWhere(() => true))
+      this.#ledger.shutDown(u, 'voxd shut down before it was spoken');
+    for (const u of this.#narration.parked())
+      this.#ledger.shutDown(u, 'voxd shut down while the message was being written');
     if (this.#player.playing) {
       const timer = setTimeout(() => this.#player.abort('shutdown', 'voxd shut down'), graceMs);
       await this.#player.idle();

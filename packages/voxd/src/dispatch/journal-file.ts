@@ -24,13 +24,16 @@ export function readJournalFile(path: string, reader: JournalReader, maxReadByte
       problems.push(`the journal ${path} was a symbolic link; it was replaced, not followed`);
       rmSync(path, { force: true });
     } else if (!st.isFile()) {
-      problems.push(`the journal ${path} is not a regular file; voxd refuses speech (503 VOX_ERR_JOURNAL_UNWRITABLE) until it is removed`);
+      problems.push(
+        `the journal ${path} is not a regular file; voxd refuses speech (503 VOX_ERR_JOURNAL_UNWRITABLE) until it is removed`,
+      );
     } else {
       return readLines(path, reader, maxReadBytes, problems);
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code !== 'ENOENT') problems.push(`the journal could not be read (${e.code ?? e.message}); nothing was replayed`);
+    if (e.code !== 'ENOENT')
+      problems.push(`the journal could not be read (${e.code ?? e.message}); nothing was replayed`);
   }
   return reader.finish();
 }
@@ -75,7 +78,9 @@ function readLines(path: string, reader: JournalReader, maxReadBytes: number, pr
     }
     const size = fstatSync(fd).size;
     if (size > at) {
-      problems.push(`the journal was ${size} bytes; voxd read the first ${at} (twice its cap and more) and left the rest unread: requests recorded there are not replayed`);
+      problems.push(
+        `the journal was ${size} bytes; voxd read the first ${at} (twice its cap and more) and left the rest unread: requests recorded there are not replayed`,
+      );
       return reader.finish();
     }
   } finally {

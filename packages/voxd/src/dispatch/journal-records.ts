@@ -12,7 +12,17 @@
  * it, in file order, are not replayed but reported (how many, which ids), and
  * a re-send of one learns it was dropped.
  */
-import { CHIME_SIGNALS, ENGINE_NAMES, PRIORITIES, WIRE_ERRORS, type ChimeSignal, type Outcome, type Priority, type SpeakRequest, type WireErrorCode } from '@vox/protocol';
+import {
+  CHIME_SIGNALS,
+  ENGINE_NAMES,
+  PRIORITIES,
+  WIRE_ERRORS,
+  type ChimeSignal,
+  type Outcome,
+  type Priority,
+  type SpeakRequest,
+  type WireErrorCode,
+} from '@vox/protocol';
 import type { NarrationState } from '../text/narration-text.js';
 
 /** A narrated message (dispatch/narration.ts): its last batch and where its text stands. */
@@ -26,7 +36,10 @@ export interface NarrationMark {
 }
 
 /** An accepted request as the journal keeps it: what it takes to play it again. */
-export type JournalEntry = Pick<SpeakRequest, 'requestId' | 'session' | 'final' | 'voice' | 'rate' | 'volume' | 'model'> & {
+export type JournalEntry = Pick<
+  SpeakRequest,
+  'requestId' | 'session' | 'final' | 'voice' | 'rate' | 'volume' | 'model'
+> & {
   id: string;
   kind: 'speech' | 'chime';
   priority: Priority;
@@ -78,10 +91,7 @@ export interface Replay {
   notReplayed?: number;
 }
 
-export type Line =
-  | ({ t: 'a' } & JournalEntry)
-  | { t: 'p'; id: string; n: number }
-  | ({ t: 's' } & SettledRecord);
+export type Line = ({ t: 'a' } & JournalEntry) | { t: 'p'; id: string; n: number } | ({ t: 's' } & SettledRecord);
 
 /** Bytes `line` takes in the file, newline included. */
 export function lineBytes(line: Line): number {
@@ -89,7 +99,16 @@ export function lineBytes(line: Line): number {
 }
 
 /** Outcomes a settle record may hold (what the ledger writes). */
-const SETTLED_OUTCOMES: readonly string[] = ['played', 'stopped', 'expired', 'failed', 'dropped', 'replaced', 'interrupted', 'deduped'] satisfies Outcome[];
+const SETTLED_OUTCOMES: readonly string[] = [
+  'played',
+  'stopped',
+  'expired',
+  'failed',
+  'dropped',
+  'replaced',
+  'interrupted',
+  'deduped',
+] satisfies Outcome[];
 /** Settles kept while reading (the journal keeps fewer: keepSettled). */
 const MAX_SETTLED_READ = 4096;
 /** Bad lines named one by one; past this, one sentence says how many more. */
@@ -99,7 +118,10 @@ type Check = (v: unknown) => boolean;
 const str: Check = (v) => typeof v === 'string';
 const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
 const bool: Check = (v) => typeof v === 'boolean';
-const oneOf = (values: readonly string[]): Check => (v) => typeof v === 'string' && values.includes(v);
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v);
 const strings: Check = (v) => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 /** Every field an accept record may have, and what its value must be. */
@@ -152,14 +174,27 @@ function isNarrationMark(v: unknown): boolean {
   const m = v as Record<string, unknown>;
   const st = m.state as Record<string, unknown> | null;
   return (
-    str(m.message) && Number.isInteger(m.index) && bool(m.final) && typeof st === 'object' && st !== null &&
-    str(st.carry) && oneOf(['prose', 'code', 'table'])(st.mode) && Number.isInteger(st.count) && strings(st.para) && Number.isInteger(st.given) &&
-    (st.fence === undefined || str(st.fence)) && (st.lang === undefined || str(st.lang))
+    str(m.message) &&
+    Number.isInteger(m.index) &&
+    bool(m.final) &&
+    typeof st === 'object' &&
+    st !== null &&
+    str(st.carry) &&
+    oneOf(['prose', 'code', 'table'])(st.mode) &&
+    Number.isInteger(st.count) &&
+    strings(st.para) &&
+    Number.isInteger(st.given) &&
+    (st.fence === undefined || str(st.fence)) &&
+    (st.lang === undefined || str(st.lang))
   );
 }
 
 /** Why `rec` is not a record of this shape, or undefined when it is. */
-function problemOf(rec: Record<string, unknown>, fields: Record<string, Check>, required: readonly string[]): string | undefined {
+function problemOf(
+  rec: Record<string, unknown>,
+  fields: Record<string, Check>,
+  required: readonly string[],
+): string | undefined {
   for (const key of Object.keys(rec)) {
     if (!Object.hasOwn(fields, key)) return `has a field voxd does not write (${JSON.stringify(key.slice(0, 40))})`;
     if (!fields[key]!(rec[key])) return `has a value voxd does not write in "${key}"`;
@@ -201,24 +236,39 @@ export class JournalReader {
     } catch {
       return this.#skip(`journal line ${n} is not JSON; it was skipped`);
     }
-    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) return this.#skip(`journal line ${n} is not a record voxd knows; it was skipped`);
+    if (typeof rec !== 'object' || rec === null || Array.isArray(rec))
+      return this.#skip(`journal line ${n} is not a record voxd knows; it was skipped`);
     const r = rec as Record<string, unknown>;
-    const [fields, required] = r.t === 'a' ? [ACCEPT_FIELDS, ACCEPT_REQUIRED] : r.t === 's' ? [SETTLE_FIELDS, SETTLE_REQUIRED] : r.t === 'p' ? [PROGRESS_FIELDS, ['id', 'n']] : [undefined, []];
+    const [fields, required] =
+      r.t === 'a'
+        ? [ACCEPT_FIELDS, ACCEPT_REQUIRED]
+        : r.t === 's'
+          ? [SETTLE_FIELDS, SETTLE_REQUIRED]
+          : r.t === 'p'
+            ? [PROGRESS_FIELDS, ['id', 'n']]
+            : [undefined, []];
     if (!fields) return this.#skip(`journal line ${n} is not a record voxd knows; it was skipped`);
-    const problem = problemOf(r, fields, required) ?? (r.t === 'a' && r.kind === 'chime' && r.signal === undefined ? 'is a chime without its signal' : undefined);
+    const problem =
+      problemOf(r, fields, required) ??
+      (r.t === 'a' && r.kind === 'chime' && r.signal === undefined ? 'is a chime without its signal' : undefined);
     if (problem) return this.#skip(`journal line ${n} ${problem}; that record was skipped, the rest is replayed`);
     if (r.t === 'a') this.#accept(r as unknown as Line & { t: 'a' }, Buffer.byteLength(raw) + 1);
     else if (r.t === 'p') {
       const p = this.#pending.get(r.id as string);
       // A narration that played all it has so far waits at its end (n = length) for the rest.
-      if (p && ((r.n as number) < p.rec.sentences.length || (p.rec.narration && r.n === p.rec.sentences.length))) p.rec.sentence = r.n as number;
+      if (p && ((r.n as number) < p.rec.sentences.length || (p.rec.narration && r.n === p.rec.sentences.length)))
+        p.rec.sentence = r.n as number;
     } else this.#settle(r as unknown as Line & { t: 's' });
   }
 
   /** What was read; `torn` is what followed the last newline (a cut-short record), if anything. */
   finish(torn?: string): Replay {
-    if (torn) this.#problems.push(`the journal's last record was cut short (${torn.length} bytes; voxd stopped during a write); it was ignored`);
-    if (this.#bad > MAX_PROBLEMS_NAMED) this.#problems.push(`${this.#bad - MAX_PROBLEMS_NAMED} more journal lines were skipped as well`);
+    if (torn)
+      this.#problems.push(
+        `the journal's last record was cut short (${torn.length} bytes; voxd stopped during a write); it was ignored`,
+      );
+    if (this.#bad > MAX_PROBLEMS_NAMED)
+      this.#problems.push(`${this.#bad - MAX_PROBLEMS_NAMED} more journal lines were skipped as well`);
     if (this.#over.size) {
       const ids = [...this.#over.keys()];
       this.#problems.push(
@@ -227,7 +277,12 @@ export class JournalReader {
       );
     }
     const dropped = [...this.#over.values()].slice(-MAX_SETTLED_READ);
-    return { pending: [...this.#pending.values()].map((p) => p.rec), settled: [...this.#settled, ...dropped], problems: this.#problems, ...(this.#over.size ? { notReplayed: this.#over.size } : {}) };
+    return {
+      pending: [...this.#pending.values()].map((p) => p.rec),
+      settled: [...this.#settled, ...dropped],
+      problems: this.#problems,
+      ...(this.#over.size ? { notReplayed: this.#over.size } : {}),
+    };
   }
 
   #accept(line: Line & { t: 'a' }, bytes: number): void {
@@ -251,7 +306,10 @@ export class JournalReader {
       });
       return;
     }
-    this.#pending.set(entry.id, { rec: sentence !== undefined && entry.narration ? { ...entry, sentence } : entry, bytes });
+    this.#pending.set(entry.id, {
+      rec: sentence !== undefined && entry.narration ? { ...entry, sentence } : entry,
+      bytes,
+    });
     this.#pendingBytes += bytes;
   }
 

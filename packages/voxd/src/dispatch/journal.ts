@@ -27,11 +27,29 @@
  *   line. At open, at most `maxBytes` of unsettled records are replayed, in
  *   order, and the rest reported (journal-records.ts).
  */
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { VoxError } from '../errors.js';
 import { openAppend, readJournalFile, syncDir } from './journal-file.js';
-import { JournalReader, lineBytes, type JournalEntry, type Line, type Replay, type SettledRecord } from './journal-records.js';
+import {
+  JournalReader,
+  lineBytes,
+  type JournalEntry,
+  type Line,
+  type Replay,
+  type SettledRecord,
+} from './journal-records.js';
 
 /** Default cap on the live records (unsettled accepts and kept settles), in bytes. */
 export const JOURNAL_MAX_BYTES = 256 * 1024 * 1024;
@@ -44,7 +62,9 @@ export function journalMaxBytes(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return JOURNAL_MAX_BYTES;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < JOURNAL_MIN_BYTES) {
-    throw new Error(`VOXD_JOURNAL_MAX_BYTES=${JSON.stringify(raw.slice(0, 40))} is not a number of bytes of at least ${JOURNAL_MIN_BYTES}; set it to an integer such as ${JOURNAL_MAX_BYTES}, or unset it`);
+    throw new Error(
+      `VOXD_JOURNAL_MAX_BYTES=${JSON.stringify(raw.slice(0, 40))} is not a number of bytes of at least ${JOURNAL_MIN_BYTES}; set it to an integer such as ${JOURNAL_MAX_BYTES}, or unset it`,
+    );
   }
   return n;
 }
@@ -102,7 +122,11 @@ export class Journal {
     const replay = this.#read();
     for (const p of replay.pending) {
       const { sentence, ...entry } = p;
-      this.#pending.set(p.id, { entry, bytes: lineBytes({ t: 'a', ...entry }), ...(sentence !== undefined ? { sentence } : {}) });
+      this.#pending.set(p.id, {
+        entry,
+        bytes: lineBytes({ t: 'a', ...entry }),
+        ...(sentence !== undefined ? { sentence } : {}),
+      });
     }
     for (const rec of replay.settled) this.#settled.push({ rec, bytes: lineBytes({ t: 's', ...rec }) });
     this.#recount();
@@ -151,7 +175,9 @@ export class Journal {
    */
   grow(entry: JournalEntry): void {
     const old = this.#pending.get(entry.id);
-    this.#accept(entry, old).catch((err: Error) => this.#log?.warn({ id: entry.id, err: err.message }, 'a narration batch was written but not synced'));
+    this.#accept(entry, old).catch((err: Error) =>
+      this.#log?.warn({ id: entry.id, err: err.message }, 'a narration batch was written but not synced'),
+    );
   }
 
   #accept(entry: JournalEntry, old: { bytes: number; sentence?: number } | undefined): Promise<void> {
@@ -177,7 +203,9 @@ export class Journal {
     // A narration written again at each batch leaves its older records behind.
     if (old && this.#fileBytes > this.#compactBytes && this.#fileBytes > 2 * this.#liveBytes) this.#compact();
     return new Promise((resolve, reject) => {
-      this.#waiting.push((err) => (err ? reject(new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message)) : resolve()));
+      this.#waiting.push((err) =>
+        err ? reject(new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message)) : resolve(),
+      );
       this.#sync();
     });
   }
@@ -282,7 +310,10 @@ export class Journal {
     // Said once per failure: a full disk must not flood the log.
     if (this.#failed) return;
     this.#failed = true;
-    this.#log?.error({ err: err.message, path: this.path }, `${what}: new requests are refused (503 VOX_ERR_JOURNAL_UNWRITABLE) until it can be written; what is queued still plays`);
+    this.#log?.error(
+      { err: err.message, path: this.path },
+      `${what}: new requests are refused (503 VOX_ERR_JOURNAL_UNWRITABLE) until it can be written; what is queued still plays`,
+    );
   }
 
   #trimSettled(): void {
@@ -313,7 +344,8 @@ export class Journal {
   #compact(): void {
     this.#trimSettled();
     const parts: string[] = [];
-    for (let i = this.#settledHead; i < this.#settled.length; i++) parts.push(JSON.stringify({ t: 's', ...this.#settled[i]!.rec }));
+    for (let i = this.#settledHead; i < this.#settled.length; i++)
+      parts.push(JSON.stringify({ t: 's', ...this.#settled[i]!.rec }));
     for (const { entry, sentence } of this.#pending.values()) {
       parts.push(JSON.stringify({ t: 'a', ...entry }));
       if (sentence !== undefined) parts.push(JSON.stringify({ t: 'p', id: entry.id, n: sentence }));

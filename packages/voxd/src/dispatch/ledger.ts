@@ -67,7 +67,15 @@ export interface LedgerOptions {
 }
 
 export class Ledger {
-  readonly counters: Counters = { accepted: 0, played: 0, deduped: 0, failed: 0, expired: 0, interrupted: 0, dropped: 0 };
+  readonly counters: Counters = {
+    accepted: 0,
+    played: 0,
+    deduped: 0,
+    failed: 0,
+    expired: 0,
+    interrupted: 0,
+    dropped: 0,
+  };
   /** Accepted and not yet settled, by id. */
   readonly byId = new Map<string, Utterance>();
   /** In-flight requests by the caller's request id. */
@@ -89,7 +97,8 @@ export class Ledger {
   record(entry: HistoryEntry): void {
     this.#history.push(entry);
     // Trimmed in bulk, so each entry costs O(1).
-    if (this.#history.length >= this.#options.historySize * 2) this.#history.splice(0, this.#history.length - this.#options.historySize);
+    if (this.#history.length >= this.#options.historySize * 2)
+      this.#history.splice(0, this.#history.length - this.#options.historySize);
   }
 
   emit(type: EventType, data: Omit<VoxEvent, 'type' | 'at'>): void {
@@ -116,7 +125,16 @@ export class Ledger {
     if (u.settled) return;
     u.settled = true;
     const { journal, dedup, clock, sink, log } = this.#options;
-    if (u.journaled) journal!.settle({ id: u.id, ...(u.requestId ? { requestId: u.requestId } : {}), dedupKey: u.dedupKey, windowMs: u.windowMs, outcome, ...(reason ? { reason } : {}), ...(code ? { code } : {}) });
+    if (u.journaled)
+      journal!.settle({
+        id: u.id,
+        ...(u.requestId ? { requestId: u.requestId } : {}),
+        dedupKey: u.dedupKey,
+        windowMs: u.windowMs,
+        outcome,
+        ...(reason ? { reason } : {}),
+        ...(code ? { code } : {}),
+      });
     if (u.expiryTimer) clearTimeout(u.expiryTimer);
     u.entry.outcome = outcome;
     u.entry.finishedAt = new Date(clock()).toISOString();
@@ -144,7 +162,10 @@ export class Ledger {
       if (this.byRequest.get(u.requestId) === u) this.byRequest.delete(u.requestId);
       this.remember(u.requestId, u.dedupKey, result);
     }
-    log?.info({ id: u.id, session: u.session, priority: u.priority, outcome, reason, engine: u.entry.engine }, 'utterance settled');
+    log?.info(
+      { id: u.id, session: u.session, priority: u.priority, outcome, reason, engine: u.entry.engine },
+      'utterance settled',
+    );
   }
 
   /**
@@ -180,7 +201,10 @@ export class Ledger {
     for (const w of u.waiters.splice(0)) w(result);
     this.byId.delete(u.id);
     if (u.requestId) this.byRequest.delete(u.requestId);
-    this.#options.log?.info({ id: u.id, session: u.session, priority: u.priority, sentence: u.current }, 'utterance handed over to the next voxd (journal)');
+    this.#options.log?.info(
+      { id: u.id, session: u.session, priority: u.priority, sentence: u.current },
+      'utterance handed over to the next voxd (journal)',
+    );
   }
 
   #count(outcome: Outcome): void {
@@ -209,5 +233,9 @@ export class Ledger {
 
 /** The sink's state as the wire carries it in speak responses. */
 export function sinkHealth(s: SinkState): SinkHealth {
-  return { name: s.name, ok: s.ok, ...(s.ok ? {} : { reason: s.lastError ?? s.detail ?? 'the audio output failed', fix: s.fix ?? NO_OUTPUT_FIX }) };
+  return {
+    name: s.name,
+    ok: s.ok,
+    ...(s.ok ? {} : { reason: s.lastError ?? s.detail ?? 'the audio output failed', fix: s.fix ?? NO_OUTPUT_FIX }),
+  };
 }

@@ -15,7 +15,12 @@
  * Once a message's utterance has ended (a stop, a cut for a new prompt, a
  * barge-in), its later batches are answered `dropped` with why.
  */
-import { DEFAULT_DEDUP_SECONDS, type NarratingStatusField, type NarrationRequest, type NarrationResponse } from '@vox/protocol';
+import {
+  DEFAULT_DEDUP_SECONDS,
+  type NarratingStatusField,
+  type NarrationRequest,
+  type NarrationResponse,
+} from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import { initialState, narrate, type NarrationState } from '../text/narration-text.js';
 import type { Admission } from './admission.js';
@@ -115,7 +120,14 @@ export class Narration {
     const all = this.parked().sort((a, b) => (this.#lastBatch.get(a) ?? now) - (this.#lastBatch.get(b) ?? now));
     return {
       length: all.length,
-      items: all.slice(0, limit).map((u) => ({ id: u.id, session: u.session!, spoken: u.current, waitingMs: Math.round(now - (this.#lastBatch.get(u) ?? now)) })),
+      items: all
+        .slice(0, limit)
+        .map((u) => ({
+          id: u.id,
+          session: u.session!,
+          spoken: u.current,
+          waitingMs: Math.round(now - (this.#lastBatch.get(u) ?? now)),
+        })),
     };
   }
 
@@ -166,7 +178,10 @@ export class Narration {
     const u = this.#live.get(key);
     if (u?.settled) {
       this.#live.delete(key);
-      this.#remember(key, `the narration of this message ended (${u.result?.status ?? 'settled'}${u.result?.reason ? `: ${u.result.reason}` : ''})`);
+      this.#remember(
+        key,
+        `the narration of this message ended (${u.result?.status ?? 'settled'}${u.result?.reason ? `: ${u.result.reason}` : ''})`,
+      );
     }
     const ended = this.#ended.get(key);
     if (ended) return { ...(u ? { id: u.id } : {}), status: 'dropped', sentences: 0, reason: ended };
@@ -181,7 +196,8 @@ export class Narration {
       this.#live.delete(k);
       this.#remember(k, `the narration of this message ended (${v.result?.status ?? 'settled'})`);
     }
-    if (this.#live.size >= (this.#o.maxLive ?? MAX_LIVE_NARRATIONS)) throw new VoxError('VOX_ERR_QUEUE_FULL', `${this.#live.size} narrated messages and more`);
+    if (this.#live.size >= (this.#o.maxLive ?? MAX_LIVE_NARRATIONS))
+      throw new VoxError('VOX_ERR_QUEUE_FULL', `${this.#live.size} narrated messages and more`);
     const state = initialState();
     const sentences = speakable(narrate(state, req.delta, req.final));
     const mark = { message: req.message, index: req.index, final: req.final, state };
@@ -197,7 +213,13 @@ export class Narration {
       },
       { prepared: { text, sentences }, mark },
     );
-    if (response.status !== 'queued') return { id: response.id, status: 'dropped', sentences: 0, reason: response.reason ?? `not taken (${response.status})` };
+    if (response.status !== 'queued')
+      return {
+        id: response.id,
+        status: 'dropped',
+        sentences: 0,
+        reason: response.reason ?? `not taken (${response.status})`,
+      };
     const u = this.#o.ledger.byId.get(response.id);
     if (u) {
       this.#live.set(key, u);
@@ -209,7 +231,11 @@ export class Narration {
   async #grow(u: Utterance, req: NarrationRequest): Promise<NarrationResponse> {
     const mark = u.narration!;
     if (req.index <= mark.index) return { id: u.id, status: 'repeated', sentences: 0 };
-    if (req.index > mark.index + 1) this.#o.log?.warn({ id: u.id, session: u.session, after: mark.index, index: req.index }, 'narration batches missing; going on from this one');
+    if (req.index > mark.index + 1)
+      this.#o.log?.warn(
+        { id: u.id, session: u.session, after: mark.index, index: req.index },
+        'narration batches missing; going on from this one',
+      );
     const state: NarrationState = structuredClone(mark.state);
     const added = speakable(narrate(state, req.delta, req.final));
     const next = { message: mark.message, index: req.index, final: req.final || mark.final, state };
@@ -234,7 +260,12 @@ export class Narration {
   /** A message whose last batch came while it waited with everything played. */
   #finishParked(u: Utterance): void {
     u.parked = false;
-    if (u.sentences.length === 0) this.#o.ledger.settle(u, 'dropped', 'nothing left to say after cleanup (the message was only code, emoji, markup or punctuation)');
+    if (u.sentences.length === 0)
+      this.#o.ledger.settle(
+        u,
+        'dropped',
+        'nothing left to say after cleanup (the message was only code, emoji, markup or punctuation)',
+      );
     else this.#o.ledger.settle(u, 'played');
   }
 
@@ -265,8 +296,11 @@ function speakable(sentences: string[]): string[] {
   return sentences.filter((s) => !UNSPEAKABLE.test(s));
 }
 
-function pickVoice(req: NarrationRequest): Partial<Pick<NarrationRequest, 'voice' | 'rate' | 'volume' | 'engine' | 'model'>> {
+function pickVoice(
+  req: NarrationRequest,
+): Partial<Pick<NarrationRequest, 'voice' | 'rate' | 'volume' | 'engine' | 'model'>> {
   const out: Partial<Pick<NarrationRequest, 'voice' | 'rate' | 'volume' | 'engine' | 'model'>> = {};
-  for (const k of ['voice', 'rate', 'volume', 'engine', 'model'] as const) if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
+  for (const k of ['voice', 'rate', 'volume', 'engine', 'model'] as const)
+    if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
   return out;
 }

@@ -67,10 +67,13 @@ export class PlaybackWatchdog {
     if (this.#done || this.expired) return;
     this.#disarm();
     this.#armedAt = performance.now();
-    this.#timer = setTimeout(() => {
-      this.expired = true;
-      this.#onExpire();
-    }, Math.max(0, this.limitMs - this.#sinkMs));
+    this.#timer = setTimeout(
+      () => {
+        this.expired = true;
+        this.#onExpire();
+      },
+      Math.max(0, this.limitMs - this.#sinkMs),
+    );
   }
 
   #disarm(): void {

@@ -36,7 +36,8 @@ export class Player {
 
   constructor(options: PlayerOptions) {
     // A narration's turn ends at a sentence boundary once it has held the voice for its turn and another waits.
-    const endTurn = (u: Utterance, audioMs: number): boolean => u.narration !== undefined && audioMs >= NARRATION_TURN_MS && options.queue.waitingAtOrAbove(u.priority);
+    const endTurn = (u: Utterance, audioMs: number): boolean =>
+      u.narration !== undefined && audioMs >= NARRATION_TURN_MS && options.queue.waitingAtOrAbove(u.priority);
     this.#o = { ...options, stream: { ...options.stream, endTurn } };
   }
 
@@ -94,7 +95,11 @@ export class Player {
       // Already cut, and not yet settled or requeued. A stop (or shutdown) that
       // lands in that gap overrides a pending pause: the user wants silence, not
       // a resume. A second interruption changes nothing.
-      if ((reason === 'stopped' || reason === 'shutdown') && p.abortReason !== 'stopped' && p.abortReason !== 'shutdown') {
+      if (
+        (reason === 'stopped' || reason === 'shutdown') &&
+        p.abortReason !== 'stopped' &&
+        p.abortReason !== 'shutdown'
+      ) {
         p.abortReason = reason;
         p.abortDetail = detail;
       }
@@ -146,7 +151,11 @@ export class Player {
     const { ledger, sink } = this.#o;
     if (u.kind === 'speech' && u.sentences.length === 0) {
       // Only code, emoji or markup: reported, and the sink is never touched.
-      ledger.settle(u, 'dropped', 'nothing left to say after cleanup (the text was only code, emoji, markup or punctuation)');
+      ledger.settle(
+        u,
+        'dropped',
+        'nothing left to say after cleanup (the text was only code, emoji, markup or punctuation)',
+      );
       return;
     }
     const abort = new AbortController();
@@ -157,7 +166,8 @@ export class Player {
     this.#playing = u;
     this.#announce(u);
     try {
-      const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await speechAudio(u, abort.signal, this.#o.stream);
+      const { format, chunks } =
+        u.kind === 'chime' ? chimeAudio(u) : await speechAudio(u, abort.signal, this.#o.stream);
       // Cut before any audio was ready: nothing reaches the sink (no empty WAV, no click).
       if (abort.signal.aborted) {
         this.#afterAbort(u);
@@ -166,7 +176,10 @@ export class Player {
       const watchdog = new PlaybackWatchdog(format, this.#o.playbackGraceMs, () => {
         const audio = (watchdog.audioMs / 1000).toFixed(1);
         const limit = (watchdog.limitMs / 1000).toFixed(1);
-        this.abort('watchdog', `the player ${sink.state().name} had not finished ${audio} s of audio after ${limit} s (the playback timeout), so it was killed`);
+        this.abort(
+          'watchdog',
+          `the player ${sink.state().name} had not finished ${audio} s of audio after ${limit} s (the playback timeout), so it was killed`,
+        );
       });
       let result;
       try {
@@ -178,7 +191,13 @@ export class Player {
         u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
       }
       if (abort.signal.aborted) this.#afterAbort(u);
-      else if (result.bytes === 0 && u.kind === 'speech') ledger.settle(u, 'failed', `the ${u.entry.engine ?? 'speech'} engine produced no audio`, 'VOX_ERR_SYNTHESIS_FAILED');
+      else if (result.bytes === 0 && u.kind === 'speech')
+        ledger.settle(
+          u,
+          'failed',
+          `the ${u.entry.engine ?? 'speech'} engine produced no audio`,
+          'VOX_ERR_SYNTHESIS_FAILED',
+        );
       else if (u.narration) this.#afterPass(u);
       else ledger.settle(u, 'played');
     } catch (err) {
@@ -186,7 +205,8 @@ export class Player {
         this.#afterAbort(u);
       } else {
         const e = err as Error & { code?: string };
-        const code: WireErrorCode = e.code === 'VOX_ERR_SYNTHESIS_FAILED' ? 'VOX_ERR_SYNTHESIS_FAILED' : 'VOX_ERR_PLAYBACK_FAILED';
+        const code: WireErrorCode =
+          e.code === 'VOX_ERR_SYNTHESIS_FAILED' ? 'VOX_ERR_SYNTHESIS_FAILED' : 'VOX_ERR_PLAYBACK_FAILED';
         this.#o.log?.warn({ id: u.id, session: u.session, err: e.message }, 'utterance failed');
         ledger.settle(u, 'failed', e.message, code);
       }
@@ -236,7 +256,11 @@ export class Player {
       case 'interrupt-resume': {
         const newer = queue.requeue(u);
         if (newer) {
-          ledger.settle(u, 'replaced', `${u.abortDetail}; replaced by newer ${u.priority} ${newer.id} from the same session`);
+          ledger.settle(
+            u,
+            'replaced',
+            `${u.abortDetail}; replaced by newer ${u.priority} ${newer.id} from the same session`,
+          );
           return;
         }
         ledger.emit('interrupted', { ...eventBase(u), reason: `${u.abortDetail}; will resume` });

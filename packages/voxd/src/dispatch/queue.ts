@@ -87,7 +87,7 @@ class List<T> {
   }
 
   *[Symbol.iterator](): IterableIterator<T> {
-    for (let n = this.head; n; ) {
+    for (let n = this.head; n;) {
       const next = n.next; // the caller may remove n
       yield n.item;
       n = next;
@@ -99,7 +99,10 @@ export class SpeechQueue<T extends QueueItem> {
   readonly #lists = new Map<Priority, List<T>>(CLASSES.map((p) => [p, new List<T>()]));
   readonly #nodes = new Map<T, Node<T>>();
   /** Queued items of one session, for the classes whose rules are per session. */
-  readonly #bySession = { text: new Map<string | undefined, Set<T>>(), progress: new Map<string | undefined, Set<T>>() };
+  readonly #bySession = {
+    text: new Map<string | undefined, Set<T>>(),
+    progress: new Map<string | undefined, Set<T>>(),
+  };
 
   get length(): number {
     return this.#nodes.size;
@@ -133,12 +136,23 @@ export class SpeechQueue<T extends QueueItem> {
     const speechQueued = this.count('important') + this.count('message') + this.count('text') > 0;
 
     if (p === 'notification' && busy) {
-      return { admitted: false, reason: 'notification dropped: other speech is queued or playing', removed, playing: 'continue' };
+      return {
+        admitted: false,
+        reason: 'notification dropped: other speech is queued or playing',
+        removed,
+        playing: 'continue',
+      };
     }
     if (p === 'progress' && !item.final && speechQueued) {
       return { admitted: false, reason: 'progress dropped: other speech is queued', removed, playing: 'continue' };
     }
-    if (p === 'progress' && !item.final && playing && playing.priority !== 'progress' && playing.priority !== 'notification') {
+    if (
+      p === 'progress' &&
+      !item.final &&
+      playing &&
+      playing.priority !== 'progress' &&
+      playing.priority !== 'notification'
+    ) {
       return { admitted: false, reason: 'progress dropped: other speech is playing', removed, playing: 'continue' };
     }
 
@@ -146,10 +160,23 @@ export class SpeechQueue<T extends QueueItem> {
     this.#removeAll(this.#lists.get('notification')!, () => true, 'dropped', `dropped for newer ${p} speech`, removed);
     if (p === 'message') {
       this.#removeAll(this.#lists.get('text')!, (q) => !q.narration, 'dropped', 'cancelled by a message', removed);
-      this.#removeAll(this.#lists.get('progress')!, (q) => !protectedProgress(q), 'dropped', 'cancelled by a message', removed);
+      this.#removeAll(
+        this.#lists.get('progress')!,
+        (q) => !protectedProgress(q),
+        'dropped',
+        'cancelled by a message',
+        removed,
+      );
     }
     if (p === 'text') {
-      if (!item.narration) this.#removeAll(this.#bySession.text.get(item.session) ?? new Set(), (q) => !q.narration, 'replaced', 'replaced by a newer text from the same session', removed);
+      if (!item.narration)
+        this.#removeAll(
+          this.#bySession.text.get(item.session) ?? new Set(),
+          (q) => !q.narration,
+          'replaced',
+          'replaced by a newer text from the same session',
+          removed,
+        );
     }
     if (p === 'progress') {
       this.#removeAll(
@@ -165,10 +192,14 @@ export class SpeechQueue<T extends QueueItem> {
     if (playing) {
       const pp = playing.priority;
       if (p === 'important' && pp !== 'important') {
-        playingAction = pp === 'message' || pp === 'text' || protectedProgress(playing) ? 'interrupt-resume' : 'interrupt-drop';
+        playingAction =
+          pp === 'message' || pp === 'text' || protectedProgress(playing) ? 'interrupt-resume' : 'interrupt-drop';
       } else if (p === 'message' && playing.narration) {
         playingAction = 'interrupt-resume';
-      } else if (p === 'message' && (pp === 'text' || pp === 'notification' || (pp === 'progress' && !protectedProgress(playing)))) {
+      } else if (
+        p === 'message' &&
+        (pp === 'text' || pp === 'notification' || (pp === 'progress' && !protectedProgress(playing)))
+      ) {
         playingAction = 'interrupt-drop';
       } else if ((p === 'text' || p === 'progress') && pp === 'notification') {
         playingAction = 'interrupt-drop';
@@ -246,7 +277,7 @@ export class SpeechQueue<T extends QueueItem> {
   removeWhere(pred: (item: T) => boolean): T[] {
     const out: T[] = [];
     for (const p of CLASSES) {
-      for (let n = this.#lists.get(p)!.head; n; ) {
+      for (let n = this.#lists.get(p)!.head; n;) {
         const next = n.next;
         if (pred(n.item)) {
           out.push(n.item);
@@ -263,7 +294,11 @@ export class SpeechQueue<T extends QueueItem> {
   }
 
   #index(item: T): Map<string | undefined, Set<T>> | undefined {
-    return item.priority === 'text' ? this.#bySession.text : item.priority === 'progress' ? this.#bySession.progress : undefined;
+    return item.priority === 'text'
+      ? this.#bySession.text
+      : item.priority === 'progress'
+        ? this.#bySession.progress
+        : undefined;
   }
 
   #insert(item: T, front: boolean): void {
@@ -276,7 +311,13 @@ export class SpeechQueue<T extends QueueItem> {
     }
   }
 
-  #removeAll(from: List<T> | Set<T>, pred: (q: T) => boolean, outcome: Removal<T>['outcome'], reason: string, into: Array<Removal<T>>): void {
+  #removeAll(
+    from: List<T> | Set<T>,
+    pred: (q: T) => boolean,
+    outcome: Removal<T>['outcome'],
+    reason: string,
+    into: Array<Removal<T>>,
+  ): void {
     if (from.size === 0) return;
     const matched = [...from].filter(pred);
     for (const q of matched) {

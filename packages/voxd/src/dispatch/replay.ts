@@ -30,7 +30,13 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
   const { clock, ledger, dedup, queue, player, log } = ctx;
   const now = clock();
   for (const s of replay.settled) {
-    if (s.requestId) ledger.remember(s.requestId, s.dedupKey, { id: s.id, status: s.outcome, ...(s.reason ? { reason: s.reason } : {}), ...(s.code ? { error: wireError(s.code, s.reason ?? s.outcome) } : {}) });
+    if (s.requestId)
+      ledger.remember(s.requestId, s.dedupKey, {
+        id: s.id,
+        status: s.outcome,
+        ...(s.reason ? { reason: s.reason } : {}),
+        ...(s.code ? { error: wireError(s.code, s.reason ?? s.outcome) } : {}),
+      });
     if (s.outcome === 'played' || s.outcome === 'stopped') dedup.restore(s.dedupKey, s.id, s.windowMs, s.at, s.outcome);
   }
   const counts = { replayed: 0, resumed: 0, expired: 0 };
@@ -65,7 +71,11 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
       continue;
     }
     if (now - p.acceptedAt > REPLAY_MAX_AGE_MS) {
-      ledger.settle(u, 'expired', `accepted ${Math.round((now - p.acceptedAt) / 60_000)} min before voxd restarted: too old to speak now`);
+      ledger.settle(
+        u,
+        'expired',
+        `accepted ${Math.round((now - p.acceptedAt) / 60_000)} min before voxd restarted: too old to speak now`,
+      );
       counts.expired += 1;
       continue;
     }
@@ -83,7 +93,12 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
     if (u.expiresAt !== undefined && !u.started) player.expireAfter(u, Math.max(0, u.expiresAt - now) + 1);
     counts.replayed += 1;
     if (u.started) counts.resumed += 1;
-    ledger.emit('queued', { ...eventBase(u), reason: u.started ? `replayed after voxd restarted; resumes at sentence ${u.current + 1} of ${Math.max(1, u.sentences.length)}` : 'replayed after voxd restarted' });
+    ledger.emit('queued', {
+      ...eventBase(u),
+      reason: u.started
+        ? `replayed after voxd restarted; resumes at sentence ${u.current + 1} of ${Math.max(1, u.sentences.length)}`
+        : 'replayed after voxd restarted',
+    });
   }
   // Started ones go to the front of their class, in their accept order.
   for (const u of fronts.reverse()) queue.restore(u, true);

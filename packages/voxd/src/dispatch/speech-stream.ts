@@ -40,7 +40,10 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
   const { synthesizer, timeoutMs, journal, endTurn } = options;
   const watchdog = new AbortController();
   const synthSignal = AbortSignal.any([signal, watchdog.signal]);
-  const stalled = () => new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: `the ${u.engine ?? 'speech'} engine produced no audio for ${Math.round(timeoutMs / 1000)} s` });
+  const stalled = () =>
+    new VoxError('VOX_ERR_SYNTHESIS_FAILED', {
+      message: `the ${u.engine ?? 'speech'} engine produced no audio for ${Math.round(timeoutMs / 1000)} s`,
+    });
   let timer: NodeJS.Timeout | undefined;
   let onStall: ((err: Error) => void) | undefined;
   const arm = () => {
@@ -69,7 +72,12 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
     });
   // Chosen at admission; a replayed utterance has only the engine's name, resolved once here.
   const start = (i: number) =>
-    Promise.race([u.resolved ? synthesize(u.resolved, i) : synthesizer.resolve(u.engine, u.voice).then((e) => synthesize((u.resolved = e), i)), stall]).catch((err: Error) => {
+    Promise.race([
+      u.resolved
+        ? synthesize(u.resolved, i)
+        : synthesizer.resolve(u.engine, u.voice).then((e) => synthesize((u.resolved = e), i)),
+      stall,
+    ]).catch((err: Error) => {
       throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: err.message });
     });
   const first = u.current;
@@ -126,7 +134,10 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
           if (next.done) break;
           const chunk = next.value;
           arm();
-          const c = cur.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
+          const c =
+            cur.synthesis.format.sampleRate === format.sampleRate
+              ? chunk
+              : resample(chunk, cur.synthesis.format.sampleRate, format.sampleRate);
           played += c.length;
           yield gain < 1 ? applyGain(Buffer.from(c), gain) : c;
         }

@@ -38,7 +38,19 @@ export type Utterance = Omit<JournalEntry, 'hadApiKey'> &
   };
 
 /** The request fields the journal keeps and a replay restores, besides the required ones. */
-export const KEPT = ['requestId', 'session', 'final', 'voice', 'rate', 'volume', 'engine', 'model', 'signal', 'expiresAt', 'narration'] as const;
+export const KEPT = [
+  'requestId',
+  'session',
+  'final',
+  'voice',
+  'rate',
+  'volume',
+  'engine',
+  'model',
+  'signal',
+  'expiresAt',
+  'narration',
+] as const;
 
 /** What the journal keeps of an utterance (never its API key). */
 export function journalEntry(u: Utterance): JournalEntry {
@@ -62,7 +74,10 @@ export function eventBase(u: Pick<Utterance, 'id' | 'priority' | 'session'>): Om
 }
 
 /** The history entry of a request just accepted (or replayed). */
-export function historyEntry(u: Pick<Utterance, 'id' | 'text' | 'priority' | 'kind' | 'voice' | 'rate' | 'session' | 'engine'>, acceptedAt: number): HistoryEntry {
+export function historyEntry(
+  u: Pick<Utterance, 'id' | 'text' | 'priority' | 'kind' | 'voice' | 'rate' | 'session' | 'engine'>,
+  acceptedAt: number,
+): HistoryEntry {
   return {
     id: u.id,
     text: u.text,

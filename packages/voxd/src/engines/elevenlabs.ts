@@ -82,7 +82,10 @@ export class ElevenLabsEngine implements Engine {
 
   constructor(options: ElevenLabsEngineOptions) {
     this.#keys = options.keys;
-    this.baseUrl = ((options.env ?? process.env).ELEVENLABS_BASE_URL || ELEVENLABS_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.baseUrl = ((options.env ?? process.env).ELEVENLABS_BASE_URL || ELEVENLABS_DEFAULT_BASE_URL).replace(
+      /\/+$/,
+      '',
+    );
     this.sampleRate = options.sampleRate ?? 22050;
     const { client, owned } = clientFrom(options.http);
     this.#http = client;
@@ -133,7 +136,12 @@ export class ElevenLabsEngine implements Engine {
       });
       const list: Voice[] = (body.voices ?? [])
         .filter((v) => typeof v.voice_id === 'string' && typeof v.name === 'string')
-        .map((v) => ({ id: v.voice_id as string, name: v.name as string, languages: languagesOf(v), engine: this.name }));
+        .map((v) => ({
+          id: v.voice_id as string,
+          name: v.name as string,
+          languages: languagesOf(v),
+          engine: this.name,
+        }));
       this.#voices = { at: Date.now(), ttl: ELEVENLABS_VOICES_TTL_MS, list };
       return list;
     } catch {
@@ -188,7 +196,9 @@ export class ElevenLabsEngine implements Engine {
 }
 
 function languagesOf(v: ApiVoice): string[] {
-  const verified = (v.verified_languages ?? []).map((l) => l.language).filter((l): l is string => typeof l === 'string');
+  const verified = (v.verified_languages ?? [])
+    .map((l) => l.language)
+    .filter((l): l is string => typeof l === 'string');
   if (verified.length) return [...new Set(verified)];
   return typeof v.labels?.language === 'string' ? [v.labels.language] : ['en'];
 }

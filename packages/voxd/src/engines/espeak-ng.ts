@@ -61,7 +61,9 @@ export async function readWav(source: AsyncIterable<Buffer>): Promise<Synthesis>
       const sampleRate = buf.readUInt32LE(pos + 4);
       const bits = buf.readUInt16LE(pos + 14);
       if ((tag !== 1 && tag !== 0xfffe) || channels !== 1 || bits !== 16) {
-        throw new EngineError(`unsupported WAV format (tag ${tag}, ${channels} channels, ${bits} bits); need 16-bit mono PCM`);
+        throw new EngineError(
+          `unsupported WAV format (tag ${tag}, ${channels} channels, ${bits} bits); need 16-bit mono PCM`,
+        );
       }
       format = { sampleRate, channels: 1, bitDepth: 16 };
     }
@@ -110,7 +112,10 @@ export class EspeakNgEngine implements Engine {
   async ready(): Promise<Readiness> {
     return this.#path()
       ? { ready: true }
-      : { ready: false, reason: `${this.#bin} is not installed (not found on PATH); install it with "apt-get install espeak-ng" or "brew install espeak-ng"` };
+      : {
+          ready: false,
+          reason: `${this.#bin} is not installed (not found on PATH); install it with "apt-get install espeak-ng" or "brew install espeak-ng"`,
+        };
   }
 
   understandsTags(): boolean {
@@ -135,7 +140,8 @@ export class EspeakNgEngine implements Engine {
     if (request.voice) args.push('-v', request.voice);
     if (request.rate !== undefined) args.push('-s', String(Math.round(request.rate)));
     // espeak-ng amplitude: 0–200, 100 is normal; vox volume 1 maps to 100.
-    if (request.volume !== undefined) args.push('-a', String(Math.round(Math.max(0, Math.min(1, request.volume)) * 100)));
+    if (request.volume !== undefined)
+      args.push('-a', String(Math.round(Math.max(0, Math.min(1, request.volume)) * 100)));
     const child = spawn(path, args, { stdio: ['pipe', 'pipe', 'pipe'], env: this.#env, signal: request.signal });
     this.#children.add(child);
     let stderr = '';
@@ -153,7 +159,9 @@ export class EspeakNgEngine implements Engine {
       const { code, error } = await exited;
       if (request.signal?.aborted) return abortError(request.signal);
       if (error) return new EngineError(`${this.#bin} failed to start: ${error.message}`);
-      return new EngineError(`${this.#bin} exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`);
+      return new EngineError(
+        `${this.#bin} exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`,
+      );
     };
 
     let wav: Synthesis;
@@ -195,7 +203,12 @@ export function parseEspeakVoices(text: string, engine = 'espeak-ng'): Voice[] {
     const [, lang, name, other] = m as unknown as [string, string, string, string | undefined];
     if (voices.has(lang)) continue;
     const extra = [...(other ?? '').matchAll(/\(([^\s)]+)/g)].map((x) => x[1]!);
-    voices.set(lang, { id: lang, name: name.replace(/_/g, ' '), languages: [lang, ...extra.filter((l) => l !== lang)], engine });
+    voices.set(lang, {
+      id: lang,
+      name: name.replace(/_/g, ' '),
+      languages: [lang, ...extra.filter((l) => l !== lang)],
+      engine,
+    });
   }
   return [...voices.values()];
 }

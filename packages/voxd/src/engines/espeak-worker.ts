@@ -32,7 +32,7 @@ interface EspeakWorker {
   synthesize(text: string, cb: (audio: Int16Array, events: unknown[]) => boolean): void;
 }
 
-const mod = (await (createModule as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>)());
+const mod = await (createModule as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>)();
 const espeak = new mod.eSpeakNGWorker();
 espeak.set_voice('en-us');
 // Warm up: the first synthesis pays for loading phoneme tables.
@@ -70,7 +70,9 @@ port.on('message', (msg: WorkerRequest) => {
   }
   try {
     if (!setVoice(msg.voice)) {
-      throw new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: `unknown voice "${msg.voice}" (run "vox voices" for the list)` });
+      throw new VoxError('VOX_ERR_VOICE_UNKNOWN', {
+        message: `unknown voice "${msg.voice}" (run "vox voices" for the list)`,
+      });
     }
     espeak.set_rate(msg.rate);
     espeak.synthesize(msg.text, (audio) => {
@@ -84,6 +86,11 @@ port.on('message', (msg: WorkerRequest) => {
     port.postMessage({ type: 'done', job: msg.job } satisfies WorkerReply);
   } catch (err) {
     const unknownVoice = err instanceof VoxError && err.code === 'VOX_ERR_VOICE_UNKNOWN';
-    port.postMessage({ type: 'error', job: msg.job, message: (err as Error).message, ...(unknownVoice ? { unknownVoice } : {}) } satisfies WorkerReply);
+    port.postMessage({
+      type: 'error',
+      job: msg.job,
+      message: (err as Error).message,
+      ...(unknownVoice ? { unknownVoice } : {}),
+    } satisfies WorkerReply);
   }
 });

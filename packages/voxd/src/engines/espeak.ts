@@ -57,9 +57,18 @@ export class EspeakEngine implements Engine {
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm));
         else if (msg.type === 'done') job.push(null);
         // An unknown voice is the caller's mistake, not a failure of the engine: it carries its own code.
-        else if (msg.type === 'error') job.push(null, msg.unknownVoice ? new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: msg.message }) : new EngineError(msg.message));
+        else if (msg.type === 'error')
+          job.push(
+            null,
+            msg.unknownVoice
+              ? new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: msg.message })
+              : new EngineError(msg.message),
+          );
         else if (msg.type === 'voice') job.known?.(msg.known);
-        else if (msg.type === 'voices') job.voices?.(msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })));
+        else if (msg.type === 'voices')
+          job.voices?.(
+            msg.voices.map((v) => ({ id: v.identifier, name: v.name, languages: v.languages, engine: 'espeak' })),
+          );
         if (msg.type !== 'chunk') this.#jobs.delete(msg.job);
       });
       const fail = (err: Error) => {
@@ -132,7 +141,8 @@ export class EspeakEngine implements Engine {
       // would block every later job, so it is replaced.
       const worker = this.#worker;
       setTimeout(() => {
-        if (this.#inWorker.has(job) && this.#worker === worker) void this.#restart(`job ${job} did not stop within ${EspeakEngine.ABORT_GRACE_MS} ms`);
+        if (this.#inWorker.has(job) && this.#worker === worker)
+          void this.#restart(`job ${job} did not stop within ${EspeakEngine.ABORT_GRACE_MS} ms`);
       }, EspeakEngine.ABORT_GRACE_MS).unref();
     };
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -148,7 +158,8 @@ export class EspeakEngine implements Engine {
   }
 
   #post(msg: WorkerRequest): void {
-    if (!this.#worker) throw new EngineError(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
+    if (!this.#worker)
+      throw new EngineError(`embedded espeak is not running${this.#failure ? `: ${this.#failure}` : ''}`);
     this.#worker.postMessage(msg);
   }
 

@@ -155,7 +155,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const hint = (status === 401 || status === 403) && req.authHint ? ` (${req.authHint})` : '';
       const kind: CloudErrorKind =
         status === 401 || status === 403 ? 'auth' : status === 429 ? 'rate-limit' : status >= 500 ? 'server' : 'client';
-      throw new CloudError(kind, `${status} ${text}${tries}${detail ? `: ${detail}` : ''}${hint}`, { status, attempts: attempt });
+      throw new CloudError(kind, `${status} ${text}${tries}${detail ? `: ${detail}` : ''}${hint}`, {
+        status,
+        attempts: attempt,
+      });
     }
   }
 
@@ -182,7 +185,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
 /** Use the given client, or make one from options (then the caller owns and closes it). */
 export function clientFrom(http: HttpClientOptions | HttpClient | undefined): { client: HttpClient; owned: boolean } {
-  if (typeof (http as HttpClient | undefined)?.request === 'function') return { client: http as HttpClient, owned: false };
+  if (typeof (http as HttpClient | undefined)?.request === 'function')
+    return { client: http as HttpClient, owned: false };
   return { client: createHttpClient(http as HttpClientOptions | undefined), owned: true };
 }
 
@@ -258,7 +262,10 @@ function backoff(o: Required<HttpClientOptions>, attempt: number): number {
 }
 
 /** `retry-after-ms` (OpenAI), then `Retry-After` in seconds or as an HTTP date. */
-export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number | undefined {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const ms = Number(one(headers['retry-after-ms']));
   if (one(headers['retry-after-ms']) !== undefined && Number.isFinite(ms) && ms >= 0) return ms;

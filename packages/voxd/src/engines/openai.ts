@@ -24,7 +24,19 @@ import {
 
 export const OPENAI_MODELS = ['tts-1', 'gpt-4o-mini-tts'] as const;
 export const OPENAI_DEFAULT_MODEL = 'tts-1';
-export const OPENAI_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse'] as const;
+export const OPENAI_VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'onyx',
+  'nova',
+  'sage',
+  'shimmer',
+  'verse',
+] as const;
 export const OPENAI_DEFAULT_VOICE = 'alloy';
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const OPENAI_SAMPLE_RATE = 24_000;
@@ -66,7 +78,12 @@ export class OpenAIEngine implements Engine {
   }
 
   async voices(): Promise<Voice[]> {
-    return OPENAI_VOICES.map((id) => ({ id, name: id[0]!.toUpperCase() + id.slice(1), languages: ['en'], engine: this.name }));
+    return OPENAI_VOICES.map((id) => ({
+      id,
+      name: id[0]!.toUpperCase() + id.slice(1),
+      languages: ['en'],
+      engine: this.name,
+    }));
   }
 
   understandsTags(_model?: string): boolean {

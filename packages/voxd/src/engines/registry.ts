@@ -120,13 +120,16 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
   const automatic = ['elevenlabs', 'openai', 'sherpa', platform === 'darwin' ? 'say' : 'espeak-ng', embedded.name];
 
   const cache: Cache | undefined =
-    options.cache === false ? undefined : (options.cache ?? createCache({ dir: homePaths(options.home).cache, ...(log ? { log } : {}) }));
+    options.cache === false
+      ? undefined
+      : (options.cache ?? createCache({ dir: homePaths(options.home).cache, ...(log ? { log } : {}) }));
   const writes = new Set<Promise<unknown>>();
   let closing: Promise<void> | undefined;
 
   function known(name: string): Engine {
     const engine = engines.get(name);
-    if (!engine) throw new VoxError('VOX_ERR_ENGINE_UNKNOWN', JSON.stringify(name), [...engines.keys(), 'auto'].join(', '));
+    if (!engine)
+      throw new VoxError('VOX_ERR_ENGINE_UNKNOWN', JSON.stringify(name), [...engines.keys(), 'auto'].join(', '));
     return engine;
   }
 
@@ -149,7 +152,11 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
   }
 
   /** One try on one engine: the cache, else the engine up to its first chunk. */
-  async function attempt(engine: Engine, req: SynthesisRequest & { apiKey?: string }, cacheable: boolean): Promise<RegistrySynthesis> {
+  async function attempt(
+    engine: Engine,
+    req: SynthesisRequest & { apiKey?: string },
+    cacheable: boolean,
+  ): Promise<RegistrySynthesis> {
     const key =
       cache && cacheable
         ? cache.key({
@@ -164,7 +171,12 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
         : undefined;
     if (key && cache) {
       const hit = await cache.get(key).catch(() => undefined);
-      if (hit) return { engine: engine.name, cached: true, synthesis: { format: hit.format, chunks: replay(hit.pcm, req.signal) } };
+      if (hit)
+        return {
+          engine: engine.name,
+          cached: true,
+          synthesis: { format: hit.format, chunks: replay(hit.pcm, req.signal) },
+        };
     }
     const synthesis = await engine.synthesize(req);
     const it = synthesis.chunks[Symbol.asyncIterator]();
@@ -176,10 +188,16 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
             writes.add(w);
           }
         : undefined;
-    return { engine: engine.name, cached: false, synthesis: { format: synthesis.format, chunks: rejoin(first, it, req.signal, onComplete) } };
+    return {
+      engine: engine.name,
+      cached: false,
+      synthesis: { format: synthesis.format, chunks: rejoin(first, it, req.signal, onComplete) },
+    };
   }
 
-  async function synthesize(request: SynthesisRequest & { engine: Engine | string; apiKey?: string }): Promise<RegistrySynthesis> {
+  async function synthesize(
+    request: SynthesisRequest & { engine: Engine | string; apiKey?: string },
+  ): Promise<RegistrySynthesis> {
     const given = typeof request.engine === 'object';
     const engine = typeof request.engine === 'object' ? request.engine : await resolve(request.engine, request.voice);
     // A caller's key goes only to the cloud engine it named, never to whichever `auto` found.
@@ -203,13 +221,22 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     }
   }
 
-  async function fallback(reason: string, req: SynthesisRequest & { apiKey?: string }, cacheable: boolean): Promise<RegistrySynthesis> {
+  async function fallback(
+    reason: string,
+    req: SynthesisRequest & { apiKey?: string },
+    cacheable: boolean,
+  ): Promise<RegistrySynthesis> {
     log?.warn({ engine: embedded.name, reason }, 'engine failed before audio; falling back');
     const { voice: _v, model: _m, apiKey: _k, ...rest } = req;
     try {
-      return { ...(await attempt(embedded, { ...rest, text: stripTags(req.text) }, cacheable)), fallbackReason: reason };
+      return {
+        ...(await attempt(embedded, { ...rest, text: stripTags(req.text) }, cacheable)),
+        fallbackReason: reason,
+      };
     } catch (err) {
-      throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: `${reason}; the fallback ${embedded.name} failed too: ${(err as Error).message}` });
+      throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', {
+        message: `${reason}; the fallback ${embedded.name} failed too: ${(err as Error).message}`,
+      });
     }
   }
 
@@ -231,7 +258,8 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
           await engine.close().catch((err: unknown) => errors.push(err));
         }
         await cache?.close().catch((err: unknown) => errors.push(err));
-        if (errors.length) log?.warn({ errors: errors.map((e) => (e as Error).message) }, 'errors while closing engines');
+        if (errors.length)
+          log?.warn({ errors: errors.map((e) => (e as Error).message) }, 'errors while closing engines');
       })();
       return closing;
     },

@@ -69,7 +69,10 @@ export class SayEngine implements Engine {
 
   async synthesize(request: SynthesisRequest): Promise<Synthesis> {
     const path = this.#path();
-    if (!path) throw new EngineError((await this.ready()).ready ? 'say unavailable' : `say is not available on ${this.#platform}`);
+    if (!path)
+      throw new EngineError(
+        (await this.ready()).ready ? 'say unavailable' : `say is not available on ${this.#platform}`,
+      );
     request.signal?.throwIfAborted();
     const dir = await mkdtemp(join(this.#tmpDir, 'vox-say-'));
     const file = join(dir, 'out.wav');
@@ -115,7 +118,10 @@ export class SayEngine implements Engine {
       child.once('close', (code) => {
         this.#children.delete(child);
         if (code === 0) resolve();
-        else reject(new EngineError(`say exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`));
+        else
+          reject(
+            new EngineError(`say exited with code ${code}${stderr.trim() ? `: ${stderr.trim().split('\n')[0]}` : ''}`),
+          );
       });
     });
   }

@@ -35,7 +35,12 @@ export type HostReply =
 interface OfflineTts {
   sampleRate: number;
   numSpeakers: number;
-  generateAsync(req: { text: string; sid: number; speed: number; onProgress: (info: { samples: Float32Array }) => number | boolean }): Promise<unknown>;
+  generateAsync(req: {
+    text: string;
+    sid: number;
+    speed: number;
+    onProgress: (info: { samples: Float32Array }) => number | boolean;
+  }): Promise<unknown>;
 }
 
 const send: (msg: HostReply) => void = parentPort
@@ -94,9 +99,16 @@ async function onMessage(msg: HostRequest): Promise<void> {
   if (msg.type === 'load') {
     const started = performance.now();
     try {
-      const sherpa = createRequire(import.meta.url)(msg.module) as { OfflineTts: { createAsync(c: unknown): Promise<OfflineTts> } };
+      const sherpa = createRequire(import.meta.url)(msg.module) as {
+        OfflineTts: { createAsync(c: unknown): Promise<OfflineTts> };
+      };
       tts = await sherpa.OfflineTts.createAsync(msg.config);
-      send({ type: 'loaded', sampleRate: tts.sampleRate, numSpeakers: tts.numSpeakers, loadMs: Math.round(performance.now() - started) });
+      send({
+        type: 'loaded',
+        sampleRate: tts.sampleRate,
+        numSpeakers: tts.numSpeakers,
+        loadMs: Math.round(performance.now() - started),
+      });
     } catch (err) {
       // The addon's own message for an unloadable module is many lines (and names LD_LIBRARY_PATH, which vox does not need).
       send({ type: 'error', message: (err as Error).message.split('\n')[0]! });

@@ -78,7 +78,8 @@ export class Host {
           this.kill();
           return;
         }
-        const job = msg.type === 'error' || msg.type === 'chunk' || msg.type === 'done' ? this.#jobs.get(msg.job!) : undefined;
+        const job =
+          msg.type === 'error' || msg.type === 'chunk' || msg.type === 'done' ? this.#jobs.get(msg.job!) : undefined;
         if (!job) return;
         if (msg.type === 'chunk') job.push(Buffer.from(msg.pcm.buffer, msg.pcm.byteOffset, msg.pcm.byteLength));
         else {
@@ -91,11 +92,19 @@ export class Host {
       this.#child.on('error', (err) => reject(err));
       this.#child.on('exit', (code, signal) => {
         this.#exited = true;
-        const last = this.#stderr.trim().split('\n').filter(Boolean).pop()?.replace(/^\S+:\S+:\d+ /, '').replaceAll(`${model.dir}${sep}`, '').trim();
+        const last = this.#stderr
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .pop()
+          ?.replace(/^\S+:\S+:\d+ /, '')
+          .replaceAll(`${model.dir}${sep}`, '')
+          .trim();
         this.failure ??= `${signal ? `crashed (${signal})` : `exited with code ${code}`}${last ? `: ${last}` : ''}`;
         const whileLoading = !this.loadedOk;
         reject(new EngineError(this.failure));
-        for (const job of this.#jobs.values()) job.push(null, new EngineError(`sherpa model ${model.manifest.name} ${this.failure}`));
+        for (const job of this.#jobs.values())
+          job.push(null, new EngineError(`sherpa model ${model.manifest.name} ${this.failure}`));
         this.#jobs.clear();
         this.#holds.clear();
         clearTimeout(this.#idleTimer);
@@ -147,15 +156,24 @@ export class Host {
       if (h.strict) return;
       due = Math.max(due, h.touched + STREAM_HOLD_MS);
     }
-    this.#idleTimer = setTimeout(() => {
-      if (performance.now() >= due - 1) this.onIdle(this);
-      else this.#scheduleIdle();
-    }, Math.max(0, due - performance.now()));
+    this.#idleTimer = setTimeout(
+      () => {
+        if (performance.now() >= due - 1) this.onIdle(this);
+        else this.#scheduleIdle();
+      },
+      Math.max(0, due - performance.now()),
+    );
     // An idle model never keeps voxd's event loop alive.
     this.#idleTimer.unref();
   }
 
-  synthesize(texts: string[], sid: number, speed: number, signal: AbortSignal | undefined, format: AudioFormat): Synthesis {
+  synthesize(
+    texts: string[],
+    sid: number,
+    speed: number,
+    signal: AbortSignal | undefined,
+    format: AudioFormat,
+  ): Synthesis {
     const job = this.#nextJob++;
     const channel = new ChunkChannel();
     const hold = this.hold();
@@ -202,7 +220,9 @@ export function sherpaConfig(model: Installed, threads: number): Record<string, 
   const models: Record<string, Record<string, unknown>> = {
     vits: { vits: { model: at(files.model), ...common } },
     kokoro: { kokoro: { model: at(files.model), voices: at(files.voices), ...common } },
-    kitten: { kitten: { model: at(files.model), voices: at(files.voices), tokens: common.tokens, dataDir: common.dataDir } },
+    kitten: {
+      kitten: { model: at(files.model), voices: at(files.voices), tokens: common.tokens, dataDir: common.dataDir },
+    },
     matcha: { matcha: { acousticModel: at(files.model), vocoder: at(files.vocoder), ...common } },
   };
   return { model: { ...models[type], numThreads: threads, debug: 0, provider: 'cpu' }, maxNumSentences: 1 };

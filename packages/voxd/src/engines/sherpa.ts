@@ -130,7 +130,14 @@ export class SherpaEngine implements Engine {
     }
     const now = performance.now();
     const c = this.#checked;
-    if (c && c.mtime === mtime && now - c.at < SherpaEngine.CHECK_MS && c.result.broken.length === 0 && c.result.usable.length > 0) return c.result;
+    if (
+      c &&
+      c.mtime === mtime &&
+      now - c.at < SherpaEngine.CHECK_MS &&
+      c.result.broken.length === 0 &&
+      c.result.usable.length > 0
+    )
+      return c.result;
     const result = this.#scan();
     this.#checked = { at: now, mtime, result };
     return result;
@@ -138,7 +145,13 @@ export class SherpaEngine implements Engine {
 
   #scan(): Scan {
     const all = listModels(this.#home);
-    const usable = all.filter((m): m is Installed => m.ok).sort((a, b) => b.manifest.installedAt.localeCompare(a.manifest.installedAt) || a.manifest.name.localeCompare(b.manifest.name));
+    const usable = all
+      .filter((m): m is Installed => m.ok)
+      .sort(
+        (a, b) =>
+          b.manifest.installedAt.localeCompare(a.manifest.installedAt) ||
+          a.manifest.name.localeCompare(b.manifest.name),
+      );
     // A removed or replaced model's host lets its memory go.
     for (const [name, host] of this.#hosts) {
       if (!usable.some((m) => m.manifest.name === name && m.manifest.installedAt === host.model.manifest.installedAt)) {
@@ -168,9 +181,16 @@ export class SherpaEngine implements Engine {
     if (usable.some((m) => !this.#failure(m))) return { ready: true };
     const reasons = [
       ...usable.map((m) => `model ${m.manifest.name} failed to load: ${this.#failure(m)}`),
-      ...broken.map((m) => `model ${m.name} is not usable: ${m.reason}; reinstall it with "vox voices install ${m.name} --force"`),
+      ...broken.map(
+        (m) => `model ${m.name} is not usable: ${m.reason}; reinstall it with "vox voices install ${m.name} --force"`,
+      ),
     ];
-    return { ready: false, reason: reasons.length ? reasons.join('; ') : 'no voice model is installed ("vox voices install NAME" installs one; "vox voices list" shows them)' };
+    return {
+      ready: false,
+      reason: reasons.length
+        ? reasons.join('; ')
+        : 'no voice model is installed ("vox voices install NAME" installs one; "vox voices list" shows them)',
+    };
   }
 
   understandsTags(): boolean {
@@ -179,7 +199,9 @@ export class SherpaEngine implements Engine {
 
   async voices(): Promise<Voice[]> {
     if (this.#moduleCheck()) return [];
-    return this.#models().usable.filter((m) => !this.#failure(m)).flatMap((m) => voicesOf(m.manifest));
+    return this.#models()
+      .usable.filter((m) => !this.#failure(m))
+      .flatMap((m) => voicesOf(m.manifest));
   }
 
   /** Whether `voice` names a speaker of an installed model (the registry's automatic choice honours it). */
@@ -196,14 +218,22 @@ export class SherpaEngine implements Engine {
   /** The model and speaker for a voice; undefined when none matches. */
   #pick(voice: string | undefined): { model: Installed; sid: number; speaker: string } | undefined {
     const usable = this.#models().usable.filter((m) => !this.#failure(m));
-    const first = (m: Installed) => ({ model: m, sid: m.manifest.speakers[0]!.sid, speaker: m.manifest.speakers[0]!.id });
+    const first = (m: Installed) => ({
+      model: m,
+      sid: m.manifest.speakers[0]!.sid,
+      speaker: m.manifest.speakers[0]!.id,
+    });
     if (!voice) return usable[0] && first(usable[0]);
     const v = voice.toLowerCase();
-    const [modelName, speakerName] = v.includes(':') ? [v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1)] : [v, undefined];
+    const [modelName, speakerName] = v.includes(':')
+      ? [v.slice(0, v.indexOf(':')), v.slice(v.indexOf(':') + 1)]
+      : [v, undefined];
     const byName = usable.find((m) => m.manifest.name.toLowerCase() === modelName);
     if (byName) {
       if (speakerName === undefined) return first(byName);
-      const s = byName.manifest.speakers.find((x) => x.id.toLowerCase() === speakerName || String(x.sid) === speakerName);
+      const s = byName.manifest.speakers.find(
+        (x) => x.id.toLowerCase() === speakerName || String(x.sid) === speakerName,
+      );
       return s && { model: byName, sid: s.sid, speaker: s.id };
     }
     if (speakerName !== undefined) return undefined;
@@ -252,7 +282,10 @@ export class SherpaEngine implements Engine {
       (h) => {
         if (this.#hosts.get(name) !== h) return;
         this.#hosts.delete(name);
-        this.#log?.info({ model: name, idleUnloadMs: this.#idleUnloadMs, pid: h.pid }, 'voice model unloaded (idle); the next request loads it again');
+        this.#log?.info(
+          { model: name, idleUnloadMs: this.#idleUnloadMs, pid: h.pid },
+          'voice model unloaded (idle); the next request loads it again',
+        );
         void h.close();
       },
     );
@@ -286,7 +319,9 @@ export class SherpaEngine implements Engine {
     const p = this.#pick(request.voice);
     if (!p) {
       if (request.voice) {
-        throw new VoxError('VOX_ERR_VOICE_UNKNOWN', { message: `unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)` });
+        throw new VoxError('VOX_ERR_VOICE_UNKNOWN', {
+          message: `unknown voice "${request.voice}" for sherpa (run "vox voices --engine sherpa" for the list)`,
+        });
       }
       const r = await this.ready();
       throw new EngineError(r.ready ? 'no voice model is installed' : r.reason);

@@ -54,13 +54,26 @@ function kindOf(path: string): RecorderKind | undefined {
  * first of arecord, rec, sox on PATH (rec first on macOS, which has no ALSA).
  * Throws VOX_ERR_RECORDER_MISSING naming what to install.
  */
-export function resolveRecorder(setting: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { path: string; kind: RecorderKind } {
-  const names: RecorderKind[] = setting === 'auto' ? (platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [];
+export function resolveRecorder(
+  setting: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): { path: string; kind: RecorderKind } {
+  const names: RecorderKind[] =
+    setting === 'auto' ? (platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [];
   if (setting !== 'auto') {
     const kind = kindOf(setting);
-    if (!kind) throw new VoxError('VOX_ERR_RECORDER_MISSING', `listen.recorder "${basename(setting)}" is none of arecord, rec, sox`);
+    if (!kind)
+      throw new VoxError(
+        'VOX_ERR_RECORDER_MISSING',
+        `listen.recorder "${basename(setting)}" is none of arecord, rec, sox`,
+      );
     const path = findExecutable(setting, env, platform);
-    if (!path) throw new VoxError('VOX_ERR_RECORDER_MISSING', `${setting.includes('/') ? `${basename(setting)} (listen.recorder) is not an executable file` : `${setting} is not on PATH`}`);
+    if (!path)
+      throw new VoxError(
+        'VOX_ERR_RECORDER_MISSING',
+        `${setting.includes('/') ? `${basename(setting)} (listen.recorder) is not an executable file` : `${setting} is not on PATH`}`,
+      );
     return { path, kind };
   }
   for (const name of names) {
@@ -72,8 +85,7 @@ export function resolveRecorder(setting: string, env: NodeJS.ProcessEnv = proces
 
 /** How a capture ended: stopped by us, or the recorder exited on its own. */
 export type CaptureEnd =
-  | { by: 'stop' }
-  | { by: 'exit'; code: number | null; signal: NodeJS.Signals | null; bytes: number; stderr: string };
+  { by: 'stop' } | { by: 'exit'; code: number | null; signal: NodeJS.Signals | null; bytes: number; stderr: string };
 
 export interface CaptureOptions {
   recorder: { path: string; kind: RecorderKind };
@@ -115,11 +127,19 @@ export class Capture {
       child.once('exit', (code, signal) => {
         // Whatever it started goes with it, even what left the group.
         const swept = this.#tree.end().then((gone) => {
-          if (!gone) this.#log?.warn({ pid: this.pid, pids: this.#tree.known }, 'recorder processes still alive 1 s after SIGKILL');
+          if (!gone)
+            this.#log?.warn(
+              { pid: this.pid, pids: this.#tree.known },
+              'recorder processes still alive 1 s after SIGKILL',
+            );
         });
         // The last blocks it wrote may still be in the pipe: they are part of the capture.
         void Promise.all([Promise.race([drained, new Promise((r) => setTimeout(r, 200))]), swept]).then(() =>
-          resolve(this.#stopping ? { by: 'stop' } : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) }),
+          resolve(
+            this.#stopping
+              ? { by: 'stop' }
+              : { by: 'exit', code, signal, bytes: this.#bytes, stderr: lastLine(this.#stderr) },
+          ),
         );
       });
     });
@@ -137,12 +157,23 @@ export class Capture {
         const env = tree.env(options.env ?? process.env);
         child = spawn(path, recorderArgs(kind), { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true });
       } catch (err) {
-        reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`));
+        reject(
+          new VoxError(
+            'VOX_ERR_RECORDER_MISSING',
+            `${basename(path)} cannot be started (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+          ),
+        );
         return;
       }
       // The handler that node-record-lpcm16 lacks: ENOENT or EACCES is an error, not a crash.
       child.once('error', (err: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) reject(new VoxError('VOX_ERR_RECORDER_MISSING', `${basename(path)} cannot be started (${err.code ?? err.message})`));
+        if (child.pid === undefined)
+          reject(
+            new VoxError(
+              'VOX_ERR_RECORDER_MISSING',
+              `${basename(path)} cannot be started (${err.code ?? err.message})`,
+            ),
+          );
       });
       child.once('spawn', () => resolve(new Capture(child, options, tree)));
     });
@@ -165,7 +196,11 @@ export class Capture {
     let child: ChildProcess;
     try {
       // `read` fails at EOF: a voxd that dies, or cancel(), ends the shell without running the recorder.
-      child = spawn('/bin/sh', ['-c', 'read -r _ || exit 0; exec "$0" "$@" </dev/null', path, ...recorderArgs(kind)], { stdio: ['pipe', 'pipe', 'pipe'], env: tree.env(options.env ?? process.env), detached: true });
+      child = spawn('/bin/sh', ['-c', 'read -r _ || exit 0; exec "$0" "$@" </dev/null', path, ...recorderArgs(kind)], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: tree.env(options.env ?? process.env),
+        detached: true,
+      });
     } catch {
       return undefined;
     }
@@ -176,7 +211,8 @@ export class Capture {
     let used = false;
     return {
       start: (o: CaptureOptions) => {
-        const alive = !used && !failed && child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+        const alive =
+          !used && !failed && child.pid !== undefined && child.exitCode === null && child.signalCode === null;
         used = true;
         if (!alive) {
           tree.killNow();

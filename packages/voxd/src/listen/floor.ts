@@ -78,7 +78,14 @@ export class Floor {
     return {
       ...(holder ? { holder } : {}),
       queued: this.#queue.length,
-      ...(k ? { kept: { ...(k.who.session ? { session: k.who.session } : {}), ...(k.expiresAt ? { expiresInMs: Math.max(0, Math.round(k.expiresAt - performance.now())) } : {}) } } : {}),
+      ...(k
+        ? {
+            kept: {
+              ...(k.who.session ? { session: k.who.session } : {}),
+              ...(k.expiresAt ? { expiresInMs: Math.max(0, Math.round(k.expiresAt - performance.now())) } : {}),
+            },
+          }
+        : {}),
     };
   }
 
@@ -91,14 +98,22 @@ export class Floor {
       this.#unkeep(mine ? 'follow-up' : `barge-in by ${name(o.who)}`);
       return Promise.resolve(this.#grant(o.who, since, mine));
     }
-    if (!this.#held && !this.#kept && this.#queue.length === 0) return Promise.resolve(this.#grant(o.who, since, false));
+    if (!this.#held && !this.#kept && this.#queue.length === 0)
+      return Promise.resolve(this.#grant(o.who, since, false));
     const holder = this.#held ?? this.#kept!.who;
     if (o.waitMs <= 0) return Promise.reject(new VoxError('VOX_ERR_LISTEN_BUSY', name(holder)));
     return new Promise<Grant>((resolve, reject) => {
       const onAbort = () => leave(o.signal!.reason);
       const timer = setTimeout(() => {
         const now = this.#held ?? this.#kept?.who;
-        leave(new VoxError('VOX_ERR_LISTEN_WAIT_EXPIRED', String(o.waitMs), now ? name(now) : 'another listen', String(this.#queue.indexOf(waiter))));
+        leave(
+          new VoxError(
+            'VOX_ERR_LISTEN_WAIT_EXPIRED',
+            String(o.waitMs),
+            now ? name(now) : 'another listen',
+            String(this.#queue.indexOf(waiter)),
+          ),
+        );
       }, o.waitMs);
       const done = () => {
         clearTimeout(timer);

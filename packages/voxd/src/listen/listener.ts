@@ -22,7 +22,14 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { LISTEN_DEFAULTS, type ListenEnd, type ListeningStatus, type ListenRequest, type ListenResponse, type StopScope } from '@vox/protocol';
+import {
+  LISTEN_DEFAULTS,
+  type ListenEnd,
+  type ListeningStatus,
+  type ListenRequest,
+  type ListenResponse,
+  type StopScope,
+} from '@vox/protocol';
 import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
 import { Capture, CAPTURE_FORMAT, resolveRecorder, type ParkedRecorder, type SpawnFn } from './capture.js';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
@@ -85,8 +92,17 @@ export class Listener {
   constructor(options: ListenerOptions) {
     this.#o = options;
     this.#dir = join(options.home, 'listen');
-    this.#transcriber = new Transcription(options.transcriber, { home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
-    this.#endPointer = endPointers({ mode: options.vad ?? 'auto', home: options.home, ...(options.env ? { env: options.env } : {}), ...(options.log ? { log: options.log } : {}) });
+    this.#transcriber = new Transcription(options.transcriber, {
+      home: options.home,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.#endPointer = endPointers({
+      mode: options.vad ?? 'auto',
+      home: options.home,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     this.#floor = new Floor((obj, msg) => options.log?.info(obj, msg));
   }
 
@@ -95,7 +111,13 @@ export class Listener {
     const f = this.#floor.state;
     if (!f.holder) return null;
     const kept = f.kept && (f.kept.expiresInMs === undefined ? {} : { expiresInMs: f.kept.expiresInMs });
-    return { id: f.holder.id, ...(f.holder.session ? { session: f.holder.session } : {}), open: this.#active?.open === true, queued: f.queued, ...(kept ? { kept } : {}) };
+    return {
+      id: f.holder.id,
+      ...(f.holder.session ? { session: f.holder.session } : {}),
+      open: this.#active?.open === true,
+      queued: f.queued,
+      ...(kept ? { kept } : {}),
+    };
   }
 
   /** Hand a kept floor on (POST /v1/listen/release). */
@@ -112,10 +134,16 @@ export class Listener {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
     // Before queueing, any chime or hold: a missing recorder is said at once.
     const recorder = resolveRecorder(this.#o.recorder, this.#o.env ?? process.env);
-    const active: Active = { id: `listen-${randomUUID().slice(0, 8)}`, ...(request.session ? { session: request.session } : {}), stop: new AbortController() };
+    const active: Active = {
+      id: `listen-${randomUUID().slice(0, 8)}`,
+      ...(request.session ? { session: request.session } : {}),
+      stop: new AbortController(),
+    };
     this.#pending.add(active);
     // A recorder forked for it and not run (it left the queue) goes with the listen.
-    const run = this.#turn(request, active, recorder, signal).finally(() => (this.#pending.delete(active), (active.done = true), active.parked?.cancel()));
+    const run = this.#turn(request, active, recorder, signal).finally(
+      () => (this.#pending.delete(active), (active.done = true), active.parked?.cancel()),
+    );
     const settled = run.catch(() => undefined).finally(() => this.#running.delete(settled));
     this.#running.add(settled);
     return run;
@@ -124,7 +152,9 @@ export class Listener {
   /** End the listens in `scope` (POST /v1/stop) as `stopped`, queued ones too, and a kept floor; the ids it ended. */
   stop(scope: StopScope, target: { session?: string; id?: string } = {}): string[] {
     const match = (a: { id: string; session?: string }) =>
-      scope === 'all' || (scope === 'session' && a.session === target.session) || (scope === 'id' && a.id === target.id);
+      scope === 'all' ||
+      (scope === 'session' && a.session === target.session) ||
+      (scope === 'id' && a.id === target.id);
     const ended = [...this.#pending].filter((a) => (scope === 'current' ? a === this.#active : match(a)));
     for (const a of ended) a.stop.abort();
     const dropped = scope === 'current' ? [] : this.#floor.drop(match);
@@ -134,7 +164,10 @@ export class Listener {
   /** Shutdown: end every listen, queued or not, and wait until the recorder is gone. Harmless twice. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#floor.fail(() => true, () => new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    this.#floor.fail(
+      () => true,
+      () => new VoxError('VOX_ERR_SHUTTING_DOWN'),
+    );
     // A kept floor's idle timer must not hold the exit.
     this.#floor.drop(() => true);
     for (const a of this.#pending) a.stop.abort();
@@ -142,7 +175,12 @@ export class Listener {
   }
 
   /** Queue for the floor, listen, and give the floor back (or keep it) when the recording ends. */
-  async #turn(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, signal?: AbortSignal): Promise<ListenResponse> {
+  async #turn(
+    request: ListenRequest,
+    active: Active,
+    recorder: ReturnType<typeof resolveRecorder>,
+    signal?: AbortSignal,
+  ): Promise<ListenResponse> {
     let grant: Grant;
     try {
       grant = await this.#floor.acquire({
@@ -155,7 +193,11 @@ export class Listener {
         onNext: () =>
           setImmediate(() => {
             if (active.granted || active.done || active.parked || active.stop.signal.aborted || signal?.aborted) return;
-            active.parked = Capture.park({ recorder, env: this.#o.env ?? process.env, ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}) });
+            active.parked = Capture.park({
+              recorder,
+              env: this.#o.env ?? process.env,
+              ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}),
+            });
           }),
       });
       active.granted = true;
@@ -192,14 +234,21 @@ export class Listener {
     return { ...r, waitedMs: grant.waitedMs, ...(token && !signal?.aborted ? { floor: { token, idleMs } } : {}) };
   }
 
-  async #listen(request: ListenRequest, active: Active, recorder: ReturnType<typeof resolveRecorder>, releases: Array<Promise<void>>, free: () => void, clientSignal?: AbortSignal): Promise<ListenResponse> {
+  async #listen(
+    request: ListenRequest,
+    active: Active,
+    recorder: ReturnType<typeof resolveRecorder>,
+    releases: Array<Promise<void>>,
+    free: () => void,
+    clientSignal?: AbortSignal,
+  ): Promise<ListenResponse> {
     const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
     const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
     const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
     const stopped = active.stop.signal;
     const gone = clientSignal ? AbortSignal.any([stopped, clientSignal]) : stopped;
     const log = this.#o.log;
-    const chime = request.prompt ?? LISTEN_DEFAULTS.prompt ? chimePcm('prompt', 0.5) : undefined;
+    const chime = (request.prompt ?? LISTEN_DEFAULTS.prompt) ? chimePcm('prompt', 0.5) : undefined;
     const chimeMs = chime ? Math.ceil((chime.length / 2 / CHIME_FORMAT.sampleRate) * 1000) : 0;
     const hold = this.#o.dispatcher.hold({
       ...(request.interrupt || request.bargeIn ? { interrupt: true } : {}),
@@ -217,12 +266,19 @@ export class Listener {
       await Promise.race([hold.ready, abortion(gone)]);
       if (chime && !gone.aborted) {
         // Played here, not queued: the player is ours while held. A listen is not refused for want of speakers.
-        await this.#o.sink.play(CHIME_FORMAT, once(chime), gone, { id: active.id }).catch((err: Error) => log?.warn({ id: active.id, err: err.message }, 'prompt chime failed'));
+        await this.#o.sink
+          .play(CHIME_FORMAT, once(chime), gone, { id: active.id })
+          .catch((err: Error) => log?.warn({ id: active.id, err: err.message }, 'prompt chime failed'));
       }
       if (gone.aborted) {
         endedBy = 'stopped';
       } else {
-        const ep = this.#endPointer({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs, startTimeoutMs, maxMs: maxSeconds * 1000 });
+        const ep = this.#endPointer({
+          sampleRate: CAPTURE_FORMAT.sampleRate,
+          silenceMs,
+          startTimeoutMs,
+          maxMs: maxSeconds * 1000,
+        });
         endpointer = ep;
         let decided!: (end: ListenEnd | 'quiet') => void;
         let done = false;
@@ -261,7 +317,10 @@ export class Listener {
           },
         });
         active.open = true;
-        log?.info({ id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs }, 'listening');
+        log?.info(
+          { id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs },
+          'listening',
+        );
         // Wall clock too: a recorder that delivers slowly must not hold the player past the
         // maximum (the hold itself lapses 2 s after it).
         const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
@@ -304,30 +363,59 @@ export class Listener {
     const wav = toWav(CAPTURE_FORMAT, audio);
     const keep = request.keepAudio === true || !this.#transcriber.configured;
     if (speechMs === 0) {
-      return { text: '', ...base, ...(keep && audio.length ? { audioPath: this.#save(wav, active) } : {}), transcribed: false, reason: endedBy === 'timeout' ? `no speech within ${startTimeoutMs} ms` : 'no speech was heard' };
+      return {
+        text: '',
+        ...base,
+        ...(keep && audio.length ? { audioPath: this.#save(wav, active) } : {}),
+        transcribed: false,
+        reason: endedBy === 'timeout' ? `no speech within ${startTimeoutMs} ms` : 'no speech was heard',
+      };
     }
-    if (!this.#transcriber.configured) return { text: '', ...base, audioPath: this.#save(wav, active), transcribed: false, reason: NO_TRANSCRIBER };
+    if (!this.#transcriber.configured)
+      return { text: '', ...base, audioPath: this.#save(wav, active), transcribed: false, reason: NO_TRANSCRIBER };
     const audioPath = keep ? this.#save(wav, active) : undefined;
     try {
-      const t = await this.#transcriber.transcribe(wav, { ...(request.language ? { language: request.language } : {}), ...(clientSignal ? { signal: clientSignal } : {}) });
+      const t = await this.#transcriber.transcribe(wav, {
+        ...(request.language ? { language: request.language } : {}),
+        ...(clientSignal ? { signal: clientSignal } : {}),
+      });
       const latencyMs = speechEndAt === undefined ? undefined : Math.round(performance.now() - speechEndAt);
-      log?.info({ id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length }, 'transcribed');
-      return { text: t.text, ...base, ...(audioPath ? { audioPath } : {}), transcribed: true, transcribeMs: t.ms, ...(t.by ? { transcriber: t.by } : {}) };
+      log?.info(
+        { id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length },
+        'transcribed',
+      );
+      return {
+        text: t.text,
+        ...base,
+        ...(audioPath ? { audioPath } : {}),
+        transcribed: true,
+        transcribeMs: t.ms,
+        ...(t.by ? { transcriber: t.by } : {}),
+      };
     } catch (err) {
       // The user's words are not lost with the transcriber: the recording is kept and named.
       throw Object.assign(err as Error, { audioPath: audioPath ?? this.#save(wav, active) });
     }
   }
 
-  async #recorderDied(end: Extract<Awaited<Capture['ended']>, { by: 'exit' }>, pcm: Buffer[], active: Active): Promise<VoxError> {
+  async #recorderDied(
+    end: Extract<Awaited<Capture['ended']>, { by: 'exit' }>,
+    pcm: Buffer[],
+    active: Active,
+  ): Promise<VoxError> {
     const how = end.signal ? `was killed (${end.signal})` : `exited with code ${end.code}`;
     const said = end.stderr ? `: ${end.stderr}` : '';
-    this.#o.log?.warn({ id: active.id, code: end.code, signal: end.signal, bytes: end.bytes, stderr: end.stderr }, 'recorder ended during a listen');
+    this.#o.log?.warn(
+      { id: active.id, code: end.code, signal: end.signal, bytes: end.bytes, stderr: end.stderr },
+      'recorder ended during a listen',
+    );
     if (end.bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `the recorder ${how} before any audio${said}`);
     const audio = recorded(pcm, undefined);
     const audioPath = this.#save(toWav(CAPTURE_FORMAT, audio), active);
     const seconds = (audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1);
-    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `the recorder ${how} after ${seconds} s${said}`), { audioPath });
+    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `the recorder ${how} after ${seconds} s${said}`), {
+      audioPath,
+    });
   }
 
   /** A recorder that stopped writing without exiting: before any audio, the microphone is unusable; after, the audio so far is kept. */
@@ -336,7 +424,13 @@ export class Listener {
     const what = `the recorder (${basename(path)}) wrote no audio for ${ms} ms (startTimeoutMs) and was stopped`;
     if (bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `${what}; a stuck device or sound server?`);
     const audio = recorded(pcm, undefined);
-    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `${what}, after ${(audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1)} s`), { audioPath: this.#save(toWav(CAPTURE_FORMAT, audio), active) });
+    return Object.assign(
+      new VoxError(
+        'VOX_ERR_RECORDER_FAILED',
+        `${what}, after ${(audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1)} s`,
+      ),
+      { audioPath: this.#save(toWav(CAPTURE_FORMAT, audio), active) },
+    );
   }
 
   /** Write a recording under VOX_HOME/listen, keeping the newest few. */
@@ -346,8 +440,11 @@ export class Listener {
     const path = join(this.#dir, name);
     writeFileSync(path, wav, { mode: 0o600 });
     try {
-      const old = readdirSync(this.#dir).filter((f) => f.endsWith('.wav')).sort();
-      for (const f of old.slice(0, Math.max(0, old.length - KEEP_RECORDINGS))) rmSync(join(this.#dir, f), { force: true });
+      const old = readdirSync(this.#dir)
+        .filter((f) => f.endsWith('.wav'))
+        .sort();
+      for (const f of old.slice(0, Math.max(0, old.length - KEEP_RECORDINGS)))
+        rmSync(join(this.#dir, f), { force: true });
     } catch {
       // Pruning is best effort.
     }

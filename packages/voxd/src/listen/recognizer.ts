@@ -44,7 +44,14 @@ export function modelConfig(model: AsrModel): object {
     model.type === 'whisper'
       ? { whisper: { encoder: f.encoder, decoder: f.decoder } }
       : model.type === 'moonshine'
-        ? { moonshine: { preprocessor: f.preprocessor, encoder: f.encoder, uncachedDecoder: f.uncachedDecoder, cachedDecoder: f.cachedDecoder } }
+        ? {
+            moonshine: {
+              preprocessor: f.preprocessor,
+              encoder: f.encoder,
+              uncachedDecoder: f.uncachedDecoder,
+              cachedDecoder: f.cachedDecoder,
+            },
+          }
         : { nemoCtc: { model: f.model } };
   return { ...family, tokens: f.tokens, numThreads: 1, provider: 'cpu', debug: 0 };
 }
@@ -77,14 +84,19 @@ export function findAsrModel(home: string): AsrModel | undefined {
       continue;
     }
     const broken = (why: string) => unavailable(`model ${name} is damaged: ${why}`, reinstall(name, dir));
-    if (st.size > MAX_MANIFEST_BYTES) throw broken(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
+    if (st.size > MAX_MANIFEST_BYTES)
+      throw broken(`${manifest} is over ${MAX_MANIFEST_BYTES / 1024} KB, not a manifest`);
     let m: { type?: unknown; files?: Record<string, unknown> };
     try {
       m = JSON.parse(readFileSync(manifest, 'utf8'));
     } catch {
       throw broken(`${manifest} is not JSON`);
     }
-    if (!isAsrType(m.type)) throw unavailable(`model ${name}: ${manifest}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs (${ASR_TYPES.join(', ')})`, `remove ${dir}, or install a model voxd runs ("vox voices install whisper-tiny.en-int8")`);
+    if (!isAsrType(m.type))
+      throw unavailable(
+        `model ${name}: ${manifest}: type ${String(JSON.stringify(m.type)).slice(0, 40)} is not one voxd runs (${ASR_TYPES.join(', ')})`,
+        `remove ${dir}, or install a model voxd runs ("vox voices install whisper-tiny.en-int8")`,
+      );
     const files: Record<string, string> = {};
     for (const key of ASR_FILES[m.type]) files[key] = inside(dir, m.files?.[key], manifest, key, broken);
     return { name, dir, type: m.type, files };
@@ -94,7 +106,8 @@ export function findAsrModel(home: string): AsrModel | undefined {
 
 /** A manifest's file, which must stay inside the model's directory. */
 function inside(dir: string, file: unknown, manifest: string, key: string, broken: (why: string) => VoxError): string {
-  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..')) throw broken(`${manifest}: files.${key} must be a path inside ${dir}`);
+  if (typeof file !== 'string' || !file || isAbsolute(file) || normalize(file).split(sep).includes('..'))
+    throw broken(`${manifest}: files.${key} must be a path inside ${dir}`);
   const path = join(dir, file);
   try {
     statSync(path);
@@ -117,12 +130,18 @@ function unavailable(cause: string, fix: string): VoxError & { why: string; fix:
 
 /** What a module or model threw, for a message: its first line, at most 200 characters. */
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 200);
 }
 
 /** A decode that threw: the recognizer's own words, bounded, and the way to put the model back. */
 function failed(err: unknown, model: AsrModel): VoxError {
-  return new VoxError('VOX_ERR_RECOGNIZER_FAILED', `model ${model.name} (${model.type}) threw "${firstLine(err)}"`, reinstall(model.name, model.dir));
+  return new VoxError(
+    'VOX_ERR_RECOGNIZER_FAILED',
+    `model ${model.name} (${model.type}) threw "${firstLine(err)}"`,
+    reinstall(model.name, model.dir),
+  );
 }
 
 /** How to put a damaged model back: its name is its catalogue id when `vox voices install` put it there. */
@@ -165,7 +184,11 @@ export class LocalRecognizer {
 
   async transcribe(wav: Buffer, options: { signal?: AbortSignal } = {}): Promise<Transcript & { by: string }> {
     const model = findAsrModel(this.#o.home);
-    if (!model) throw unavailable(`transcriber.kind is local, but no model is installed in ${asrDir(this.#o.home)}`, NO_MODEL_FIX);
+    if (!model)
+      throw unavailable(
+        `transcriber.kind is local, but no model is installed in ${asrDir(this.#o.home)}`,
+        NO_MODEL_FIX,
+      );
     const started = performance.now();
     const recognizer = await this.#recognizer(model);
     const samples = floatSamples(wav);
@@ -173,13 +196,22 @@ export class LocalRecognizer {
     stream.acceptWaveform({ sampleRate: 16_000, samples });
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new VoxError('VOX_ERR_TRANSCRIBER_TIMEOUT', this.#o.timeoutMs)), this.#o.timeoutMs);
-      const cancel = () => reject(Object.assign(new VoxError('VOX_ERR_TRANSCRIBER_FAILED', 'the listen was cancelled'), { aborted: true }));
+      timer = setTimeout(
+        () => reject(new VoxError('VOX_ERR_TRANSCRIBER_TIMEOUT', this.#o.timeoutMs)),
+        this.#o.timeoutMs,
+      );
+      const cancel = () =>
+        reject(
+          Object.assign(new VoxError('VOX_ERR_TRANSCRIBER_FAILED', 'the listen was cancelled'), { aborted: true }),
+        );
       if (options.signal?.aborted) cancel();
       else options.signal?.addEventListener('abort', cancel, { once: true });
     });
     try {
-      await Promise.race([recognizer.decodeAsync(stream).catch((err: unknown) => Promise.reject(failed(err, model))), limit]);
+      await Promise.race([
+        recognizer.decodeAsync(stream).catch((err: unknown) => Promise.reject(failed(err, model))),
+        limit,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -197,10 +229,19 @@ export class LocalRecognizer {
       mod = createRequire(import.meta.url)(name) as typeof mod;
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-      const why = missing ? 'is not installed (an optional dependency of voxd that did not install)' : `does not load (${firstLine(err)})`;
-      throw unavailable(`${name}, which runs model ${model.name}, ${why}`, `"npm install sherpa-onnx-node" in vox's directory adds it, or transcribe with a server: "vox daemon config set transcriber.kind server" and transcriber.url`);
+      const why = missing
+        ? 'is not installed (an optional dependency of voxd that did not install)'
+        : `does not load (${firstLine(err)})`;
+      throw unavailable(
+        `${name}, which runs model ${model.name}, ${why}`,
+        `"npm install sherpa-onnx-node" in vox's directory adds it, or transcribe with a server: "vox daemon config set transcriber.kind server" and transcriber.url`,
+      );
     }
-    if (!mod.OfflineRecognizer) throw unavailable(`${name} has no OfflineRecognizer (too old a version)`, `"npm install sherpa-onnx-node@latest" in vox's directory`);
+    if (!mod.OfflineRecognizer)
+      throw unavailable(
+        `${name} has no OfflineRecognizer (too old a version)`,
+        `"npm install sherpa-onnx-node@latest" in vox's directory`,
+      );
     const config = {
       featConfig: { sampleRate: 16_000, featureDim: 80 },
       modelConfig: modelConfig(model),

@@ -30,7 +30,14 @@ import { join } from 'node:path';
 import type { ListenEnd } from '@vox/protocol';
 import type { VAD_MODES } from '@vox/protocol/settings';
 import { VoxError } from '../errors.js';
-import { ABSOLUTE_FLOOR, EnergyEndPointer, FRAME_MS, type EndPointer, type EndPointerFactory, type EndPointerOptions } from './vad.js';
+import {
+  ABSOLUTE_FLOOR,
+  EnergyEndPointer,
+  FRAME_MS,
+  type EndPointer,
+  type EndPointerFactory,
+  type EndPointerOptions,
+} from './vad.js';
 
 export type VadMode = (typeof VAD_MODES)[number];
 
@@ -91,7 +98,8 @@ export function endPointers(options: EndPointersOptions): EndPointerFactory {
       warned = true;
       return energy(o);
     }
-    if (!shared || shared.model !== found.model) shared = { model: found.model, vad: sileroDetector(found.Vad, found.model) };
+    if (!shared || shared.model !== found.model)
+      shared = { model: found.model, vad: sileroDetector(found.Vad, found.model) };
     // One listen at a time: the one before has ended (freeze() is harmless twice), and its detector starts afresh.
     shared.current?.freeze();
     shared.vad.clear();
@@ -113,9 +121,11 @@ function loadSilero(home: string, env: NodeJS.ProcessEnv): { Vad: VadClass; mode
     return `its model is not installed (${model})`;
   }
   if (!(verified && verified.path === model && verified.mtimeMs === st.mtimeMs && verified.size === st.size)) {
-    if (st.size !== SILERO_MODEL.bytes) return `${model} is ${st.size} bytes, not the pinned model's ${SILERO_MODEL.bytes}`;
+    if (st.size !== SILERO_MODEL.bytes)
+      return `${model} is ${st.size} bytes, not the pinned model's ${SILERO_MODEL.bytes}`;
     const sum = createHash('sha256').update(readFileSync(model)).digest('hex');
-    if (sum !== SILERO_MODEL.sha256) return `${model} has SHA-256 ${sum}, not the pinned model's ${SILERO_MODEL.sha256}`;
+    if (sum !== SILERO_MODEL.sha256)
+      return `${model} has SHA-256 ${sum}, not the pinned model's ${SILERO_MODEL.sha256}`;
     verified = { path: model, mtimeMs: st.mtimeMs, size: st.size };
   }
   const name = env.VOXD_SHERPA_MODULE ?? 'sherpa-onnx-node';
@@ -132,7 +142,14 @@ function loadSilero(home: string, env: NodeJS.ProcessEnv): { Vad: VadClass; mode
 export function sileroDetector(Vad: VadClass, model: string): SherpaVad {
   return new Vad(
     {
-      sileroVad: { model, threshold: THRESHOLD, minSilenceDuration: SEGMENT_GAP_S, minSpeechDuration: MIN_SPEECH_S, windowSize: WINDOW, maxSpeechDuration: MAX_SEGMENT_S },
+      sileroVad: {
+        model,
+        threshold: THRESHOLD,
+        minSilenceDuration: SEGMENT_GAP_S,
+        minSpeechDuration: MIN_SPEECH_S,
+        windowSize: WINDOW,
+        maxSpeechDuration: MAX_SEGMENT_S,
+      },
       sampleRate: 16_000,
       numThreads: 1,
       provider: 'cpu',

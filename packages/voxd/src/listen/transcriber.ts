@@ -75,19 +75,32 @@ export class Transcriber {
     const started = performance.now();
     let res: Response;
     try {
-      res = await fetch(this.endpoint, { method: 'POST', body: form, headers: key ? { authorization: `Bearer ${key}` } : {}, signal, redirect: 'manual' });
+      res = await fetch(this.endpoint, {
+        method: 'POST',
+        body: form,
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        signal,
+        redirect: 'manual',
+      });
     } catch (err) {
       throw this.#failure(err, timeout);
     }
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => {});
-      throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered HTTP ${res.status}, a redirect${redact(where(res.headers.get('location'), this.endpoint), key)}, which is not followed (it would take the recording and the key there); set transcriber.url to the server's API root itself`);
+      throw new VoxError(
+        'VOX_ERR_TRANSCRIBER_FAILED',
+        `${this.endpoint} answered HTTP ${res.status}, a redirect${redact(where(res.headers.get('location'), this.endpoint), key)}, which is not followed (it would take the recording and the key there); set transcriber.url to the server's API root itself`,
+      );
     }
     let body: string;
     try {
       const read = await readCapped(res, MAX_ANSWER_BYTES);
       // An error's status still says what failed; a 200 that large is no transcript.
-      if (read === undefined && res.ok) throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered more than ${MAX_ANSWER_BYTES / 1024} KB (HTTP ${res.status}), which is not a transcript; it was not read further`);
+      if (read === undefined && res.ok)
+        throw new VoxError(
+          'VOX_ERR_TRANSCRIBER_FAILED',
+          `${this.endpoint} answered more than ${MAX_ANSWER_BYTES / 1024} KB (HTTP ${res.status}), which is not a transcript; it was not read further`,
+        );
       body = read ?? '';
     } catch (err) {
       if (err instanceof VoxError) throw err;
@@ -96,7 +109,8 @@ export class Transcriber {
     const ms = Math.round(performance.now() - started);
     if (res.status === 401 || res.status === 403) throw new VoxError('VOX_ERR_TRANSCRIBER_AUTH', res.status);
     if (res.status === 413) throw new VoxError('VOX_ERR_TRANSCRIBER_TOO_LARGE', wav.length);
-    if (!res.ok) throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `HTTP ${res.status} from ${this.endpoint}${detail(body, key)}`);
+    if (!res.ok)
+      throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `HTTP ${res.status} from ${this.endpoint}${detail(body, key)}`);
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('json')) {
       let parsed: unknown;
@@ -106,19 +120,25 @@ export class Transcriber {
         throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered JSON that does not parse`);
       }
       const text = (parsed as { text?: unknown })?.text;
-      if (typeof text !== 'string') throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered without a "text" field`);
+      if (typeof text !== 'string')
+        throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered without a "text" field`);
       return { text: redact(text.trim(), key), ms };
     }
     // response_format=text servers, or a server that ignores the field; an HTML page is not a transcript.
     const mime = type.split(';')[0]!.trim().toLowerCase();
-    if (mime !== '' && mime !== 'text/plain') throw new VoxError('VOX_ERR_TRANSCRIBER_FAILED', `${this.endpoint} answered ${redact(mime.slice(0, 60), key)}, not a transcript (JSON or plain text)`);
+    if (mime !== '' && mime !== 'text/plain')
+      throw new VoxError(
+        'VOX_ERR_TRANSCRIBER_FAILED',
+        `${this.endpoint} answered ${redact(mime.slice(0, 60), key)}, not a transcript (JSON or plain text)`,
+      );
     return { text: redact(body.trim(), key), ms };
   }
 
   #failure(err: unknown, timeout: AbortSignal): VoxError {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (timeout.aborted) return new VoxError('VOX_ERR_TRANSCRIBER_TIMEOUT', this.#config.timeoutMs);
-    if (e.name === 'AbortError') return Object.assign(new VoxError('VOX_ERR_TRANSCRIBER_FAILED', 'the listen was cancelled'), { aborted: true });
+    if (e.name === 'AbortError')
+      return Object.assign(new VoxError('VOX_ERR_TRANSCRIBER_FAILED', 'the listen was cancelled'), { aborted: true });
     const why = e.cause?.code ?? e.cause?.message ?? e.message;
     return new VoxError('VOX_ERR_TRANSCRIBER_UNREACHABLE', this.endpoint, why);
   }

@@ -26,17 +26,32 @@ export class Transcription implements SpeechToText {
   readonly #server: Transcriber;
   readonly #local: LocalRecognizer;
 
-  constructor(config: TranscriberConfig & { kind?: TranscriberKind }, options: { home: string; env?: NodeJS.ProcessEnv; log?: { info(obj: object, msg?: string): void } }) {
+  constructor(
+    config: TranscriberConfig & { kind?: TranscriberKind },
+    options: { home: string; env?: NodeJS.ProcessEnv; log?: { info(obj: object, msg?: string): void } },
+  ) {
     const env = options.env ?? process.env;
     this.#kind = config.kind ?? 'auto';
     this.#server = new Transcriber(config, createKeys({ env, home: options.home }));
-    this.#local = new LocalRecognizer({ home: options.home, timeoutMs: config.timeoutMs, env, ...(options.log ? { log: options.log } : {}) });
+    this.#local = new LocalRecognizer({
+      home: options.home,
+      timeoutMs: config.timeoutMs,
+      env,
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   #pick(): SpeechToText | undefined {
-    if (this.#kind === 'local' || (this.#kind === 'auto' && this.#local.installed)) return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
+    if (this.#kind === 'local' || (this.#kind === 'auto' && this.#local.installed))
+      return { configured: true, transcribe: (wav, o) => this.#local.transcribe(wav, o) };
     if (!this.#server.configured) return undefined;
-    return { configured: true, transcribe: async (wav, o) => ({ ...(await this.#server.transcribe(wav, o)), by: `server ${this.#server.endpoint}` }) };
+    return {
+      configured: true,
+      transcribe: async (wav, o) => ({
+        ...(await this.#server.transcribe(wav, o)),
+        by: `server ${this.#server.endpoint}`,
+      }),
+    };
   }
 
   get configured(): boolean {
@@ -52,19 +67,28 @@ export class Transcription implements SpeechToText {
  * What a listen would transcribe with now (GET /v1/status), by #pick's rule,
  * without loading anything: the model's manifest is read, not the model.
  */
-export function describeTranscriber(config: Pick<TranscriberConfig, 'url'> & { kind?: TranscriberKind }, home: string): TranscriberStatus {
+export function describeTranscriber(
+  config: Pick<TranscriberConfig, 'url'> & { kind?: TranscriberKind },
+  home: string,
+): TranscriberStatus {
   const kind = config.kind ?? 'auto';
   const server = config.url ? `server ${config.url.replace(/\/+$/, '')}/audio/transcriptions` : null;
   if (kind !== 'server') {
     try {
       const model = findAsrModel(home);
       if (model) return { kind, using: `local ${model.name} (${model.type})` };
-      if (kind === 'local') return { kind, using: null, problem: `no model is installed in ${asrDir(home)}; to fix: "vox voices install whisper-tiny.en-int8" (offline: add --from FILE), or "vox daemon config set transcriber.kind auto"` };
+      if (kind === 'local')
+        return {
+          kind,
+          using: null,
+          problem: `no model is installed in ${asrDir(home)}; to fix: "vox voices install whisper-tiny.en-int8" (offline: add --from FILE), or "vox daemon config set transcriber.kind auto"`,
+        };
     } catch (err) {
       const e = err as Error & { why?: string; fix?: string };
       return { kind, using: null, problem: e.why ? `${e.why}; to fix: ${e.fix}` : e.message };
     }
   }
-  return server ? { kind, using: server } : { kind, using: null, problem: 'transcriber.url is not set: a listen records and keeps the WAV' };
+  return server
+    ? { kind, using: server }
+    : { kind, using: null, problem: 'transcriber.url is not set: a listen records and keeps the WAV' };
 }
-

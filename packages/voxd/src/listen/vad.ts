@@ -115,7 +115,8 @@ export class EnergyEndPointer implements EndPointer {
       this.#noise = this.#noise * 0.95 + Math.max(rms, 1e-5) * 0.05;
     }
     const ms = this.#frames * FRAME_MS;
-    if (this.#start !== undefined && (this.#frames - this.#lastVoiced) * FRAME_MS >= this.#o.silenceMs) this.#ended = 'silence';
+    if (this.#start !== undefined && (this.#frames - this.#lastVoiced) * FRAME_MS >= this.#o.silenceMs)
+      this.#ended = 'silence';
     else if (this.#start === undefined && ms >= this.#o.startTimeoutMs) this.#ended = 'timeout';
     else if (ms >= this.#o.maxMs) this.#ended = 'max';
   }

@@ -90,7 +90,12 @@ export class VoiceBargeIn {
   }
 
   #detector(): EndPointer {
-    return this.#o.vad({ sampleRate: CAPTURE_FORMAT.sampleRate, silenceMs: 500, startTimeoutMs: LONG_MS, maxMs: LONG_MS });
+    return this.#o.vad({
+      sampleRate: CAPTURE_FORMAT.sampleRate,
+      silenceMs: 500,
+      startTimeoutMs: LONG_MS,
+      maxMs: LONG_MS,
+    });
   }
 
   #start(): Promise<void> {
@@ -110,7 +115,11 @@ export class VoiceBargeIn {
         log?.info({ recorder: recorder.path, pid: capture.pid }, 'voice barge-in: microphone open while vox speaks');
         void capture.ended.then((end) => {
           if (this.#capture === capture) this.#capture = undefined;
-          if (end.by === 'exit') log?.warn({ code: end.code, signal: end.signal, stderr: end.stderr }, 'voice barge-in: the recorder ended; speech plays on');
+          if (end.by === 'exit')
+            log?.warn(
+              { code: end.code, signal: end.signal, stderr: end.stderr },
+              'voice barge-in: the recorder ended; speech plays on',
+            );
         });
         // Nothing plays any more (a short utterance), or voxd closed meanwhile.
         const p = this.#o.dispatcher.playing;

@@ -22,7 +22,11 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions): Logger {
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-  const file = createStream('voxd.log', { path: options.dir, size: options.size ?? '5M', maxFiles: options.maxFiles ?? 5 });
+  const file = createStream('voxd.log', {
+    path: options.dir,
+    size: options.size ?? '5M',
+    maxFiles: options.maxFiles ?? 5,
+  });
   const stream = new LogStream(file, { limit: options.buffer, base: { pid: process.pid } });
   return pino(
     {
@@ -43,7 +47,11 @@ const PINO_LEVELS = { fatal: 60, error: 50, warn: 40, info: 30 } as const;
  */
 export function appendStartupLog(dir: string, level: keyof typeof PINO_LEVELS, msg: string, extra: object = {}): void {
   try {
-    appendFileSync(join(dir, 'voxd.log'), `${JSON.stringify({ level: PINO_LEVELS[level], time: Date.now(), pid: process.pid, ...extra, msg })}\n`, { mode: 0o600 });
+    appendFileSync(
+      join(dir, 'voxd.log'),
+      `${JSON.stringify({ level: PINO_LEVELS[level], time: Date.now(), pid: process.pid, ...extra, msg })}\n`,
+      { mode: 0o600 },
+    );
   } catch {
     // The log is best effort here; stderr carries the message too.
   }

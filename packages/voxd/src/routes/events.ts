@@ -5,7 +5,10 @@ import { EventStream } from '../event-stream.js';
 
 const HEARTBEAT_MS = 15_000;
 
-export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; stream?: EventStream }> = async (app, { dispatcher, stream = new EventStream() }) => {
+export const eventsRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; stream?: EventStream }> = async (
+  app,
+  { dispatcher, stream = new EventStream() },
+) => {
   dispatcher.on('event', (e) => stream.publish(e));
   const heartbeat = setInterval(() => stream.heartbeat(), HEARTBEAT_MS);
   heartbeat.unref();

@@ -1,5 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { listenReleaseRequestSchema, listenRequestSchema, type ListenReleaseRequest, type ListenReleaseResponse, type ListenRequest, type TranscriberStatus } from '@vox/protocol';
+import {
+  listenReleaseRequestSchema,
+  listenRequestSchema,
+  type ListenReleaseRequest,
+  type ListenReleaseResponse,
+  type ListenRequest,
+  type TranscriberStatus,
+} from '@vox/protocol';
 import { toWireError } from '../errors.js';
 import type { Listener } from '../listen/listener.js';
 import type { TranscriberConfig } from '../listen/transcriber.js';
@@ -17,14 +24,20 @@ export interface ListenerSlot {
   transcriber(): Promise<TranscriberStatus | undefined>;
 }
 
-export function listenerSlot(make: () => Promise<Listener>, settings?: { home: string; transcriber: TranscriberConfig & { kind?: TranscriberKind } }): ListenerSlot {
+export function listenerSlot(
+  make: () => Promise<Listener>,
+  settings?: { home: string; transcriber: TranscriberConfig & { kind?: TranscriberKind } },
+): ListenerSlot {
   let listener: Listener | undefined;
   let loading: Promise<Listener> | undefined;
   return {
     loaded: () => listener,
     load: () => (loading ??= make().then((l) => (listener = l))),
     // Not the listener: status must not load capture and end-pointing. The manifest is read, not the model.
-    transcriber: async () => (settings ? (await import('../listen/transcription.js')).describeTranscriber(settings.transcriber, settings.home) : undefined),
+    transcriber: async () =>
+      settings
+        ? (await import('../listen/transcription.js')).describeTranscriber(settings.transcriber, settings.home)
+        : undefined,
   };
 }
 
@@ -48,7 +61,10 @@ export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async
       reply.raw.once('close', onClose);
       try {
         const result = await l.listen(request.body ?? {}, gone.signal);
-        request.log.info({ session: request.body?.session, endedBy: result.endedBy, transcribed: result.transcribed }, 'listen');
+        request.log.info(
+          { session: request.body?.session, endedBy: result.endedBy, transcribed: result.transcribed },
+          'listen',
+        );
         return result;
       } catch (err) {
         const audioPath = (err as { audioPath?: string }).audioPath;
@@ -63,9 +79,13 @@ export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async
   );
 
   // Hand a kept floor on before its idle expiry. No listener loaded: no floor was ever kept.
-  app.post<{ Body: ListenReleaseRequest }>('/v1/listen/release', { schema: { body: listenReleaseRequestSchema } }, async (request): Promise<ListenReleaseResponse> => {
-    const released = listener.loaded()?.release(request.body.token) ?? false;
-    request.log.info({ released }, 'floor release');
-    return { released };
-  });
+  app.post<{ Body: ListenReleaseRequest }>(
+    '/v1/listen/release',
+    { schema: { body: listenReleaseRequestSchema } },
+    async (request): Promise<ListenReleaseResponse> => {
+      const released = listener.loaded()?.release(request.body.token) ?? false;
+      request.log.info({ released }, 'floor release');
+      return { released };
+    },
+  );
 };

@@ -11,16 +11,35 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 
 /** POST /v1/narration (one batch of a message being written) and POST /v1/narration/cut (a new prompt). */
 export const narrationRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
-  app.post<{ Body: NarrationRequest }>('/v1/narration', { schema: { body: narrationRequestSchema } }, async (request, reply): Promise<NarrationResponse> => {
-    const b = request.body;
-    const r = await dispatcher.narrate(b);
-    request.log.info({ id: r.id, session: b.session, message: b.message, index: b.index, final: b.final, status: r.status, sentences: r.sentences }, 'narration');
-    reply.code(r.status === 'queued' ? 202 : 200);
-    return r;
-  });
-  app.post<{ Body: NarrationCutRequest }>('/v1/narration/cut', { schema: { body: narrationCutRequestSchema } }, async (request): Promise<NarrationCutResponse> => {
-    const cut = dispatcher.cutNarration(request.body.session);
-    if (cut.length) request.log.info({ session: request.body.session, cut }, 'narration cut');
-    return { cut };
-  });
+  app.post<{ Body: NarrationRequest }>(
+    '/v1/narration',
+    { schema: { body: narrationRequestSchema } },
+    async (request, reply): Promise<NarrationResponse> => {
+      const b = request.body;
+      const r = await dispatcher.narrate(b);
+      request.log.info(
+        {
+          id: r.id,
+          session: b.session,
+          message: b.message,
+          index: b.index,
+          final: b.final,
+          status: r.status,
+          sentences: r.sentences,
+        },
+        'narration',
+      );
+      reply.code(r.status === 'queued' ? 202 : 200);
+      return r;
+    },
+  );
+  app.post<{ Body: NarrationCutRequest }>(
+    '/v1/narration/cut',
+    { schema: { body: narrationCutRequestSchema } },
+    async (request): Promise<NarrationCutResponse> => {
+      const cut = dispatcher.cutNarration(request.body.session);
+      if (cut.length) request.log.info({ session: request.body.session, cut }, 'narration cut');
+      return { cut };
+    },
+  );
 };

@@ -1,5 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { HealthResponse, ListeningStatus, NarratingStatusField, SessionVoices, StatusResponse, TranscriberStatusField } from '@vox/protocol';
+import type {
+  HealthResponse,
+  ListeningStatus,
+  NarratingStatusField,
+  SessionVoices,
+  StatusResponse,
+  TranscriberStatusField,
+} from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
 import type { Sink } from '../sinks/sink.js';
@@ -44,36 +51,49 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
       },
     },
     async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField> => {
-    const { dispatcher } = deps;
-    const offset = Number(request.query.offset ?? 0);
-    const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
-    const engine = await deps.defaultEngine();
-    const readiness = await engine.ready();
-    const playing = dispatcher.playing;
-    return {
-      version: deps.version,
-      pid: process.pid,
-      uptimeMs: Math.round(performance.now() - deps.startedAt),
-      engine: { name: engine.name, ready: readiness.ready, ...(readiness.ready ? {} : { reason: readiness.reason }) },
-      sink: deps.sink.state(),
-      queue: {
-        length: dispatcher.queueLength,
-        byPriority: dispatcher.queuedByPriority(),
-        offset,
-        limit,
-        items: dispatcher.queuedPage(offset, limit).map((u) => ({ id: u.id, priority: u.priority, text: u.text, ...(u.session ? { session: u.session } : {}) })),
-      },
-      playing: playing
-        ? { id: playing.id, priority: playing.priority, text: playing.text, startedAt: playing.entry.startedAt!, ...(playing.session ? { session: playing.session } : {}) }
-        : null,
-      counters: { ...dispatcher.counters },
-      history: dispatcher.history(),
-      // A listen's floor first; else the barge-in monitor's open microphone.
-      narrating: dispatcher.narrating(limit),
-      listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
-      sessionVoices: dispatcher.sessionVoices(),
-      ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
-    };
-  },
+      const { dispatcher } = deps;
+      const offset = Number(request.query.offset ?? 0);
+      const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
+      const engine = await deps.defaultEngine();
+      const readiness = await engine.ready();
+      const playing = dispatcher.playing;
+      return {
+        version: deps.version,
+        pid: process.pid,
+        uptimeMs: Math.round(performance.now() - deps.startedAt),
+        engine: { name: engine.name, ready: readiness.ready, ...(readiness.ready ? {} : { reason: readiness.reason }) },
+        sink: deps.sink.state(),
+        queue: {
+          length: dispatcher.queueLength,
+          byPriority: dispatcher.queuedByPriority(),
+          offset,
+          limit,
+          items: dispatcher
+            .queuedPage(offset, limit)
+            .map((u) => ({
+              id: u.id,
+              priority: u.priority,
+              text: u.text,
+              ...(u.session ? { session: u.session } : {}),
+            })),
+        },
+        playing: playing
+          ? {
+              id: playing.id,
+              priority: playing.priority,
+              text: playing.text,
+              startedAt: playing.entry.startedAt!,
+              ...(playing.session ? { session: playing.session } : {}),
+            }
+          : null,
+        counters: { ...dispatcher.counters },
+        history: dispatcher.history(),
+        // A listen's floor first; else the barge-in monitor's open microphone.
+        narrating: dispatcher.narrating(limit),
+        listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
+        sessionVoices: dispatcher.sessionVoices(),
+        ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
+      };
+    },
   );
 };

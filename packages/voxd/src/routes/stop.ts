@@ -4,7 +4,10 @@ import type { Dispatcher } from '../dispatch/dispatcher.js';
 import { VoxError } from '../errors.js';
 import type { ListenerSlot } from './listen.js';
 
-export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; listener?: ListenerSlot }> = async (app, { dispatcher, listener }) => {
+export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; listener?: ListenerSlot }> = async (
+  app,
+  { dispatcher, listener },
+) => {
   app.post<{ Body: StopRequest | undefined }>(
     '/v1/stop',
     {
@@ -15,7 +18,8 @@ export const stopRoute: FastifyPluginAsync<{ dispatcher: Dispatcher; listener?: 
       },
       preHandler: async (request) => {
         const b = request.body ?? {};
-        if (b.scope === 'session' && !b.session) throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "session" needs the field "session"');
+        if (b.scope === 'session' && !b.session)
+          throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "session" needs the field "session"');
         if (b.scope === 'id' && !b.id) throw new VoxError('VOX_ERR_BODY_INVALID', 'scope "id" needs the field "id"');
       },
     },

@@ -1,20 +1,35 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { talkRequestSchema, talkWaitRequestSchema, type TalkRequest, type TalkResponse, type TalkWaitRequest, type TalkWaitResponse } from '@vox/protocol';
+import {
+  talkRequestSchema,
+  talkWaitRequestSchema,
+  type TalkRequest,
+  type TalkResponse,
+  type TalkWaitRequest,
+  type TalkWaitResponse,
+} from '@vox/protocol';
 import { VoxError } from '../errors.js';
 import type { TalkInbox } from '../talk/inbox.js';
 
 /** POST /v1/talk (from `vox talk`) and POST /v1/talk/wait (the long poll of each `vox mcp`). */
 export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, { inbox }) => {
-  app.post<{ Body: TalkRequest }>('/v1/talk', { schema: { body: talkRequestSchema } }, async (request): Promise<TalkResponse> => {
-    const r = inbox.deliver(request.body.session, request.body.text);
-    if ('problem' in r) throw new VoxError('VOX_ERR_TALK_UNKNOWN_SESSION', r.problem);
-    request.log.info({ session: r.delivered, chars: request.body.text.length }, 'talk delivered');
-    return r;
-  });
-  app.post<{ Body: TalkWaitRequest }>('/v1/talk/wait', { schema: { body: talkWaitRequestSchema } }, async (request, reply): Promise<TalkWaitResponse> => {
-    // The response's close (not the request's, which fires once its body is read): the poller hung up.
-    const hangUp = new AbortController();
-    reply.raw.once('close', () => hangUp.abort());
-    return { texts: await inbox.wait(request.body.session, request.body.waitMs ?? 25_000, hangUp.signal) };
-  });
+  app.post<{ Body: TalkRequest }>(
+    '/v1/talk',
+    { schema: { body: talkRequestSchema } },
+    async (request): Promise<TalkResponse> => {
+      const r = inbox.deliver(request.body.session, request.body.text);
+      if ('problem' in r) throw new VoxError('VOX_ERR_TALK_UNKNOWN_SESSION', r.problem);
+      request.log.info({ session: r.delivered, chars: request.body.text.length }, 'talk delivered');
+      return r;
+    },
+  );
+  app.post<{ Body: TalkWaitRequest }>(
+    '/v1/talk/wait',
+    { schema: { body: talkWaitRequestSchema } },
+    async (request, reply): Promise<TalkWaitResponse> => {
+      // The response's close (not the request's, which fires once its body is read): the poller hung up.
+      const hangUp = new AbortController();
+      reply.raw.once('close', () => hangUp.abort());
+      return { texts: await inbox.wait(request.body.session, request.body.waitMs ?? 25_000, hangUp.signal) };
+    },
+  );
 };

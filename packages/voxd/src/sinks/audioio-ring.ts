@@ -16,10 +16,18 @@ export const CTL = {
 } as const;
 
 export type AudioIoRequest =
-  | { type: 'open'; sampleRate: number; bufferMs: number; ctl: SharedArrayBuffer; data: SharedArrayBuffer; times: SharedArrayBuffer }
+  | {
+      type: 'open';
+      sampleRate: number;
+      bufferMs: number;
+      ctl: SharedArrayBuffer;
+      data: SharedArrayBuffer;
+      times: SharedArrayBuffer;
+    }
   | { type: 'close' };
 
-export type AudioIoReply = { type: 'opened' } | { type: 'failed'; message: string } | { type: 'closed'; message?: string };
+export type AudioIoReply =
+  { type: 'opened' } | { type: 'failed'; message: string } | { type: 'closed'; message?: string };
 
 /** An audio-io error in a line: a missing libasound.so.2 surfaces as a dlopen error naming the addon's absolute path; keep the cause. */
 export function describe(err: unknown): string {

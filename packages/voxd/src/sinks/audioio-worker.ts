@@ -58,7 +58,10 @@ async function open(req: Extract<AudioIoRequest, { type: 'open' }>): Promise<voi
   };
   try {
     const { createAudioOutput } = await import('@echogarden/audio-io');
-    output = await createAudioOutput({ sampleRate: req.sampleRate, channelCount: 1, bufferDuration: req.bufferMs }, fill);
+    output = await createAudioOutput(
+      { sampleRate: req.sampleRate, channelCount: 1, bufferDuration: req.bufferMs },
+      fill,
+    );
     post({ type: 'opened' });
   } catch (err) {
     post({ type: 'failed', message: describe(err) });

@@ -18,7 +18,16 @@ import { Worker } from 'node:worker_threads';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
-import { audioFailed, nameMissingDevice, NO_DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import {
+  audioFailed,
+  nameMissingDevice,
+  NO_DEVICE_FIX,
+  NO_OUTPUT_FIX,
+  SinkError,
+  type PlayResult,
+  type Sink,
+  type SinkState,
+} from './sink.js';
 
 /** Device buffer, in ms: the callback period, and the wait for the first sample. */
 const BUFFER_MS = 20;
@@ -95,7 +104,12 @@ export class AudioIoSink implements Sink {
     return this.#lastError;
   }
 
-  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta: { id: string }): Promise<PlayResult> {
+  async play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    _meta: { id: string },
+  ): Promise<PlayResult> {
     this.#playing = true;
     clearTimeout(this.#idle);
     const rate = format.sampleRate;
@@ -136,7 +150,9 @@ export class AudioIoSink implements Sink {
           lastCallbackAt = now;
         } else if (opened && now - lastCallbackAt > DEVICE_SILENT_MS) {
           // Caught by play()'s catch below, which reports it as a SinkError.
-          throw new Error(`audio-io: the audio device stopped taking audio for ${DEVICE_SILENT_MS} ms (unplugged, or taken by another program?)`);
+          throw new Error(
+            `audio-io: the audio device stopped taking audio for ${DEVICE_SILENT_MS} ms (unplugged, or taken by another program?)`,
+          );
         }
       };
       // Rejects only: when the worker dies, or the device does not open.
@@ -191,7 +207,8 @@ export class AudioIoSink implements Sink {
         timing.stopMs = Math.round(Math.max(0, times[1]! - abortAt) * 100) / 100;
         timing.lastSampleAt = times[1]!;
       }
-      if (firstChunkAt !== undefined && times[0]! > 0) timing.firstSampleMs = Math.round((times[0]! - firstChunkAt) * 10) / 10;
+      if (firstChunkAt !== undefined && times[0]! > 0)
+        timing.firstSampleMs = Math.round((times[0]! - firstChunkAt) * 10) / 10;
       this.#log?.({ sink: this.name, ...timing }, 'audioio timing');
       this.#lastError = undefined;
       const firstAudioAt = times[0]! > 0 ? times[0]! - performance.timeOrigin : undefined;
@@ -266,9 +283,16 @@ export class AudioIoSink implements Sink {
   }
 
   async #open(sampleRate: number, r: Ring): Promise<void> {
-    const reply = await this.#timed(this.#request({ type: 'open', sampleRate, bufferMs: BUFFER_MS, ...r }), OPEN_TIMEOUT_MS, 'open');
+    const reply = await this.#timed(
+      this.#request({ type: 'open', sampleRate, bufferMs: BUFFER_MS, ...r }),
+      OPEN_TIMEOUT_MS,
+      'open',
+    );
     // Caught by play() and the probe, which report it (a SinkError, the state's lastError).
-    if (reply.type !== 'opened') throw new Error(reply.type === 'failed' ? nameMissingDevice(reply.message) : 'unexpected reply from the audio worker');
+    if (reply.type !== 'opened')
+      throw new Error(
+        reply.type === 'failed' ? nameMissingDevice(reply.message) : 'unexpected reply from the audio worker',
+      );
   }
 
   async #close(): Promise<void> {
@@ -300,7 +324,11 @@ export class AudioIoSink implements Sink {
   }
 }
 
-const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(a: Int32Array, i: number, v: number, t: number): { async: boolean; value: Promise<string> | string };
+  }
+).waitAsync;
 
 type Ring = { ctl: SharedArrayBuffer; data: SharedArrayBuffer; times: SharedArrayBuffer };
 
@@ -339,7 +367,10 @@ function probeInChild(): Promise<string | undefined> {
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (signal === 'SIGKILL') return resolve(`the audio device did not open and close within ${OPEN_TIMEOUT_MS + CLOSE_TIMEOUT_MS} ms (a hung driver or sound server?)`);
+      if (signal === 'SIGKILL')
+        return resolve(
+          `the audio device did not open and close within ${OPEN_TIMEOUT_MS + CLOSE_TIMEOUT_MS} ms (a hung driver or sound server?)`,
+        );
       let reply: { ok?: boolean; message?: string } | undefined;
       try {
         reply = JSON.parse(out.split('\n')[0]!) as { ok?: boolean; message?: string };

@@ -33,8 +33,16 @@ export class AutoSink implements Sink {
     // audio-io's cause first when it is the machine's (no libasound2, or no device, which no player
     // would find either); else the last resort's own fix: install a player when there is none,
     // look at the device when an installed player failed.
-    const fixes = this.#candidates.map((c) => c.state().fix).filter((f): f is string => !!f && (f.includes('libasound2') || f === NO_DEVICE_FIX));
-    return { name: this.name, ok: false, detail: 'no audio output works', lastError: why, fix: fixes[0] ?? this.#candidates.at(-1)?.state().fix ?? NO_OUTPUT_FIX };
+    const fixes = this.#candidates
+      .map((c) => c.state().fix)
+      .filter((f): f is string => !!f && (f.includes('libasound2') || f === NO_DEVICE_FIX));
+    return {
+      name: this.name,
+      ok: false,
+      detail: 'no audio output works',
+      lastError: why,
+      fix: fixes[0] ?? this.#candidates.at(-1)?.state().fix ?? NO_OUTPUT_FIX,
+    };
   }
 
   #checking: Promise<SinkState> | undefined;
@@ -58,7 +66,12 @@ export class AutoSink implements Sink {
     return this.state();
   }
 
-  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+  async play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    meta: { id: string },
+  ): Promise<PlayResult> {
     if (!this.#chosen) await this.check();
     const sink = this.#chosen;
     if (!sink) throw new SinkError(`no audio output: ${this.state().lastError}`);

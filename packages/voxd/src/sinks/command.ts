@@ -13,7 +13,15 @@ import { Pacer } from '../audio/pcm.js';
 import { ProcessTree } from '../children/process-tree.js';
 import { writeTo } from './pipe.js';
 import { toWav } from '../audio/wav.js';
-import { audioFailed, DEVICE_FIX, NO_OUTPUT_FIX, SinkError, type PlayResult, type Sink, type SinkState } from './sink.js';
+import {
+  audioFailed,
+  DEVICE_FIX,
+  NO_OUTPUT_FIX,
+  SinkError,
+  type PlayResult,
+  type Sink,
+  type SinkState,
+} from './sink.js';
 
 export type SpawnFn = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 
@@ -40,7 +48,10 @@ function playerArgs(player: PlayerName, format: AudioFormat, file?: string): str
 }
 
 /** First player on PATH, searched without a shell. */
-export function findPlayer(env: NodeJS.ProcessEnv = process.env, candidates: readonly PlayerName[] = PLAYERS): PlayerName | undefined {
+export function findPlayer(
+  env: NodeJS.ProcessEnv = process.env,
+  candidates: readonly PlayerName[] = PLAYERS,
+): PlayerName | undefined {
   return candidates.find((player) => findExecutable(player, env) !== undefined);
 }
 
@@ -57,7 +68,14 @@ export class CommandSink implements Sink {
   readonly #trees = new Set<ProcessTree>();
   #log: ((obj: object, msg: string) => void) | undefined;
 
-  constructor(options: { player?: PlayerName; env?: NodeJS.ProcessEnv; spawn?: SpawnFn; log?: (obj: object, msg: string) => void } = {}) {
+  constructor(
+    options: {
+      player?: PlayerName;
+      env?: NodeJS.ProcessEnv;
+      spawn?: SpawnFn;
+      log?: (obj: object, msg: string) => void;
+    } = {},
+  ) {
     this.#log = options.log;
     this.#env = options.env ?? process.env;
     this.#spawn = options.spawn ?? nodeSpawn;
@@ -67,7 +85,13 @@ export class CommandSink implements Sink {
 
   state(): SinkState {
     if (!this.player) {
-      return { name: this.name, ok: false, detail: `no player found on PATH (tried ${PLAYERS.join(', ')})`, lastError: `no player command on PATH (tried ${PLAYERS.join(', ')})`, fix: NO_OUTPUT_FIX };
+      return {
+        name: this.name,
+        ok: false,
+        detail: `no player found on PATH (tried ${PLAYERS.join(', ')})`,
+        lastError: `no player command on PATH (tried ${PLAYERS.join(', ')})`,
+        fix: NO_OUTPUT_FIX,
+      };
     }
     return {
       name: this.name,
@@ -106,13 +130,21 @@ export class CommandSink implements Sink {
     } finally {
       clearTimeout(timer);
     }
-    if (ac.signal.aborted) this.#lastError = `${this.player} did not play 10 ms of silence within ${PROBE_TIMEOUT_MS / 1000} s (a hung player or sound server?)`;
+    if (ac.signal.aborted)
+      this.#lastError = `${this.player} did not play 10 ms of silence within ${PROBE_TIMEOUT_MS / 1000} s (a hung player or sound server?)`;
   }
 
-  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, _meta?: { id: string }): Promise<PlayResult> {
+  async play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    _meta?: { id: string },
+  ): Promise<PlayResult> {
     const player = this.player;
     if (!player) {
-      throw new SinkError(`no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`);
+      throw new SinkError(
+        `no audio player found (tried ${PLAYERS.join(', ')}); install pulseaudio-utils or alsa-utils, or set VOXD_AUDIO=file:DIR`,
+      );
     }
     this.#tried = true;
     this.#playing = true;
@@ -175,14 +207,17 @@ export class CommandSink implements Sink {
           // The last line says what failed; ALSA prints a page of config noise before it.
           const why = stderr.trim().split('\n').pop()?.trim();
           // Not reported as it is: the catch below keeps its words as the state's lastError and throws a SinkError.
-          throw new Error(`${player} exited with ${code === null ? 'a signal' : `code ${code}`}${why ? `: ${why}` : ''}`);
+          throw new Error(
+            `${player} exited with ${code === null ? 'a signal' : `code ${code}`}${why ? `: ${why}` : ''}`,
+          );
         }
       } finally {
         signal.removeEventListener('abort', kill);
         // Nothing the player started outlives the utterance, and the audio has
         // ended (the tree is dead) before play() returns.
         if (await tree.end()) this.#trees.delete(tree);
-        else this.#log?.({ pid: child.pid, player, pids: tree.known }, 'player processes still alive 1 s after SIGKILL');
+        else
+          this.#log?.({ pid: child.pid, player, pids: tree.known }, 'player processes still alive 1 s after SIGKILL');
       }
       this.#lastError = undefined;
       return { aborted: signal.aborted, bytes, ...(firstAudioAt !== undefined ? { firstAudioAt } : {}) };

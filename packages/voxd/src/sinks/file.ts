@@ -36,7 +36,12 @@ export class FileSink implements Sink {
       name: this.name,
       ok: this.#lastError === undefined,
       detail: this.dir,
-      ...(this.#lastError ? { lastError: this.#lastError, fix: `create the directory ${this.dir} again, or choose another with VOXD_AUDIO=file:DIR` } : {}),
+      ...(this.#lastError
+        ? {
+            lastError: this.#lastError,
+            fix: `create the directory ${this.dir} again, or choose another with VOXD_AUDIO=file:DIR`,
+          }
+        : {}),
     };
   }
 
@@ -54,7 +59,12 @@ export class FileSink implements Sink {
     return this.state();
   }
 
-  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+  async play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    meta: { id: string },
+  ): Promise<PlayResult> {
     this.#counter += 1;
     const path = join(this.dir, `${String(this.#counter).padStart(4, '0')}-${meta.id}.wav`);
     let fh;
@@ -62,7 +72,10 @@ export class FileSink implements Sink {
       fh = await open(path, 'w');
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      this.#lastError = e.code === 'ENOENT' ? `the file sink's directory ${this.dir} does not exist` : `cannot write ${path}: ${e.message}`;
+      this.#lastError =
+        e.code === 'ENOENT'
+          ? `the file sink's directory ${this.dir} does not exist`
+          : `cannot write ${path}: ${e.message}`;
       throw new SinkError(this.#lastError);
     }
     let bytes = 0;

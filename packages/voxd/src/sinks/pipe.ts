@@ -7,7 +7,12 @@ import type { Writable } from 'node:stream';
  * signal aborted: a player that dies before the first chunk must not leave the
  * play loop waiting for a `drain` that never comes.
  */
-export async function writeTo(stdin: Writable, chunk: Buffer, exited: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+export async function writeTo(
+  stdin: Writable,
+  chunk: Buffer,
+  exited: Promise<unknown>,
+  signal: AbortSignal,
+): Promise<boolean> {
   if (signal.aborted || stdin.destroyed || !stdin.writable) return false;
   if (stdin.write(chunk)) return true;
   let cleanup = () => {};
@@ -26,7 +31,13 @@ export async function writeTo(stdin: Writable, chunk: Buffer, exited: Promise<un
     signal.addEventListener('abort', onGone, { once: true });
   });
   try {
-    return await Promise.race([drained, exited.then(() => false, () => false)]);
+    return await Promise.race([
+      drained,
+      exited.then(
+        () => false,
+        () => false,
+      ),
+    ]);
   } finally {
     cleanup();
   }

@@ -63,7 +63,12 @@ export interface Sink {
    * Play the chunks. Resolves when the audio has been played (or the signal
    * aborted it, within 100 ms); rejects when the device fails.
    */
-  play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult>;
+  play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    meta: { id: string },
+  ): Promise<PlayResult>;
   close(): Promise<void>;
 }
 

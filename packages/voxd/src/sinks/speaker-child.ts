@@ -14,7 +14,9 @@ let Speaker: new (opts: object) => NodeJS.WritableStream & { on(ev: string, fn: 
 try {
   Speaker = require('speaker');
 } catch (err) {
-  process.stderr.write(`the optional "speaker" module is not installed or failed to load: ${(err as Error).message.split('\n')[0]}\n`);
+  process.stderr.write(
+    `the optional "speaker" module is not installed or failed to load: ${(err as Error).message.split('\n')[0]}\n`,
+  );
   process.exit(3);
 }
 

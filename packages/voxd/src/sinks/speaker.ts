@@ -41,7 +41,11 @@ export class SpeakerSink implements Sink {
   probe(): Promise<string | undefined> {
     this.#probe ??= new Promise((resolve) => {
       // Its own process group, like every player (children/process-tree.ts): a timeout kills all of it.
-      const child = this.#spawn(process.execPath, [CHILD, '--probe'], { stdio: ['ignore', 'ignore', 'pipe'], env: this.#env, detached: true });
+      const child = this.#spawn(process.execPath, [CHILD, '--probe'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: this.#env,
+        detached: true,
+      });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const timer = setTimeout(() => killGroup(child), 5000);
@@ -73,7 +77,12 @@ export class SpeakerSink implements Sink {
       name: this.name,
       ok: fb.ok,
       detail: `speaker unavailable (${this.#speakerProblem}); ${fb.ok ? `falling back to ${fb.detail}` : `no fallback: ${fb.detail}`}`,
-      ...(fb.ok ? {} : { lastError: `speaker: ${this.#speakerProblem}; ${fb.lastError ?? fb.detail}`, fix: fb.fix ?? NO_OUTPUT_FIX }),
+      ...(fb.ok
+        ? {}
+        : {
+            lastError: `speaker: ${this.#speakerProblem}; ${fb.lastError ?? fb.detail}`,
+            fix: fb.fix ?? NO_OUTPUT_FIX,
+          }),
     };
   }
 
@@ -88,17 +97,28 @@ export class SpeakerSink implements Sink {
     return this.state();
   }
 
-  async play(format: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+  async play(
+    format: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    meta: { id: string },
+  ): Promise<PlayResult> {
     const problem = await this.probe();
     if (problem !== undefined) {
       if (!this.#fallback.player) {
-        throw new SinkError(`no audio output: speaker failed (${problem}) and no player command was found (paplay, pw-play, aplay, afplay); install one, or set VOXD_AUDIO=file:DIR`);
+        throw new SinkError(
+          `no audio output: speaker failed (${problem}) and no player command was found (paplay, pw-play, aplay, afplay); install one, or set VOXD_AUDIO=file:DIR`,
+        );
       }
       return this.#fallback.play(format, chunks, signal, meta);
     }
     // Its own process group (detached), like the player commands: a stop, the
     // watchdog or the end of the utterance kills it and anything it started.
-    const child = this.#spawn(process.execPath, [CHILD, String(format.sampleRate)], { stdio: ['pipe', 'ignore', 'pipe'], env: this.#env, detached: true });
+    const child = this.#spawn(process.execPath, [CHILD, String(format.sampleRate)], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+      env: this.#env,
+      detached: true,
+    });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {

@@ -32,12 +32,16 @@ export async function createSynthesis(options: {
     ...(options.cache === false ? { cache: false as const } : {}),
     ...(options.sherpa ? { sherpa: options.sherpa } : {}),
   });
-  const fallbackDefault = options.env.VOXD_ENGINE && options.env.VOXD_ENGINE !== 'auto' ? options.env.VOXD_ENGINE : undefined;
+  const fallbackDefault =
+    options.env.VOXD_ENGINE && options.env.VOXD_ENGINE !== 'auto' ? options.env.VOXD_ENGINE : undefined;
   if (fallbackDefault && !registry.names().includes(fallbackDefault)) {
     // Can't happen from voxd: the settings check refused any engine not in ENGINE_NAMES at the edge; kept for direct callers.
-    throw new Error(`VOXD_ENGINE=${fallbackDefault} is not an engine; use one of ${registry.names().join(', ')} or auto`);
+    throw new Error(
+      `VOXD_ENGINE=${fallbackDefault} is not an engine; use one of ${registry.names().join(', ')} or auto`,
+    );
   }
-  const resolve = (requested?: string, voice?: string) => registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault, voice);
+  const resolve = (requested?: string, voice?: string) =>
+    registry.resolve(requested && requested !== 'auto' ? requested : fallbackDefault, voice);
   return {
     registry,
     synthesizer: {

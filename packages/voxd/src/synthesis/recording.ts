@@ -39,7 +39,10 @@ export async function record(
   const synthSignal = signal ? AbortSignal.any([signal, cap.signal]) : cap.signal;
   let total = 0;
   const engine = await synthesizer.resolve(req.engine);
-  const { text, sentences } = await prepare(req.text, { keepTags: engine.understandsTags(req.model), ...(req.maxChars ? { maxChars: req.maxChars } : {}) });
+  const { text, sentences } = await prepare(req.text, {
+    keepTags: engine.understandsTags(req.model),
+    ...(req.maxChars ? { maxChars: req.maxChars } : {}),
+  });
   let format: AudioFormat | undefined;
   const parts: Buffer[] = [];
   let used = engine.name;
@@ -59,20 +62,28 @@ export async function record(
       fallbackReason ??= r.fallbackReason;
       format ??= r.synthesis.format;
       for await (const chunk of r.synthesis.chunks) {
-        const c = r.synthesis.format.sampleRate === format.sampleRate ? chunk : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate);
+        const c =
+          r.synthesis.format.sampleRate === format.sampleRate
+            ? chunk
+            : resample(chunk, r.synthesis.format.sampleRate, format.sampleRate);
         total += c.length;
         if (total > maxBytes) {
           cap.abort();
           parts.length = 0;
           const minutes = maxBytes / 2 / format.sampleRate / 60;
-          throw new VoxError('VOX_ERR_SYNTHESIZE_TOO_LARGE', Math.round(maxBytes / (1024 * 1024)), minutes >= 1 ? Math.round(minutes) : minutes.toFixed(2));
+          throw new VoxError(
+            'VOX_ERR_SYNTHESIZE_TOO_LARGE',
+            Math.round(maxBytes / (1024 * 1024)),
+            minutes >= 1 ? Math.round(minutes) : minutes.toFixed(2),
+          );
         }
         parts.push(c);
       }
     }
   } catch (err) {
     // An engine that does not know the voice says so in its own words: the answer names the voice and the engine chosen.
-    if ((err as { code?: string }).code === 'VOX_ERR_VOICE_UNKNOWN') throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(req.voice ?? ''), engine.name);
+    if ((err as { code?: string }).code === 'VOX_ERR_VOICE_UNKNOWN')
+      throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(req.voice ?? ''), engine.name);
     throw err;
   }
   format ??= { sampleRate: 22050, channels: 1, bitDepth: 16 };

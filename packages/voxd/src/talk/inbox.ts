@@ -76,7 +76,10 @@ export class TalkInbox {
     if ('problem' in label) return label;
     const box = this.#boxes.get(label.delivered)!;
     if (box.waiter) box.waiter([...box.held.splice(0), text]);
-    else if (box.held.length >= this.#maxHeld) return { problem: `session ${label.delivered} already holds ${this.#maxHeld} texts it has not taken; its vox mcp is not polling` };
+    else if (box.held.length >= this.#maxHeld)
+      return {
+        problem: `session ${label.delivered} already holds ${this.#maxHeld} texts it has not taken; its vox mcp is not polling`,
+      };
     else box.held.push(text);
     return label;
   }
@@ -84,11 +87,14 @@ export class TalkInbox {
   /** The live label `name` is: itself, or the one live label of project `name`. */
   resolve(name: string): Delivery {
     const live = this.live();
-    const list = live.length ? `live sessions: ${live.join(', ')}` : 'no session is live (no vox mcp is running, or it is older than vox talk)';
+    const list = live.length
+      ? `live sessions: ${live.join(', ')}`
+      : 'no session is live (no vox mcp is running, or it is older than vox talk)';
     if (live.includes(name)) return { delivered: name };
     const matches = live.filter((l) => l.slice(0, l.lastIndexOf('#')).toLowerCase() === name.toLowerCase());
     if (matches.length === 1) return { delivered: matches[0]! };
-    if (matches.length > 1) return { problem: `"${name}" is the project of ${matches.length} sessions; say the full label. ${list}` };
+    if (matches.length > 1)
+      return { problem: `"${name}" is the project of ${matches.length} sessions; say the full label. ${list}` };
     return { problem: `no live session "${name}"; ${list}` };
   }
 
@@ -99,6 +105,7 @@ export class TalkInbox {
 
   #prune(): void {
     const now = this.#clock();
-    for (const [label, box] of this.#boxes) if (!box.waiter && now - box.seenAt > this.#liveMs) this.#boxes.delete(label);
+    for (const [label, box] of this.#boxes)
+      if (!box.waiter && now - box.seenAt > this.#liveMs) this.#boxes.delete(label);
   }
 }

@@ -64,9 +64,7 @@ export function cleanForSpeech(text: string, options: CleanupOptions = {}): stri
     lastWasCode = false;
   }
 
-  const joined = pieces
-    .map((piece, i) => (i < pieces.length - 1 ? endSentence(piece) : piece))
-    .join(' ');
+  const joined = pieces.map((piece, i) => (i < pieces.length - 1 ? endSentence(piece) : piece)).join(' ');
   return truncateAtSentence(joined, maxChars);
 }
 

@@ -22,7 +22,8 @@ const MIN_REST = 12;
 const MAX_HEAD_SHARE = 0.6;
 
 const PAUSE = /[,;:](?=\s)|\s(?=[\u2013\u2014]\s)/g;
-const CLAUSE_WORD = /\s(?=(?:and|but|or|so|yet|because|although|though|while|whereas|which|who|whose|where|when|whenever|after|before|since|until|unless|if|then)\b)/gi;
+const CLAUSE_WORD =
+  /\s(?=(?:and|but|or|so|yet|because|although|though|while|whereas|which|who|whose|where|when|whenever|after|before|since|until|unless|if|then)\b)/gi;
 
 /**
  * Where `sentence` splits into a first phrase and the rest, as two trimmed

@@ -63,7 +63,10 @@ export const WORKER_IDLE_MS = 30_000;
 
 /** Cleanup and sentences on this thread. */
 export function prepareText(text: string, options: PrepareOptions): PreparedText {
-  const spoken = cleanForSpeech(text, { keepTags: options.keepTags, ...(options.maxChars ? { maxChars: options.maxChars } : {}) });
+  const spoken = cleanForSpeech(text, {
+    keepTags: options.keepTags,
+    ...(options.maxChars ? { maxChars: options.maxChars } : {}),
+  });
   return { text: spoken, sentences: splitSentences(spoken) };
 }
 

@@ -58,7 +58,8 @@ export function sentenceRanges(text: string): SentenceRange[] {
 
 function sentencesIn(text: string): SentenceRange[] {
   const out: SentenceRange[] = [];
-  for (const node of split(text)) if (node.type === 'Sentence') out.push({ raw: node.raw, range: [node.range[0], node.range[1]] });
+  for (const node of split(text))
+    if (node.type === 'Sentence') out.push({ raw: node.raw, range: [node.range[0], node.range[1]] });
   return out;
 }
 

@@ -28,9 +28,7 @@ export function isTag(text: string): boolean {
 
 /** Remove bracketed expressive/mood tags such as "[alert] [serious]" or "[excited]". */
 export function stripTags(text: string): string {
-  return text
-    .replace(TAG_WITH_SPACE, (match) => (isTag(match.trimStart()) ? '' : match))
-    .trim();
+  return text.replace(TAG_WITH_SPACE, (match) => (isTag(match.trimStart()) ? '' : match)).trim();
 }
 
 /**

@@ -29,7 +29,10 @@ const POOL_TTL_MS = 60_000;
  * eSpeak's voices are languages: distinct voices of one language are its
  * variants. The default language, then male and female variants alternating.
  */
-export const ESPEAK_POOL = [ESPEAK_DEFAULT_VOICE, ...[1, 2, 3, 4, 5, 6, 7].flatMap((n) => [`${ESPEAK_DEFAULT_VOICE}+f${n}`, `${ESPEAK_DEFAULT_VOICE}+m${n}`])];
+export const ESPEAK_POOL = [
+  ESPEAK_DEFAULT_VOICE,
+  ...[1, 2, 3, 4, 5, 6, 7].flatMap((n) => [`${ESPEAK_DEFAULT_VOICE}+f${n}`, `${ESPEAK_DEFAULT_VOICE}+m${n}`]),
+];
 
 interface Entry {
   session: string;
@@ -105,7 +108,14 @@ export class VoiceAssignment {
 
   /** Newest use first, for status. */
   list(): SessionVoice[] {
-    return [...this.#entries.values()].reverse().map((e) => ({ session: e.session, engine: e.engine, voice: e.voice, lastUsedAt: new Date(e.lastUsed).toISOString() }));
+    return [...this.#entries.values()]
+      .reverse()
+      .map((e) => ({
+        session: e.session,
+        engine: e.engine,
+        voice: e.voice,
+        lastUsedAt: new Date(e.lastUsed).toISOString(),
+      }));
   }
 
   /** The voices a session may be given on `engine`: ids it accepts, at most MAX_POOL_VOICES. */
@@ -139,9 +149,20 @@ export class VoiceAssignment {
     if (!Array.isArray(list)) return;
     const max = this.#o.maxSessions ?? MAX_ASSIGNED_SESSIONS;
     for (const e of list.slice(-max) as Partial<Entry>[]) {
-      if (typeof e?.session !== 'string' || typeof e.engine !== 'string' || typeof e.voice !== 'string' || typeof e.lastUsed !== 'number') continue;
+      if (
+        typeof e?.session !== 'string' ||
+        typeof e.engine !== 'string' ||
+        typeof e.voice !== 'string' ||
+        typeof e.lastUsed !== 'number'
+      )
+        continue;
       if (e.session.length > 200 || e.engine.length > 50 || e.voice.length > 100) continue;
-      this.#touch(key(e.engine, e.session), { session: e.session, engine: e.engine, voice: e.voice, lastUsed: e.lastUsed });
+      this.#touch(key(e.engine, e.session), {
+        session: e.session,
+        engine: e.engine,
+        voice: e.voice,
+        lastUsed: e.lastUsed,
+      });
     }
   }
 
@@ -165,7 +186,8 @@ export class VoiceAssignment {
 }
 
 async function poolOf(engine: Engine): Promise<string[]> {
-  const candidates = engine.name === 'espeak' || engine.name === 'espeak-ng' ? ESPEAK_POOL : (await engine.voices()).map((v) => v.id);
+  const candidates =
+    engine.name === 'espeak' || engine.name === 'espeak-ng' ? ESPEAK_POOL : (await engine.voices()).map((v) => v.id);
   const out: string[] = [];
   for (const v of candidates) {
     if (out.length >= MAX_POOL_VOICES) break;

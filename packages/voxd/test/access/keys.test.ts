@@ -67,16 +67,20 @@ test('dotenv syntax: export, quotes, comments, blank lines', () => {
   assert.deepEqual(badLines, []);
 });
 
-test('a file readable by others gives a warning that holds no key', { skip: process.platform === 'win32' && 'no POSIX modes' }, () => {
-  const keys = createKeys({ env: {}, home: home('OPENAI_API_KEY=sk-secret-value\n', 0o644) });
-  const w = keys.warnings();
-  assert.equal(w.length, 1);
-  assert.match(w[0]!, /mode 0644/);
-  assert.match(w[0]!, /chmod 600/);
-  assert.ok(!w[0]!.includes('sk-secret-value'));
-  // The key is still usable: the warning is the remedy, not a lockout.
-  assert.equal(keys.get('OPENAI_API_KEY'), 'sk-secret-value');
-});
+test(
+  'a file readable by others gives a warning that holds no key',
+  { skip: process.platform === 'win32' && 'no POSIX modes' },
+  () => {
+    const keys = createKeys({ env: {}, home: home('OPENAI_API_KEY=sk-secret-value\n', 0o644) });
+    const w = keys.warnings();
+    assert.equal(w.length, 1);
+    assert.match(w[0]!, /mode 0644/);
+    assert.match(w[0]!, /chmod 600/);
+    assert.ok(!w[0]!.includes('sk-secret-value'));
+    // The key is still usable: the warning is the remedy, not a lockout.
+    assert.equal(keys.get('OPENAI_API_KEY'), 'sk-secret-value');
+  },
+);
 
 test('a malformed line is reported by number, not content', () => {
   const keys = createKeys({ env: {}, home: home('OPENAI_API_KEY=sk-ok\nsk-pasted-without-a-name\n') });

@@ -5,7 +5,16 @@ import { describe, it } from 'node:test';
 import { isLoopbackHost } from '../../src/access/security.js';
 
 describe('isLoopbackHost', () => {
-  const allowed = ['127.0.0.1', '127.0.0.1:8421', '127.1.2.3:80', 'localhost', 'LOCALHOST:8421', '[::1]', '[::1]:8421', undefined];
+  const allowed = [
+    '127.0.0.1',
+    '127.0.0.1:8421',
+    '127.1.2.3:80',
+    'localhost',
+    'LOCALHOST:8421',
+    '[::1]',
+    '[::1]:8421',
+    undefined,
+  ];
   const refused = [
     '[::1].evil.com',
     '127.0.0.1:80@evil.com',

@@ -5,7 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -49,7 +61,12 @@ describe('ensureToken', () => {
       assert.notEqual(r.token, GOOD, 'a token others could read is not kept');
       assert.equal(readFileSync(path, 'utf8').trim(), r.token);
       assert.equal(statSync(path).mode & 0o777, 0o600);
-      assert.match(r.warnings.join('\n'), new RegExp(`readable or writable by (everyone|its group) \\(mode ${mode.toString(8)}\\), so others may know it; voxd replaced it with a new token`));
+      assert.match(
+        r.warnings.join('\n'),
+        new RegExp(
+          `readable or writable by (everyone|its group) \\(mode ${mode.toString(8)}\\), so others may know it; voxd replaced it with a new token`,
+        ),
+      );
     });
   }
 
@@ -116,27 +133,41 @@ describe('ensureToken', () => {
     assert.match(r.warnings.join('\n'), /hard link/);
   });
 
-  it('replaces a named pipe without opening it', { skip: process.platform === 'win32' ? 'no mkfifo on Windows' : false }, (t) => {
-    const path = join(home(t), 'token');
-    const made = spawnSync('mkfifo', [path]);
-    if (made.status !== 0) return t.skip('mkfifo is not available');
-    assert.match(run(path).token, TOKEN_PATTERN);
-  });
+  it(
+    'replaces a named pipe without opening it',
+    { skip: process.platform === 'win32' ? 'no mkfifo on Windows' : false },
+    (t) => {
+      const path = join(home(t), 'token');
+      const made = spawnSync('mkfifo', [path]);
+      if (made.status !== 0) return t.skip('mkfifo is not available');
+      assert.match(run(path).token, TOKEN_PATTERN);
+    },
+  );
 
   it('refuses a directory, saying what to remove', (t) => {
     const path = join(home(t), 'token');
     mkdirSync(path);
-    assert.throws(() => run(path), (err: Error) => err instanceof TokenFileError && /is a directory.*remove it/.test(err.message));
+    assert.throws(
+      () => run(path),
+      (err: Error) => err instanceof TokenFileError && /is a directory.*remove it/.test(err.message),
+    );
     assert.equal(statSync(path).isDirectory(), true, 'nothing was deleted');
   });
 
-  it("refuses a token file of another user's", { skip: isRoot ? false : 'needs root to give a file to another user' }, (t) => {
-    const path = join(home(t), 'token');
-    writeFileSync(path, `${GOOD}\n`, { mode: 0o600 });
-    chownSync(path, 65534, 65534);
-    assert.throws(() => run(path), (err: Error) => err instanceof TokenFileError && /belongs to another user \(uid 65534\)/.test(err.message));
-    assert.equal(readFileSync(path, 'utf8'), `${GOOD}\n`);
-  });
+  it(
+    "refuses a token file of another user's",
+    { skip: isRoot ? false : 'needs root to give a file to another user' },
+    (t) => {
+      const path = join(home(t), 'token');
+      writeFileSync(path, `${GOOD}\n`, { mode: 0o600 });
+      chownSync(path, 65534, 65534);
+      assert.throws(
+        () => run(path),
+        (err: Error) => err instanceof TokenFileError && /belongs to another user \(uid 65534\)/.test(err.message),
+      );
+      assert.equal(readFileSync(path, 'utf8'), `${GOOD}\n`);
+    },
+  );
 });
 
 const VOXD = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -146,7 +177,17 @@ function startVoxd(dir: string): Promise<{ listening: boolean; code: number | nu
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!/^(VOX|VOXD|CLAUDE|OPENAI|ELEVENLABS)_/.test(k)) env[k] = v;
-    const child = spawn(process.execPath, [VOXD], { env: { ...env, VOX_HOME: dir, VOXD_PORT: '0', VOXD_AUDIO: 'null', VOXD_ENGINE: 'espeak', VOX_CONFIG_HOME: join(dir, 'config') }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [VOXD], {
+      env: {
+        ...env,
+        VOX_HOME: dir,
+        VOXD_PORT: '0',
+        VOXD_AUDIO: 'null',
+        VOXD_ENGINE: 'espeak',
+        VOX_CONFIG_HOME: join(dir, 'config'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let listening = false;
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
@@ -188,11 +229,15 @@ describe('the real voxd with a bad token file', () => {
     assert.match(r.stderr, /voxd: cannot use the token file: .*token is a directory, not a token file; remove it/);
   });
 
-  it('warns when VOX_HOME is writable by others, and still starts', { skip: process.platform === 'win32' ? 'no POSIX modes' : false }, async (t) => {
-    const dir = home(t);
-    chmodSync(dir, 0o777);
-    const r = await startVoxd(dir);
-    assert.equal(r.listening, true, r.stderr);
-    assert.match(r.stderr, /voxd: warning: VOX_HOME=.* is writable by everyone \(mode 777\); run "chmod 700 /);
-  });
+  it(
+    'warns when VOX_HOME is writable by others, and still starts',
+    { skip: process.platform === 'win32' ? 'no POSIX modes' : false },
+    async (t) => {
+      const dir = home(t);
+      chmodSync(dir, 0o777);
+      const r = await startVoxd(dir);
+      assert.equal(r.listening, true, r.stderr);
+      assert.match(r.stderr, /voxd: warning: VOX_HOME=.* is writable by everyone \(mode 777\); run "chmod 700 /);
+    },
+  );
 });

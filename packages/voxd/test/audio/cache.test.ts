@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -18,7 +27,15 @@ function dir(): string {
   return join(d, 'cache');
 }
 
-const base: CacheKeyInput = { engine: 'openai', model: 'tts-1', voice: 'alloy', rate: 175, volume: 1, params: { speed: 1 }, text: 'Build passed.' };
+const base: CacheKeyInput = {
+  engine: 'openai',
+  model: 'tts-1',
+  voice: 'alloy',
+  rate: 175,
+  volume: 1,
+  params: { speed: 1 },
+  text: 'Build passed.',
+};
 
 test('the same request hits', async () => {
   const cache = createCache({ dir: dir() });

@@ -42,17 +42,31 @@ class HoldSink implements Sink {
   async close(): Promise<void> {}
 }
 
-function api(port: number, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; bytes: number }> {
+function api(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; bytes: number }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), bytes: Buffer.byteLength(text) });
-      });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), bytes: Buffer.byteLength(text) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -61,15 +75,27 @@ function api(port: number, method: string, path: string, body?: unknown): Promis
 describe('a queue of 10,000', () => {
   it('pages status, stops everything in one call with every request accounted for, and keeps speaking', async (t) => {
     const sink = new HoldSink();
-    const { app, dispatcher } = await buildServer({ token: TOKEN, synthesizer: singleEngine(new SineEngine()), sink, maxQueue: 10_000 });
+    const { app, dispatcher } = await buildServer({
+      token: TOKEN,
+      synthesizer: singleEngine(new SineEngine()),
+      sink,
+      maxQueue: 10_000,
+    });
     t.after(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as { port: number }).port;
 
-    const first = await dispatcher.speak({ text: 'The first announcement, which plays while the rest wait. '.repeat(50), priority: 'message' });
+    const first = await dispatcher.speak({
+      text: 'The first announcement, which plays while the rest wait. '.repeat(50),
+      priority: 'message',
+    });
     const settled: Array<Promise<{ status: string }>> = [first.settled];
     for (let i = 0; i < 9_999; i++) {
-      const r = await dispatcher.speak({ text: `Queued announcement number ${i}`, priority: 'message', session: `s${i % 8}` });
+      const r = await dispatcher.speak({
+        text: `Queued announcement number ${i}`,
+        priority: 'message',
+        session: `s${i % 8}`,
+      });
       assert.equal(r.response.status, 'queued');
       settled.push(r.settled);
     }
@@ -90,7 +116,10 @@ describe('a queue of 10,000', () => {
     assert.equal(stop.status, 200);
     assert.equal(stop.body.stopped.length, 10_000);
     const outcomes = await Promise.all(settled);
-    const counts = outcomes.reduce<Record<string, number>>((m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }), {});
+    const counts = outcomes.reduce<Record<string, number>>(
+      (m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }),
+      {},
+    );
     assert.deepEqual(counts, { stopped: 10_000 });
 
     const after = await dispatcher.speak({ text: 'Speech after the stop.' });

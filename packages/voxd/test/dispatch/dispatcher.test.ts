@@ -55,7 +55,11 @@ function rig(options: { sink?: Sink; clock?: () => number } = {}): Rig {
   const dir = mkdtempSync(join(tmpdir(), 'vox-dispatcher-'));
   dirs.push(dir);
   const sink = options.sink ?? new FileSink(dir);
-  const d = new Dispatcher({ synthesizer: singleEngine(engine), sink, ...(options.clock ? { clock: options.clock } : {}) });
+  const d = new Dispatcher({
+    synthesizer: singleEngine(engine),
+    sink,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const events: VoxEvent[] = [];
   d.on('event', (e) => events.push(e));
   return {
@@ -66,7 +70,11 @@ function rig(options: { sink?: Sink; clock?: () => number } = {}): Rig {
       readdirSync(dir)
         .filter((f) => f.endsWith('.wav'))
         .sort()
-        .map((f) => ({ file: f, id: /^\d+-(.+)\.wav$/.exec(f)![1]!, seconds: (statSync(join(dir, f)).size - 44) / BYTES_PER_SECOND })),
+        .map((f) => ({
+          file: f,
+          id: /^\d+-(.+)\.wav$/.exec(f)![1]!,
+          seconds: (statSync(join(dir, f)).size - 44) / BYTES_PER_SECOND,
+        })),
     close: () => d.close(0),
   };
 }
@@ -100,7 +108,10 @@ async function sentenceSeconds(text: string, rate?: number): Promise<number[]> {
 
 /** Wait until `id`'s audio is reaching the sink (its WAV holds some PCM), not merely until it is the one playing. */
 function audible(r: Rig, id: string): Promise<true> {
-  return waitFor(() => r.d.playing?.id === id && r.wavs().some((w) => w.id === id && w.seconds > 0.05), `${id} to be heard`);
+  return waitFor(
+    () => r.d.playing?.id === id && r.wavs().some((w) => w.id === id && w.seconds > 0.05),
+    `${id} to be heard`,
+  );
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -134,7 +145,10 @@ describe('one stream per utterance', () => {
       assert.equal(r.d.playing?.current, 0, 'still in the first sentence');
       assert.equal((await m1.settled).status, 'played');
       assert.equal((await m2.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id), [m1.id, m2.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [m1.id, m2.id],
+      );
       assert.ok(near(r.wavs()[0]!.seconds, sum(parts)), `first WAV ${r.wavs()[0]!.seconds}s vs ${sum(parts)}s`);
     } finally {
       await r.close();
@@ -155,10 +169,19 @@ describe('interruption', () => {
       const done = await m.settled;
       assert.equal(done.status, 'played');
       const wavs = r.wavs();
-      assert.deepEqual(wavs.map((w) => w.id), [m.id, i.id, m.id]);
+      assert.deepEqual(
+        wavs.map((w) => w.id),
+        [m.id, i.id, m.id],
+      );
       // The first part holds sentences 1-2 and part of 3; the resumed part is sentences 3-4 whole.
-      assert.ok(wavs[0]!.seconds > parts[0]! + parts[1]! - 0.05 && wavs[0]!.seconds < parts[0]! + parts[1]! + parts[2]!, `cut part ${wavs[0]!.seconds}s`);
-      assert.ok(near(wavs[2]!.seconds, parts[2]! + parts[3]!), `resumed part ${wavs[2]!.seconds}s vs ${parts[2]! + parts[3]!}s`);
+      assert.ok(
+        wavs[0]!.seconds > parts[0]! + parts[1]! - 0.05 && wavs[0]!.seconds < parts[0]! + parts[1]! + parts[2]!,
+        `cut part ${wavs[0]!.seconds}s`,
+      );
+      assert.ok(
+        near(wavs[2]!.seconds, parts[2]! + parts[3]!),
+        `resumed part ${wavs[2]!.seconds}s vs ${parts[2]! + parts[3]!}s`,
+      );
       assert.deepEqual(typesOf(r.events, m.id), ['queued', 'started', 'interrupted', 'started', 'finished']);
       const resumed = r.events.filter((e) => e.id === m.id && e.type === 'started')[1]!;
       assert.match(resumed.reason ?? '', /resumed from sentence 3 of 4/);
@@ -177,7 +200,10 @@ describe('interruption', () => {
       const i1 = await speak(r, { text: 'Urgent one.', priority: 'important', rate: 300 });
       assert.equal((await t.settled).status, 'played');
       assert.equal((await i1.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id), [t.id, i1.id, t.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [t.id, i1.id, t.id],
+      );
 
       // Another text than the first: the same one would be deduped.
       const n = await speak(r, { text: `${FOUR} Once more.`, priority: 'notification', rate: 300 });
@@ -186,7 +212,13 @@ describe('interruption', () => {
       const nDone = await n.settled;
       assert.equal(nDone.status, 'interrupted');
       assert.equal((await i2.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id).slice(3), [n.id, i2.id]);
+      assert.deepEqual(
+        r
+          .wavs()
+          .map((w) => w.id)
+          .slice(3),
+        [n.id, i2.id],
+      );
       assert.deepEqual(typesOf(r.events, n.id), ['queued', 'started', 'interrupted']);
     } finally {
       await r.close();
@@ -204,7 +236,10 @@ describe('interruption', () => {
       const r1 = await t1.settled;
       assert.equal(r1.status, 'replaced');
       for (const x of [i, t2, other]) assert.equal((await x.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id), [t1.id, i.id, t2.id, other.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [t1.id, i.id, t2.id, other.id],
+      );
     } finally {
       await r.close();
     }
@@ -220,7 +255,10 @@ describe('interruption', () => {
       assert.equal((await t1.settled).status, 'interrupted');
       assert.equal((await t2.settled).status, 'dropped');
       assert.equal((await m.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id), [t1.id, m.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [t1.id, m.id],
+      );
       assert.ok(r.wavs()[0]!.seconds < sum(await sentenceSeconds(FOUR, 300)) / 2, 'the text was cut');
     } finally {
       await r.close();
@@ -242,7 +280,10 @@ describe('stop', () => {
       assert.equal((await m.settled).status, 'stopped');
       assert.equal((await i.settled).status, 'stopped');
       await r.d.idle();
-      assert.deepEqual(r.wavs().map((w) => w.id), [m.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [m.id],
+      );
       assert.equal(r.d.queueLength, 0);
     } finally {
       await r.close();
@@ -259,7 +300,10 @@ describe('stop', () => {
       assert.equal((await m.settled).status, 'stopped');
       assert.equal((await i.settled).status, 'played', 'the important chime still plays');
       await r.d.idle();
-      assert.deepEqual(r.wavs().map((w) => w.id), [m.id, i.response.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [m.id, i.response.id],
+      );
     } finally {
       await r.close();
     }
@@ -327,7 +371,11 @@ describe('expiry', () => {
       const late = await speak(r, { text: 'Idle ping.', priority: 'notification' });
       assert.equal((await late.settled).status, 'expired');
       jump = 0;
-      const kept = await speak(r, { text: 'Idle ping with its own limit.', priority: 'notification', maxAgeMs: 10 * NOTIFICATION_MAX_AGE_MS });
+      const kept = await speak(r, {
+        text: 'Idle ping with its own limit.',
+        priority: 'notification',
+        maxAgeMs: 10 * NOTIFICATION_MAX_AGE_MS,
+      });
       assert.equal((await kept.settled).status, 'played');
       jump = 0;
       const message = await speak(r, { text: 'A message has no default limit.' });
@@ -354,7 +402,10 @@ describe('chimes', () => {
       now += 1_001;
       const again = await r.d.chime('done');
       assert.equal((await again.settled).status, 'played');
-      assert.deepEqual(r.wavs().map((w) => w.id), [a.response.id, c.response.id, again.response.id]);
+      assert.deepEqual(
+        r.wavs().map((w) => w.id),
+        [a.response.id, c.response.id, again.response.id],
+      );
       assert.deepEqual(typesOf(r.events, b.response.id), ['deduped']);
       assert.equal(r.events.find((e) => e.id === b.response.id)?.originalId, a.response.id);
       assert.equal(r.d.history().find((h) => h.id === a.response.id)?.kind, 'chime');
@@ -368,7 +419,10 @@ describe('first audio', () => {
   test('the history records firstAudioMs for a played utterance', async () => {
     const r = rig({ sink: new NullSink() });
     try {
-      const long = Array.from({ length: 12 }, (_, k) => `Sentence number ${k + 1} of a long text that goes on for a while.`).join(' ');
+      const long = Array.from(
+        { length: 12 },
+        (_, k) => `Sentence number ${k + 1} of a long text that goes on for a while.`,
+      ).join(' ');
       const m = await speak(r, { text: long });
       assert.equal((await m.settled).status, 'played');
       const h = r.d.history().find((e) => e.id === m.id)!;
@@ -395,7 +449,10 @@ describe('hold (a listen holds the player)', () => {
       hold.release();
       assert.equal((await b.settled).status, 'played');
       assert.equal((await a.settled).status, 'played');
-      assert.deepEqual(r.events.filter((e) => e.type === 'started').map((e) => e.id), [b.id, a.id]);
+      assert.deepEqual(
+        r.events.filter((e) => e.type === 'started').map((e) => e.id),
+        [b.id, a.id],
+      );
 
       const limited = r.d.hold({ limitMs: 300, reason: 'a test listen' });
       await limited.ready;

@@ -9,7 +9,13 @@ import type { Engine } from '../../src/engines/engine.js';
 import { singleEngine } from '../../src/server.js';
 import { NullSink } from '../../src/sinks/null.js';
 import { rmSync } from 'node:fs';
-import { CrashingEngine, DyingEngine, dyingEspeakNg, HangingEngine, SilentEngine } from '../fixtures/failing-engines.js';
+import {
+  CrashingEngine,
+  DyingEngine,
+  dyingEspeakNg,
+  HangingEngine,
+  SilentEngine,
+} from '../fixtures/failing-engines.js';
 
 function rig(engine: Engine, synthesisTimeoutMs = 30_000) {
   return new Dispatcher({ synthesizer: singleEngine(engine), sink: new NullSink(), synthesisTimeoutMs });

@@ -5,7 +5,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Journal, type JournalEntry } from '../../src/dispatch/journal.js';
@@ -43,11 +55,17 @@ test('a reopened journal holds the unsettled accepts in order, with their last s
   // No close: as after kill -9.
   const again = Journal.open(path);
   assert.deepEqual(again.replay.problems, []);
-  assert.deepEqual(again.replay.pending.map((p) => [p.id, p.priority, p.session, p.sentence, p.requestId]), [
-    ['a', 'text', 's1', 1, 'r-a'],
-    ['c', 'important', undefined, undefined, undefined],
-  ]);
-  assert.deepEqual(again.replay.settled.map((s) => [s.id, s.outcome, s.requestId]), [['b', 'played', 'r-b']]);
+  assert.deepEqual(
+    again.replay.pending.map((p) => [p.id, p.priority, p.session, p.sentence, p.requestId]),
+    [
+      ['a', 'text', 's1', 1, 'r-a'],
+      ['c', 'important', undefined, undefined, undefined],
+    ],
+  );
+  assert.deepEqual(
+    again.replay.settled.map((s) => [s.id, s.outcome, s.requestId]),
+    [['b', 'played', 'r-b']],
+  );
   await j.close();
   await again.close();
 });
@@ -70,7 +88,10 @@ test('a torn last line (a crash during a write) is ignored and reported; the res
   await j.close();
   appendFileSync(path, '{"t":"a","id":"torn","kind":"spe');
   const again = Journal.open(path);
-  assert.deepEqual(again.replay.pending.map((p) => p.id), ['a', 'b']);
+  assert.deepEqual(
+    again.replay.pending.map((p) => p.id),
+    ['a', 'b'],
+  );
   assert.equal(again.replay.problems.length, 1);
   assert.match(again.replay.problems[0]!, /last record was cut short/);
   // Opening rewrote the file without it: the next append starts on a line of its own.
@@ -78,7 +99,10 @@ test('a torn last line (a crash during a write) is ignored and reported; the res
   await again.close();
   const third = Journal.open(path);
   assert.deepEqual(third.replay.problems, []);
-  assert.deepEqual(third.replay.pending.map((p) => p.id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    third.replay.pending.map((p) => p.id),
+    ['a', 'b', 'c'],
+  );
   await third.close();
 });
 
@@ -87,7 +111,10 @@ test('corrupt and unknown lines are skipped and reported, never fatal', async ()
   const good = JSON.stringify({ t: 'a', ...entry('ok') });
   writeFileSync(path, `garbage\n${good}\n{"t":"zz","id":"q"}\n{"t":"a","id":"half"}\n\u0000\u0001\n`);
   const j = Journal.open(path);
-  assert.deepEqual(j.replay.pending.map((p) => p.id), ['ok']);
+  assert.deepEqual(
+    j.replay.pending.map((p) => p.id),
+    ['ok'],
+  );
   assert.equal(j.replay.problems.length, 4, j.replay.problems.join('\n'));
   await j.close();
 });
@@ -108,7 +135,10 @@ test('compaction keeps the file bounded: 5,000 accepted and settled leave it sma
   assert.ok(biggest < 40 * 1024, `the journal grew to ${biggest} bytes`);
   assert.ok(statSync(path).size < 40 * 1024);
   const again = Journal.open(path, { keepSettled: 16 });
-  assert.deepEqual(again.replay.pending.map((p) => p.id), ['u4997', 'u4998', 'u4999']);
+  assert.deepEqual(
+    again.replay.pending.map((p) => p.id),
+    ['u4997', 'u4998', 'u4999'],
+  );
   assert.equal(again.replay.settled.length, 16);
   assert.equal(again.replay.settled.at(-1)!.id, 'u4996');
   await again.close();
@@ -131,20 +161,24 @@ test('old settles are let go after their retention, however few', async () => {
   assert.doesNotMatch(readFileSync(path, 'utf8'), /"t":"s"/);
 });
 
-test('a link where the journal should be is replaced, never followed', { skip: process.platform === 'win32' ? 'no symlinks' : false }, async () => {
-  const d = dir();
-  const target = join(d, 'elsewhere.txt');
-  writeFileSync(target, 'not yours\n', { mode: 0o644 });
-  const path = join(d, 'journal.jsonl');
-  symlinkSync(target, path);
-  const j = Journal.open(path);
-  assert.match(j.replay.problems.join('\n'), /symbolic link/);
-  await j.accept(entry('a'));
-  await j.close();
-  assert.equal(readFileSync(target, 'utf8'), 'not yours\n');
-  assert.equal(statSync(target).mode & 0o777, 0o644);
-  assert.ok(lstatSync(path).isFile());
-});
+test(
+  'a link where the journal should be is replaced, never followed',
+  { skip: process.platform === 'win32' ? 'no symlinks' : false },
+  async () => {
+    const d = dir();
+    const target = join(d, 'elsewhere.txt');
+    writeFileSync(target, 'not yours\n', { mode: 0o644 });
+    const path = join(d, 'journal.jsonl');
+    symlinkSync(target, path);
+    const j = Journal.open(path);
+    assert.match(j.replay.problems.join('\n'), /symbolic link/);
+    await j.accept(entry('a'));
+    await j.close();
+    assert.equal(readFileSync(target, 'utf8'), 'not yours\n');
+    assert.equal(statSync(target).mode & 0o777, 0o644);
+    assert.ok(lstatSync(path).isFile());
+  },
+);
 
 test('a directory where the journal should be: reported, accepts are refused with 503 VOX_ERR_JOURNAL_UNWRITABLE, and taken again once it is gone', async () => {
   const d = dir();
@@ -153,8 +187,14 @@ test('a directory where the journal should be: reported, accepts are refused wit
   const errors: string[] = [];
   const j = Journal.open(path, { log: { warn: () => {}, error: (_o, msg) => errors.push(msg ?? '') } });
   assert.match(j.replay.problems.join('\n'), /not a regular file/);
-  assert.throws(() => j.accept(entry('a')), (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE' && err.statusCode === 503 && /EISDIR/.test(err.message));
-  assert.throws(() => j.accept(entry('b')), (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE');
+  assert.throws(
+    () => j.accept(entry('a')),
+    (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE' && err.statusCode === 503 && /EISDIR/.test(err.message),
+  );
+  assert.throws(
+    () => j.accept(entry('b')),
+    (err: any) => err.code === 'VOX_ERR_JOURNAL_UNWRITABLE',
+  );
   assert.equal(j.pendingCount, 0, 'nothing refused is counted as kept');
   assert.equal(errors.length, 1, 'said once');
   assert.ok(lstatSync(path).isDirectory(), 'left as it was');
@@ -162,7 +202,10 @@ test('a directory where the journal should be: reported, accepts are refused wit
   await j.accept(entry('c'));
   await j.close();
   const again = Journal.open(path);
-  assert.deepEqual(again.replay.pending.map((p) => p.id), ['c']);
+  assert.deepEqual(
+    again.replay.pending.map((p) => p.id),
+    ['c'],
+  );
   await again.close();
 });
 
@@ -189,7 +232,10 @@ test('hostile or unknown fields skip that record with a warning; the rest replay
     ].join('\n'),
   );
   const j = Journal.open(path);
-  assert.deepEqual(j.replay.pending.map((p) => p.id), ['ok1', 'ok2']);
+  assert.deepEqual(
+    j.replay.pending.map((p) => p.id),
+    ['ok1', 'ok2'],
+  );
   assert.equal(j.replay.pending[0]!.sentence, undefined, 'the progress record with an unknown field was skipped');
   assert.deepEqual(j.replay.settled, []);
   const problems = j.replay.problems.join('\n');
@@ -202,21 +248,40 @@ test('hostile or unknown fields skip that record with a warning; the rest replay
 test('a journal past its cap at open: the first records within the cap are replayed in order, the rest reported and settled as dropped', async () => {
   const d = dir();
   const path = join(d, 'journal.jsonl');
-  const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ t: 'a', ...entry(`r${i}`), requestId: `req-${i}`, text: 'x'.repeat(900) }));
+  const lines = Array.from({ length: 50 }, (_, i) =>
+    JSON.stringify({ t: 'a', ...entry(`r${i}`), requestId: `req-${i}`, text: 'x'.repeat(900) }),
+  );
   // r3 is settled later in the file: it is not lost, whatever the cap.
-  lines.push(JSON.stringify({ t: 's', id: 'r3', dedupKey: 'say r3', windowMs: 5000, outcome: 'played', at: Date.now() }));
+  lines.push(
+    JSON.stringify({ t: 's', id: 'r3', dedupKey: 'say r3', windowMs: 5000, outcome: 'played', at: Date.now() }),
+  );
   writeFileSync(path, `${lines.join('\n')}\n`);
   const j = Journal.open(path, { maxBytes: 10_000 });
   const ids = j.replay.pending.map((p) => p.id);
   assert.ok(ids.length >= 5 && ids.length < 12, `some fit, not all: ${ids.length}`);
-  assert.deepEqual(ids, Array.from({ length: 50 }, (_, i) => `r${i}`).filter((id) => id !== 'r3').slice(0, ids.length), 'the first ones, in order');
+  assert.deepEqual(
+    ids,
+    Array.from({ length: 50 }, (_, i) => `r${i}`)
+      .filter((id) => id !== 'r3')
+      .slice(0, ids.length),
+    'the first ones, in order',
+  );
   const dropped = j.replay.settled.filter((s) => s.outcome === 'dropped');
   assert.equal(dropped.length, 49 - ids.length);
   assert.equal(j.replay.notReplayed, dropped.length);
-  assert.ok(dropped.every((s) => s.requestId?.startsWith('req-')), 'a re-send can be told');
-  assert.match(j.replay.problems.join('\n'), new RegExp(`held ${dropped.length} unsettled requests past its cap of 10000 bytes`));
+  assert.ok(
+    dropped.every((s) => s.requestId?.startsWith('req-')),
+    'a re-send can be told',
+  );
+  assert.match(
+    j.replay.problems.join('\n'),
+    new RegExp(`held ${dropped.length} unsettled requests past its cap of 10000 bytes`),
+  );
   assert.ok(existsSync(path) && !existsSync(`${path}.too-big`), 'nothing is moved aside');
   // Full now: the next accept is refused, not taken.
-  assert.throws(() => j.accept({ ...entry('new'), text: 'y'.repeat(9000) }), (err: any) => err.code === 'VOX_ERR_JOURNAL_FULL' && err.statusCode === 503);
+  assert.throws(
+    () => j.accept({ ...entry('new'), text: 'y'.repeat(9000) }),
+    (err: any) => err.code === 'VOX_ERR_JOURNAL_FULL' && err.statusCode === 503,
+  );
   await j.close();
 });

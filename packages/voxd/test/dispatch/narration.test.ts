@@ -19,7 +19,13 @@ before(async () => {
 });
 after(() => engine.close());
 
-const batch = (session: string, message: string, index: number, delta: string, final = false) => ({ session, message, index, delta, final });
+const batch = (session: string, message: string, index: number, delta: string, final = false) => ({
+  session,
+  message,
+  index,
+  delta,
+  final,
+});
 
 test('a message whose next batch never comes ends expired, and says so to a late batch', async () => {
   const d = new Dispatcher({ synthesizer: singleEngine(engine), sink: new NullSink(), narration: { idleMs: 300 } });
@@ -48,8 +54,12 @@ test('a message whose next batch never comes ends expired, and says so to a late
 test('past the cap of messages narrated at once, a new one is refused with a clear error; the ones taken go on', async () => {
   const d = new Dispatcher({ synthesizer: singleEngine(engine), sink: new NullSink(), narration: { maxLive: 3 } });
   try {
-    for (let i = 0; i < 3; i++) assert.equal((await d.narrate(batch(`s#${i}`, 'm', 0, 'Not yet a whole sentence'))).status, 'queued');
-    await assert.rejects(d.narrate(batch('s#9', 'm', 0, 'One more.\n')), (err: Error & { code?: string }) => err.code === 'VOX_ERR_QUEUE_FULL' && /narrated messages/.test(err.message));
+    for (let i = 0; i < 3; i++)
+      assert.equal((await d.narrate(batch(`s#${i}`, 'm', 0, 'Not yet a whole sentence'))).status, 'queued');
+    await assert.rejects(
+      d.narrate(batch('s#9', 'm', 0, 'One more.\n')),
+      (err: Error & { code?: string }) => err.code === 'VOX_ERR_QUEUE_FULL' && /narrated messages/.test(err.message),
+    );
     const more = await d.narrate(batch('s#0', 'm', 1, ' and now it ends.\n', true));
     assert.deepEqual({ status: more.status, sentences: more.sentences }, { status: 'queued', sentences: 1 });
   } finally {

@@ -4,7 +4,12 @@ import type { Priority } from '@vox/protocol';
 import { SpeechQueue, type QueueItem } from '../../src/dispatch/queue.js';
 
 let n = 0;
-const item = (priority: Priority, session = 's1', extra: Partial<QueueItem> = {}): QueueItem => ({ id: `${priority[0]}${++n}`, priority, session, ...extra });
+const item = (priority: Priority, session = 's1', extra: Partial<QueueItem> = {}): QueueItem => ({
+  id: `${priority[0]}${++n}`,
+  priority,
+  session,
+  ...extra,
+});
 const ids = (q: SpeechQueue<QueueItem>) => q.items().map((i) => i.priority);
 
 test('order: important > message > text > progress > notification, FIFO within a class', () => {
@@ -21,7 +26,14 @@ test('order: important > message > text > progress > notification, FIFO within a
   q.admit(item('text', 'c'), playing);
   assert.deepEqual(ids(q), ['important', 'message', 'message', 'text', 'text', 'progress']);
   assert.deepEqual([q.items()[1], q.items()[2]], [m1, m2]);
-  assert.deepEqual(q.items().slice(3, 5).map((i) => i.session), ['b', 'c'], 'text a was cancelled by the later message');
+  assert.deepEqual(
+    q
+      .items()
+      .slice(3, 5)
+      .map((i) => i.session),
+    ['b', 'c'],
+    'text a was cancelled by the later message',
+  );
 });
 
 test('important interrupts a playing message or text, which resumes; never the other way', () => {
@@ -39,7 +51,10 @@ test('message cancels queued and playing text, notification and progress', () =>
   q.admit(item('text'), playing);
   q.admit(item('progress'), null); // dropped at admission: other speech queued
   const a = q.admit(item('message'), playing);
-  assert.deepEqual(a.removed.map((r) => r.item.priority), ['text']);
+  assert.deepEqual(
+    a.removed.map((r) => r.item.priority),
+    ['text'],
+  );
   assert.equal(a.removed[0]!.outcome, 'dropped');
   assert.deepEqual(ids(q), ['message']);
   assert.equal(new SpeechQueue<QueueItem>().admit(item('message'), item('text')).playing, 'interrupt-drop');
@@ -47,15 +62,21 @@ test('message cancels queued and playing text, notification and progress', () =>
   assert.equal(new SpeechQueue<QueueItem>().admit(item('message'), item('message')).playing, 'continue');
 });
 
-test('text replaces the same session\'s queued text only', () => {
+test("text replaces the same session's queued text only", () => {
   const q = new SpeechQueue<QueueItem>();
   const playing = item('message');
   const first = item('text', 'shop');
   q.admit(first, playing);
   q.admit(item('text', 'api'), playing);
   const a = q.admit(item('text', 'shop'), playing);
-  assert.deepEqual(a.removed.map((r) => [r.item.id, r.outcome]), [[first.id, 'replaced']]);
-  assert.deepEqual(q.items().map((i) => i.session), ['api', 'shop']);
+  assert.deepEqual(
+    a.removed.map((r) => [r.item.id, r.outcome]),
+    [[first.id, 'replaced']],
+  );
+  assert.deepEqual(
+    q.items().map((i) => i.session),
+    ['api', 'shop'],
+  );
 });
 
 test('notification is dropped when anything is queued or playing, and dropped by anything newer', () => {
@@ -64,7 +85,10 @@ test('notification is dropped when anything is queued or playing, and dropped by
   const idle = new SpeechQueue<QueueItem>();
   assert.equal(idle.admit(item('notification'), null).admitted, true);
   const a = idle.admit(item('text'), null);
-  assert.deepEqual(a.removed.map((r) => r.item.priority), ['notification']);
+  assert.deepEqual(
+    a.removed.map((r) => r.item.priority),
+    ['notification'],
+  );
   assert.equal(new SpeechQueue<QueueItem>().admit(item('text'), item('notification')).playing, 'interrupt-drop');
 });
 
@@ -73,7 +97,10 @@ test('progress keeps only the latest per session, and the final one is always ke
   const p1 = item('progress', 'build');
   q.admit(p1, null);
   const a = q.admit(item('progress', 'build'), item('progress', 'build'));
-  assert.deepEqual(a.removed.map((r) => [r.item.id, r.outcome]), [[p1.id, 'replaced']]);
+  assert.deepEqual(
+    a.removed.map((r) => [r.item.id, r.outcome]),
+    [[p1.id, 'replaced']],
+  );
   // Non-final progress yields to other speech; the final one never does.
   const busy = new SpeechQueue<QueueItem>();
   busy.admit(item('message'), null);
@@ -94,7 +121,10 @@ test('requeue puts an interrupted item at the front of its class', () => {
   const resumed = item('message');
   q.requeue(resumed);
   q.admit(item('important'), null);
-  assert.deepEqual(q.items().map((i) => i.id), [q.items()[0]!.id, resumed.id, q.items()[2]!.id]);
+  assert.deepEqual(
+    q.items().map((i) => i.id),
+    [q.items()[0]!.id, resumed.id, q.items()[2]!.id],
+  );
   assert.equal(q.items()[0]!.priority, 'important');
   assert.equal(q.items()[1], resumed);
 });

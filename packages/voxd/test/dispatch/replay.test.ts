@@ -27,7 +27,12 @@ class HoldSink implements Sink {
   async check(): Promise<SinkState> {
     return this.state();
   }
-  async play(_f: AudioFormat, chunks: AsyncIterable<Buffer>, signal: AbortSignal, meta: { id: string }): Promise<PlayResult> {
+  async play(
+    _f: AudioFormat,
+    chunks: AsyncIterable<Buffer>,
+    signal: AbortSignal,
+    meta: { id: string },
+  ): Promise<PlayResult> {
     this.plays.push(meta.id);
     let bytes = 0;
     for await (const c of chunks) {
@@ -48,10 +53,25 @@ function home(): string {
 
 const NOW = Date.now();
 function entry(id: string, extra: Partial<JournalEntry> = {}): JournalEntry {
-  return { id, kind: 'speech', priority: 'message', text: `Say ${id}. Then more of ${id}.`, sentences: [`Say ${id}.`, `Then more of ${id}.`], dedupKey: `say ${id}`, windowMs: 5000, acceptedAt: NOW - 1000, ...extra };
+  return {
+    id,
+    kind: 'speech',
+    priority: 'message',
+    text: `Say ${id}. Then more of ${id}.`,
+    sentences: [`Say ${id}.`, `Then more of ${id}.`],
+    dedupKey: `say ${id}`,
+    windowMs: 5000,
+    acceptedAt: NOW - 1000,
+    ...extra,
+  };
 }
 
-async function journalWith(path: string, entries: JournalEntry[], progress: Array<[string, number]> = [], settled: Array<Parameters<Journal['settle']>[0]> = []): Promise<void> {
+async function journalWith(
+  path: string,
+  entries: JournalEntry[],
+  progress: Array<[string, number]> = [],
+  settled: Array<Parameters<Journal['settle']>[0]> = [],
+): Promise<void> {
   const j = Journal.open(path);
   for (const e of entries) await j.accept(e);
   for (const [id, n] of progress) j.progress(id, n);
@@ -87,14 +107,21 @@ test('restore: each class in its accept order, a started one first in its class 
   assert.deepEqual(counts, { replayed: 6, resumed: 1, expired: 0 });
   // i1 plays first (important); behind it, m2 (it had started) before m1, then both texts of session a, then n1.
   assert.equal(d.playing?.id, 'i1');
-  assert.deepEqual(d.queuedPage(0, 10).map((u) => u.id), ['m2', 'm1', 't1', 't2', 'n1']);
+  assert.deepEqual(
+    d.queuedPage(0, 10).map((u) => u.id),
+    ['m2', 'm1', 't1', 't2', 'n1'],
+  );
   assert.equal(d.queuedPage(0, 1)[0]!.session, 'c');
   await until(() => sink.plays.includes('i1'), 'i1 to reach the sink');
   await d.stop('current');
   await new Promise((r) => setImmediate(r));
   assert.equal(d.playing?.id, 'm2');
   // It resumes at its second sentence, not from the start.
-  assert.equal(engine.requests.at(-1)?.text.startsWith('Then more of m2'), true, JSON.stringify(engine.requests.map((r) => r.text)));
+  assert.equal(
+    engine.requests.at(-1)?.text.startsWith('Then more of m2'),
+    true,
+    JSON.stringify(engine.requests.map((r) => r.text)),
+  );
   assert.deepEqual(sink.plays, ['i1', 'm2']);
   await d.stop('all');
   await d.close();
@@ -103,7 +130,11 @@ test('restore: each class in its accept order, a started one first in its class 
 
 test('restore: expiry counts from the original accept; one accepted too long ago is expired too; both are settled in the journal', async () => {
   const path = join(home(), 'journal.jsonl');
-  await journalWith(path, [entry('late', { expiresAt: NOW - 10 }), entry('old', { acceptedAt: NOW - 11 * 60_000 }), entry('fine', { expiresAt: NOW + 60_000 })]);
+  await journalWith(path, [
+    entry('late', { expiresAt: NOW - 10 }),
+    entry('old', { acceptedAt: NOW - 11 * 60_000 }),
+    entry('fine', { expiresAt: NOW + 60_000 }),
+  ]);
   const { d, journal } = rig(path);
   assert.deepEqual(d.restore(journal.replay), { replayed: 1, resumed: 0, expired: 2 });
   const h = d.history();
@@ -116,8 +147,16 @@ test('restore: expiry counts from the original accept; one accepted too long ago
   await d.close();
   await journal.close();
   const again = Journal.open(path);
-  assert.deepEqual(again.replay.pending.map((p) => p.id), [], 'every one is settled now');
-  assert.deepEqual(again.replay.settled.map((s) => [s.id, s.outcome]).sort(), [['fine', 'stopped'], ['late', 'expired'], ['old', 'expired']]);
+  assert.deepEqual(
+    again.replay.pending.map((p) => p.id),
+    [],
+    'every one is settled now',
+  );
+  assert.deepEqual(again.replay.settled.map((s) => [s.id, s.outcome]).sort(), [
+    ['fine', 'stopped'],
+    ['late', 'expired'],
+    ['old', 'expired'],
+  ]);
   await again.close();
 });
 
@@ -125,7 +164,15 @@ test('a re-send with the request id is joined to the replayed request; one that 
   const path = join(home(), 'journal.jsonl');
   await journalWith(
     path,
-    [entry('live', { requestId: 'r-live', text: 'Still to come.', sentences: ['Still to come.'], dedupKey: 'still to come' }), entry('done', { requestId: 'r-done' })],
+    [
+      entry('live', {
+        requestId: 'r-live',
+        text: 'Still to come.',
+        sentences: ['Still to come.'],
+        dedupKey: 'still to come',
+      }),
+      entry('done', { requestId: 'r-done' }),
+    ],
     [],
     [{ id: 'done', requestId: 'r-done', dedupKey: 'say done', windowMs: 60_000, outcome: 'played' }],
   );
@@ -159,11 +206,18 @@ test('close() with a journal hands what is queued and playing over to the next v
   assert.equal(handedOver(await second.settled), true);
   await journal.close();
   const next = Journal.open(path);
-  assert.deepEqual(next.replay.pending.map((p) => [p.id, p.priority, p.session]), [
-    [first.response.id, 'message', undefined],
-    [second.response.id, 'text', 's'],
-  ]);
-  assert.notEqual(next.replay.pending[0]!.sentence, undefined, 'the one playing had started: it resumes at its sentence');
+  assert.deepEqual(
+    next.replay.pending.map((p) => [p.id, p.priority, p.session]),
+    [
+      [first.response.id, 'message', undefined],
+      [second.response.id, 'text', 's'],
+    ],
+  );
+  assert.notEqual(
+    next.replay.pending[0]!.sentence,
+    undefined,
+    'the one playing had started: it resumes at its sentence',
+  );
   assert.equal(next.replay.pending[1]!.sentence, undefined);
   await next.close();
 });

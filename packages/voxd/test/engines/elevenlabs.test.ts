@@ -8,7 +8,12 @@ import {
   rateToElevenSpeed,
 } from '../../src/engines/elevenlabs.js';
 import { CloudError, type HttpClientOptions } from '../../src/engines/http.js';
-import { FAKE_ELEVEN_KEY, FAKE_ELEVEN_VOICES, startFakeElevenLabs, type FakeElevenLabs } from '../fixtures/fake-elevenlabs.js';
+import {
+  FAKE_ELEVEN_KEY,
+  FAKE_ELEVEN_VOICES,
+  startFakeElevenLabs,
+  type FakeElevenLabs,
+} from '../fixtures/fake-elevenlabs.js';
 import { collect } from '../fixtures/sine-engine.js';
 
 const FAST: HttpClientOptions = { headersTimeoutMs: 2000, bodyIdleTimeoutMs: 2000, backoffMs: 1, maxBackoffMs: 20 };
@@ -57,7 +62,12 @@ describe('elevenlabs engine', () => {
 
   test('posts to the streaming endpoint with xi-api-key, model and pcm_22050', async () => {
     const engine = make();
-    const s = await engine.synthesize({ text: '[excited] Tests pass!', voice: 'AAAAAAAAAAAAAAAAAAA1', model: 'eleven_v3', rate: 200 });
+    const s = await engine.synthesize({
+      text: '[excited] Tests pass!',
+      voice: 'AAAAAAAAAAAAAAAAAAA1',
+      model: 'eleven_v3',
+      rate: 200,
+    });
     assert.deepEqual(s.format, { sampleRate: 22050, channels: 1, bitDepth: 16 });
     assert.deepEqual(await collect(s.chunks), api.audio());
     const r = api.requests[0]!;
@@ -97,13 +107,17 @@ describe('elevenlabs engine', () => {
     assert.match(api.requests[0]!.url, /^\/v1\/text-to-speech\/21m00Tcm4TlvDq8ikWAM\/stream/);
   });
 
-  test("an account voice name is looked up in GET /v1/voices, once", async () => {
+  test('an account voice name is looked up in GET /v1/voices, once', async () => {
     const engine = make();
     await collect((await engine.synthesize({ text: 'x', voice: 'Marvin' })).chunks);
     await collect((await engine.synthesize({ text: 'y', voice: 'nova custom' })).chunks);
     assert.deepEqual(
       api.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`),
-      ['GET /v1/voices', 'POST /v1/text-to-speech/AAAAAAAAAAAAAAAAAAA2/stream', 'POST /v1/text-to-speech/AAAAAAAAAAAAAAAAAAA1/stream'],
+      [
+        'GET /v1/voices',
+        'POST /v1/text-to-speech/AAAAAAAAAAAAAAAAAAA2/stream',
+        'POST /v1/text-to-speech/AAAAAAAAAAAAAAAAAAA1/stream',
+      ],
     );
   });
 
@@ -149,7 +163,12 @@ describe('elevenlabs engine', () => {
   });
 
   test('429 then success', async () => {
-    api.script.push({ kind: 'error', status: 429, headers: { 'retry-after': '0' }, body: { detail: { status: 'too_many_concurrent_requests', message: 'busy' } } });
+    api.script.push({
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { detail: { status: 'too_many_concurrent_requests', message: 'busy' } },
+    });
     const engine = make();
     assert.deepEqual(await collect((await engine.synthesize({ text: 'x' })).chunks), api.audio());
     assert.equal(speechRequests().length, 2);
@@ -183,7 +202,12 @@ describe('elevenlabs engine', () => {
 
   test('24 kHz output when asked', async () => {
     const api24 = await startFakeElevenLabs(FAKE_ELEVEN_KEY, 24000);
-    const engine = new ElevenLabsEngine({ keys: keys(FAKE_ELEVEN_KEY), env: { ELEVENLABS_BASE_URL: api24.url }, http: FAST, sampleRate: 24000 });
+    const engine = new ElevenLabsEngine({
+      keys: keys(FAKE_ELEVEN_KEY),
+      env: { ELEVENLABS_BASE_URL: api24.url },
+      http: FAST,
+      sampleRate: 24000,
+    });
     try {
       const s = await engine.synthesize({ text: 'x' });
       assert.equal(s.format.sampleRate, 24000);

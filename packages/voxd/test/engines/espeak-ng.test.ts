@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -35,7 +44,10 @@ describe('WAV stream reader', () => {
       assert.deepEqual(s.format, format);
       const chunks: Buffer[] = [];
       for await (const c of s.chunks) chunks.push(c);
-      assert.ok(chunks.every((c) => c.length % 2 === 0), `aligned at piece size ${size}`);
+      assert.ok(
+        chunks.every((c) => c.length % 2 === 0),
+        `aligned at piece size ${size}`,
+      );
       assert.deepEqual(Buffer.concat(chunks), pcm);
     }
   });
@@ -50,7 +62,12 @@ describe('WAV stream reader', () => {
   test('skips chunks before data and stops at the declared data size', async () => {
     const pcm = sine(20, 16000);
     const h = wavHeader({ ...format, sampleRate: 16000 }, pcm.length);
-    const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([5, 0, 0, 0]), Buffer.from('abcde'), Buffer.from([0])]);
+    const list = Buffer.concat([
+      Buffer.from('LIST'),
+      Buffer.from([5, 0, 0, 0]),
+      Buffer.from('abcde'),
+      Buffer.from([0]),
+    ]);
     const wav = Buffer.concat([h.subarray(0, 36), list, h.subarray(36), pcm, Buffer.from('trailing junk')]);
     const s = await readWav(pieces(wav, 10));
     assert.equal(s.format.sampleRate, 16000);
@@ -88,7 +105,10 @@ describe('finding executables', () => {
     assert.equal(r.ready, false);
     assert.match((r as { reason: string }).reason, /espeak-ng is not installed.*apt-get install espeak-ng/);
     assert.deepEqual(await engine.voices(), []);
-    await assert.rejects(engine.synthesize({ text: 'x' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /not installed/ });
+    await assert.rejects(engine.synthesize({ text: 'x' }), {
+      code: 'VOX_ERR_SYNTHESIS_FAILED',
+      message: /not installed/,
+    });
   });
 });
 
@@ -128,7 +148,10 @@ describe('the real espeak-ng binary', { skip: needTool('espeak-ng') }, () => {
   test('is ready and lists voices', async () => {
     assert.deepEqual(await engine.ready(), { ready: true });
     const voices = await engine.voices();
-    assert.ok(voices.some((v) => v.id === 'en-us'), 'en-us is among the voices');
+    assert.ok(
+      voices.some((v) => v.id === 'en-us'),
+      'en-us is among the voices',
+    );
     assert.ok(voices.every((v) => v.engine === 'espeak-ng'));
   });
 
@@ -155,7 +178,10 @@ describe('the real espeak-ng binary', { skip: needTool('espeak-ng') }, () => {
   });
 
   test('an unknown voice fails before any audio, with espeak-ng’s reason', async () => {
-    await assert.rejects(engine.synthesize({ text: 'hello', voice: 'zzqq' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /espeak-ng exited with code 1.*voice does not exist/ });
+    await assert.rejects(engine.synthesize({ text: 'hello', voice: 'zzqq' }), {
+      code: 'VOX_ERR_SYNTHESIS_FAILED',
+      message: /espeak-ng exited with code 1.*voice does not exist/,
+    });
   });
 
   test('abort stops the process', async () => {

@@ -58,13 +58,25 @@ describe('openai engine', () => {
     const r = api.requests[0]!;
     assert.equal(r.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`);
     assert.equal(r.headers['content-type'], 'application/json');
-    assert.deepEqual(r.json, { model: 'gpt-4o-mini-tts', input: 'Build finished.', voice: 'nova', response_format: 'pcm', speed: 2 });
+    assert.deepEqual(r.json, {
+      model: 'gpt-4o-mini-tts',
+      input: 'Build finished.',
+      voice: 'nova',
+      response_format: 'pcm',
+      speed: 2,
+    });
   });
 
   test('defaults: tts-1, alloy, speed 1', async () => {
     const engine = make();
     await collect((await engine.synthesize({ text: 'hi' })).chunks);
-    assert.deepEqual(api.requests[0]!.json, { model: OPENAI_DEFAULT_MODEL, input: 'hi', voice: OPENAI_DEFAULT_VOICE, response_format: 'pcm', speed: 1 });
+    assert.deepEqual(api.requests[0]!.json, {
+      model: OPENAI_DEFAULT_MODEL,
+      input: 'hi',
+      voice: OPENAI_DEFAULT_VOICE,
+      response_format: 'pcm',
+      speed: 1,
+    });
     assert.equal(OPENAI_DEFAULT_MODEL, 'tts-1');
   });
 
@@ -118,7 +130,12 @@ describe('openai engine', () => {
   });
 
   test('429 then success: retried, honouring Retry-After', async () => {
-    api.script.push({ kind: 'error', status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'Rate limit reached' } } });
+    api.script.push({
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { error: { message: 'Rate limit reached' } },
+    });
     const engine = make();
     const pcm = await collect((await engine.synthesize({ text: 'again' })).chunks);
     assert.deepEqual(pcm, api.audio());
@@ -126,7 +143,12 @@ describe('openai engine', () => {
   });
 
   test('429 every time: a rate-limit error after all attempts, with the API detail', async () => {
-    api.defaultReply = { kind: 'error', status: 429, headers: { 'retry-after-ms': '1' }, body: { error: { message: 'You exceeded your current quota' } } };
+    api.defaultReply = {
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after-ms': '1' },
+      body: { error: { message: 'You exceeded your current quota' } },
+    };
     const engine = make({ http: { ...FAST, retries: 2 } });
     const err = await rejection(engine.synthesize({ text: 'x' }));
     assert.equal(err.kind, 'rate-limit');
@@ -203,7 +225,11 @@ describe('openai engine', () => {
   });
 
   test('a refused connection is a network error', async () => {
-    const engine = new OpenAIEngine({ keys: keys(FAKE_OPENAI_KEY), env: { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, http: FAST });
+    const engine = new OpenAIEngine({
+      keys: keys(FAKE_OPENAI_KEY),
+      env: { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' },
+      http: FAST,
+    });
     engines.push(engine);
     const err = await rejection(engine.synthesize({ text: 'x' }));
     assert.equal(err.kind, 'network');
@@ -221,7 +247,19 @@ describe('openai engine', () => {
   test('voices, tags and cache parameters', async () => {
     const engine = make();
     const ids = (await engine.voices()).map((v) => v.id);
-    assert.deepEqual(ids, ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'onyx', 'nova', 'sage', 'shimmer', 'verse']);
+    assert.deepEqual(ids, [
+      'alloy',
+      'ash',
+      'ballad',
+      'coral',
+      'echo',
+      'fable',
+      'onyx',
+      'nova',
+      'sage',
+      'shimmer',
+      'verse',
+    ]);
     assert.equal(engine.understandsTags('gpt-4o-mini-tts'), false);
     const p = engine.cacheParams({ text: 'x', rate: 350 });
     assert.equal(p.model, 'tts-1');

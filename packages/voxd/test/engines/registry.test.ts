@@ -98,7 +98,13 @@ describe('engine registry', () => {
 
   test('a failing cloud engine (401) falls back to the embedded engine and says why', async () => {
     const { registry, embedded } = make({ OPENAI_API_KEY: 'sk-wrong-0123456789abcdef' });
-    const r = await registry.synthesize({ engine: 'auto', text: 'Deploy done [alert] [serious]', voice: 'nova', model: 'tts-1', rate: 200 });
+    const r = await registry.synthesize({
+      engine: 'auto',
+      text: 'Deploy done [alert] [serious]',
+      voice: 'nova',
+      model: 'tts-1',
+      rate: 200,
+    });
     assert.equal(r.engine, 'espeak');
     assert.equal(r.cached, false);
     assert.match(r.fallbackReason!, /^openai: 401 unauthorized.*\(check OPENAI_API_KEY\)$/);
@@ -116,7 +122,12 @@ describe('engine registry', () => {
 
   test('429 after retries, 500 and a timeout all fall back', async () => {
     const { registry } = make({ ELEVENLABS_API_KEY: FAKE_ELEVEN_KEY });
-    eleven.defaultReply = { kind: 'error', status: 429, headers: { 'retry-after': '0' }, body: { detail: { status: 'quota_exceeded', message: 'quota exceeded' } } };
+    eleven.defaultReply = {
+      kind: 'error',
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: { detail: { status: 'quota_exceeded', message: 'quota exceeded' } },
+    };
     let r = await registry.synthesize({ engine: 'elevenlabs', text: 'a' });
     assert.equal(r.engine, 'espeak');
     assert.match(r.fallbackReason!, /^elevenlabs: 429 rate limited or out of quota after 2 attempts: quota exceeded$/);
@@ -160,11 +171,14 @@ describe('engine registry', () => {
   test('the embedded engine failing is an error, with both reasons', async () => {
     const { registry, embedded } = make({ OPENAI_API_KEY: 'sk-wrong-key-xxxxxxxx' });
     embedded.fail = 'before-audio';
-    await assert.rejects(registry.synthesize({ engine: 'openai', text: 'x' }), (err: { code?: string; message: string }) => {
-      assert.equal(err.code, 'VOX_ERR_SYNTHESIS_FAILED');
-      assert.match(err.message, /^openai: 401 unauthorized.*the fallback espeak failed too: sine engine broken/);
-      return true;
-    });
+    await assert.rejects(
+      registry.synthesize({ engine: 'openai', text: 'x' }),
+      (err: { code?: string; message: string }) => {
+        assert.equal(err.code, 'VOX_ERR_SYNTHESIS_FAILED');
+        assert.match(err.message, /^openai: 401 unauthorized.*the fallback espeak failed too: sine engine broken/);
+        return true;
+      },
+    );
     await assert.rejects(registry.synthesize({ engine: 'espeak', text: 'x' }), /sine engine broken/);
   });
 
@@ -214,7 +228,14 @@ describe('engine registry', () => {
     const h = home();
     const embedded = new SineEngine();
     const cache = createCache({ dir: join(h, 'cache') });
-    const registry = createEngineRegistry({ env: { PATH: '/nonexistent', OPENAI_BASE_URL: `${openai.url}/v1` }, home: h, embedded, cache, http: FAST, platform: 'linux' });
+    const registry = createEngineRegistry({
+      env: { PATH: '/nonexistent', OPENAI_BASE_URL: `${openai.url}/v1` },
+      home: h,
+      embedded,
+      cache,
+      http: FAST,
+      platform: 'linux',
+    });
     registries.push(registry);
 
     for (let i = 0; i < 2; i++) {
@@ -234,7 +255,10 @@ describe('engine registry', () => {
 
     await registry.close();
     assert.equal((await cache.stats()).entries, 0);
-    assert.deepEqual(readdirSync(join(h, 'cache')).filter((f) => f.endsWith('.vox')), []);
+    assert.deepEqual(
+      readdirSync(join(h, 'cache')).filter((f) => f.endsWith('.vox')),
+      [],
+    );
   });
 
   test('a bad request key falls back, pointing at the request key, not the env var', async () => {
@@ -249,10 +273,20 @@ describe('engine registry', () => {
     const h = home();
     const embedded = new SineEngine();
     const cache = createCache({ dir: join(h, 'cache') });
-    const registry = createEngineRegistry({ env: { PATH: '/nonexistent' }, home: h, embedded, cache, platform: 'linux' });
+    const registry = createEngineRegistry({
+      env: { PATH: '/nonexistent' },
+      home: h,
+      embedded,
+      cache,
+      platform: 'linux',
+    });
     registries.push(registry);
     const ac = new AbortController();
-    const r = await registry.synthesize({ engine: 'espeak', text: 'long enough to have several chunks', signal: ac.signal });
+    const r = await registry.synthesize({
+      engine: 'espeak',
+      text: 'long enough to have several chunks',
+      signal: ac.signal,
+    });
     await assert.rejects(async () => {
       for await (const _ of r.synthesis.chunks) ac.abort();
     }, /abort/);
@@ -264,7 +298,10 @@ describe('engine registry', () => {
 
   test('tags are kept for an engine that performs them', async () => {
     const { registry } = make({ ELEVENLABS_API_KEY: FAKE_ELEVEN_KEY });
-    await collect((await registry.synthesize({ engine: 'elevenlabs', model: 'eleven_v3', text: 'Yes! [excited]' })).synthesis.chunks);
+    await collect(
+      (await registry.synthesize({ engine: 'elevenlabs', model: 'eleven_v3', text: 'Yes! [excited]' })).synthesis
+        .chunks,
+    );
     // The text comes prepared for the engine (text/cleanup.ts strips tags it does not perform); only a fallback strips them here.
     const texts = eleven.requests.filter((r) => r.method === 'POST').map((r) => r.json?.text);
     assert.deepEqual(texts, ['Yes! [excited]']);
@@ -272,7 +309,10 @@ describe('engine registry', () => {
 
   test('voices of a named engine, or of the automatic one', async () => {
     const { registry } = make();
-    assert.deepEqual((await registry.voices()).map((v) => v.id), ['low', 'high']);
+    assert.deepEqual(
+      (await registry.voices()).map((v) => v.id),
+      ['low', 'high'],
+    );
     assert.equal((await registry.voices('openai'))[0]!.engine, 'openai');
   });
 

@@ -18,7 +18,10 @@ test('not ready off macOS, and says so', async () => {
   assert.equal(r.ready, false);
   assert.match((r as { reason: string }).reason, /macOS only/);
   assert.deepEqual(await engine.voices(), []);
-  await assert.rejects(engine.synthesize({ text: 'x' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /not available on linux/ });
+  await assert.rejects(engine.synthesize({ text: 'x' }), {
+    code: 'VOX_ERR_SYNTHESIS_FAILED',
+    message: /not available on linux/,
+  });
 });
 
 test('renders a WAV through say, streams it, and cleans up', async () => {
@@ -35,17 +38,23 @@ test('renders a WAV through say, streams it, and cleans up', async () => {
 
 test('a failing say rejects with its message and leaves no temp files', async () => {
   const engine = new SayEngine({ platform: 'darwin', bin: fakeSay, tmpDir: tmp });
-  await assert.rejects(engine.synthesize({ text: 'x', voice: 'fail' }), { code: 'VOX_ERR_SYNTHESIS_FAILED', message: /say exited with code 1: Voice `fail' not found/ });
+  await assert.rejects(engine.synthesize({ text: 'x', voice: 'fail' }), {
+    code: 'VOX_ERR_SYNTHESIS_FAILED',
+    message: /say exited with code 1: Voice `fail' not found/,
+  });
   assert.deepEqual(readdirSync(tmp), []);
 });
 
 test('voices from say -v ?', async () => {
   const engine = new SayEngine({ platform: 'darwin', bin: fakeSay });
   const voices = await engine.voices();
-  assert.deepEqual(voices.map((v) => [v.id, v.languages[0]]), [
-    ['Alex', 'en-US'],
-    ['Bad News', 'en-US'],
-    ['Amélie', 'fr-CA'],
-  ]);
+  assert.deepEqual(
+    voices.map((v) => [v.id, v.languages[0]]),
+    [
+      ['Alex', 'en-US'],
+      ['Bad News', 'en-US'],
+      ['Amélie', 'fr-CA'],
+    ],
+  );
   assert.deepEqual(parseSayVoices('garbage\n'), []);
 });

@@ -16,7 +16,10 @@ function wrapperRecorder(): { path: string; childPidFile: string } {
   mkdirSync(bin, { recursive: true });
   const childPidFile = join(dir, 'child.pid');
   const path = join(bin, 'arecord');
-  writeFileSync(path, `#!/bin/sh\nsleep 60 &\necho $! > ${childPidFile}\nwhile :; do printf '\\000\\000\\000\\000'; sleep 0.02; done\n`);
+  writeFileSync(
+    path,
+    `#!/bin/sh\nsleep 60 &\necho $! > ${childPidFile}\nwhile :; do printf '\\000\\000\\000\\000'; sleep 0.02; done\n`,
+  );
   chmodSync(path, 0o755);
   return { path, childPidFile };
 }
@@ -28,13 +31,26 @@ describe('capture', () => {
     assert.deepEqual(resolveRecorder('auto', env, 'linux'), { path, kind: 'arecord' });
     assert.deepEqual(resolveRecorder('arecord', env, 'linux'), { path, kind: 'arecord' });
     assert.deepEqual(resolveRecorder(path, {}, 'linux'), { path, kind: 'arecord' });
-    assert.throws(() => resolveRecorder('auto', { PATH: join(dir, 'nothing') }, 'linux'), (e: any) => e.code === 'VOX_ERR_RECORDER_MISSING' && /none of arecord, rec, sox is on PATH.*alsa-utils/.test(e.message));
-    assert.throws(() => resolveRecorder('/no/such/rec', {}, 'linux'), (e: any) => e.code === 'VOX_ERR_RECORDER_MISSING' && /rec \(listen.recorder\) is not an executable file/.test(e.message) && !e.message.includes('/no/such'));
+    assert.throws(
+      () => resolveRecorder('auto', { PATH: join(dir, 'nothing') }, 'linux'),
+      (e: any) =>
+        e.code === 'VOX_ERR_RECORDER_MISSING' && /none of arecord, rec, sox is on PATH.*alsa-utils/.test(e.message),
+    );
+    assert.throws(
+      () => resolveRecorder('/no/such/rec', {}, 'linux'),
+      (e: any) =>
+        e.code === 'VOX_ERR_RECORDER_MISSING' &&
+        /rec \(listen.recorder\) is not an executable file/.test(e.message) &&
+        !e.message.includes('/no/such'),
+    );
     assert.deepEqual(recorderArgs('sox').slice(0, 2), ['-q', '-d']);
   });
 
   test('a binary that vanished before spawn is a typed rejection, not a crash', async () => {
-    await assert.rejects(Capture.start({ recorder: { path: join(dir, 'gone', 'arecord'), kind: 'arecord' }, onData() {} }), (e: any) => e.code === 'VOX_ERR_RECORDER_MISSING' && /ENOENT/.test(e.message));
+    await assert.rejects(
+      Capture.start({ recorder: { path: join(dir, 'gone', 'arecord'), kind: 'arecord' }, onData() {} }),
+      (e: any) => e.code === 'VOX_ERR_RECORDER_MISSING' && /ENOENT/.test(e.message),
+    );
   });
 
   test('stop() ends the whole process group, and is a stop, not an error', async () => {
@@ -42,7 +58,8 @@ describe('capture', () => {
     let bytes = 0;
     const c = await Capture.start({ recorder: { path, kind: 'arecord' }, onData: (b) => (bytes += b.length) });
     const deadline = Date.now() + 10_000;
-    while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const child = Number(readFileSync(childPidFile, 'utf8'));
     assert.ok(isRunning(child));
     await c.stop();
@@ -55,7 +72,10 @@ describe('capture', () => {
   test('a recorder that exits on its own reports how, with its last stderr line', async () => {
     const path = join(dir, 'bin', 'rec');
     mkdirSync(join(dir, 'bin'), { recursive: true });
-    writeFileSync(path, `#!/bin/sh\necho "noise" >&2\necho "rec FAIL formats: can't open input \\\`default': no device" >&2\nexit 1\n`);
+    writeFileSync(
+      path,
+      `#!/bin/sh\necho "noise" >&2\necho "rec FAIL formats: can't open input \\\`default': no device" >&2\nexit 1\n`,
+    );
     chmodSync(path, 0o755);
     const c = await Capture.start({ recorder: { path, kind: 'rec' }, onData() {} });
     const end = await c.ended;
@@ -77,10 +97,15 @@ describe('capture', () => {
     let bytes = 0;
     const c = await parked.start({ recorder: { path, kind: 'arecord' }, onData: (b) => (bytes += b.length) });
     const deadline = Date.now() + 10_000;
-    while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((!existsSync(childPidFile) || bytes === 0) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     assert.ok(bytes > 0, 'its audio reaches the capture');
     const child = Number(readFileSync(childPidFile, 'utf8'));
-    assert.match(readFileSync(`/proc/${c.pid}/cmdline`, 'utf8'), /arecord/, 'the parked process became the recorder (exec, same pid)');
+    assert.match(
+      readFileSync(`/proc/${c.pid}/cmdline`, 'utf8'),
+      /arecord/,
+      'the parked process became the recorder (exec, same pid)',
+    );
     await c.stop();
     assert.deepEqual(await c.ended, { by: 'stop' });
     assert.ok(!isRunning(c.pid!) && !isRunning(child), 'the recorder and its child are gone');
@@ -101,11 +126,14 @@ describe('capture', () => {
     await new Promise((r) => setTimeout(r, 100));
     await parked.cancel();
     // A park whose shell is killed from outside before it is used:
-    const again = Capture.park({ recorder: { path, kind: 'arecord' }, spawn: (cmd, args, o) => {
-      const ch = nodeSpawn(cmd, args, o);
-      setTimeout(() => process.kill(-ch.pid!, 'SIGKILL'), 50);
-      return ch;
-    } })!;
+    const again = Capture.park({
+      recorder: { path, kind: 'arecord' },
+      spawn: (cmd, args, o) => {
+        const ch = nodeSpawn(cmd, args, o);
+        setTimeout(() => process.kill(-ch.pid!, 'SIGKILL'), 50);
+        return ch;
+      },
+    })!;
     await new Promise((r) => setTimeout(r, 400));
     let bytes = 0;
     const c = await again.start({ recorder: { path, kind: 'arecord' }, onData: (b) => (bytes += b.length) });

@@ -32,7 +32,7 @@ describe('LocalRecognizer', { skip }, () => {
     await assert.rejects(r.transcribe(toWav(FORMAT, Buffer.alloc(32_000))), /no model is installed/);
   });
 
-  test('the fixture decodes to the model\'s word, silence to nothing; the loaded model answers the same again', async () => {
+  test("the fixture decodes to the model's word, silence to nothing; the loaded model answers the same again", async () => {
     writeSyntheticRecognizer(join(home, 'asr'));
     const r = new LocalRecognizer({ home, timeoutMs: 10_000 });
     assert.equal(r.installed, true);
@@ -49,7 +49,10 @@ describe('LocalRecognizer', { skip }, () => {
     const r = new LocalRecognizer({ home, timeoutMs: 10_000 });
     const gone = new AbortController();
     gone.abort();
-    await assert.rejects(r.transcribe(readFileSync(join(ROOT, 'test/fixtures/listen/sentence.wav')), { signal: gone.signal }), /cancelled/);
+    await assert.rejects(
+      r.transcribe(readFileSync(join(ROOT, 'test/fixtures/listen/sentence.wav')), { signal: gone.signal }),
+      /cancelled/,
+    );
   });
 
   test('manifests: a file outside the model directory, a missing file, an unknown type, not JSON, too large', () => {

@@ -14,7 +14,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EspeakEngine } from '../../src/engines/espeak.js';
 import { resample } from '../../src/audio/pcm.js';
-import { endPointers, SileroEndPointer, sileroDetector, sileroModelPath, type SherpaVad, type VadClass } from '../../src/listen/silero.js';
+import {
+  endPointers,
+  SileroEndPointer,
+  sileroDetector,
+  sileroModelPath,
+  type SherpaVad,
+  type VadClass,
+} from '../../src/listen/silero.js';
 import { EnergyEndPointer, type EndPointer } from '../../src/listen/vad.js';
 import { VoxError } from '../../src/errors.js';
 import { inCI, needTool } from '../../../../test/helpers/tools.js';
@@ -27,13 +34,17 @@ const opts = { sampleRate: RATE, silenceMs: 700, startTimeoutMs: 3000, maxMs: 30
 
 let model: string | undefined;
 let skip: string | false = needTool('sherpa-onnx');
-if (!skip) try {
-  model = execFileSync(join(ROOT, 'scripts/ci/silero-vad.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-} catch (err) {
-  // Under CI the registry is reachable: a model that cannot be had is a failure, not a skip.
-  if (inCI()) throw err;
-  skip = `the Silero model is not obtainable here: ${(err as Error).message.split('\n')[0]}`;
-}
+if (!skip)
+  try {
+    model = execFileSync(join(ROOT, 'scripts/ci/silero-vad.sh'), {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (err) {
+    // Under CI the registry is reachable: a model that cannot be had is a failure, not a skip.
+    if (inCI()) throw err;
+    skip = `the Silero model is not obtainable here: ${(err as Error).message.split('\n')[0]}`;
+  }
 let Vad: VadClass;
 if (!skip) Vad = (createRequire(import.meta.url)('sherpa-onnx-node') as { Vad: typeof Vad }).Vad;
 
@@ -96,7 +107,10 @@ describe('SileroEndPointer', { skip }, () => {
       const ep = silero();
       assert.equal(run(ep, Buffer.concat([silence(LEAD_MS), speech, silence(TAIL_MS)])), 'silence');
       assert.ok(Math.abs(ep.speechMs - truth) <= 100, `speechMs ${ep.speechMs} vs the phrase's ${truth}`);
-      assert.ok(Math.abs(ep.speechEndMs! - (LEAD_MS + truth)) <= 100, `speechEndMs ${ep.speechEndMs} vs ${LEAD_MS + truth}`);
+      assert.ok(
+        Math.abs(ep.speechEndMs! - (LEAD_MS + truth)) <= 100,
+        `speechEndMs ${ep.speechEndMs} vs ${LEAD_MS + truth}`,
+      );
     });
   }
 
@@ -142,7 +156,13 @@ describe('endPointers (listen.vad)', { skip }, () => {
     assert.ok(auto(opts) instanceof EnergyEndPointer);
     assert.equal(warned.length, 1);
     assert.match(JSON.stringify(warned[0]), /not installed/);
-    assert.throws(() => endPointers({ mode: 'silero', home })(opts), (err: VoxError) => err.code === 'VOX_ERR_VAD_UNAVAILABLE' && err.message.includes(sileroModelPath(home)) && /listen\.vad/.test(err.message));
+    assert.throws(
+      () => endPointers({ mode: 'silero', home })(opts),
+      (err: VoxError) =>
+        err.code === 'VOX_ERR_VAD_UNAVAILABLE' &&
+        err.message.includes(sileroModelPath(home)) &&
+        /listen\.vad/.test(err.message),
+    );
   });
 
   test('a model file that is not the pinned one is refused, by size and by checksum', () => {

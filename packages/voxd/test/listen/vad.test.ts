@@ -7,7 +7,8 @@ const silence = (ms: number) => Buffer.alloc(Math.round((RATE * ms) / 1000) * 2)
 function tone(ms: number, amplitude = 0.2): Buffer {
   const n = Math.round((RATE * ms) / 1000);
   const b = Buffer.alloc(n * 2);
-  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 220 * i) / RATE) * amplitude * 32767), i * 2);
+  for (let i = 0; i < n; i++)
+    b.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 220 * i) / RATE) * amplitude * 32767), i * 2);
   return b;
 }
 /** Feed in 37 ms blocks (not frame-aligned, as a pipe delivers) until it ends. */

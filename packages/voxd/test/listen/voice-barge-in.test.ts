@@ -55,13 +55,17 @@ function monitor(mic: object, busy = false) {
 
 /** The pid the shim wrote once it started. */
 function pidOf(file: string): Promise<number> {
-  return waitFor(() => {
-    try {
-      return Number(readFileSync(file, 'utf8').split(' ')[0]) || undefined;
-    } catch {
-      return undefined;
-    }
-  }, 10_000, 'the recorder to start');
+  return waitFor(
+    () => {
+      try {
+        return Number(readFileSync(file, 'utf8').split(' ')[0]) || undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    10_000,
+    'the recorder to start',
+  );
 }
 
 describe('voice barge-in', () => {

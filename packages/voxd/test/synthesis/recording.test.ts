@@ -17,7 +17,10 @@ import { dyingEspeakNg } from '../fixtures/failing-engines.js';
 
 const TOKEN = 'r'.repeat(43);
 const prepare = async (t: string) => ({ text: t, sentences: splitSentences(t) });
-const LONG = Array.from({ length: 12 }, (_, i) => `This is sentence number ${i + 1} of a recording that is longer than its cap.`).join(' ');
+const LONG = Array.from(
+  { length: 12 },
+  (_, i) => `This is sentence number ${i + 1} of a recording that is longer than its cap.`,
+).join(' ');
 
 let engine: EspeakEngine;
 before(async () => {
@@ -33,29 +36,51 @@ test('the default cap is 32 MiB', () => {
 test('a recording past its cap is refused with VOX_ERR_SYNTHESIZE_TOO_LARGE, and the engine is stopped before the end', async () => {
   const synth = singleEngine(engine);
   let sentencesAsked = 0;
-  const counting = { ...synth, synthesize: (r: Parameters<typeof synth.synthesize>[0]) => (sentencesAsked++, synth.synthesize(r)) };
+  const counting = {
+    ...synth,
+    synthesize: (r: Parameters<typeof synth.synthesize>[0]) => (sentencesAsked++, synth.synthesize(r)),
+  };
   const cap = 200_000; // some 4.5 s of 22,050 Hz audio
-  await assert.rejects(record(counting, prepare, { text: LONG }, undefined, cap), (err: Error & { code?: string; statusCode?: number }) => {
-    assert.equal(err.code, 'VOX_ERR_SYNTHESIZE_TOO_LARGE');
-    assert.equal(err.statusCode, 413);
-    assert.match(err.message, /shorter text, or split it/);
-    return true;
-  });
+  await assert.rejects(
+    record(counting, prepare, { text: LONG }, undefined, cap),
+    (err: Error & { code?: string; statusCode?: number }) => {
+      assert.equal(err.code, 'VOX_ERR_SYNTHESIZE_TOO_LARGE');
+      assert.equal(err.statusCode, 413);
+      assert.match(err.message, /shorter text, or split it/);
+      return true;
+    },
+  );
   assert.ok(sentencesAsked < 12, `${sentencesAsked} of 12 sentences were synthesized`);
   const small = await record(synth, prepare, { text: 'Short enough.' }, undefined, cap);
   assert.ok(small.wav.length > 44 + 22050, 'a text under the cap is returned whole');
 });
 
 test('POST /v1/synthesize answers 413 in the documented error shape past the cap, and serves the next request', async () => {
-  const { app } = await buildServer({ token: TOKEN, synthesizer: singleEngine(engine), sink: new NullSink(), prepare, synthesizeMaxBytes: 200_000 });
+  const { app } = await buildServer({
+    token: TOKEN,
+    synthesizer: singleEngine(engine),
+    sink: new NullSink(),
+    prepare,
+    synthesizeMaxBytes: 200_000,
+  });
   after(() => app.close());
-  const big = await app.inject({ method: 'POST', url: '/v1/synthesize', headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: LONG } });
+  const big = await app.inject({
+    method: 'POST',
+    url: '/v1/synthesize',
+    headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' },
+    payload: { text: LONG },
+  });
   assert.equal(big.statusCode, 413);
   const body = big.json();
   assert.equal(body.code, 'VOX_ERR_SYNTHESIZE_TOO_LARGE');
   assert.equal(body.statusCode, 413);
   assert.match(body.message, /MB, about/);
-  const ok = await app.inject({ method: 'POST', url: '/v1/synthesize', headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Short enough.' } });
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/v1/synthesize',
+    headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' },
+    payload: { text: 'Short enough.' },
+  });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.headers['content-type'], 'audio/wav');
 });
@@ -65,11 +90,17 @@ test("POST /v1/synthesize says an engine's failure inside the catalogue's senten
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { app } = await buildServer({ token: TOKEN, synthesizer: singleEngine(dying), sink: new NullSink(), prepare });
   t.after(() => app.close());
-  const r = await app.inject({ method: 'POST', url: '/v1/synthesize', headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Dies halfway.' } });
+  const r = await app.inject({
+    method: 'POST',
+    url: '/v1/synthesize',
+    headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' },
+    payload: { text: 'Dies halfway.' },
+  });
   assert.equal(r.statusCode, 500);
   assert.deepEqual(r.json(), {
     code: 'VOX_ERR_SYNTHESIS_FAILED',
     statusCode: 500,
-    message: 'Speech synthesis failed: espeak-ng exited with code 3: fake espeak-ng died. Check "vox status" and the logs in VOX_HOME/logs.',
+    message:
+      'Speech synthesis failed: espeak-ng exited with code 3: fake espeak-ng died. Check "vox status" and the logs in VOX_HOME/logs.',
   });
 });

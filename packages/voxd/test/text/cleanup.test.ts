@@ -51,7 +51,8 @@ const cases: Case[] = [
   },
   {
     name: 'numbered steps with nested bullets',
-    input: '1. Ran the migration\n2. Updated the schema:\n   - added `refunded_at`\n   - dropped `legacy_id`\n3. All green',
+    input:
+      '1. Ran the migration\n2. Updated the schema:\n   - added `refunded_at`\n   - dropped `legacy_id`\n3. All green',
     expected: 'Ran the migration. Updated the schema: added refunded_at. dropped legacy_id. All green',
   },
   {
@@ -71,7 +72,8 @@ const cases: Case[] = [
   },
   {
     name: 'adjacent code blocks merge, even with only an emoji between them',
-    input: 'Run these:\n\n```bash\nnpm ci\n```\n\n```bash\nnpm test\n```\n🎉\n```\nnpm run build\n```\n\nThen open the PR.',
+    input:
+      'Run these:\n\n```bash\nnpm ci\n```\n\n```bash\nnpm test\n```\n🎉\n```\nnpm run build\n```\n\nThen open the PR.',
     expected: 'Run these: Code omitted. Then open the PR.',
   },
   {
@@ -211,7 +213,8 @@ const cases: Case[] = [
   },
   {
     name: 'code block at the end after a colon',
-    input: 'Here is the new helper:\n\n```ts\nexport function round(x: number) {\n  return Math.round(x * 100) / 100;\n}\n```',
+    input:
+      'Here is the new helper:\n\n```ts\nexport function round(x: number) {\n  return Math.round(x * 100) / 100;\n}\n```',
     expected: 'Here is the new helper: Code omitted.',
   },
   {
@@ -240,19 +243,17 @@ const cases: Case[] = [
     expected: '',
   },
   // --- Biff walls (mood tags) -----------------------------------------------------------------
-  ...walls.map(
-    (wall, i): Case => ({
-      name: `biff wall ${i + 1}`,
-      input: wall,
-      expected: [
-        'Wall from kai: deploying to staging in 5 minutes, hold merges',
-        'Wall from priya: main is green again',
-        'Wall from github-actions: CI failed: test on feature/refunds — link to github.com',
-        'Wall from sam: who broke the build??',
-        'Wall from kai: freeze lifted!!',
-      ][i]!,
-    }),
-  ),
+  ...walls.map((wall, i): Case => ({
+    name: `biff wall ${i + 1}`,
+    input: wall,
+    expected: [
+      'Wall from kai: deploying to staging in 5 minutes, hold merges',
+      'Wall from priya: main is green again',
+      'Wall from github-actions: CI failed: test on feature/refunds — link to github.com',
+      'Wall from sam: who broke the build??',
+      'Wall from kai: freeze lifted!!',
+    ][i]!,
+  })),
   {
     name: 'biff wall with keepTags keeps the tags',
     input: 'Wall from kai: deploying to staging in 5 minutes, hold merges [alert] [serious]',
@@ -321,7 +322,10 @@ describe('cleanForSpeech maxChars', () => {
   });
 
   it('keeps whole sentences that fit', () => {
-    assert.equal(cleanForSpeech(summary, { maxChars: 80 }), 'I split the checkout module into three files. Added tests for the refund path.');
+    assert.equal(
+      cleanForSpeech(summary, { maxChars: 80 }),
+      'I split the checkout module into three files. Added tests for the refund path.',
+    );
   });
 
   it('a sentence ending exactly at the limit is kept', () => {
@@ -335,11 +339,17 @@ describe('cleanForSpeech maxChars', () => {
   });
 
   it('does not leave a dangling comma after a word cut', () => {
-    assert.equal(cleanForSpeech('Fixed refunds, carts, and coupons in one pass', { maxChars: 22 }), 'Fixed refunds, carts');
+    assert.equal(
+      cleanForSpeech('Fixed refunds, carts, and coupons in one pass', { maxChars: 22 }),
+      'Fixed refunds, carts',
+    );
   });
 
   it('abbreviations are not sentence ends', () => {
-    assert.equal(cleanForSpeech('Use a helper, e.g. the one in cents.ts. Then ship.', { maxChars: 44 }), 'Use a helper, e.g. the one in cents.ts.');
+    assert.equal(
+      cleanForSpeech('Use a helper, e.g. the one in cents.ts. Then ship.', { maxChars: 44 }),
+      'Use a helper, e.g. the one in cents.ts.',
+    );
   });
 
   it('counts the cleaned text, not the markdown', () => {
@@ -374,9 +384,12 @@ describe('cleanForSpeech on hostile input', () => {
     ['nested lists', '- '.repeat(100_000)],
     ['many tags', '[alert] '.repeat(25_000) + 'go'],
     ['many emoji', '🎉'.repeat(100_000)],
-    ['a long agent message', `${stopMessage}
+    [
+      'a long agent message',
+      `${stopMessage}
 
-`.repeat(2_000)],
+`.repeat(2_000),
+    ],
   ];
   for (const [name, input] of hostile) {
     it(name, () => {
@@ -395,7 +408,10 @@ describe('cleanForSpeech on hostile input', () => {
 
 describe('stripTags', () => {
   const table: Array<[input: string, expected: string]> = [
-    ['Wall from kai: deploying to staging in 5 minutes, hold merges [alert] [serious]', 'Wall from kai: deploying to staging in 5 minutes, hold merges'],
+    [
+      'Wall from kai: deploying to staging in 5 minutes, hold merges [alert] [serious]',
+      'Wall from kai: deploying to staging in 5 minutes, hold merges',
+    ],
     ['main is green again :D [excited] [cheerful]', 'main is green again :D'],
     ['[whispers] it is done', 'it is done'],
     ['who broke it [curious], and why [sighs heavily]?', 'who broke it, and why?'],

@@ -118,7 +118,10 @@ describe('text transformations are linear in the length of the text', () => {
       const slow: string[] = [];
       for (const [shape, unit] of SHAPES) {
         const g = growth(fn, unit);
-        if (g.ratio > GROWTH) slow.push(`${shape} (${JSON.stringify(unit)}): ${g.small.toFixed(1)} ms -> ${g.large.toFixed(1)} ms, ${g.ratio.toFixed(1)}x`);
+        if (g.ratio > GROWTH)
+          slow.push(
+            `${shape} (${JSON.stringify(unit)}): ${g.small.toFixed(1)} ms -> ${g.large.toFixed(1)} ms, ${g.ratio.toFixed(1)}x`,
+          );
       }
       assert.deepEqual(slow, [], `superlinear on:\n${slow.join('\n')}`);
     });
@@ -127,11 +130,16 @@ describe('text transformations are linear in the length of the text', () => {
 
 describe('sentence windows', () => {
   it('finds the same sentences as one pass on ordinary text', () => {
-    const text = Array.from({ length: 60 }, (_, i) => `Sentence number ${i + 1} says e.g. that Mr. Smith paid 3.50 dollars.`).join(' ');
+    const text = Array.from(
+      { length: 60 },
+      (_, i) => `Sentence number ${i + 1} says e.g. that Mr. Smith paid 3.50 dollars.`,
+    ).join(' ');
     const ranges = sentenceRanges(text);
     assert.equal(ranges.length, 60);
     for (const r of ranges) assert.equal(text.slice(r.range[0], r.range[1]), r.raw);
-    assert.ok(ranges.every((r) => /^Sentence number \d+ says e\.g\. that Mr\. Smith paid 3\.50 dollars\.$/.test(r.raw.trim())));
+    assert.ok(
+      ranges.every((r) => /^Sentence number \d+ says e\.g\. that Mr\. Smith paid 3\.50 dollars\.$/.test(r.raw.trim())),
+    );
   });
 
   it('cuts a text without any sentence end at spaces, keeping every word', () => {

@@ -9,14 +9,22 @@ function feed(batches: string[]): string[][] {
 }
 
 test('a sentence is given out once it is complete, even mid-paragraph; one still being written waits', () => {
-  assert.deepEqual(feed(['I split the module into three files.\nNext I added tests for the refund path,', ' and fixed the rounding bug.\n']), [
-    ['I split the module into three files.'],
-    ['Next I added tests for the refund path, and fixed the rounding bug.'],
-  ]);
+  assert.deepEqual(
+    feed([
+      'I split the module into three files.\nNext I added tests for the refund path,',
+      ' and fixed the rounding bug.\n',
+    ]),
+    [['I split the module into three files.'], ['Next I added tests for the refund path, and fixed the rounding bug.']],
+  );
 });
 
 test('whole lines as Claude Code sends them: a line that ends a sentence is given out with its batch', () => {
-  assert.deepEqual(feed(['The first line ends here.\n', 'The second goes on\n', 'over two lines.\n', '']), [['The first line ends here.'], [], ['The second goes on over two lines.'], []]);
+  assert.deepEqual(feed(['The first line ends here.\n', 'The second goes on\n', 'over two lines.\n', '']), [
+    ['The first line ends here.'],
+    [],
+    ['The second goes on over two lines.'],
+    [],
+  ]);
 });
 
 test('code blocks, diffs and tables are one phrase each, said where they end', () => {
@@ -25,7 +33,11 @@ test('code blocks, diffs and tables are one phrase each, said where they end', (
     'const b = 2;\n```\nAnd the diff:\n```diff\n- old\n+ new\n```\n',
     '| a | b |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |\n\nThat is all.\n',
   ]);
-  assert.deepEqual(out, [['Here is the fix:'], ['A code block of 2 lines.', 'And the diff:', 'A diff of 2 lines.'], ['A table of 2 rows.', 'That is all.']]);
+  assert.deepEqual(out, [
+    ['Here is the fix:'],
+    ['A code block of 2 lines.', 'And the diff:', 'A diff of 2 lines.'],
+    ['A table of 2 rows.', 'That is all.'],
+  ]);
   assert.doesNotMatch(out.flat().join(' '), /const|old|new|\|/);
 });
 
@@ -55,7 +67,8 @@ test('a paragraph without end is closed at its cap, so each batch costs bounded 
   const state = initialState();
   const line = `${'word '.repeat(40)}\n`;
   let given = 0;
-  for (let i = 0; i < 3 * Math.ceil(MAX_PARAGRAPH_CHARS / line.length); i++) given += narrate(state, line, false).length;
+  for (let i = 0; i < 3 * Math.ceil(MAX_PARAGRAPH_CHARS / line.length); i++)
+    given += narrate(state, line, false).length;
   assert.ok(given > 0, 'the open paragraph was given out at its cap');
   assert.ok(state.para.join('\n').length <= MAX_PARAGRAPH_CHARS + line.length);
 });

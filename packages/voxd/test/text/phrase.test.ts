@@ -19,10 +19,10 @@ describe('splitFirstPhrase', () => {
   });
 
   it('prefers a pause to an earlier clause word', () => {
-    assert.deepEqual(splitFirstPhrase('The release we planned when we met is late; it ships on Friday at noon with the fixes.'), [
-      'The release we planned when we met is late;',
-      'it ships on Friday at noon with the fixes.',
-    ]);
+    assert.deepEqual(
+      splitFirstPhrase('The release we planned when we met is late; it ships on Friday at noon with the fixes.'),
+      ['The release we planned when we met is late;', 'it ships on Friday at noon with the fixes.'],
+    );
   });
 
   it('splits before a dash and gives the dash to neither side', () => {
@@ -40,7 +40,10 @@ describe('splitFirstPhrase', () => {
 
   it('leaves a sentence whole when the only place is too early or too late', () => {
     // "Yes," is too short a phrase; the clause word comes after 60 % of the sentence.
-    assert.equal(splitFirstPhrase('Yes, the deployment to every region finished without errors today and then'), undefined);
+    assert.equal(
+      splitFirstPhrase('Yes, the deployment to every region finished without errors today and then'),
+      undefined,
+    );
     assert.equal(splitFirstPhrase('Everything in the repository compiles cleanly on all platforms now'), undefined);
   });
 

@@ -15,16 +15,21 @@ import { SineEngine } from '../fixtures/sine-engine.js';
 const TOKEN = 'p'.repeat(43);
 
 /** A text at the inline limit, of a shape that costs cleanup the most per character. */
-const atLimit = (i: number) => (`Mr. **x** [a](b) ${i}! `.repeat(200)).slice(0, INLINE_CHARS);
+const atLimit = (i: number) => `Mr. **x** [a](b) ${i}! `.repeat(200).slice(0, INLINE_CHARS);
 
 /** How many of `promises` have settled when the event loop next reaches its check phase. */
 async function settledByNextTurn(promises: Array<Promise<unknown>>): Promise<number> {
   let settled = 0;
-  for (const p of promises) void p.then(() => settled++, () => settled++);
+  for (const p of promises)
+    void p.then(
+      () => settled++,
+      () => settled++,
+    );
   return new Promise((resolve) => setImmediate(() => resolve(settled)));
 }
 
-const long = (i: number) => `Request ${i}: ` + 'The build finished and **every** test passed, see `src/a/b/c.ts:12`. '.repeat(60);
+const long = (i: number) =>
+  `Request ${i}: ` + 'The build finished and **every** test passed, see `src/a/b/c.ts:12`. '.repeat(60);
 
 async function waitUntil(ok: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -47,7 +52,9 @@ describe('TextPreparer', () => {
     t.after(() => p.close());
     const texts = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? `Short ${i}.` : long(i)));
     const results = await Promise.all(texts.map((x) => p.prepare(x, { keepTags: false, maxChars: 20_000 })));
-    results.forEach((r, i) => assert.ok(r.text.startsWith(i % 3 === 0 ? `Short ${i}.` : `Request ${i}:`), r.text.slice(0, 40)));
+    results.forEach((r, i) =>
+      assert.ok(r.text.startsWith(i % 3 === 0 ? `Short ${i}.` : `Request ${i}:`), r.text.slice(0, 40)),
+    );
     assert.ok(results.every((r) => r.sentences.length > 0));
   });
 
@@ -63,7 +70,11 @@ describe('TextPreparer', () => {
     const settled = await settledByNextTurn(burst);
     assert.ok(settled < texts.length, `${settled} of ${texts.length} settled in the turn that received them`);
     assert.equal(p.workerRunning, true, 'the texts past the budget went to the worker');
-    assert.deepEqual(await Promise.all(burst), texts.map((x) => prepareText(x, options)), 'the same result as inline, each its own');
+    assert.deepEqual(
+      await Promise.all(burst),
+      texts.map((x) => prepareText(x, options)),
+      'the same result as inline, each its own',
+    );
   });
 
   it('without a worker script (tsx), a burst past the budget waits for later turns, in order', async (t) => {
@@ -75,7 +86,10 @@ describe('TextPreparer', () => {
     const burst = texts.map((x) => p.prepare(x, options));
     const settled = await settledByNextTurn(burst);
     assert.ok(settled < texts.length, `${settled} of ${texts.length} settled in the turn that received them`);
-    assert.deepEqual(await Promise.all(burst), texts.map((x) => prepareText(x, options)));
+    assert.deepEqual(
+      await Promise.all(burst),
+      texts.map((x) => prepareText(x, options)),
+    );
   });
 
   it('the worker starts on the first long text and ends when idle; the next long text starts another', async (t) => {
@@ -112,10 +126,20 @@ describe('TextPreparer', () => {
   it('a request that races the shutdown of text preparation is answered 503 VOX_ERR_SHUTTING_DOWN', async (t) => {
     const p = new TextPreparer();
     await p.close();
-    const { app } = await buildServer({ token: TOKEN, synthesizer: singleEngine(new SineEngine()), sink: new NullSink(), prepare: p.prepare });
+    const { app } = await buildServer({
+      token: TOKEN,
+      synthesizer: singleEngine(new SineEngine()),
+      sink: new NullSink(),
+      prepare: p.prepare,
+    });
     t.after(() => app.close());
     for (const url of ['/v1/speak', '/v1/synthesize']) {
-      const r = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' }, payload: { text: 'Too late.' } });
+      const r = await app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${TOKEN}`, host: '127.0.0.1' },
+        payload: { text: 'Too late.' },
+      });
       assert.equal(r.statusCode, 503, url);
       assert.equal(r.json().code, 'VOX_ERR_SHUTTING_DOWN', url);
     }

@@ -75,7 +75,12 @@ test('the assignment is kept across a restart, bounded, and a hostile file is su
     const log = { warn: (_o: object, msg?: string) => void warnings.push(msg ?? '') };
     writeFileSync(path, 'not json');
     assert.deepEqual(new VoiceAssignment({ path, log }).list(), []);
-    writeFileSync(path, JSON.stringify({ sessions: [{ session: 1 }, { session: 's', engine: 'e', voice: 'x'.repeat(500), lastUsed: 1 }, null] }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        sessions: [{ session: 1 }, { session: 's', engine: 'e', voice: 'x'.repeat(500), lastUsed: 1 }, null],
+      }),
+    );
     assert.deepEqual(new VoiceAssignment({ path, log }).list(), [], 'malformed entries are skipped');
     writeFileSync(path, 'x'.repeat(200_000));
     assert.deepEqual(new VoiceAssignment({ path, log }).list(), [], 'a huge file is not read');
@@ -83,7 +88,10 @@ test('the assignment is kept across a restart, bounded, and a hostile file is su
     mkdirSync(path);
     const three = new VoiceAssignment({ path, log });
     assert.equal(three.assign('s', 'e', POOL), 'a', 'a directory in its place does not fail the request');
-    assert.ok(warnings.some((w) => /moved it/.test(w)), warnings.join('; '));
+    assert.ok(
+      warnings.some((w) => /moved it/.test(w)),
+      warnings.join('; '),
+    );
     assert.match(readFileSync(path, 'utf8'), /"session":"s"/, 'the directory was moved aside and the file written');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -96,7 +104,10 @@ test("eSpeak's pool is variants of its default voice, all known to the embedded 
     const v = new VoiceAssignment();
     const pool = await v.pool(engine);
     assert.ok(pool.length >= 8, `pool: ${pool.join(', ')}`);
-    assert.deepEqual(pool, ESPEAK_POOL.filter((x) => pool.includes(x)));
+    assert.deepEqual(
+      pool,
+      ESPEAK_POOL.filter((x) => pool.includes(x)),
+    );
   } finally {
     await engine.close();
   }
@@ -116,7 +127,10 @@ test('admission: a request with a session and no voice gets its own; one that na
     assert.equal(byText.get('Two.'), ESPEAK_POOL[1]);
     assert.equal(byText.get('Three.'), 'en-gb', 'the voice the request names wins (a project voice key)');
     assert.equal(byText.get('Four.'), undefined);
-    assert.deepEqual(d.sessionVoices().map((v) => v.session), ['shop#b', 'shop#a']);
+    assert.deepEqual(
+      d.sessionVoices().map((v) => v.session),
+      ['shop#b', 'shop#a'],
+    );
   } finally {
     await d.close();
     await engine.close();

@@ -28,7 +28,8 @@ export const command = defineCommand({
     const reply = await call<SpeakResponse>(ctx.env, 'POST', '/v1/chime', body, values.wait ? 60_000 : 10_000);
     if (reply.status >= 400) return reportWireError(ctx, 'chime', reply.status, reply.body);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-    else if (reply.body.status === 'deduped') ctx.stderr.write(`vox chime: ${signal} deduped (played within the last 5 s)\n`);
+    else if (reply.body.status === 'deduped')
+      ctx.stderr.write(`vox chime: ${signal} deduped (played within the last 5 s)\n`);
     return reply.body.status === 'failed' ? EXIT.PLAYBACK_FAILED : EXIT.OK;
   },
 });

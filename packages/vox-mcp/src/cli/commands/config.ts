@@ -70,7 +70,9 @@ function print(ctx: CliContext, config: ResolvedConfig): void {
   );
   for (const key of CONFIG_KEYS) {
     const value = config.values[key];
-    out.push(`${key} = ${value === undefined ? '(unset)' : printable(JSON.stringify(value))}  (${printable(config.sources[key])})`);
+    out.push(
+      `${key} = ${value === undefined ? '(unset)' : printable(JSON.stringify(value))}  (${printable(config.sources[key])})`,
+    );
   }
   if (config.pronunciations.length) {
     out.push(`# pronunciations (${printable(config.file ?? '')}):`);

@@ -54,7 +54,13 @@ export const command = defineCommand({
   maxArgs: 4,
   async run({ ctx, flags: values, args }) {
     const action = pickAction(args, ACTIONS);
-    if (action !== 'config' && args.length > 1) throw new UsageError(`unexpected argument ${args.slice(1).map((a) => `"${a}"`).join(' ')}`);
+    if (action !== 'config' && args.length > 1)
+      throw new UsageError(
+        `unexpected argument ${args
+          .slice(1)
+          .map((a) => `"${a}"`)
+          .join(' ')}`,
+      );
     const io = makeIo(ctx, values.json === true, values.timeout ?? 10_000);
     if (action === 'config') return configCommand(io, args.slice(1));
     const opts: ServiceOptions = { env: ctx.env };

@@ -25,7 +25,14 @@ import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
-import { decideHook, hookDelivery, unattended, VOICE_EVENTS, type HookAction, type HookPayload } from '../../claude/hook.js';
+import {
+  decideHook,
+  hookDelivery,
+  unattended,
+  VOICE_EVENTS,
+  type HookAction,
+  type HookPayload,
+} from '../../claude/hook.js';
 import { sessionLabel } from '../../project/session.js';
 import { noteSession } from '../../claude/current-session.js';
 import { readStdin } from '../stdin.js';
@@ -89,12 +96,21 @@ const STDIN_MAX_BYTES = 4 * 1024 * 1024;
 function readPayload(stdin: CliContext['stdin']): Promise<string> {
   if (stdin.isTTY) return Promise.resolve('');
   // Read directly, not through a PassThrough: the hook reads stdin on every event (bench/hook.mjs).
-  return readStdin(stdin, { firstByteMs: STDIN_IDLE_MS, idleMs: STDIN_IDLE_MS, maxBytes: STDIN_MAX_BYTES, untilJson: true, totalMs: STDIN_TOTAL_MS });
+  return readStdin(stdin, {
+    firstByteMs: STDIN_IDLE_MS,
+    idleMs: STDIN_IDLE_MS,
+    maxBytes: STDIN_MAX_BYTES,
+    untilJson: true,
+    totalMs: STDIN_TOTAL_MS,
+  });
 }
 
 /** POST to voxd with short timeouts, starting it (briefly) when nothing listens. */
 function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
-  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS, deadlineMs: HOOK_DEADLINE_MS });
+  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
+    startTimeoutMs: START_TIMEOUT_MS,
+    deadlineMs: HOOK_DEADLINE_MS,
+  });
 }
 
 // Lenient: a bad flag is reported and ignored, and so is anything run throws (defineCommand), because a hook must exit 0.
@@ -114,7 +130,8 @@ export const command = defineCommand({
       try {
         const parsed: unknown = JSON.parse(raw);
         // Caught just below, with JSON.parse's own errors, and warned about: the hook never fails.
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          throw new Error('not a JSON object');
         payload = parsed as HookPayload;
       } catch (err) {
         warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
@@ -142,9 +159,14 @@ export const command = defineCommand({
       unattended: unattended(ctx.env),
       unattendedPrompts: config.values.unattendedPrompts,
     });
-    const session = sessionLabel(projectName, ctx.env, typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined);
+    const session = sessionLabel(
+      projectName,
+      ctx.env,
+      typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined,
+    );
     // For this Claude Code's vox mcp, which sees no hook of a command-only set-up: after /clear, this is the session's id.
-    if ((flags.agent ?? 'claude') === 'claude' && !dryRun && typeof payload.session_id === 'string') noteSession(ctx.env, payload.session_id);
+    if ((flags.agent ?? 'claude') === 'claude' && !dryRun && typeof payload.session_id === 'string')
+      noteSession(ctx.env, payload.session_id);
     if (VOICE_EVENTS.has(event) && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
       const ask = await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session);
       if (ask) {
@@ -170,7 +192,9 @@ export const command = defineCommand({
     if (mismatch) warn(mismatch);
     if (reply.status >= 400) {
       const err = reply.body as Partial<WireError> | undefined;
-      warn(`voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`);
+      warn(
+        `voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`,
+      );
     }
     return EXIT.OK;
   },

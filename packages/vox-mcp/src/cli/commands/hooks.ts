@@ -7,8 +7,25 @@ import { EXIT } from '../context.js';
 import { defineCommand, pickAction } from '../command.js';
 import { UsageError } from '../usage.js';
 import { detectHookType } from '../../claude/claude-version.js';
-import { CONTINUOUS_ONLY_COMMANDS, DEFAULT_SERVER, HOOK_EVENTS, HOOK_TYPES, MCP_TOOL_EVENTS, MESSAGE_DISPLAY_SINCE, NARRATION_EVENTS, hookCommand, type HookEvent } from '../../claude/hook-entries.js';
-import { SettingsError, inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from '../../claude/hooks-settings.js';
+import {
+  CONTINUOUS_ONLY_COMMANDS,
+  DEFAULT_SERVER,
+  HOOK_EVENTS,
+  HOOK_TYPES,
+  MCP_TOOL_EVENTS,
+  MESSAGE_DISPLAY_SINCE,
+  NARRATION_EVENTS,
+  hookCommand,
+  type HookEvent,
+} from '../../claude/hook-entries.js';
+import {
+  SettingsError,
+  inspectHooks,
+  installHooks,
+  settingsPath,
+  uninstallHooks,
+  type SettingsScope,
+} from '../../claude/hooks-settings.js';
 
 const USAGE = `Usage: vox hooks install|uninstall|status [options]
 
@@ -74,9 +91,17 @@ export const command = defineCommand({
     try {
       if (values.agent !== undefined && values.agent !== 'claude') {
         const agent = values.agent;
-        if (action === 'status') throw new UsageError(`status --agent ${agent} is not supported; docs/agents.md says which files to read`);
-        const claudeOnly = [...scopes.map((s) => `--${s}`), ...(values.type ? ['--type'] : []), ...(values.server !== undefined ? ['--server'] : [])];
-        if (claudeOnly.length) throw new UsageError(`${claudeOnly.join(', ')}: Claude Code's settings only; --agent ${agent} writes that agent's own files (docs/agents.md)`);
+        if (action === 'status')
+          throw new UsageError(`status --agent ${agent} is not supported; docs/agents.md says which files to read`);
+        const claudeOnly = [
+          ...scopes.map((s) => `--${s}`),
+          ...(values.type ? ['--type'] : []),
+          ...(values.server !== undefined ? ['--server'] : []),
+        ];
+        if (claudeOnly.length)
+          throw new UsageError(
+            `${claudeOnly.join(', ')}: Claude Code's settings only; --agent ${agent} writes that agent's own files (docs/agents.md)`,
+          );
         const { changeAgent } = await import('../../agents/agent-settings.js');
         const res = await changeAgent(agent, action === 'install', ctx.env, { portable: values.portable === true });
         out(res.json, res.lines.join(''));
@@ -100,37 +125,62 @@ export const command = defineCommand({
       if (action === 'install') {
         const portable = values.portable === true;
         if (values.server !== undefined && !/^[\w.:@-]{1,100}$/.test(values.server)) {
-          throw new UsageError(`--server must be an MCP server name as "claude mcp list" shows it, got ${JSON.stringify(values.server)}`);
+          throw new UsageError(
+            `--server must be an MCP server name as "claude mcp list" shows it, got ${JSON.stringify(values.server)}`,
+          );
         }
         const server = values.server ?? DEFAULT_SERVER;
         const choice = values.type ? { type: values.type, reason: `--type ${values.type}` } : detectHookType(ctx.env);
         // Narration (MessageDisplay) only where this Claude Code has it; a version not read gets it with --type mcp_tool.
-        const narration = choice.type === 'mcp_tool' && (!('version' in choice) || !choice.version || compareVersions(choice.version, MESSAGE_DISPLAY_SINCE) >= 0);
+        const narration =
+          choice.type === 'mcp_tool' &&
+          (!('version' in choice) || !choice.version || compareVersions(choice.version, MESSAGE_DISPLAY_SINCE) >= 0);
         const res = installHooks(path, { portable, type: choice.type, server, narration });
         const example = hookCommand('Stop', { portable });
-        const mcpEvents: readonly HookEvent[] = choice.type === 'mcp_tool' ? [...MCP_TOOL_EVENTS, ...(narration ? NARRATION_EVENTS : [])] : [];
+        const mcpEvents: readonly HookEvent[] =
+          choice.type === 'mcp_tool' ? [...MCP_TOOL_EVENTS, ...(narration ? NARRATION_EVENTS : [])] : [];
         const commandEvents = HOOK_EVENTS.filter((e) => !mcpEvents.includes(e));
         const lines = [
-          res.changed ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}` : `vox hooks were already installed in ${path}`,
+          res.changed
+            ? `Installed vox hooks for ${HOOK_EVENTS.join(', ')} in ${path}`
+            : `vox hooks were already installed in ${path}`,
           `Wrote ${choice.type === 'mcp_tool' ? 'mcp_tool' : 'command'} hooks: ${choice.reason}.`,
         ];
         if (mcpEvents.length) {
           // The server is started as the command hooks are: by absolute paths unless --portable, so it
           // starts whatever PATH Claude Code has (a desktop launcher's lacks ~/.local/bin).
           const serve = example.replace(/ hook Stop$/, ' mcp');
-          lines.push(`${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- ${serve}).`);
+          lines.push(
+            `${mcpEvents.join(', ')} call the tool "hook" of the MCP server "${server}" (register it: claude mcp add --scope user ${server} -- ${serve}).`,
+          );
         }
-        lines.push(`${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`);
+        lines.push(
+          `${commandEvents.join(', ')} run${commandEvents.length === 1 ? 's' : ''}: ${example.replace(/Stop$/, '<Event>')}`,
+        );
         const gated = commandEvents.filter((e) => CONTINUOUS_ONLY_COMMANDS.includes(e));
         if (gated.length) {
-          lines.push(`${gated.join(' and ')} first look for the nearest .vox/config.md in the shell, and start node only where it says notify: chatty (they say nothing otherwise).`);
+          lines.push(
+            `${gated.join(' and ')} first look for the nearest .vox/config.md in the shell, and start node only where it says notify: chatty (they say nothing otherwise).`,
+          );
         }
         if (scope === 'project' && !portable) {
-          lines.push('Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.');
+          lines.push(
+            'Note: .claude/settings.json is usually committed, and these commands hold paths of this machine; use --local, or --portable with vox on PATH, for a shared repository.',
+          );
         }
-        if (res.changed) lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
+        if (res.changed)
+          lines.push('Claude Code reads hooks at session start: restart running sessions (or review them in /hooks).');
         out(
-          { action, scope, ...res, type: choice.type, ...(choice.version ? { claudeVersion: choice.version } : {}), server, mcpToolEvents: mcpEvents, command: example },
+          {
+            action,
+            scope,
+            ...res,
+            type: choice.type,
+            ...(choice.version ? { claudeVersion: choice.version } : {}),
+            server,
+            mcpToolEvents: mcpEvents,
+            command: example,
+          },
           `${lines.join('\n')}\n`,
         );
         return EXIT.OK;
@@ -138,7 +188,10 @@ export const command = defineCommand({
 
       const res = uninstallHooks(path, { removeEmptyDir: scope !== 'user' });
       const what = res.deleted ? `; it held nothing else, so the file is deleted` : '';
-      out({ action, scope, ...res }, res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`);
+      out(
+        { action, scope, ...res },
+        res.changed ? `Removed ${res.removed} vox hook(s) from ${path}${what}\n` : `No vox hooks in ${path}\n`,
+      );
       return EXIT.OK;
     } catch (err) {
       // A settings file that cannot be read or written: its own message, not an "unexpected error".

@@ -78,11 +78,18 @@ export const command = defineCommand({
     if (flags.release !== undefined) {
       const reply = await releaseFloor(ctx.env, flags.release);
       if (reply.status !== 200) {
-        ctx.stderr.write(`vox listen: ${listenFailure(reply.status, reply.body).replace('field "token"', '--release (field "token")')}\n`);
+        ctx.stderr.write(
+          `vox listen: ${listenFailure(reply.status, reply.body).replace('field "token"', '--release (field "token")')}\n`,
+        );
         return exitForStatus(reply.status);
       }
       if (flags.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-      else ctx.stderr.write(reply.body.released ? 'vox listen: floor handed on\n' : 'vox listen: that floor is not kept any more (used, released or idle); nothing to hand on\n');
+      else
+        ctx.stderr.write(
+          reply.body.released
+            ? 'vox listen: floor handed on\n'
+            : 'vox listen: that floor is not kept any more (used, released or idle); nothing to hand on\n',
+        );
       return EXIT.OK;
     }
     const body: ListenRequest = {};
@@ -113,7 +120,8 @@ export const command = defineCommand({
     }
     if (reply.status !== 200) {
       let line = listenFailure(reply.status, reply.body);
-      for (const [field, flag] of Object.entries(FLAG_OF)) line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);
+      for (const [field, flag] of Object.entries(FLAG_OF))
+        line = line.replace(`field "${field}"`, `${flag} (field "${field}")`);
       ctx.stderr.write(`vox listen: ${line}\n`);
       return exitForStatus(reply.status === 409 ? 400 : reply.status);
     }
@@ -123,7 +131,9 @@ export const command = defineCommand({
       try {
         copyFileSync(r.audioPath, out);
       } catch (err) {
-        ctx.stderr.write(`vox listen: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the recording is at ${r.audioPath}\n`);
+        ctx.stderr.write(
+          `vox listen: cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the recording is at ${r.audioPath}\n`,
+        );
         return EXIT.INTERNAL;
       }
     }
@@ -131,9 +141,18 @@ export const command = defineCommand({
     else if (r.text) ctx.stdout.write(`${r.text}\n`);
     // Which one transcribed (a local model, or the server at its URL): on stderr, so stdout stays the words alone.
     const by = (r as ListenResponse & TranscriberUsed).transcriber;
-    if (!flags.json && r.transcribed && by) ctx.stderr.write(`vox listen: transcribed by ${printable(by)}${r.transcribeMs !== undefined ? ` in ${r.transcribeMs} ms` : ''}\n`);
-    if (!flags.json && r.floor) ctx.stderr.write(`vox listen: floor kept for ${r.floor.idleMs / 1000} s idle: --floor ${r.floor.token} (or --release ${r.floor.token})\n`);
-    if (!flags.json && !r.transcribed) ctx.stderr.write(`vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`);
+    if (!flags.json && r.transcribed && by)
+      ctx.stderr.write(
+        `vox listen: transcribed by ${printable(by)}${r.transcribeMs !== undefined ? ` in ${r.transcribeMs} ms` : ''}\n`,
+      );
+    if (!flags.json && r.floor)
+      ctx.stderr.write(
+        `vox listen: floor kept for ${r.floor.idleMs / 1000} s idle: --floor ${r.floor.token} (or --release ${r.floor.token})\n`,
+      );
+    if (!flags.json && !r.transcribed)
+      ctx.stderr.write(
+        `vox listen: ${r.reason ?? 'nothing was transcribed'}${r.audioPath && flags.out === undefined ? `. The recording: ${r.audioPath}` : ''}\n`,
+      );
     return EXIT.OK;
   },
 });

@@ -150,10 +150,14 @@ export function formatLine(line: string): string {
   } catch {
     return line;
   }
-  const level = typeof rec.level === 'number' ? (LEVELS[rec.level] ?? String(rec.level)) : String(rec.level ?? '-').toUpperCase();
+  const level =
+    typeof rec.level === 'number' ? (LEVELS[rec.level] ?? String(rec.level)) : String(rec.level ?? '-').toUpperCase();
   const time = typeof rec.time === 'number' ? formatTime(rec.time) : typeof rec.time === 'string' ? rec.time : '-';
   const parts = [time, level.padEnd(5), typeof rec.msg === 'string' ? rec.msg : ''];
-  const keys = [...KEY_FIELDS.filter((k) => k in rec), ...Object.keys(rec).filter((k) => !SKIP.has(k) && !KEY_FIELDS.includes(k))];
+  const keys = [
+    ...KEY_FIELDS.filter((k) => k in rec),
+    ...Object.keys(rec).filter((k) => !SKIP.has(k) && !KEY_FIELDS.includes(k)),
+  ];
   for (const k of keys) {
     if (rec[k] === undefined || rec[k] === null) continue;
     parts.push(`${k}=${showValue(k, rec[k])}`);
@@ -266,7 +270,11 @@ export function follow(path: string, onLine: (line: string) => void, options: Fo
 export const command = defineCommand({
   name: 'logs',
   usage: LOGS_USAGE,
-  flags: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'number', short: 'n', integer: true, min: 0 }, json: { type: 'boolean' } },
+  flags: {
+    follow: { type: 'boolean', short: 'f' },
+    lines: { type: 'number', short: 'n', integer: true, min: 0 },
+    json: { type: 'boolean' },
+  },
   async run({ ctx, flags: values }) {
     const n = values.lines ?? 50;
     // `vox logs -f | head`: a closed pipe ends the command quietly instead of crashing it.
@@ -277,7 +285,8 @@ export const command = defineCommand({
     const dir = homePaths(voxHome(ctx.env)).logs;
     const path = join(dir, LOG_FILE);
     const print = (line: string) => {
-      if (!closed.signal.aborted) ctx.stdout.write(`${values.json ? printableJson(line) : printable(formatLine(line))}\n`);
+      if (!closed.signal.aborted)
+        ctx.stdout.write(`${values.json ? printableJson(line) : printable(formatLine(line))}\n`);
     };
 
     let size: number | undefined;
@@ -287,7 +296,9 @@ export const command = defineCommand({
       size = undefined;
     }
     if (size === undefined && rotatedFiles(dir).length === 0) {
-      ctx.stderr.write(`vox logs: no log at ${path} yet; voxd writes it once it runs${values.follow ? ' (waiting for it)' : ''}\n`);
+      ctx.stderr.write(
+        `vox logs: no log at ${path} yet; voxd writes it once it runs${values.follow ? ' (waiting for it)' : ''}\n`,
+      );
       if (!values.follow) return EXIT.OK;
     }
     for (const line of tailLog(dir, n, size, values.follow === true)) print(line);

@@ -44,7 +44,15 @@ export const command = defineCommand({
   flags: {},
   run: async ({ ctx }) => {
     const signal = ctx.takeSignals?.();
-    const code = await serveStdio({ env: ctx.env, cwd: ctx.cwd, stdin: ctx.stdin, stdout: ctx.stdout, stderr: ctx.stderr, tools: EXTRA_TOOLS, ...(signal ? { signal } : {}) });
+    const code = await serveStdio({
+      env: ctx.env,
+      cwd: ctx.cwd,
+      stdin: ctx.stdin,
+      stdout: ctx.stdout,
+      stderr: ctx.stderr,
+      tools: EXTRA_TOOLS,
+      ...(signal ? { signal } : {}),
+    });
     // Hook calls Claude Code did not wait for (StopFailure), and narration batches answered before they
     // reached voxd, get a moment.
     await drainHookSends(DRAIN_MS);

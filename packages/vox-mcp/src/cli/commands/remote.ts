@@ -34,15 +34,24 @@ export const command = defineCommand({
     if (action === 'credentials') {
       const { startDaemon } = await import('../../daemon/client.js');
       let endpoint = resolveEndpoint(ctx.env);
-      if (endpoint?.remote) throw new ClientError('VOX_ERR_CLIENT_USAGE', 'this host itself speaks through a remote link; run credentials where voxd is');
+      if (endpoint?.remote)
+        throw new ClientError(
+          'VOX_ERR_CLIENT_USAGE',
+          'this host itself speaks through a remote link; run credentials where voxd is',
+        );
       if (!endpoint || !(await healthAt(endpoint, 1000))) endpoint = await startDaemon(ctx.env);
       const token = readToken(ctx.env);
       if (!token) throw new ClientError('VOX_ERR_CLIENT_REMOTE_TOKEN', 'voxd here has no token in VOX_HOME/token');
-      ctx.stdout.write(`${JSON.stringify({ version: VERSION, port: endpoint.port, token, platform: process.platform })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ version: VERSION, port: endpoint.port, token, platform: process.platform })}\n`,
+      );
       return EXIT.OK;
     }
     if (action === 'disconnect') {
-      const [{ removeLink }, { endOrphanedSsh }] = await Promise.all([import('../../remote/link.js'), import('../../remote/keeper.js')]);
+      const [{ removeLink }, { endOrphanedSsh }] = await Promise.all([
+        import('../../remote/link.js'),
+        import('../../remote/keeper.js'),
+      ]);
       endOrphanedSsh(ctx.env, (line) => ctx.stderr.write(`vox remote: ${line}\n`));
       removeLink(ctx.env);
       return EXIT.OK;
@@ -51,12 +60,21 @@ export const command = defineCommand({
       ctx.stderr.write(USAGE);
       return EXIT.USAGE;
     }
-    if (!/^[A-Za-z0-9_.@:-]+$/.test(host)) throw new ClientError('VOX_ERR_CLIENT_USAGE', `HOST ${JSON.stringify(host)} is not an ssh destination`);
+    if (!/^[A-Za-z0-9_.@:-]+$/.test(host))
+      throw new ClientError('VOX_ERR_CLIENT_USAGE', `HOST ${JSON.stringify(host)} is not an ssh destination`);
     const { keepLink } = await import('../../remote/keeper.js');
     const controller = new AbortController();
     for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => controller.abort());
     const log = (line: string) => ctx.stderr.write(`vox remote: ${line}\n`);
-    await keepLink({ host, as: flags.as ?? hostname().split('.')[0]!, vox: flags.vox ?? 'vox', ...(flags['ssh-config'] ? { sshConfig: flags['ssh-config'] } : {}), env: ctx.env, log, signal: controller.signal });
+    await keepLink({
+      host,
+      as: flags.as ?? hostname().split('.')[0]!,
+      vox: flags.vox ?? 'vox',
+      ...(flags['ssh-config'] ? { sshConfig: flags['ssh-config'] } : {}),
+      env: ctx.env,
+      log,
+      signal: controller.signal,
+    });
     return EXIT.OK;
   },
 });

@@ -3,7 +3,15 @@
  * path of every hook: it imports node:http, the config walker and nothing else
  * that is heavy unless the project has a config file.
  */
-import { compareVersions, MAX_ONCE_SECONDS, MIN_ONCE_SECONDS, PRIORITIES, VERSION, type SpeakResponse, type WireError } from '@vox/protocol';
+import {
+  compareVersions,
+  MAX_ONCE_SECONDS,
+  MIN_ONCE_SECONDS,
+  PRIORITIES,
+  VERSION,
+  type SpeakResponse,
+  type WireError,
+} from '@vox/protocol';
 import { call, settingsMismatch } from '../../daemon/client.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
@@ -45,22 +53,29 @@ Exit codes: 0 queued, played or deduped; 2 bad usage; 3 voxd unreachable;
 `;
 
 const FLAGS = {
-    voice: { type: 'string' },
-    rate: { type: 'number', min: 80, max: 500 },
-    once: { type: 'number', min: MIN_ONCE_SECONDS, max: MAX_ONCE_SECONDS },
-    key: { type: 'string' },
-    priority: { type: 'enum', values: PRIORITIES },
-    'max-age': { type: 'duration', unit: 'ms', min: 0, max: 86_400_000 },
-    engine: { type: 'string' },
-    model: { type: 'string' },
-    out: { type: 'string' },
-    wait: { type: 'boolean' },
-    timeout: { type: 'duration', unit: 's', min: 0.1, max: 86_400 },
-    json: { type: 'boolean' },
-    quiet: { type: 'boolean', short: 'q' },
+  voice: { type: 'string' },
+  rate: { type: 'number', min: 80, max: 500 },
+  once: { type: 'number', min: MIN_ONCE_SECONDS, max: MAX_ONCE_SECONDS },
+  key: { type: 'string' },
+  priority: { type: 'enum', values: PRIORITIES },
+  'max-age': { type: 'duration', unit: 'ms', min: 0, max: 86_400_000 },
+  engine: { type: 'string' },
+  model: { type: 'string' },
+  out: { type: 'string' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'duration', unit: 's', min: 0.1, max: 86_400 },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
 } as const satisfies FlagSpecs;
 
-export const command = defineCommand({ name: 'say', usage: SAY_USAGE, flags: FLAGS, maxArgs: Infinity, quiet: 'quiet', run: ({ ctx, flags, args }) => speak(ctx, flags, args) });
+export const command = defineCommand({
+  name: 'say',
+  usage: SAY_USAGE,
+  flags: FLAGS,
+  maxArgs: Infinity,
+  quiet: 'quiet',
+  run: ({ ctx, flags, args }) => speak(ctx, flags, args),
+});
 export const run = command.run;
 
 /**
@@ -104,7 +119,10 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     text = await readStdin(ctx.stdin, { firstByteMs: 2000, idleMs: 500, maxBytes: 1024 * 1024 });
   }
   if (!text.trim()) {
-    const why = positionals.length === 0 && ctx.stdin.isTTY ? 'no text given. Usage: vox say TEXT (or pipe text in).' : 'no text to speak.';
+    const why =
+      positionals.length === 0 && ctx.stdin.isTTY
+        ? 'no text given. Usage: vox say TEXT (or pipe text in).'
+        : 'no text to speak.';
     say(`VOX_ERR_CLIENT_NO_TEXT: ${why}`);
     return EXIT.USAGE;
   }
@@ -120,7 +138,17 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
   const signal = values.wait ? ctx.takeSignals?.() : undefined;
   let reply;
   try {
-    reply = await unlessAborted(call<SpeakResponse | WireError>(ctx.env, 'POST', delivery.route, delivery.body, timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000), signal ? { signal } : {}), signal);
+    reply = await unlessAborted(
+      call<SpeakResponse | WireError>(
+        ctx.env,
+        'POST',
+        delivery.route,
+        delivery.body,
+        timeoutMs ?? (values.wait ? waitDeadlineMs(text) : 10_000),
+        signal ? { signal } : {},
+      ),
+      signal,
+    );
   } catch (err) {
     if (!signal?.aborted) throw err;
     report('stopped waiting (a signal); voxd still speaks what it accepted');
@@ -135,7 +163,10 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
   if (reply.status >= 400) return reportWireError(ctx, 'say', reply.status, reply.body, { quiet });
   const res = reply.body as SpeakResponse;
   if (typeof res !== 'object' || res === null || typeof res.status !== 'string' || typeof res.id !== 'string') {
-    throw new ClientError('VOX_ERR_CLIENT_NOT_VOXD', `voxd's answer to ${delivery.route} is not a speak response (${JSON.stringify(reply.body)?.slice(0, 80)}); run "vox daemon restart"`);
+    throw new ClientError(
+      'VOX_ERR_CLIENT_NOT_VOXD',
+      `voxd's answer to ${delivery.route} is not a speak response (${JSON.stringify(reply.body)?.slice(0, 80)}); run "vox daemon restart"`,
+    );
   }
   if (res.fallbackReason) report(`spoken with ${res.engine}: ${res.fallbackReason}`);
   switch (res.status) {

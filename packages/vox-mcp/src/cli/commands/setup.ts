@@ -9,7 +9,16 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { findExecutable } from '@vox/protocol';
 import { ClientError } from '../../errors.js';
-import { applyLinks, defaultBinDir, onPath, pathLine, planLinks, shadowingVox, voxBins, type LinkPlan } from '../../setup/bin-links.js';
+import {
+  applyLinks,
+  defaultBinDir,
+  onPath,
+  pathLine,
+  planLinks,
+  shadowingVox,
+  voxBins,
+  type LinkPlan,
+} from '../../setup/bin-links.js';
 import { findMarketplace, pluginCommands, runClaude, shownCommand, stillInstalled } from '../../setup/claude-plugin.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -60,19 +69,25 @@ function linkLine(p: LinkPlan, dryRun: boolean): string {
 function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean; remove: boolean }): void {
   const market = findMarketplace();
   if (!market) {
-    say('Claude Code: no plugin marketplace beside this vox (it is in the vox checkout); register "vox mcp" instead (docs/claude-code.md, route A).');
+    say(
+      'Claude Code: no plugin marketplace beside this vox (it is in the vox checkout); register "vox mcp" instead (docs/claude-code.md, route A).',
+    );
     return;
   }
   const commands = pluginCommands(market, o.remove);
   const claude = findExecutable('claude', ctx.env);
   if (!claude) {
-    say(`Claude Code: claude is not on PATH. To ${o.remove ? 'remove the plugin' : 'add vox to Claude Code'} later: ${commands.map(shownCommand).join(' && ')}`);
+    say(
+      `Claude Code: claude is not on PATH. To ${o.remove ? 'remove the plugin' : 'add vox to Claude Code'} later: ${commands.map(shownCommand).join(' && ')}`,
+    );
     return;
   }
   // Removing what is already gone would fail: only what Claude Code still lists.
   const todo = o.remove ? stillInstalled(claude, market, ctx.env, ctx.cwd) : commands;
-  if (o.remove && todo.length === 0) say(`Claude Code: the plugin ${market.plugin} and the marketplace "${market.name}" are not installed.`);
-  const after = (args: string[]) => (o.remove ? { after: `The links are removed; run "${shownCommand(args)}" yourself to see why.` } : {});
+  if (o.remove && todo.length === 0)
+    say(`Claude Code: the plugin ${market.plugin} and the marketplace "${market.name}" are not installed.`);
+  const after = (args: string[]) =>
+    o.remove ? { after: `The links are removed; run "${shownCommand(args)}" yourself to see why.` } : {};
   for (const args of todo) {
     if (o.dryRun) {
       say(`Would run: ${shownCommand(args)}`);
@@ -106,7 +121,9 @@ export const command = defineCommand({
       for (const p of plans) say(linkLine(p, dryRun));
       if (!remove) {
         if (!onPath(dir, ctx.env)) {
-          say(`${dir} is not on PATH, so a shell will not find vox there. Add this line to your shell's startup file (~/.profile, ~/.bashrc or ~/.zshrc), and run it in open shells:`);
+          say(
+            `${dir} is not on PATH, so a shell will not find vox there. Add this line to your shell's startup file (~/.profile, ~/.bashrc or ~/.zshrc), and run it in open shells:`,
+          );
           say(`  ${pathLine(dir, home)}`);
         } else {
           const other = shadowingVox(dir, ctx.env);
@@ -117,7 +134,10 @@ export const command = defineCommand({
       return EXIT.OK;
     } catch (err) {
       // Cause and fix are in the message; exit 1, as it is not voxd's failure (exit 3).
-      if (err instanceof ClientError && (err.code === 'VOX_ERR_CLIENT_SETUP_CONFLICT' || err.code === 'VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED')) {
+      if (
+        err instanceof ClientError &&
+        (err.code === 'VOX_ERR_CLIENT_SETUP_CONFLICT' || err.code === 'VOX_ERR_CLIENT_SETUP_CLAUDE_FAILED')
+      ) {
         ctx.stderr.write(`vox setup: ${err.code}: ${err.message}\n`);
         return EXIT.INTERNAL;
       }

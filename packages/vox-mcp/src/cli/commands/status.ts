@@ -5,7 +5,16 @@
  * crash is reported, and the watch reconnects when voxd is back.
  */
 import { request as httpRequest } from 'node:http';
-import { compareVersions, printable as safe, VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type TranscriberStatusField, type VoxEvent } from '@vox/protocol';
+import {
+  compareVersions,
+  printable as safe,
+  VERSION,
+  type NarratingStatusField,
+  type SessionVoices,
+  type StatusResponse,
+  type TranscriberStatusField,
+  type VoxEvent,
+} from '@vox/protocol';
 import { call } from '../../daemon/client.js';
 import { floorState, isVoiceBargeIn } from '../../daemon/listening.js';
 import { connectOptions, readDaemonState, resolveEndpoint } from '../../daemon/http.js';
@@ -31,7 +40,10 @@ function clip(text: string, n = 60): string {
 
 const p = (v: unknown) => printable(v);
 
-export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField, clientVersion = VERSION): string {
+export function formatStatus(
+  s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField,
+  clientVersion = VERSION,
+): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
     `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
@@ -41,27 +53,47 @@ export function formatStatus(s: StatusResponse & SessionVoices & TranscriberStat
     // Only while someone holds it: the line says who ("vox stop" ends a listen), whether it is open, and how many wait.
     ...(s.listening ? [`mic:    ${micHolder(s.listening)}`] : []),
     // What a listen would transcribe with (an older voxd does not say).
-    ...(s.transcriber ? [`stt:    ${s.transcriber.using ? p(s.transcriber.using) : `none${s.transcriber.problem ? ` (${p(s.transcriber.problem)})` : ''}`} (transcriber.kind ${p(s.transcriber.kind)})`] : []),
+    ...(s.transcriber
+      ? [
+          `stt:    ${s.transcriber.using ? p(s.transcriber.using) : `none${s.transcriber.problem ? ` (${p(s.transcriber.problem)})` : ''}`} (transcriber.kind ${p(s.transcriber.kind)})`,
+        ]
+      : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     // Narrations out of the queue until the model writes more (an older voxd sends none).
     ...(s.narrating?.length
       ? [
           `narrating: ${s.narrating.length} waiting for the model's next lines`,
-          ...s.narrating.items.slice(0, 10).map((n) => `  ${p(n.session).padEnd(16)} ${n.spoken} sentence${n.spoken === 1 ? '' : 's'} spoken, waiting ${Math.round(n.waitingMs / 1000)} s`),
+          ...s.narrating.items
+            .slice(0, 10)
+            .map(
+              (n) =>
+                `  ${p(n.session).padEnd(16)} ${n.spoken} sentence${n.spoken === 1 ? '' : 's'} spoken, waiting ${Math.round(n.waitingMs / 1000)} s`,
+            ),
         ]
       : []),
     // Each session's own voice (an older voxd sends none).
-    ...(s.sessionVoices?.length ? ['voices:', ...s.sessionVoices.slice(0, 10).map((v) => `  ${p(v.session).padEnd(16)} ${p(v.engine)} ${p(v.voice)}`)] : []),
+    ...(s.sessionVoices?.length
+      ? [
+          'voices:',
+          ...s.sessionVoices.slice(0, 10).map((v) => `  ${p(v.session).padEnd(16)} ${p(v.engine)} ${p(v.voice)}`),
+        ]
+      : []),
     'recent:',
-    ...s.history.slice(0, 10).map((h) => `  ${p(h.acceptedAt.slice(11, 19))} ${p(h.outcome).padEnd(11)} ${p(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${p(h.reason)})` : ''}`),
+    ...s.history
+      .slice(0, 10)
+      .map(
+        (h) =>
+          `  ${p(h.acceptedAt.slice(11, 19))} ${p(h.outcome).padEnd(11)} ${p(h.session ?? '-').padEnd(16)} ${clip(h.text, 50)}${h.reason ? ` (${p(h.reason)})` : ''}`,
+      ),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** Who has the microphone: a listen (its session, whether it records, who waits), or the voice barge-in monitor. */
 function micHolder(l: NonNullable<StatusResponse['listening']>): string {
-  if (isVoiceBargeIn(l)) return 'open for voice barge-in while vox speaks (listen.bargeIn voice): speaking cuts the utterance';
+  if (isVoiceBargeIn(l))
+    return 'open for voice barge-in while vox speaks (listen.bargeIn voice): speaking cuts the utterance';
   return `held by ${l.session ? `session ${p(l.session)}` : 'a listen without a session'} (${p(l.id)})${floorState(l) ? `, ${floorState(l)}` : ''}`;
 }
 
@@ -86,8 +118,15 @@ export const command = defineCommand({
     if (reply.status !== 200) return reportWireError(ctx, 'status', reply.status, reply.body);
     if (!values.watch) {
       const link = await remoteState(ctx.env);
-      ctx.stdout.write(values.json ? `${JSON.stringify(link ? { ...reply.body, remote: link } : reply.body)}\n` : `${formatStatus(reply.body)}${link ? await remoteText(link) : ''}`);
-      if (compareVersions(reply.body.version, VERSION) < 0) ctx.stderr.write(`vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`);
+      ctx.stdout.write(
+        values.json
+          ? `${JSON.stringify(link ? { ...reply.body, remote: link } : reply.body)}\n`
+          : `${formatStatus(reply.body)}${link ? await remoteText(link) : ''}`,
+      );
+      if (compareVersions(reply.body.version, VERSION) < 0)
+        ctx.stderr.write(
+          `vox status: voxd ${reply.body.version} is older than this client (${VERSION}); run "vox daemon restart"\n`,
+        );
       return EXIT.OK;
     }
     return await watch(ctx, env);
@@ -140,7 +179,11 @@ export interface GapEvent {
  * HTTP refusal, and with the connection's error when voxd cannot be reached or
  * goes away mid-stream.
  */
-export function followEvents(env: NodeJS.ProcessEnv, onEvent: (e: VoxEvent | GapEvent, id: string | undefined) => void, options: FollowOptions = {}): Promise<void> {
+export function followEvents(
+  env: NodeJS.ProcessEnv,
+  onEvent: (e: VoxEvent | GapEvent, id: string | undefined) => void,
+  options: FollowOptions = {},
+): Promise<void> {
   const { signal, onOpen, staleMs = STALE_MS, lastEventId } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return resolve();
@@ -221,7 +264,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** Why the stream ended, in words: Node's "aborted" or "ECONNRESET" mean nothing to a reader. */
 function lostBecause(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'nothing listens on its port';
-  if (err.code === 'ECONNRESET' || err.message === 'aborted' || err.code === 'ECONNABORTED') return 'the connection closed';
+  if (err.code === 'ECONNRESET' || err.message === 'aborted' || err.code === 'ECONNABORTED')
+    return 'the connection closed';
   return err.message;
 }
 
@@ -259,7 +303,10 @@ async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
       return;
     }
     if (tty) void render();
-    else ctx.stdout.write(`${p(e.at)} ${p(e.type)} ${p(e.id)} ${p(e.priority)} ${p(e.session ?? '-')}${e.reason ? ` ${p(e.reason)}` : ''}${e.originalId ? ` of ${p(e.originalId)}` : ''}\n`);
+    else
+      ctx.stdout.write(
+        `${p(e.at)} ${p(e.type)} ${p(e.id)} ${p(e.priority)} ${p(e.session ?? '-')}${e.reason ? ` ${p(e.reason)}` : ''}${e.originalId ? ` of ${p(e.originalId)}` : ''}\n`,
+      );
   };
   if (tty) await render();
   let down = false;
@@ -277,7 +324,9 @@ async function watch(ctx: CliContext, env: NodeJS.ProcessEnv): Promise<number> {
       down = false;
       const state = readDaemonState(env);
       const version = header ?? state?.version;
-      note(`voxd${version ? ` ${version}` : ''} is back${state ? ` (pid ${state.pid}, ${state.host}:${state.port})` : ''}`);
+      note(
+        `voxd${version ? ` ${version}` : ''} is back${state ? ` (pid ${state.pid}, ${state.host}:${state.port})` : ''}`,
+      );
       if (tty) void render();
     };
     let why: string;

@@ -29,12 +29,17 @@ export const command = defineCommand({
           ? { scope: 'id', id: values.id }
           : { scope: 'current' };
     // Stopping never starts voxd; if it is down, say so in the user's terms (daemon-down.ts).
-    const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body).catch((err: unknown) => {
-      throw daemonDown(err, 'stop', ctx.env);
-    });
+    const reply = await call<StopResponse>({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', body).catch(
+      (err: unknown) => {
+        throw daemonDown(err, 'stop', ctx.env);
+      },
+    );
     if (reply.status !== 200) return reportWireError(ctx, 'stop', reply.status, reply.body);
     if (values.json) ctx.stdout.write(`${JSON.stringify(reply.body)}\n`);
-    else ctx.stdout.write(reply.body.stopped.length ? `stopped ${reply.body.stopped.join(', ')}\n` : 'nothing was playing\n');
+    else
+      ctx.stdout.write(
+        reply.body.stopped.length ? `stopped ${reply.body.stopped.join(', ')}\n` : 'nothing was playing\n',
+      );
     return EXIT.OK;
   },
 });

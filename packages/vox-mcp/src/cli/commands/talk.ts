@@ -58,7 +58,9 @@ export const command = defineCommand({
     const addressed = parseAddress(text);
     if (session === undefined) {
       if (!addressed) {
-        ctx.stderr.write(`vox talk: "${text.slice(0, 80)}" names no session; say its label first ("api: run the tests") or give SESSION\n`);
+        ctx.stderr.write(
+          `vox talk: "${text.slice(0, 80)}" names no session; say its label first ("api: run the tests") or give SESSION\n`,
+        );
         return EXIT.USAGE;
       }
       ({ session, text } = addressed);

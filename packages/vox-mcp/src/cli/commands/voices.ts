@@ -60,7 +60,8 @@ export const command = defineCommand({
     const action = args.length ? pickAction(args, ACTIONS) : undefined;
     const only = (allowed: string[]) => {
       for (const f of ['engine', 'language', 'installed', 'from', 'force', 'unverified', 'yes'] as const) {
-        if (flags[f] !== undefined && !allowed.includes(f)) throw new UsageError(`--${f} does not go with ${action ? `"voices ${action}"` : 'listing voices'}`);
+        if (flags[f] !== undefined && !allowed.includes(f))
+          throw new UsageError(`--${f} does not go with ${action ? `"voices ${action}"` : 'listing voices'}`);
       }
     };
     const name = () => {
@@ -88,13 +89,25 @@ export const command = defineCommand({
       const reply = await call<VoicesResponse>(ctx.env, 'GET', `/v1/voices${q}`);
       if (reply.status !== 200) return reportWireError(ctx, 'voices', reply.status, reply.body);
       const lang = flags.language?.toLowerCase();
-      const voices = reply.body.voices.filter((v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)));
+      const voices = reply.body.voices.filter(
+        (v) => !lang || v.languages.some((l) => l.toLowerCase().startsWith(lang)),
+      );
       if (flags.json) ctx.stdout.write(`${JSON.stringify({ engine: reply.body.engine, voices })}\n`);
-      else for (const v of voices) ctx.stdout.write(`${v.id.padEnd(28)} ${v.name}${v.languages.length ? `  (${v.languages.join(', ')})` : ''}\n`);
+      else
+        for (const v of voices)
+          ctx.stdout.write(
+            `${v.id.padEnd(28)} ${v.name}${v.languages.length ? `  (${v.languages.join(', ')})` : ''}\n`,
+          );
       return EXIT.OK;
     } catch (err) {
       // The model errors have exit codes of their own: 4 refused, 3 a download that failed (docs/cli.md).
-      if (err instanceof ClientError && err.code.startsWith('VOX_ERR_CLIENT_') && err.code !== 'VOX_ERR_CLIENT_USAGE' && !err.code.includes('DAEMON') && err.code !== 'VOX_ERR_CLIENT_NOT_VOXD') {
+      if (
+        err instanceof ClientError &&
+        err.code.startsWith('VOX_ERR_CLIENT_') &&
+        err.code !== 'VOX_ERR_CLIENT_USAGE' &&
+        !err.code.includes('DAEMON') &&
+        err.code !== 'VOX_ERR_CLIENT_NOT_VOXD'
+      ) {
         ctx.stderr.write(`vox voices: ${err.code}: ${printable(err.message)}\n`);
         return err.code === 'VOX_ERR_CLIENT_DOWNLOAD_FAILED' ? EXIT.UNREACHABLE : EXIT.REJECTED;
       }
@@ -107,7 +120,11 @@ export const run = command.run;
 function findEntry(ctx: CliContext, name: string): CatalogueEntry {
   const entries = catalogue(ctx.env);
   const entry = entries.find((e) => e.name.toLowerCase() === name.toLowerCase());
-  if (!entry) throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" in the catalogue; known: ${entries.map((e) => e.name).join(', ')}`);
+  if (!entry)
+    throw new ClientError(
+      'VOX_ERR_CLIENT_MODEL_UNKNOWN',
+      `no voice model "${printable(name.slice(0, 100))}" in the catalogue; known: ${entries.map((e) => e.name).join(', ')}`,
+    );
   return entry;
 }
 
@@ -116,11 +133,17 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
   const installed = new Map<string, ModelCheck>(listModels(home).map((m) => [m.ok ? m.manifest.name : m.name, m]));
   const entries = catalogue(ctx.env);
   // An installed recognizer (VOX_HOME/asr) shows as installed; doctor's "recognizer" check looks deeper.
-  const asr = new Set(entries.filter((e) => isRecognizer(e) && existsSync(join(asrModelsDir(home), e.name, ASR_MANIFEST))).map((e) => e.name));
+  const asr = new Set(
+    entries
+      .filter((e) => isRecognizer(e) && existsSync(join(asrModelsDir(home), e.name, ASR_MANIFEST)))
+      .map((e) => e.name),
+  );
   const rows = [
     ...entries.map((e) => ({ name: e.name, entry: e, check: installed.get(e.name) })),
     // Installed but not (or no longer) in the catalogue.
-    ...[...installed].filter(([n]) => !entries.some((e) => e.name === n)).map(([n, check]) => ({ name: n, entry: undefined, check })),
+    ...[...installed]
+      .filter(([n]) => !entries.some((e) => e.name === n))
+      .map(([n, check]) => ({ name: n, entry: undefined, check })),
   ].filter((r) => !installedOnly || r.check || asr.has(r.name));
   if (json) {
     ctx.stdout.write(
@@ -129,20 +152,38 @@ function listCommand(ctx: CliContext, installedOnly: boolean, json: boolean): nu
           name: r.name,
           installed: r.check?.ok ?? asr.has(r.name),
           ...(r.check && !r.check.ok ? { damaged: r.check.reason } : {}),
-          ...(r.entry ? { title: r.entry.title, url: r.entry.url, sizeMB: r.entry.sizeMB, sha256: r.entry.sha256, licence: r.entry.licence, free: r.entry.free, languages: r.entry.languages } : {}),
-          speakers: (r.check?.ok ? r.check.manifest.speakers : r.entry?.speakers ?? []).map((s) => s.id),
+          ...(r.entry
+            ? {
+                title: r.entry.title,
+                url: r.entry.url,
+                sizeMB: r.entry.sizeMB,
+                sha256: r.entry.sha256,
+                licence: r.entry.licence,
+                free: r.entry.free,
+                languages: r.entry.languages,
+              }
+            : {}),
+          speakers: (r.check?.ok ? r.check.manifest.speakers : (r.entry?.speakers ?? [])).map((s) => s.id),
         })),
       })}\n`,
     );
     return EXIT.OK;
   }
   if (rows.length === 0) {
-    ctx.stdout.write(installedOnly ? 'No voice model is installed. "vox voices list" shows the ones vox can install.\n' : 'The catalogue is empty.\n');
+    ctx.stdout.write(
+      installedOnly
+        ? 'No voice model is installed. "vox voices list" shows the ones vox can install.\n'
+        : 'The catalogue is empty.\n',
+    );
     return EXIT.OK;
   }
   for (const r of rows) {
     const state = r.check ? (r.check.ok ? 'installed' : 'damaged') : asr.has(r.name) ? 'installed' : '';
-    const about = r.entry ? `${r.entry.title}; ${r.entry.sizeMB ? `about ${r.entry.sizeMB} MB, ` : ''}${r.entry.licence}${r.entry.sha256 ? '' : ', checksum not pinned'}` : (r.check?.ok ? r.check.manifest.licence : '');
+    const about = r.entry
+      ? `${r.entry.title}; ${r.entry.sizeMB ? `about ${r.entry.sizeMB} MB, ` : ''}${r.entry.licence}${r.entry.sha256 ? '' : ', checksum not pinned'}`
+      : r.check?.ok
+        ? r.check.manifest.licence
+        : '';
     // A manifest on disk, and a damaged model's file names, are not checked text: escaped.
     ctx.stdout.write(`${r.name.padEnd(34)} ${state.padEnd(9)} ${printable(about)}\n`);
     if (r.check && !r.check.ok) ctx.stdout.write(`${''.padEnd(34)}   ${printable(r.check.reason)}\n`);
@@ -161,7 +202,11 @@ async function confirm(ctx: CliContext, question: string): Promise<boolean> {
   }
 }
 
-async function installCommand(ctx: CliContext, name: string, flags: { from?: string; force?: boolean; unverified?: boolean; yes?: boolean; json?: boolean }): Promise<number> {
+async function installCommand(
+  ctx: CliContext,
+  name: string,
+  flags: { from?: string; force?: boolean; unverified?: boolean; yes?: boolean; json?: boolean },
+): Promise<number> {
   const entry = findEntry(ctx, name);
   const home = voxHome(ctx.env);
   const recognizer = isRecognizer(entry);
@@ -174,9 +219,14 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
   }
   assertVerifiable(entry, flags.unverified);
   if (!entry.free) {
-    ctx.stderr.write(`${entry.name}: licence ${printable(entry.licence)}\n${entry.licenceNote ? `${printable(entry.licenceNote)}\n` : ''}`);
+    ctx.stderr.write(
+      `${entry.name}: licence ${printable(entry.licence)}\n${entry.licenceNote ? `${printable(entry.licenceNote)}\n` : ''}`,
+    );
     if (!flags.yes && !(await confirm(ctx, 'Install it under this licence? [y/N] '))) {
-      throw new ClientError('VOX_ERR_CLIENT_MODEL_LICENCE', `${entry.name} is licensed "${entry.licence}", which is not free; read it above, and run again with --yes to accept it`);
+      throw new ClientError(
+        'VOX_ERR_CLIENT_MODEL_LICENCE',
+        `${entry.name} is licensed "${entry.licence}", which is not free; read it above, and run again with --yes to accept it`,
+      );
     }
   }
   const tty = ctx.stderr.isTTY === true;
@@ -195,11 +245,16 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
       const step = total ? Math.floor((done / total) * 10) : Math.floor(done / (10 * MB));
       if (step === lastLine) return;
       lastLine = step;
-      ctx.stderr.write(`vox voices: ${entry.name}: ${(done / MB).toFixed(1)}${total ? ` of ${(total / MB).toFixed(1)} MB (${Math.round((done / total) * 100)}%)` : ' MB'}\n`);
+      ctx.stderr.write(
+        `vox voices: ${entry.name}: ${(done / MB).toFixed(1)}${total ? ` of ${(total / MB).toFixed(1)} MB (${Math.round((done / total) * 100)}%)` : ' MB'}\n`,
+      );
     }
   };
   const note = (line: string) => ctx.stderr.write(`${tty ? '\n' : ''}vox voices: ${entry.name}: ${line}\n`);
-  if (!flags.from) ctx.stderr.write(`vox voices: downloading ${entry.name} from ${shownUrl(entry.url)}${entry.sizeMB ? ` (about ${entry.sizeMB} MB)` : ''}\n`);
+  if (!flags.from)
+    ctx.stderr.write(
+      `vox voices: downloading ${entry.name} from ${shownUrl(entry.url)}${entry.sizeMB ? ` (about ${entry.sizeMB} MB)` : ''}\n`,
+    );
   const result = await installModel({
     ...downloadTimes(ctx.env),
     home,
@@ -212,13 +267,27 @@ async function installCommand(ctx: CliContext, name: string, flags: { from?: str
   });
   if (tty) ctx.stderr.write('\n');
   if (recognizer) {
-    if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, recognizer: entry.type })}\n`);
-    else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nRecognizer: ${entry.type}\nvoxd transcribes "vox listen" with it from the next listen (transcriber.kind auto or local).\n`);
+    if (flags.json)
+      ctx.stdout.write(
+        `${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, recognizer: entry.type })}\n`,
+      );
+    else
+      ctx.stdout.write(
+        `Installed ${entry.name} in ${result.dir}\nRecognizer: ${entry.type}\nvoxd transcribes "vox listen" with it from the next listen (transcriber.kind auto or local).\n`,
+      );
     return EXIT.OK;
   }
-  const speakers = result.manifest.speakers.map((s) => (result.manifest.speakers.length === 1 ? entry.name : `${entry.name}:${s.id}`));
-  if (flags.json) ctx.stdout.write(`${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, voices: speakers })}\n`);
-  else ctx.stdout.write(`Installed ${entry.name} in ${result.dir}\nVoices: ${speakers.join(', ')}\nvoxd speaks with it from its next request (engine auto or sherpa).\n`);
+  const speakers = result.manifest.speakers.map((s) =>
+    result.manifest.speakers.length === 1 ? entry.name : `${entry.name}:${s.id}`,
+  );
+  if (flags.json)
+    ctx.stdout.write(
+      `${JSON.stringify({ installed: entry.name, dir: result.dir, sha256: result.sha256, voices: speakers })}\n`,
+    );
+  else
+    ctx.stdout.write(
+      `Installed ${entry.name} in ${result.dir}\nVoices: ${speakers.join(', ')}\nvoxd speaks with it from its next request (engine auto or sherpa).\n`,
+    );
   return EXIT.OK;
 }
 
@@ -228,7 +297,10 @@ function downloadTimes(env: NodeJS.ProcessEnv): { deadlineMs?: number; idleMs?: 
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
     const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0 || n > max) throw new UsageError(`${name}=${printable(raw.slice(0, 40))}: give a number of seconds above 0 and at most ${max}`);
+    if (!Number.isFinite(n) || n <= 0 || n > max)
+      throw new UsageError(
+        `${name}=${printable(raw.slice(0, 40))}: give a number of seconds above 0 and at most ${max}`,
+      );
     return Math.round(n * 1000);
   };
   const deadlineMs = seconds('VOX_VOICES_TIMEOUT', 86_400);
@@ -246,7 +318,10 @@ function removeCommand(ctx: CliContext, name: string, json: boolean): number {
   }
   const match = installed.find((n) => n.toLowerCase() === name.toLowerCase());
   if (!match || !removeModel(home, match)) {
-    throw new ClientError('VOX_ERR_CLIENT_MODEL_UNKNOWN', `no voice model "${printable(name.slice(0, 100))}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`);
+    throw new ClientError(
+      'VOX_ERR_CLIENT_MODEL_UNKNOWN',
+      `no voice model "${printable(name.slice(0, 100))}" is installed${installed.length ? `; installed: ${installed.join(', ')}` : ''}`,
+    );
   }
   ctx.stdout.write(json ? `${JSON.stringify({ removed: match })}\n` : `Removed ${match}.\n`);
   return EXIT.OK;

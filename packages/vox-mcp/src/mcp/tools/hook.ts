@@ -81,8 +81,15 @@ const field = (description: string): InputSchema => ({ type: 'string', maxLength
 export const HOOK_INPUT: InputSchema = {
   type: 'object',
   properties: {
-    event: { type: 'string', minLength: 1, maxLength: 100, description: 'The hook event: Notification, PermissionRequest, Stop, StopFailure, ...' },
-    ...Object.fromEntries(HOOK_FIELDS.map((f) => [f, field(`The hook payload's ${f}, as Claude Code substitutes "\${${f}}".`)])),
+    event: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'The hook event: Notification, PermissionRequest, Stop, StopFailure, ...',
+    },
+    ...Object.fromEntries(
+      HOOK_FIELDS.map((f) => [f, field(`The hook payload's ${f}, as Claude Code substitutes "\${${f}}".`)]),
+    ),
   },
   required: ['event'],
   // A newer settings entry may pass fields this version does not read.
@@ -159,7 +166,13 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   const event = args.event as string;
   const payload: HookPayload = {};
   for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-  const [{ decideHook, hookDelivery, unattended, VOICE_EVENTS }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks }, client] = await Promise.all([
+  const [
+    { decideHook, hookDelivery, unattended, VOICE_EVENTS },
+    { resolveConfig },
+    { adoptSessionId, sessionLabel },
+    { PermissionAsks },
+    client,
+  ] = await Promise.all([
     import('../../claude/hook.js'),
     import('../../project/config.js'),
     import('../../project/session.js'),
@@ -176,9 +189,11 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
   if (typeof payload.session_id === 'string') adoptSessionId(payload.session_id);
   // The payload's project: the server's unless the session moved into another (both labels are the session's).
-  const session = payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
+  const session =
+    payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
   // Loaded only where a project narrates (narrate: stream): a batch, or a new prompt that cuts it.
-  const narration = config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
+  const narration =
+    config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
   if (event === 'MessageDisplay' || event === 'UserPromptSubmit') {
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
     if (!narration) return done;
@@ -191,14 +206,20 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     // nothing of the reply until the hook answers. What voxd refuses is said on stderr.
     narration.noteNarrated(session);
     const queued = narration.inOrder(session, post).then((refused) => {
-      if (refused) process.stderr.write(`${(refused.content[0] as { text?: string } | undefined)?.text ?? 'vox: a narration batch failed'}\n`);
+      if (refused)
+        process.stderr.write(
+          `${(refused.content[0] as { text?: string } | undefined)?.text ?? 'vox: a narration batch failed'}\n`,
+        );
     });
     if (narration.backlog(session) > narration.MAX_BACKLOG) await queued;
     return done;
   }
   const now = Date.now();
   // Loaded only where a project answers by voice: every other hook event pays nothing for it.
-  const ask = VOICE_EVENTS.has(event) && config.values.approveByVoice ? await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session) : undefined;
+  const ask =
+    VOICE_EVENTS.has(event) && config.values.approveByVoice
+      ? await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session)
+      : undefined;
   if (ask) {
     if (event === 'PermissionRequest') asks.requested(session, now);
     const decided = await ask(ctx.env, { signal: ctx.signal });
@@ -222,12 +243,22 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
 }
 
 /** Send one request to voxd; undefined when it was taken, else the error result that says why. */
-async function send(ctx: Parameters<McpTool['run']>[1], client: typeof import('../../daemon/client.js'), event: string, route: string, body: unknown): Promise<CallToolResult | undefined> {
+async function send(
+  ctx: Parameters<McpTool['run']>[1],
+  client: typeof import('../../daemon/client.js'),
+  event: string,
+  route: string,
+  body: unknown,
+): Promise<CallToolResult | undefined> {
   try {
-    const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, { startTimeoutMs: START_TIMEOUT_MS });
+    const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
     if (reply.status < 400) return undefined;
     const err = reply.body as Partial<WireError>;
-    return failed(`voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`);
+    return failed(
+      `voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`,
+    );
   } catch (err) {
     const e = err as Error & { code?: string };
     return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);

@@ -11,7 +11,8 @@ const RECORD_INPUT: InputSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 4096,
-      description: "Where to save the WAV file; a relative path is resolved against this session's working directory. Missing directories are created; an existing file is replaced.",
+      description:
+        "Where to save the WAV file; a relative path is resolved against this session's working directory. Missing directories are created; an existing file is replaced.",
     },
     voice: SPEAK_INPUT.properties!.voice!,
     rate: SPEAK_INPUT.properties!.rate!,
@@ -38,7 +39,11 @@ async function makeParents(file: string): Promise<void> {
 
 const RECORD_OUTPUT: InputSchema = {
   type: 'object',
-  properties: { path: str, bytes: { type: 'integer' }, seconds: { type: 'number', description: 'Length of the audio.' } },
+  properties: {
+    path: str,
+    bytes: { type: 'integer' },
+    seconds: { type: 'number', description: 'Length of the audio.' },
+  },
   required: ['path', 'bytes'],
 };
 
@@ -64,9 +69,15 @@ export const record: McpTool = {
       renameSync(tmp, path);
     } catch (err) {
       rmSync(tmp, { force: true });
-      return toolError(`Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`);
+      return toolError(
+        `Cannot save ${path}: ${(err as Error).message}. Choose a path in a directory you can write to.`,
+      );
     }
     const seconds = wavSeconds(result.wav);
-    return toolResult({ path, bytes: result.wav.length, ...(seconds === undefined ? {} : { seconds: Math.round(seconds * 100) / 100 }) });
+    return toolResult({
+      path,
+      bytes: result.wav.length,
+      ...(seconds === undefined ? {} : { seconds: Math.round(seconds * 100) / 100 }),
+    });
   },
 };

@@ -24,14 +24,28 @@ export const TEXT: InputSchema = { type: 'string', minLength: 1, maxLength: MAX_
 export const SPEAK_INPUT: InputSchema = {
   type: 'object',
   properties: {
-    text: { ...TEXT, description: 'What to say, as plain sentences (no markdown or code). Keep it short: one or two sentences.' },
-    voice: { type: 'string', minLength: 1, maxLength: 100, description: "Voice name (the voices tool lists them). Default: the project's voice, else the engine's." },
-    rate: { type: 'number', minimum: MIN_RATE_WPM, maximum: MAX_RATE_WPM, description: "Words per minute. Default: the project's rate (175 unless configured)." },
+    text: {
+      ...TEXT,
+      description: 'What to say, as plain sentences (no markdown or code). Keep it short: one or two sentences.',
+    },
+    voice: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: "Voice name (the voices tool lists them). Default: the project's voice, else the engine's.",
+    },
+    rate: {
+      type: 'number',
+      minimum: MIN_RATE_WPM,
+      maximum: MAX_RATE_WPM,
+      description: "Words per minute. Default: the project's rate (175 unless configured).",
+    },
     once: {
       type: 'number',
       minimum: MIN_ONCE_SECONDS,
       maximum: MAX_ONCE_SECONDS,
-      description: "Seconds during which the same text, from any session, is spoken only once. Default: the project's dedup (5 unless configured).",
+      description:
+        "Seconds during which the same text, from any session, is spoken only once. Default: the project's dedup (5 unless configured).",
     },
     priority: {
       type: 'string',
@@ -45,20 +59,42 @@ export const SPEAK_INPUT: InputSchema = {
 };
 
 /** What became of a request (speak's status, status's recent outcomes). */
-export const OUTCOMES = ['queued', 'playing', 'played', 'deduped', 'failed', 'expired', 'interrupted', 'replaced', 'dropped', 'stopped'] as const;
+export const OUTCOMES = [
+  'queued',
+  'playing',
+  'played',
+  'deduped',
+  'failed',
+  'expired',
+  'interrupted',
+  'replaced',
+  'dropped',
+  'stopped',
+] as const;
 const WHY: InputSchema = { type: 'string', description: 'Why the text is not, or not fully, spoken as asked.' };
 
 const SPEAK_OUTPUT: InputSchema = {
   type: 'object',
   properties: {
     id: { ...str, description: "voxd's id of the request (stop and status name it)." },
-    status: { type: 'string', enum: OUTCOMES, description: 'queued or played: it is (being) spoken; any other: it is not, see why.' },
+    status: {
+      type: 'string',
+      enum: OUTCOMES,
+      description: 'queued or played: it is (being) spoken; any other: it is not, see why.',
+    },
     priority: { type: 'string', enum: PRIORITIES },
-    spoken: { ...str, description: "The text as it will be spoken, when the project's pronunciations or announce prefix changed it." },
+    spoken: {
+      ...str,
+      description: "The text as it will be spoken, when the project's pronunciations or announce prefix changed it.",
+    },
     voice: str,
     engine: { ...str, description: 'The engine that speaks it, when it is not the configured one (see fallback).' },
     fallback: { ...str, description: 'Why the configured engine was not used.' },
-    chime: { type: 'string', enum: CHIME_SIGNALS, description: 'The chime played instead of speech (a muted project).' },
+    chime: {
+      type: 'string',
+      enum: CHIME_SIGNALS,
+      description: 'The chime played instead of speech (a muted project).',
+    },
     duplicateOf: { ...str, description: 'The earlier request, possibly of another session, that this one repeats.' },
     why: WHY,
   },
@@ -84,15 +120,24 @@ export const speak: McpTool = {
     if (ctx.signal.aborted && (res.status === 'queued' || res.status === 'playing')) {
       // Cancelled while voxd was taking it: take it back (nobody will read the answer).
       const client = await import('../../daemon/client.js');
-      await client.call({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', { scope: 'id', id: res.id }).catch(() => undefined);
+      await client
+        .call({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', { scope: 'id', id: res.id })
+        .catch(() => undefined);
     }
-    const out: Structured = { id: res.id, status: res.status, priority: delivery.body.priority ?? config.values.priority };
+    const out: Structured = {
+      id: res.id,
+      status: res.status,
+      priority: delivery.body.priority ?? config.values.priority,
+    };
     if (delivery.route === '/v1/chime') {
       out.chime = delivery.body.signal;
       out.why = `this project is muted (speak: false in ${config.file}): the ${delivery.body.signal} chime plays instead of speech`;
       return toolResult(out);
     }
-    if (res.status === 'failed') return toolError(`Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`);
+    if (res.status === 'failed')
+      return toolError(
+        `Speech failed: ${res.error ? `${res.error.code}: ${res.error.message}` : (res.reason ?? 'unknown reason')}`,
+      );
     const spoken = res.text ?? delivery.body.text;
     if (spoken !== args.text) out.spoken = spoken;
     if (delivery.body.voice !== undefined) out.voice = delivery.body.voice;
@@ -104,7 +149,10 @@ export const speak: McpTool = {
       const d = res.duplicate;
       const original = d?.originalId ?? res.originalId;
       if (original) out.duplicateOf = original;
-      const what = d?.originalStatus === 'played' ? `was spoken${d.playedAt ? ` at ${d.playedAt}` : ''}` : `is ${d?.originalStatus ?? 'queued'}`;
+      const what =
+        d?.originalStatus === 'played'
+          ? `was spoken${d.playedAt ? ` at ${d.playedAt}` : ''}`
+          : `is ${d?.originalStatus ?? 'queued'}`;
       out.why = `the same text ${what}, possibly by another session; repeats are skipped${d ? ` for another ${Math.ceil(d.windowRemainingMs / 1000)} s` : ''}`;
     } else if (res.status !== 'queued' && res.status !== 'playing' && res.status !== 'played') {
       out.why = res.reason ?? res.status;

@@ -1,5 +1,11 @@
 /** The status tool: voxd's state and this session's configuration. */
-import { VERSION, type NarratingStatusField, type SessionVoices, type StatusResponse, type WireError } from '@vox/protocol';
+import {
+  VERSION,
+  type NarratingStatusField,
+  type SessionVoices,
+  type StatusResponse,
+  type WireError,
+} from '@vox/protocol';
 import { str, strings, type InputSchema } from '../schema.js';
 import { toolResult, type McpTool, type Structured } from '../tool.js';
 import { OUTCOMES } from './speak.js';
@@ -20,7 +26,10 @@ const STATUS_OUTPUT: InputSchema = {
   type: 'object',
   properties: {
     session: { ...str, description: "This session's label." },
-    sessions: { ...strings, description: 'Every label this session has spoken under, oldest first (a /clear gives a new one).' },
+    sessions: {
+      ...strings,
+      description: 'Every label this session has spoken under, oldest first (a /clear gives a new one).',
+    },
     cwd: str,
     config: {
       type: 'object',
@@ -28,7 +37,10 @@ const STATUS_OUTPUT: InputSchema = {
         file: { type: ['string', 'null'], description: 'The .vox/config.md in effect; null: none, all defaults.' },
         values: { type: 'object', description: 'Every setting in effect (unset ones left out).' },
         fromFile: { ...strings, description: 'The settings the file sets; the others are defaults.' },
-        pronunciations: { type: 'array', items: { type: 'object', properties: { word: str, say: str }, required: ['word', 'say'] } },
+        pronunciations: {
+          type: 'array',
+          items: { type: 'object', properties: { word: str, say: str }, required: ['word', 'say'] },
+        },
       },
       required: ['file', 'values', 'fromFile'],
     },
@@ -40,28 +52,52 @@ const STATUS_OUTPUT: InputSchema = {
         note: str,
         pid: { type: 'integer' },
         uptimeS: { type: 'integer' },
-        engine: { type: 'object', properties: { name: str, ready: { type: 'boolean' }, reason: str }, required: ['name', 'ready'] },
-        audio: { type: 'object', properties: { name: str, ok: { type: 'boolean' }, detail: str, lastError: str }, required: ['name', 'ok'] },
+        engine: {
+          type: 'object',
+          properties: { name: str, ready: { type: 'boolean' }, reason: str },
+          required: ['name', 'ready'],
+        },
+        audio: {
+          type: 'object',
+          properties: { name: str, ok: { type: 'boolean' }, detail: str, lastError: str },
+          required: ['name', 'ok'],
+        },
         counters: { type: 'object', additionalProperties: { type: 'integer' } },
         playing: { anyOf: [ITEM, { type: 'null' }] },
         queued: { type: 'integer' },
         queue: { type: 'array', items: ITEM },
         narrating: {
           type: 'array',
-          description: "Narrations that spoke all they have and wait for the model's next lines (out of the queue meanwhile).",
-          items: { type: 'object', properties: { id: str, session: str, spoken: { type: 'integer' }, waitingMs: { type: 'integer' } }, required: ['id', 'session', 'spoken', 'waitingMs'] },
+          description:
+            "Narrations that spoke all they have and wait for the model's next lines (out of the queue meanwhile).",
+          items: {
+            type: 'object',
+            properties: { id: str, session: str, spoken: { type: 'integer' }, waitingMs: { type: 'integer' } },
+            required: ['id', 'session', 'spoken', 'waitingMs'],
+          },
         },
         voices: {
           type: 'array',
           description: "Each session's own voice, most recently used first.",
-          items: { type: 'object', properties: { session: str, engine: str, voice: str }, required: ['session', 'engine', 'voice'] },
+          items: {
+            type: 'object',
+            properties: { session: str, engine: str, voice: str },
+            required: ['session', 'engine', 'voice'],
+          },
         },
         recent: {
           type: 'array',
           description: `The newest ${STATUS_ITEMS} requests, newest first.`,
           items: {
             type: 'object',
-            properties: { id: str, at: str, outcome: { type: 'string', enum: OUTCOMES }, session: str, text: str, reason: str },
+            properties: {
+              id: str,
+              at: str,
+              outcome: { type: 'string', enum: OUTCOMES },
+              session: str,
+              text: str,
+              reason: str,
+            },
             required: ['id', 'at', 'outcome', 'text'],
           },
         },
@@ -110,8 +146,12 @@ function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): 
       text: clip(h.text),
       ...(h.reason ? { reason: h.reason } : {}),
     })),
-    narrating: (s.narrating?.items ?? []).slice(0, STATUS_ITEMS).map((n) => ({ id: n.id, session: n.session, spoken: n.spoken, waitingMs: n.waitingMs })),
-    voices: (s.sessionVoices ?? []).slice(0, STATUS_ITEMS).map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
+    narrating: (s.narrating?.items ?? [])
+      .slice(0, STATUS_ITEMS)
+      .map((n) => ({ id: n.id, session: n.session, spoken: n.spoken, waitingMs: n.waitingMs })),
+    voices: (s.sessionVoices ?? [])
+      .slice(0, STATUS_ITEMS)
+      .map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
   });
   return out;
 }
@@ -133,8 +173,13 @@ export const status: McpTool = {
       out.cwd = ctx.cwd;
       const values: Structured = {};
       for (const k of CONFIG_KEYS) if (config.values[k] !== undefined) values[k] = config.values[k];
-      const view: Structured = { file: config.file ?? null, values, fromFile: CONFIG_KEYS.filter((k) => config.sources[k] !== 'default') };
-      if (config.pronunciations.length) view.pronunciations = config.pronunciations.map((p) => ({ word: p.word, say: p.say }));
+      const view: Structured = {
+        file: config.file ?? null,
+        values,
+        fromFile: CONFIG_KEYS.filter((k) => config.sources[k] !== 'default'),
+      };
+      if (config.pronunciations.length)
+        view.pronunciations = config.pronunciations.map((p) => ({ word: p.word, say: p.say }));
       out.config = view;
     } catch (err) {
       failed = true;
@@ -147,7 +192,10 @@ export const status: McpTool = {
       if (reply.status !== 200) {
         failed = true;
         const body = (reply.body ?? {}) as Partial<WireError>;
-        out.daemonError = { code: body.code ?? `HTTP ${reply.status}`, message: body.message ?? 'voxd refused the request' };
+        out.daemonError = {
+          code: body.code ?? `HTTP ${reply.status}`,
+          message: body.message ?? 'voxd refused the request',
+        };
       } else {
         out.daemon = daemonFacts(reply.body as StatusResponse);
       }

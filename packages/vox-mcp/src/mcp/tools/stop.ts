@@ -14,7 +14,8 @@ const STOP_INPUT: InputSchema = {
     scope: {
       type: 'string',
       enum: ['session', 'all'],
-      description: "session (default): stop this session's speech, playing or queued; all: stop everything voxd is saying for every session.",
+      description:
+        "session (default): stop this session's speech, playing or queued; all: stop everything voxd is saying for every session.",
     },
   },
   additionalProperties: false,
@@ -25,7 +26,10 @@ const STOP_OUTPUT: InputSchema = {
   properties: {
     scope: { type: 'string', enum: ['session', 'all'] },
     session: { ...str, description: "This session's label, when scope is session." },
-    sessions: { ...strings, description: 'Every label this session has spoken under (a /clear gives a new one), when scope is session.' },
+    sessions: {
+      ...strings,
+      description: 'Every label this session has spoken under (a /clear gives a new one), when scope is session.',
+    },
     stopped: { ...strings, description: 'The ids of the requests stopped, playing or queued.' },
     why: { ...str, description: 'Why nothing was stopped, when that is known.' },
   },
@@ -35,7 +39,7 @@ const STOP_OUTPUT: InputSchema = {
 export const stop: McpTool = {
   name: 'stop',
   description:
-    "Stop speech. By default stops only this session's speech (what is playing and what is queued, from the model and from this session's hooks); with scope \"all\", stops everything for every session. Use it when the user asks for silence.",
+    'Stop speech. By default stops only this session\'s speech (what is playing and what is queued, from the model and from this session\'s hooks); with scope "all", stops everything for every session. Use it when the user asks for silence.',
   input: STOP_INPUT,
   output: STOP_OUTPUT,
   async run(args, ctx) {

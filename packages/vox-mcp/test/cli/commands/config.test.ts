@@ -40,12 +40,15 @@ describe('vox config', () => {
     assert.equal(r.stdout.split('\n').filter((l) => / = /.test(l)).length, 14);
   });
 
-  test('values from a parent directory\'s file name it as their source', () => {
+  test("values from a parent directory's file name it as their source", () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.vox'));
     mkdirSync(join(dir, 'sub'));
     const file = join(dir, '.vox', 'config.md');
-    writeFileSync(file, '---\nrate: 240\nannounce: shop\n---\n## Pronunciations\n| w | s |\n|-|-|\n| kubectl | cube control |\n');
+    writeFileSync(
+      file,
+      '---\nrate: 240\nannounce: shop\n---\n## Pronunciations\n| w | s |\n|-|-|\n| kubectl | cube control |\n',
+    );
     const r = vox(join(dir, 'sub'), 'config');
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes(`rate = 240  (${file})`), r.stdout);
@@ -82,7 +85,10 @@ describe('vox config', () => {
     const bad = vox(dir, 'config', 'check');
     assert.equal(bad.code, 7);
     assert.equal(bad.stdout, '');
-    assert.ok(bad.stderr.includes(`${file}:3: volume: 5 is not allowed; use a number from 0 (silent) to 1 (full)`), bad.stderr);
+    assert.ok(
+      bad.stderr.includes(`${file}:3: volume: 5 is not allowed; use a number from 0 (silent) to 1 (full)`),
+      bad.stderr,
+    );
     assert.ok(bad.stderr.includes(`${file}:4: unknown key "voise"; did you mean "voice"?`), bad.stderr);
 
     // `vox config` itself fails the same way: nothing is silently defaulted.
@@ -93,7 +99,10 @@ describe('vox config', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.vox'));
     const marker = join(dir, 'PWNED');
-    writeFileSync(join(dir, '.vox', 'config.md'), `---js\nrequire('fs').writeFileSync(${JSON.stringify(marker)}, 'x')\n---\n`);
+    writeFileSync(
+      join(dir, '.vox', 'config.md'),
+      `---js\nrequire('fs').writeFileSync(${JSON.stringify(marker)}, 'x')\n---\n`,
+    );
     const r = vox(dir, 'config', 'check');
     assert.equal(r.code, 7);
     assert.match(r.stderr, /only YAML front matter is allowed/);
@@ -138,8 +147,17 @@ describe('vox init', () => {
     assert.equal(vox(dir, 'init').code, 0);
     const json = JSON.parse(vox(dir, 'config', '--json').stdout);
     assert.deepEqual(json.pronunciations, []);
-    const payload = JSON.stringify({ hook_event_name: 'Stop', cwd: dir, last_assistant_message: 'Deployed it with kubectl and nginx.' });
-    const hook = spawnSync(process.execPath, [cli, 'hook', 'Stop', '--dry-run'], { cwd: dir, input: payload, encoding: 'utf8', timeout: 20_000 });
+    const payload = JSON.stringify({
+      hook_event_name: 'Stop',
+      cwd: dir,
+      last_assistant_message: 'Deployed it with kubectl and nginx.',
+    });
+    const hook = spawnSync(process.execPath, [cli, 'hook', 'Stop', '--dry-run'], {
+      cwd: dir,
+      input: payload,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     assert.equal(hook.status, 0, hook.stderr);
     const text = JSON.parse(hook.stdout).body.text as string;
     assert.match(text, /kubectl and nginx/, text);

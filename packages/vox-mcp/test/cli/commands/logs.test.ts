@@ -58,15 +58,33 @@ describe('formatLine', () => {
       msg: 'utterance settled',
       port: 8421,
     });
-    assert.equal(formatLine(line), '2026-11-30 12:00:01.234 INFO  utterance settled id=88e176c0 session=shop#3c07f0 outcome=played engine=espeak port=8421');
+    assert.equal(
+      formatLine(line),
+      '2026-11-30 12:00:01.234 INFO  utterance settled id=88e176c0 session=shop#3c07f0 outcome=played engine=espeak port=8421',
+    );
   });
 
   test('errors show their message, values with spaces are quoted, levels are named', () => {
     process.env.TZ = 'UTC';
-    const line = JSON.stringify({ level: 50, time: T0, msg: 'utterance failed', id: 'a1', err: { type: 'Error', message: 'aplay exited with code 1', stack: 'Error: ...\n at x' } });
-    assert.equal(formatLine(line), '2026-11-30 12:00:01.234 ERROR utterance failed id=a1 err="aplay exited with code 1"');
-    assert.match(formatLine(JSON.stringify({ level: 40, time: T0, msg: 'w', reason: 'not started within maxAgeMs' })), /WARN  w reason="not started within maxAgeMs"$/);
-    assert.match(formatLine(JSON.stringify({ level: 30, time: T0, msg: 'x', sink: { name: 'speaker', ok: false } })), /sink=\{"name":"speaker","ok":false\}$/);
+    const line = JSON.stringify({
+      level: 50,
+      time: T0,
+      msg: 'utterance failed',
+      id: 'a1',
+      err: { type: 'Error', message: 'aplay exited with code 1', stack: 'Error: ...\n at x' },
+    });
+    assert.equal(
+      formatLine(line),
+      '2026-11-30 12:00:01.234 ERROR utterance failed id=a1 err="aplay exited with code 1"',
+    );
+    assert.match(
+      formatLine(JSON.stringify({ level: 40, time: T0, msg: 'w', reason: 'not started within maxAgeMs' })),
+      /WARN  w reason="not started within maxAgeMs"$/,
+    );
+    assert.match(
+      formatLine(JSON.stringify({ level: 30, time: T0, msg: 'x', sink: { name: 'speaker', ok: false } })),
+      /sink=\{"name":"speaker","ok":false\}$/,
+    );
   });
 
   test('redacted values stay redacted; nothing is added', () => {
@@ -89,7 +107,10 @@ describe('tail', () => {
     for (let i = 0; i < 300; i++) text += `${i} ${big}\n`;
     writeFileSync(join(logs, 'voxd.log'), text);
     const got = lastLines(join(logs, 'voxd.log'), 3);
-    assert.deepEqual(got.map((l) => l.split(' ')[0]), ['297', '298', '299']);
+    assert.deepEqual(
+      got.map((l) => l.split(' ')[0]),
+      ['297', '298', '299'],
+    );
     assert.equal(lastLines(join(logs, 'voxd.log'), 0).length, 0);
     assert.equal(lastLines(join(logs, 'missing.log'), 5).length, 0);
   });
@@ -118,7 +139,13 @@ describe('vox logs (in process)', () => {
     const env = { VOX_HOME: h, TZ: 'UTC' };
     const human = await runLogs(['-n', '3'], env);
     assert.equal(human.code, 0);
-    assert.deepEqual(human.out.trim().split('\n').map((l) => l.replace(/^\S+ \S+ /, '')), ['INFO  line 78', 'INFO  line 79', 'INFO  line 80']);
+    assert.deepEqual(
+      human.out
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^\S+ \S+ /, '')),
+      ['INFO  line 78', 'INFO  line 79', 'INFO  line 80'],
+    );
     const json = await runLogs(['-n', '2', '--json'], env);
     assert.equal(json.out, `${rec(79)}\n${rec(80)}\n`);
     const all = await runLogs([], env);
@@ -209,7 +236,10 @@ describe('vox logs -f (the binary)', () => {
     const { home: h, logs } = home();
     const path = join(logs, 'voxd.log');
     writeFileSync(path, lines(1, 5));
-    const child = spawn(process.execPath, [VOX, 'logs', '-f', '-n', '2', '--json'], { env: { ...process.env, VOX_HOME: h }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [VOX, 'logs', '-f', '-n', '2', '--json'], {
+      env: { ...process.env, VOX_HOME: h },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     const exited = new Promise((r) => child.once('exit', r));
@@ -232,6 +262,12 @@ describe('vox logs -f (the binary)', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    assert.deepEqual(out.trim().split('\n').map((l) => JSON.parse(l).msg), ['line 4', 'line 5', 'line 6', 'line 7']);
+    assert.deepEqual(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).msg),
+      ['line 4', 'line 5', 'line 6', 'line 7'],
+    );
   });
 });

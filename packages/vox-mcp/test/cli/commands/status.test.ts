@@ -14,7 +14,13 @@ import { PassThrough } from 'node:stream';
 import { run } from '../../../src/cli/commands/status.js';
 import type { CliContext } from '../../../src/cli/context.js';
 
-const event = (type: string, id: string) => ({ type, id, at: '2026-12-01T10:00:00.000Z', priority: 'message', session: 'shop#1' });
+const event = (type: string, id: string) => ({
+  type,
+  id,
+  at: '2026-12-01T10:00:00.000Z',
+  priority: 'message',
+  session: 'shop#1',
+});
 
 test('the watch resumes with Last-Event-ID from the same voxd, not from a new one, and reports a gap', async () => {
   const home = mkdtempSync(join(tmpdir(), 'vox-watch-'));
@@ -36,7 +42,9 @@ test('the watch resumes with Last-Event-ID from the same voxd, not from a new on
       res.write(`id: 7\nevent: queued\ndata: ${JSON.stringify(event('queued', 'aaaa1111'))}\n\n`);
       setTimeout(() => res.destroy(), 50); // cut off, as voxd does a client that falls behind
     } else if (connection === 2) {
-      res.write(`event: gap\ndata: ${JSON.stringify({ type: 'gap', missed: 3, after: 7, resumedAt: 11, reason: '3 events were not kept; this client fell behind or was away' })}\n\n`);
+      res.write(
+        `event: gap\ndata: ${JSON.stringify({ type: 'gap', missed: 3, after: 7, resumedAt: 11, reason: '3 events were not kept; this client fell behind or was away' })}\n\n`,
+      );
       res.write(`id: 11\nevent: finished\ndata: ${JSON.stringify(event('finished', 'bbbb2222'))}\n\n`);
       // A restart: a new voxd (new pid and start time) writes voxd.json, then this one goes.
       setTimeout(() => {
@@ -51,7 +59,10 @@ test('the watch resumes with Last-Event-ID from the same voxd, not from a new on
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const state = (pid: number, startedAt: string) =>
-    writeFileSync(join(home, 'voxd.json'), JSON.stringify({ pid, host: '127.0.0.1', port, version: '9.9.9', startedAt }));
+    writeFileSync(
+      join(home, 'voxd.json'),
+      JSON.stringify({ pid, host: '127.0.0.1', port, version: '9.9.9', startedAt }),
+    );
   state(4242, '2026-12-01T10:00:00.000Z');
   writeFileSync(join(home, 'token'), 'secret\n');
 
@@ -62,14 +73,26 @@ test('the watch resumes with Last-Event-ID from the same voxd, not from a new on
   let err = '';
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const ac = new AbortController();
-  const ctx: CliContext = { argv: ['--watch'], env: { VOX_HOME: home, VOX_NO_AUTOSTART: '1' }, cwd: home, stdin: new PassThrough(), stdout, stderr, takeSignals: () => ac.signal };
+  const ctx: CliContext = {
+    argv: ['--watch'],
+    env: { VOX_HOME: home, VOX_NO_AUTOSTART: '1' },
+    cwd: home,
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    takeSignals: () => ac.signal,
+  };
   try {
     const done = run(ctx);
     const deadline = Date.now() + 20_000;
     while (!out.includes(' cccc3333 ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     ac.abort();
     assert.equal(await done, 0, err);
-    assert.deepEqual(seen, [undefined, '7', undefined], 'resumed from 7 with the same voxd; a new voxd gets no id of the old one');
+    assert.deepEqual(
+      seen,
+      [undefined, '7', undefined],
+      'resumed from 7 with the same voxd; a new voxd gets no id of the old one',
+    );
     assert.match(out, / queued aaaa1111 message shop#1\n/);
     assert.match(out, / missed 3 event\(s\): 3 events were not kept; this client fell behind or was away\n/);
     assert.match(out, / finished bbbb2222 /);

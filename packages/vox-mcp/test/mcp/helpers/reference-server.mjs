@@ -9,11 +9,25 @@ import { createVoxMcp } from '../../../dist/mcp/server.js';
 import { converseTool, listenTool } from '../../../dist/mcp/tools/listen.js';
 
 // The tools `vox mcp` adds to the built-in ones (commands/mcp.ts), less the hidden hook tool.
-const vox = createVoxMcp({ env: process.env, cwd: process.cwd(), log: (l) => process.stderr.write(`${l}\n`), tools: [listenTool, converseTool] });
+const vox = createVoxMcp({
+  env: process.env,
+  cwd: process.cwd(),
+  log: (l) => process.stderr.write(`${l}\n`),
+  tools: [listenTool, converseTool],
+});
 const tools = await vox.listTools();
 
 serveStdio(() => {
-  const server = new McpServer({ name: 'vox-reference', version: '0.0.0' }, { capabilities: { tools: { listChanged: false }, experimental: { 'claude/channel': {}, 'claude/channel/permission': {} } }, instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'vox-reference', version: '0.0.0' },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        experimental: { 'claude/channel': {}, 'claude/channel/permission': {} },
+      },
+      instructions: INSTRUCTIONS,
+    },
+  );
   for (const t of tools) {
     server.registerTool(
       t.name,

@@ -26,7 +26,11 @@ export async function start(io: Io, opts: ServiceOptions, managed: boolean): Pro
     }
   }
   const version = await waitHealthy(io);
-  if (!version) throw new Failure(`voxd did not answer within ${io.timeoutMs / 1000} s. See the logs in VOX_HOME/logs.`, EXIT.UNREACHABLE);
+  if (!version)
+    throw new Failure(
+      `voxd did not answer within ${io.timeoutMs / 1000} s. See the logs in VOX_HOME/logs.`,
+      EXIT.UNREACHABLE,
+    );
   reportRunning(io, managed ? ` under ${supported()}` : '', version);
   return EXIT.OK;
 }
@@ -47,7 +51,9 @@ export async function stop(io: Io, opts: ServiceOptions, managed: boolean): Prom
   io.result.daemon = { running: false };
   io.say(r?.alive ? `Stopped voxd (pid ${r.state.pid}).` : 'voxd is stopped.');
   if (supported() === 'systemd') {
-    io.say('voxd.socket stays open, so the next request starts voxd again; "systemctl --user stop voxd.socket" keeps it down.');
+    io.say(
+      'voxd.socket stays open, so the next request starts voxd again; "systemctl --user stop voxd.socket" keeps it down.',
+    );
   }
   return EXIT.OK;
 }
@@ -76,7 +82,11 @@ export async function restart(io: Io, opts: ServiceOptions, managed: boolean): P
     clearStopMarker(io.ctx.env);
   }
   const version = await waitHealthy(io, isNew);
-  if (!version) throw new Failure(`the new voxd did not answer within ${io.timeoutMs / 1000} s. See the logs in VOX_HOME/logs.`, EXIT.UNREACHABLE);
+  if (!version)
+    throw new Failure(
+      `the new voxd did not answer within ${io.timeoutMs / 1000} s. See the logs in VOX_HOME/logs.`,
+      EXIT.UNREACHABLE,
+    );
   reportRunning(io, managed ? ` under ${supported()}` : '', version);
   return EXIT.OK;
 }
@@ -94,7 +104,14 @@ export async function status(io: Io, opts: ServiceOptions): Promise<number> {
   const state = r?.state;
 
   const daemon: Record<string, unknown> = { running: h !== undefined, healthy: h?.ok ?? false, version: h?.version };
-  if (state) Object.assign(daemon, { pid: state.pid, host: state.host, port: state.port, startedAt: state.startedAt, stale: r?.alive === false });
+  if (state)
+    Object.assign(daemon, {
+      pid: state.pid,
+      host: state.host,
+      port: state.port,
+      startedAt: state.startedAt,
+      stale: r?.alive === false,
+    });
   io.result.daemon = daemon;
   io.result.client = { version: VERSION };
   io.result.service = { supported: manager !== undefined, manager, installed, files: installed ? files : [] };

@@ -13,7 +13,11 @@ import { Failure, type Io } from './io.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<boolean> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;
@@ -51,18 +55,23 @@ export async function waitPortFree(io: Io, state: DaemonState): Promise<void> {
   const host = state.host || DEFAULT_HOST;
   const port = state.port || DEFAULT_PORT;
   if (!(await waitFor(() => portFree(host, port), io.timeoutMs, 200))) {
-    throw new Failure(`port ${port} on ${host} is still in use after voxd exited; another program holds it ("ss -ltnp" shows which).`, EXIT.UNREACHABLE);
+    throw new Failure(
+      `port ${port} on ${host} is still in use after voxd exited; another program holds it ("ss -ltnp" shows which).`,
+      EXIT.UNREACHABLE,
+    );
   }
 }
 
-export type Running = { state: DaemonState; alive: true } | { state: DaemonState; alive: false; reason: string } | undefined;
+export type Running =
+  { state: DaemonState; alive: true } | { state: DaemonState; alive: false; reason: string } | undefined;
 
 /** What voxd.json says, checked against the process table. */
 export function running(env: NodeJS.ProcessEnv): Running {
   const state = readDaemonState(env);
   if (!state) return undefined;
   if (!pidAlive(state.pid)) return { state, alive: false, reason: `pid ${state.pid} in voxd.json has exited` };
-  if (!looksLikeVoxd(state.pid)) return { state, alive: false, reason: `pid ${state.pid} in voxd.json is another program now` };
+  if (!looksLikeVoxd(state.pid))
+    return { state, alive: false, reason: `pid ${state.pid} in voxd.json is another program now` };
   return { state, alive: true };
 }
 
@@ -82,10 +91,16 @@ export async function stopByPid(io: Io, r: Running): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return;
-    throw new Failure(`cannot signal voxd (pid ${pid}): ${(err as Error).message}. Is it running as another user?`, EXIT.INTERNAL);
+    throw new Failure(
+      `cannot signal voxd (pid ${pid}): ${(err as Error).message}. Is it running as another user?`,
+      EXIT.INTERNAL,
+    );
   }
   if (!(await waitFor(() => !pidAlive(pid), io.timeoutMs))) {
-    throw new Failure(`voxd (pid ${pid}) did not exit within ${io.timeoutMs / 1000} s of SIGTERM. Force it with: kill -9 ${pid}`, EXIT.INTERNAL);
+    throw new Failure(
+      `voxd (pid ${pid}) did not exit within ${io.timeoutMs / 1000} s of SIGTERM. Force it with: kill -9 ${pid}`,
+      EXIT.INTERNAL,
+    );
   }
   io.say(`Stopped voxd (pid ${pid}).`);
 }

@@ -36,7 +36,9 @@ export async function viaManager(io: Io, action: 'start' | 'stop' | 'restart', o
     return true;
   } catch (err) {
     if (err instanceof ServiceError && err.managerUnavailable) {
-      io.warn(`the service is installed but its manager is not reachable (${err.message.replace(/\.$/, '')}); acting on voxd directly.`);
+      io.warn(
+        `the service is installed but its manager is not reachable (${err.message.replace(/\.$/, '')}); acting on voxd directly.`,
+      );
       return false;
     }
     throw err;
@@ -45,7 +47,11 @@ export async function viaManager(io: Io, action: 'start' | 'stop' | 'restart', o
 
 export async function install(io: Io, opts: ServiceOptions): Promise<number> {
   const manager = supported();
-  if (!manager) throw new Failure(`vox daemon install supports Linux (systemd) and macOS (launchd), not ${process.platform}. Use "vox daemon start".`, EXIT.USAGE);
+  if (!manager)
+    throw new Failure(
+      `vox daemon install supports Linux (systemd) and macOS (launchd), not ${process.platform}. Use "vox daemon start".`,
+      EXIT.USAGE,
+    );
   // Before anything is stopped or written: without a working manager, the
   // running voxd must keep running and nothing half-installed is left behind.
   const check = await checkServiceManager(opts);
@@ -61,14 +67,22 @@ export async function install(io: Io, opts: ServiceOptions): Promise<number> {
     }
   }
   const report = await installService(opts);
-  io.result.service = { installed: true, manager, files: report.files, activated: report.activated, commands: report.commands };
+  io.result.service = {
+    installed: true,
+    manager,
+    files: report.files,
+    activated: report.activated,
+    commands: report.commands,
+  };
   for (const f of report.files) io.say(`Wrote ${f}`);
   for (const w of report.warnings) io.warn(w);
   if (!report.activated) {
     io.say(`The service files are in place but ${manager} did not start them (see the warning).`);
     return EXIT.OK;
   }
-  io.say(manager === 'systemd' ? 'Enabled voxd.socket and voxd.service (systemd --user).' : 'Loaded com.vox.voxd (launchd).');
+  io.say(
+    manager === 'systemd' ? 'Enabled voxd.socket and voxd.service (systemd --user).' : 'Loaded com.vox.voxd (launchd).',
+  );
   const version = await waitHealthy(io);
   if (!version) {
     io.warn(
