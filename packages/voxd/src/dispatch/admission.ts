@@ -261,17 +261,15 @@ export class Admission {
       // A waiting duplicate learns how the original ended (or, at a shutdown, that it was handed over).
       const settled =
         original && !original.settled
-          ? ledger
-              .outcomeOf(original)
-              .then((r) =>
-                handedOver(r)
-                  ? r
-                  : ({
-                      ...response,
-                      status: r.status === 'played' ? 'deduped' : r.status,
-                      ...(r.reason ? { reason: r.reason } : {}),
-                    } as SpeakResponse),
-              )
+          ? ledger.outcomeOf(original).then((r) =>
+              handedOver(r)
+                ? r
+                : ({
+                    ...response,
+                    status: r.status === 'played' ? 'deduped' : r.status,
+                    ...(r.reason ? { reason: r.reason } : {}),
+                  } as SpeakResponse),
+            )
           : Promise.resolve(response);
       return { response, settled };
     }

@@ -120,14 +120,12 @@ export class Narration {
     const all = this.parked().sort((a, b) => (this.#lastBatch.get(a) ?? now) - (this.#lastBatch.get(b) ?? now));
     return {
       length: all.length,
-      items: all
-        .slice(0, limit)
-        .map((u) => ({
-          id: u.id,
-          session: u.session!,
-          spoken: u.current,
-          waitingMs: Math.round(now - (this.#lastBatch.get(u) ?? now)),
-        })),
+      items: all.slice(0, limit).map((u) => ({
+        id: u.id,
+        session: u.session!,
+        spoken: u.current,
+        waitingMs: Math.round(now - (this.#lastBatch.get(u) ?? now)),
+      })),
     };
   }
 

@@ -68,14 +68,12 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
           byPriority: dispatcher.queuedByPriority(),
           offset,
           limit,
-          items: dispatcher
-            .queuedPage(offset, limit)
-            .map((u) => ({
-              id: u.id,
-              priority: u.priority,
-              text: u.text,
-              ...(u.session ? { session: u.session } : {}),
-            })),
+          items: dispatcher.queuedPage(offset, limit).map((u) => ({
+            id: u.id,
+            priority: u.priority,
+            text: u.text,
+            ...(u.session ? { session: u.session } : {}),
+          })),
         },
         playing: playing
           ? {

@@ -108,14 +108,12 @@ export class VoiceAssignment {
 
   /** Newest use first, for status. */
   list(): SessionVoice[] {
-    return [...this.#entries.values()]
-      .reverse()
-      .map((e) => ({
-        session: e.session,
-        engine: e.engine,
-        voice: e.voice,
-        lastUsedAt: new Date(e.lastUsed).toISOString(),
-      }));
+    return [...this.#entries.values()].reverse().map((e) => ({
+      session: e.session,
+      engine: e.engine,
+      voice: e.voice,
+      lastUsedAt: new Date(e.lastUsed).toISOString(),
+    }));
   }
 
   /** The voices a session may be given on `engine`: ids it accepts, at most MAX_POOL_VOICES. */
