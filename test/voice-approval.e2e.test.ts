@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -353,7 +353,6 @@ describe('permission prompts answered by voice', () => {
       );
     } finally {
       await Promise.all(clients.map((c) => c.close()));
-      rmSync(join(d.home, 'voice-ask.lock'), { force: true });
     }
   });
 

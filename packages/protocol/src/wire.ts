@@ -341,6 +341,13 @@ export interface ListenRequest {
   floorToken?: string;
   /** Barge-in (push-to-talk): cut the utterance playing (as `interrupt`), go to the head of the queue, and take a floor kept by another. */
   bargeIn?: boolean;
+  /**
+   * A question to speak first, under the same grant of the microphone: once
+   * this listen has the floor, voxd speaks it and records right after, and
+   * nothing else is spoken in between. When it is not played (deduped,
+   * failed, stopped), nothing is recorded; `said` says why.
+   */
+  say?: Omit<SpeakRequest, 'wait'>;
 }
 
 /** POST /v1/listen/release: hand a kept floor on. */
@@ -372,6 +379,8 @@ export interface ListenResponse {
   waitedMs?: number;
   /** With keepFloor: the token for the follow-up listen (floorToken) or POST /v1/listen/release, and its idle expiry. */
   floor?: { token: string; idleMs: number };
+  /** With `say`: what became of the question (its id, and `played`, or why not). */
+  said?: SpeakResponse;
 }
 
 /** An error of a listen, with the audio captured so far when there was any. */
@@ -405,6 +414,12 @@ export const listenRequestSchema = {
     floorIdleMs: { type: 'integer', minimum: 1000, maximum: 60_000 },
     floorToken: { type: 'string', pattern: '^floor-[0-9a-f-]{36}$' },
     bargeIn: { type: 'boolean' },
+    say: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text'],
+      properties: (({ wait: _, ...rest }) => rest)(speakRequestSchema.properties),
+    },
   },
 } as const;
 

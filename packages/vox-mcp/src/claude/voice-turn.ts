@@ -11,23 +11,25 @@
  * - Everything fits in VOICE_BUDGET_MS, under the hook's own timeout
  *   (VOICE_HOOK_TIMEOUT_SECONDS, set in the plugin's hooks.json): a decision
  *   that came after Claude Code gave up would be lost.
- * - One question at a time across sessions (ask-lock under VOX_HOME): the
- *   announcement and its listen are one turn, so the answer the user gives
- *   after hearing "shop wants to run ..." reaches the shop request and no
- *   other. A second session waits its turn within its own budget, then gets
- *   no decision. A 409 from voxd (another listener) is retried the same way.
+ * - The question and its listen are one operation of voxd (POST /v1/listen
+ *   with `say`): voxd grants the microphone first come, first served across
+ *   every session and every VOX_HOME it serves, speaks the question under
+ *   that grant and records right after, with nothing played in between. So
+ *   the answer the user gives after hearing "shop wants to run ..." reaches
+ *   the shop request and no other. A second question waits its turn within
+ *   its own budget, then gets no decision.
+ * - A question that was not spoken (muted project, deduplicated, failed,
+ *   stopped) decides nothing: nothing is recorded for it.
  * - Every outcome is logged (VOX_HOME/logs/voice-decisions.jsonl, one JSON
  *   line: time, session, request id, transcript, answer, what it decided). A
  *   decision that cannot be logged is not returned.
  */
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { homePaths, voxHome, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
-import { call } from '../daemon/client.js';
+import { homePaths, voxHome, type ListenResponse } from '@vox/protocol';
 import { listen } from '../daemon/listening.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery } from '../project/speech.js';
-import { acquireAskLock } from './ask-lock.js';
 import { VOICE_HOOK_TIMEOUT_SECONDS } from './hook-entries.js';
 
 /** The whole voice turn (waiting for the turn, announcing, listening, transcribing), in ms: under the hook's timeout, with room to answer. */
@@ -78,12 +80,6 @@ export function logDecision(env: NodeJS.ProcessEnv, entry: Record<string, unknow
   return file;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
-
 /**
  * Ask by voice and return the outcome. Never throws. Every outcome is
  * logged; a decision whose log line cannot be written is dropped.
@@ -122,46 +118,35 @@ async function turn<A extends string, O>(
   signal: AbortSignal,
   budgetMs: number,
 ): Promise<VoiceOutcome<A, O>> {
-  const deadline = Date.now() + budgetMs;
-  const left = () => Math.max(1, deadline - Date.now());
   const none = (reason: string, transcript = ''): VoiceOutcome<A, O> => ({ transcript, reason });
-  const lock = await acquireAskLock(env, q.requestId, deadline);
-  if (!lock) return none('another session was being asked by voice until the time ran out');
+  const delivery = buildDelivery(q.text, config, q.session, { priority: 'important', chime: 'prompt', once: 1 });
+  // A muted project plays a chime for speech: a question nobody heard decides nothing.
+  if (delivery.route !== '/v1/speak') return none('this project is muted (speak: false): nothing was asked by voice');
+  const { wait: _, ...say } = delivery.body;
   try {
-    const delivery = buildDelivery(q.text, config, q.session, { priority: 'important', chime: 'prompt', once: 1 });
-    const body = delivery.route === '/v1/speak' ? { ...delivery.body, wait: true } : delivery.body;
-    const spoken = await call<SpeakResponse | WireError>(env, 'POST', delivery.route, body, left(), {
-      startTimeoutMs: Math.min(5000, left()),
-      deadlineMs: left(),
+    // One operation of voxd: queued for the microphone behind other questions (its floor, FIFO),
+    // then the question and the listen under one hold of the player, so nothing plays between them.
+    const reply = await listen(
+      env,
+      { session: q.session, ...ANSWER_LISTEN, waitMs: Math.min(300_000, budgetMs), say },
       signal,
-    });
-    if (spoken.status >= 400) return none(`voxd refused the announcement: HTTP ${spoken.status}`);
-    for (;;) {
-      // Queued behind another listener at most as long as the turn has left (voxd's FIFO, listen/floor.ts).
-      const reply = await listen(
-        env,
-        { session: q.session, ...ANSWER_LISTEN, waitMs: Math.min(300_000, left()) },
-        signal,
+    );
+    if (reply.status !== 200) return none(`the listen failed: HTTP ${reply.status}`);
+    const heard = reply.body as ListenResponse;
+    if (heard.said && heard.said.status !== 'played')
+      return none(
+        `the question was not spoken (${heard.said.status}${heard.said.reason ? `: ${heard.said.reason}` : ''})`,
       );
-      if (reply.status === 409 && !signal.aborted) {
-        await sleep(100, signal);
-        continue;
-      }
-      if (reply.status !== 200) return none(`the listen failed: HTTP ${reply.status}`);
-      const heard = reply.body as ListenResponse;
-      const transcript = heard.text ?? '';
-      if (signal.aborted) return none('the time ran out', transcript);
-      const answer = q.match(transcript);
-      if (answer === undefined)
-        return none(
-          transcript ? `not an answer of the grammar (${q.grammar})` : `nothing heard (${heard.endedBy})`,
-          transcript,
-        );
-      return { output: q.output(answer, transcript), answer, transcript, reason: `answered by voice: ${answer}` };
-    }
+    const transcript = heard.text ?? '';
+    if (signal.aborted) return none('the time ran out', transcript);
+    const answer = q.match(transcript);
+    if (answer === undefined)
+      return none(
+        transcript ? `not an answer of the grammar (${q.grammar})` : `nothing heard (${heard.endedBy})`,
+        transcript,
+      );
+    return { output: q.output(answer, transcript), answer, transcript, reason: `answered by voice: ${answer}` };
   } catch (err) {
     return none(`no decision: ${(err as Error).message}`);
-  } finally {
-    lock.release();
   }
 }

@@ -32,6 +32,7 @@ import type {
   NarrationResponse,
   Priority,
   SessionVoice,
+  SpeakResponse,
   StopScope,
   VoxEvent,
 } from '@vox/protocol';
@@ -45,7 +46,7 @@ import { DuplicateFilter } from './dedup.js';
 import type { Journal, Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
 import { Narration } from './narration.js';
-import { Player } from './player.js';
+import { Player, type HoldHandle } from './player.js';
 import { SpeechQueue } from './queue.js';
 import { restore } from './replay.js';
 import type { Utterance } from './utterance.js';
@@ -53,6 +54,12 @@ import type { Utterance } from './utterance.js';
 export { HANDED_OVER, handedOver } from './ledger.js';
 export { REPLAY_MAX_AGE_MS } from './replay.js';
 export type { SpeakInput } from './admission.js';
+
+/** A listen's hold on the player, with its question (Dispatcher.hold). */
+export interface ListenHold extends Pick<HoldHandle, 'ready' | 'release' | 'limit'> {
+  /** Speak `input` through the hold; resolves with its final outcome. `signal` stops it. */
+  say(input: SpeakInput, signal?: AbortSignal): Promise<SpeakResponse>;
+}
 
 export interface DispatcherOptions {
   synthesizer: Synthesizer;
@@ -286,9 +293,30 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return p.id;
   }
 
-  /** Hold the player for a listen (player.ts): nothing queued starts until `release()` or `limitMs`. */
-  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
-    return this.#player.hold(options);
+  /**
+   * Hold the player for a listen (player.ts): nothing queued starts until
+   * `release()` or `limitMs`. `say()` speaks the listen's own question under
+   * the hold, admitted like any request (journal, history, events), and
+   * resolves with its outcome once it has played or settled otherwise.
+   */
+  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): ListenHold {
+    const h = this.#player.hold(options);
+    return {
+      ready: h.ready,
+      release: h.release,
+      limit: h.limit,
+      say: async (input, signal) => {
+        const admitted = await this.#admission.speech(input);
+        const { id, status } = admitted.response;
+        const u = status === 'queued' ? this.#ledger.byId.get(id) : undefined;
+        if (u) h.let(u);
+        // The listen was abandoned: its question is moot.
+        const drop = () => void this.stop('id', { id });
+        signal?.addEventListener('abort', drop, { once: true });
+        if (signal?.aborted) drop();
+        return admitted.settled.finally(() => signal?.removeEventListener('abort', drop));
+      },
+    };
   }
 
   /** Resolves when the queue is empty and nothing plays. */

@@ -31,8 +31,8 @@ export class Player {
   #playing: Utterance | null = null;
   #running = false;
   #idle: Promise<void> = Promise.resolve();
-  /** A listen's hold on the player (hold()): nothing new starts while it lasts. */
-  #hold: { gate: Promise<void>; open(): void } | undefined;
+  /** A listen's hold on the player (hold()): nothing new starts while it lasts, but its own question (`let()`). */
+  #hold: Hold | undefined;
 
   constructor(options: PlayerOptions) {
     // A narration's turn ends at a sentence boundary once it has held the voice for its turn and another waits.
@@ -57,29 +57,31 @@ export class Player {
    * longer than the listen's maximum. `ready` resolves once nothing plays: at
    * the end of the current utterance, or at once when `interrupt` cuts it (it
    * settles `interrupted`). Speech that arrives meanwhile queues as usual.
+   *
+   * `let(u)` lets one queued utterance through the hold: a listen's own
+   * question, spoken under the hold so that nothing plays between it and the
+   * recording. The time limit stops while the question is due and restarts
+   * with `limit(ms)`, once the listen knows how long the rest takes.
    */
-  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): { ready: Promise<void>; release(): void } {
-    // Can't happen: the listener holds once per listen, and one listen at a time (VOX_ERR_LISTEN_BUSY).
+  hold(options: { interrupt?: boolean; limitMs: number; reason: string }): HoldHandle {
+    // Can't happen: the listener holds once per listen, and one listen at a time (the floor).
     if (this.#hold) throw new Error('the player is held already');
-    let open!: () => void;
-    const gate = new Promise<void>((r) => (open = r));
-    let timer: NodeJS.Timeout | undefined;
-    const hold = {
-      gate,
-      open: () => {
-        clearTimeout(timer);
-        if (this.#hold === hold) this.#hold = undefined;
-        open();
-      },
-    };
+    const hold = new Hold(() => {
+      if (this.#hold === hold) this.#hold = undefined;
+    });
     this.#hold = hold;
     const p = this.#playing;
     if (p && options.interrupt) this.abort('interrupt-drop', `cut by ${options.reason}`);
-    const ready = (p?.ended ?? Promise.resolve()).then(() => {
-      timer = setTimeout(hold.open, options.limitMs);
-      timer.unref();
-    });
-    return { ready, release: hold.open };
+    const ready = (p?.ended ?? Promise.resolve()).then(() => hold.start(options.limitMs));
+    return {
+      ready,
+      release: () => hold.open(),
+      limit: (ms) => hold.limit(ms),
+      let: (u) => {
+        hold.let(u);
+        this.kick();
+      },
+    };
   }
 
   /** Ends a listen's hold, if one lasts (at a shutdown). */
@@ -128,8 +130,15 @@ export class Player {
     void (async () => {
       try {
         for (;;) {
-          // A listen holds the player (hold()): queued speech waits for it.
-          if (this.#hold) await this.#hold.gate;
+          // A listen holds the player (hold()): queued speech waits for it, but its own question.
+          const held = this.#hold;
+          if (held) {
+            const lead = held.lead && this.#o.queue.remove(held.lead) ? held.lead : undefined;
+            held.lead = undefined;
+            if (lead) await this.#play(lead);
+            else await held.wake();
+            continue;
+          }
           const u = this.#o.queue.shift();
           if (!u) break;
           if (u.expiresAt !== undefined && !u.started && this.#o.clock() > u.expiresAt) {
@@ -279,5 +288,72 @@ export class Player {
       default:
         ledger.settle(u, 'stopped', u.abortDetail ?? 'stopped');
     }
+  }
+}
+
+/** What a listen holds: release it, let its question through, restart its time limit. */
+export interface HoldHandle {
+  ready: Promise<void>;
+  release(): void;
+  /** Open the hold `ms` from now, whatever happens (a listen that hangs must not silence voxd). */
+  limit(ms: number): void;
+  /** Play `u` (queued) through the hold; the time limit waits until limit() is called again. */
+  let(u: Utterance): void;
+}
+
+/** A hold's state: open or not, the utterance it lets through, and its time limit. */
+class Hold {
+  lead: Utterance | undefined;
+  #open = false;
+  /** An utterance was let through: the listen restarts the limit itself. */
+  #led = false;
+  #timer: NodeJS.Timeout | undefined;
+  #wakers: Array<() => void> = [];
+  readonly #onOpen: () => void;
+
+  constructor(onOpen: () => void) {
+    this.#onOpen = onOpen;
+  }
+
+  /** Resolves when the hold opens or lets an utterance through. */
+  wake(): Promise<void> {
+    if (this.#open || this.lead) return Promise.resolve();
+    return new Promise((r) => this.#wakers.push(r));
+  }
+
+  /** The first time limit, once nothing plays; not when a question is due (it is timed from its end). */
+  start(ms: number): void {
+    if (!this.#led) this.limit(ms);
+  }
+
+  let(u: Utterance): void {
+    if (this.#open) return;
+    this.#led = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.lead = u;
+    this.#wakeAll();
+  }
+
+  limit(ms: number): void {
+    if (this.#open) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.open(), ms);
+    this.#timer.unref();
+  }
+
+  open(): void {
+    if (this.#open) return;
+    this.#open = true;
+    clearTimeout(this.#timer);
+    this.lead = undefined;
+    this.#onOpen();
+    this.#wakeAll();
+  }
+
+  #wakeAll(): void {
+    const w = this.#wakers;
+    this.#wakers = [];
+    for (const r of w) r();
   }
 }

@@ -19,15 +19,13 @@
  * - Loaded on the first listen only (routes/listen.ts), so an idle voxd pays
  *   nothing for it.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
   LISTEN_DEFAULTS,
-  type ListenEnd,
   type ListeningStatus,
   type ListenRequest,
   type ListenResponse,
+  type SpeakResponse,
   type StopScope,
 } from '@vox/protocol';
 import { chimePcm, CHIME_FORMAT } from '../audio/chimes.js';
@@ -37,7 +35,8 @@ import { VoxError } from '../errors.js';
 import type { Sink } from '../sinks/sink.js';
 import type { TranscriberConfig } from './transcriber.js';
 import { Transcription, type TranscriberKind } from './transcription.js';
-import type { EndPointer, EndPointerFactory } from './vad.js';
+import type { EndPointerFactory } from './vad.js';
+import { abortion, record, Recordings, type Recorded } from './recording.js';
 import { endPointers, type VadMode } from './silero.js';
 import { Floor, type Grant } from './floor.js';
 import { toWav } from '../audio/wav.js';
@@ -56,9 +55,6 @@ export interface ListenerOptions {
   spawn?: SpawnFn;
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
 }
-
-/** Recordings kept in VOX_HOME/listen; older ones are removed. */
-const KEEP_RECORDINGS = 20;
 
 export const NO_TRANSCRIBER =
   'no transcriber is set, so the recording was not transcribed. Offline, in voxd: "vox voices install whisper-tiny.en-int8" (used from the next listen). Or a server: "vox daemon config set transcriber.url http://127.0.0.1:8080/v1" (a local whisper.cpp server or speaches) or https://api.openai.com/v1 with OPENAI_API_KEY, then "vox daemon restart" (docs/talk-back.md, "Offline speech-to-text")';
@@ -80,7 +76,7 @@ export class Listener {
   readonly #o: ListenerOptions;
   readonly #transcriber: Transcription;
   readonly #endPointer: EndPointerFactory;
-  readonly #dir: string;
+  readonly #recordings: Recordings;
   /** The listen recording (it holds the floor). */
   #active: Active | undefined;
   /** Every listen not yet answered: queued, recording or transcribing. */
@@ -91,7 +87,7 @@ export class Listener {
 
   constructor(options: ListenerOptions) {
     this.#o = options;
-    this.#dir = join(options.home, 'listen');
+    this.#recordings = new Recordings(options.home);
     this.#transcriber = new Transcription(options.transcriber, {
       home: options.home,
       ...(options.env ? { env: options.env } : {}),
@@ -243,26 +239,39 @@ export class Listener {
     clientSignal?: AbortSignal,
   ): Promise<ListenResponse> {
     const maxSeconds = request.maxSeconds ?? LISTEN_DEFAULTS.maxSeconds;
-    const silenceMs = request.silenceMs ?? LISTEN_DEFAULTS.silenceMs;
     const startTimeoutMs = request.startTimeoutMs ?? LISTEN_DEFAULTS.startTimeoutMs;
-    const stopped = active.stop.signal;
-    const gone = clientSignal ? AbortSignal.any([stopped, clientSignal]) : stopped;
+    const gone = clientSignal ? AbortSignal.any([active.stop.signal, clientSignal]) : active.stop.signal;
     const log = this.#o.log;
     const chime = (request.prompt ?? LISTEN_DEFAULTS.prompt) ? chimePcm('prompt', 0.5) : undefined;
     const chimeMs = chime ? Math.ceil((chime.length / 2 / CHIME_FORMAT.sampleRate) * 1000) : 0;
+    // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
+    const recordingMs = chimeMs + maxSeconds * 1000 + 2000;
     const hold = this.#o.dispatcher.hold({
       ...(request.interrupt || request.bargeIn ? { interrupt: true } : {}),
-      // Chime, recorder start-up and the recording itself; then speech plays whatever happens here.
-      limitMs: chimeMs + maxSeconds * 1000 + 2000,
+      limitMs: recordingMs,
       reason: `a listen${active.session ? ` (session ${active.session})` : ''}`,
     });
-    const pcm: Buffer[] = [];
-    let kept = 0;
-    let endedBy: ListenEnd | undefined;
+    let said: SpeakResponse | undefined;
     let capture: Capture | undefined;
-    let endpointer: EndPointer | undefined;
-    let speechEndAt: number | undefined;
+    let got: Recorded | undefined;
     try {
+      if (request.say) {
+        // The question, under this listen's floor and hold: nothing plays between it and the recording.
+        said = await hold.say({ ...request.say, ...(active.session ? { session: active.session } : {}) }, gone);
+        hold.limit(recordingMs);
+        if (said.status !== 'played') {
+          const why = said.reason ?? said.error?.message ?? said.status;
+          return {
+            text: '',
+            durationMs: 0,
+            speechMs: 0,
+            endedBy: 'stopped',
+            transcribed: false,
+            said,
+            reason: `the question was not spoken (${said.status}: ${why}), so nothing was recorded`,
+          };
+        }
+      }
       await Promise.race([hold.ready, abortion(gone)]);
       if (chime && !gone.aborted) {
         // Played here, not queued: the player is ours while held. A listen is not refused for want of speakers.
@@ -270,79 +279,25 @@ export class Listener {
           .play(CHIME_FORMAT, once(chime), gone, { id: active.id })
           .catch((err: Error) => log?.warn({ id: active.id, err: err.message }, 'prompt chime failed'));
       }
-      if (gone.aborted) {
-        endedBy = 'stopped';
-      } else {
-        const ep = this.#endPointer({
-          sampleRate: CAPTURE_FORMAT.sampleRate,
-          silenceMs,
-          startTimeoutMs,
-          maxMs: maxSeconds * 1000,
-        });
-        endpointer = ep;
-        let decided!: (end: ListenEnd | 'quiet') => void;
-        let done = false;
-        let firstAudio: NodeJS.Timeout | undefined;
-        const decision = new Promise<ListenEnd | 'quiet'>((r) => (decided = (end) => ((done = true), r(end))));
-        // A recorder that writes nothing (a stuck device) is not silence: after startTimeoutMs without a byte it is reported.
-        // (Within the wall clock's maximum below, when that is shorter.)
-        const quietMs = Math.min(startTimeoutMs, maxSeconds * 1000 + 1500);
-        let quiet: NodeJS.Timeout | undefined;
-        const armQuiet = () => {
-          clearTimeout(quiet);
-          quiet = setTimeout(() => decided('quiet'), quietMs);
-        };
-        armQuiet();
-        const maxBytes = maxSeconds * 1000 * BYTES_PER_MS;
-        const started = active.parked ? active.parked.start.bind(active.parked) : Capture.start;
-        capture = await started({
+      if (!gone.aborted) {
+        got = await record({
+          id: active.id,
+          ...(active.session ? { session: active.session } : {}),
           recorder,
+          ...(active.parked ? { parked: active.parked } : {}),
+          endPointer: this.#endPointer,
+          maxSeconds,
+          silenceMs: request.silenceMs ?? LISTEN_DEFAULTS.silenceMs,
+          startTimeoutMs,
+          gone,
           env: this.#o.env ?? process.env,
           ...(this.#o.spawn ? { spawn: this.#o.spawn } : {}),
+          recordings: this.#recordings,
           ...(log ? { log } : {}),
-          onData: (chunk) => {
-            if (endedBy || done) return;
-            armQuiet();
-            // The audio's own clock starts with its first block (a recorder takes a while to open the device).
-            firstAudio ??= setTimeout(() => decided('max'), maxSeconds * 1000 + 250);
-            // Never more than maxSeconds of audio, however fast the recorder writes.
-            const room = maxBytes - kept;
-            const block = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            kept += block.length;
-            pcm.push(block);
-            const hadEnd = ep.speechEndMs;
-            const end = ep.push(block) ?? (kept >= maxBytes ? 'max' : undefined);
-            if (ep.speechEndMs !== hadEnd) speechEndAt = performance.now();
-            if (end) decided(end);
-          },
+          onCapture: (c) => ((capture = c), (active.open = true)),
         });
-        active.open = true;
-        log?.info(
-          { id: active.id, session: active.session, recorder: recorder.path, maxSeconds, silenceMs, startTimeoutMs },
-          'listening',
-        );
-        // Wall clock too: a recorder that delivers slowly must not hold the player past the
-        // maximum (the hold itself lapses 2 s after it).
-        const wall = setTimeout(() => decided('max'), maxSeconds * 1000 + 1500);
-        try {
-          const outcome = await Promise.race([decision, abortion(gone).then(() => 'stopped' as const), capture.ended]);
-          if (outcome === 'quiet') {
-            endedBy = 'stopped';
-            throw this.#recorderStalled(quietMs, recorder.path, kept, pcm, active);
-          }
-          if (typeof outcome === 'string') endedBy = outcome;
-          else if (outcome.by === 'exit') {
-            endedBy = 'stopped';
-            throw await this.#recorderDied(outcome, pcm, active);
-          }
-        } finally {
-          clearTimeout(wall);
-          clearTimeout(firstAudio);
-          clearTimeout(quiet);
-        }
       }
     } finally {
-      endedBy ??= 'stopped';
       // The recorder is killed here (stop() signals at once); the transcriber need not wait
       // for its group to be reaped, and queued speech plays once it has been.
       const c = capture;
@@ -354,32 +309,34 @@ export class Listener {
         }),
       );
     }
-    const audio = recorded(pcm, endpointer);
+    const audio = got?.audio ?? Buffer.alloc(0);
     const durationMs = Math.round((audio.length / 2 / CAPTURE_FORMAT.sampleRate) * 1000);
-    const speechMs = endpointer?.speechMs ?? 0;
-    const base = { durationMs, speechMs, endedBy };
-    log?.info({ id: active.id, session: active.session, ...base }, 'listen ended');
+    const speechMs = got?.speechMs ?? 0;
+    const endedBy = got?.endedBy ?? 'stopped';
+    const base = { durationMs, speechMs, endedBy, ...(said ? { said } : {}) };
+    log?.info({ id: active.id, session: active.session, durationMs, speechMs, endedBy }, 'listen ended');
     if (clientSignal?.aborted) return { text: '', ...base, transcribed: false, reason: 'the client went away' };
     const wav = toWav(CAPTURE_FORMAT, audio);
     const keep = request.keepAudio === true || !this.#transcriber.configured;
+    const save = () => this.#recordings.save(wav, active.id);
     if (speechMs === 0) {
       return {
         text: '',
         ...base,
-        ...(keep && audio.length ? { audioPath: this.#save(wav, active) } : {}),
+        ...(keep && audio.length ? { audioPath: save() } : {}),
         transcribed: false,
         reason: endedBy === 'timeout' ? `no speech within ${startTimeoutMs} ms` : 'no speech was heard',
       };
     }
     if (!this.#transcriber.configured)
-      return { text: '', ...base, audioPath: this.#save(wav, active), transcribed: false, reason: NO_TRANSCRIBER };
-    const audioPath = keep ? this.#save(wav, active) : undefined;
+      return { text: '', ...base, audioPath: save(), transcribed: false, reason: NO_TRANSCRIBER };
+    const audioPath = keep ? save() : undefined;
     try {
       const t = await this.#transcriber.transcribe(wav, {
         ...(request.language ? { language: request.language } : {}),
         ...(clientSignal ? { signal: clientSignal } : {}),
       });
-      const latencyMs = speechEndAt === undefined ? undefined : Math.round(performance.now() - speechEndAt);
+      const latencyMs = got?.speechEndAt === undefined ? undefined : Math.round(performance.now() - got.speechEndAt);
       log?.info(
         { id: active.id, session: active.session, transcribeMs: t.ms, latencyMs, chars: t.text.length },
         'transcribed',
@@ -394,79 +351,9 @@ export class Listener {
       };
     } catch (err) {
       // The user's words are not lost with the transcriber: the recording is kept and named.
-      throw Object.assign(err as Error, { audioPath: audioPath ?? this.#save(wav, active) });
+      throw Object.assign(err as Error, { audioPath: audioPath ?? save() });
     }
   }
-
-  async #recorderDied(
-    end: Extract<Awaited<Capture['ended']>, { by: 'exit' }>,
-    pcm: Buffer[],
-    active: Active,
-  ): Promise<VoxError> {
-    const how = end.signal ? `was killed (${end.signal})` : `exited with code ${end.code}`;
-    const said = end.stderr ? `: ${end.stderr}` : '';
-    this.#o.log?.warn(
-      { id: active.id, code: end.code, signal: end.signal, bytes: end.bytes, stderr: end.stderr },
-      'recorder ended during a listen',
-    );
-    if (end.bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `the recorder ${how} before any audio${said}`);
-    const audio = recorded(pcm, undefined);
-    const audioPath = this.#save(toWav(CAPTURE_FORMAT, audio), active);
-    const seconds = (audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1);
-    return Object.assign(new VoxError('VOX_ERR_RECORDER_FAILED', `the recorder ${how} after ${seconds} s${said}`), {
-      audioPath,
-    });
-  }
-
-  /** A recorder that stopped writing without exiting: before any audio, the microphone is unusable; after, the audio so far is kept. */
-  #recorderStalled(ms: number, path: string, bytes: number, pcm: Buffer[], active: Active): VoxError {
-    this.#o.log?.warn({ id: active.id, recorder: path, bytes, quietMs: ms }, 'recorder wrote no audio; stopped');
-    const what = `the recorder (${basename(path)}) wrote no audio for ${ms} ms (startTimeoutMs) and was stopped`;
-    if (bytes === 0) return new VoxError('VOX_ERR_MIC_UNAVAILABLE', `${what}; a stuck device or sound server?`);
-    const audio = recorded(pcm, undefined);
-    return Object.assign(
-      new VoxError(
-        'VOX_ERR_RECORDER_FAILED',
-        `${what}, after ${(audio.length / 2 / CAPTURE_FORMAT.sampleRate).toFixed(1)} s`,
-      ),
-      { audioPath: this.#save(toWav(CAPTURE_FORMAT, audio), active) },
-    );
-  }
-
-  /** Write a recording under VOX_HOME/listen, keeping the newest few. */
-  #save(wav: Buffer, active: Active): string {
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${active.id}.wav`;
-    const path = join(this.#dir, name);
-    writeFileSync(path, wav, { mode: 0o600 });
-    try {
-      const old = readdirSync(this.#dir)
-        .filter((f) => f.endsWith('.wav'))
-        .sort();
-      for (const f of old.slice(0, Math.max(0, old.length - KEEP_RECORDINGS)))
-        rmSync(join(this.#dir, f), { force: true });
-    } catch {
-      // Pruning is best effort.
-    }
-    return path;
-  }
-}
-
-/** s16le mono at CAPTURE_RATE. */
-const BYTES_PER_MS = (CAPTURE_FORMAT.sampleRate * 2) / 1000;
-
-/** The recording: up to where end-pointing decided (a block may run past it), in whole samples. */
-function recorded(pcm: Buffer[], ep: EndPointer | undefined): Buffer {
-  const audio = Buffer.concat(pcm);
-  const end = ep?.ended ? Math.min(audio.length, ep.elapsedMs * BYTES_PER_MS) : audio.length;
-  return audio.subarray(0, end - (end % 2));
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 
 async function* once(buf: Buffer): AsyncGenerator<Buffer> {

@@ -133,7 +133,8 @@ const CONVERSE_OUTPUT: InputSchema = {
       type: 'object',
       properties: { id: str, status: str, why: str },
       required: ['id', 'status'],
-      description: 'The spoken question: played, or not and why (then the user was still listened to).',
+      description:
+        'The spoken question: played, or not and why (then nothing was recorded: an answer follows only a question that was heard).',
     },
     ...HEARD,
   },
@@ -163,14 +164,15 @@ async function hear(
   args: Record<string, unknown>,
   ctx: ToolContext,
   session: string,
-): Promise<{ failed: CallToolResult } | { heard: Record<string, unknown> }> {
+  say?: ListenRequest['say'],
+): Promise<{ failed: CallToolResult } | { heard: Record<string, unknown>; said?: SpeakResponse }> {
   if (ctx.signal.aborted) return { failed: toolError('The call was cancelled before listening started.') };
   // Texts said with `vox talk` come first (mcp/channel.ts): the way in when Claude Code's channel gate is closed.
   const { takeHeld } = await import('../channel.js');
   const talked = takeHeld();
   if (talked.length) return { heard: { text: talked.join('\n'), endedBy: 'talk', speechMs: 0, durationMs: 0 } };
   const { listen, listenFailure } = await import('../../daemon/listening.js');
-  const reply = await listen(ctx.env, listenBody(args, session), ctx.signal);
+  const reply = await listen(ctx.env, { ...listenBody(args, session), ...(say ? { say } : {}) }, ctx.signal);
   if (reply.status !== 200) return { failed: toolError(listenFailure(reply.status, reply.body)) };
   const r = reply.body as ListenResponse;
   const out: Record<string, unknown> = {
@@ -182,7 +184,7 @@ async function hear(
   if (r.audioPath) out.audioPath = r.audioPath;
   if (!r.transcribed && r.reason) out.why = r.reason;
   if (r.floor) out.floor = r.floor;
-  return { heard: out };
+  return { heard: out, ...(r.said ? { said: r.said } : {}) };
 }
 
 export const listenTool: McpTool = {
@@ -209,8 +211,22 @@ export const converseTool: McpTool = {
     const { buildDelivery } = await import('../../project/speech.js');
     const overrides: SpeechOverrides = { ...speechOverrides(args), once: 1 }; // a repeated question is asked again
     const delivery = buildDelivery(args.text as string, config, session, overrides);
+    if (delivery.route === '/v1/speak') {
+      // One operation of voxd: the question, then the listen, under one grant of the microphone.
+      const { wait: _, ...say } = delivery.body;
+      const h = await hear(args, ctx, session, say);
+      if ('failed' in h) return h.failed;
+      const s = h.said!;
+      if (s.status === 'failed')
+        return toolError(
+          `Speech failed, so nothing was asked: ${s.error ? `${s.error.code}: ${s.error.message}` : (s.reason ?? 'unknown reason')}`,
+        );
+      const said: Record<string, unknown> = { id: s.id, status: s.status };
+      if (s.status !== 'played' && s.reason) said.why = s.reason;
+      return toolResult({ said, ...h.heard });
+    }
+    // Muted (speak: false): the chime, then the listen, as two calls: there are no words to keep together.
     const { call } = await import('../../daemon/client.js');
-    // Spoken to the end before listening: the answer must not hear the question.
     const spoken = await call<SpeakResponse | WireError>(
       ctx.env,
       'POST',
@@ -222,13 +238,12 @@ export const converseTool: McpTool = {
     if (spoken.status >= 400) return wireErrorResult(spoken.status, spoken.body);
     const s = spoken.body as SpeakResponse;
     if (s.status === 'failed')
-      return toolError(
-        `Speech failed, so nothing was asked: ${s.error ? `${s.error.code}: ${s.error.message}` : (s.reason ?? 'unknown reason')}`,
-      );
-    const said: Record<string, unknown> = { id: s.id, status: s.status };
-    if (s.status !== 'played' && s.reason) said.why = s.reason;
-    if (delivery.route === '/v1/chime')
-      said.why = `this project is muted (speak: false in ${config.file}): a chime played instead of the question`;
+      return toolError(`The chime failed, so nothing was asked: ${s.reason ?? 'unknown reason'}`);
+    const said = {
+      id: s.id,
+      status: s.status,
+      why: `this project is muted (speak: false in ${config.file}): a chime played instead of the question`,
+    };
     const h = await hear(args, ctx, session);
     return 'failed' in h ? h.failed : toolResult({ said, ...h.heard });
   },
