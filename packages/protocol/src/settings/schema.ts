@@ -5,7 +5,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT, ENGINE_NAMES } from '../defaults.js';
-import { closest } from '../closest.js';
+import { closest } from '../util/closest.js';
 
 const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** The closest candidate to a likely typo, after the synonyms (folded name -> candidate). */
