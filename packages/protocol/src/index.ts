@@ -1,4 +1,5 @@
 export * from './defaults.js';
+export * from './engines.js';
 export * from './errors.js';
 export * from './home.js';
 export * from './keys-file.js';
