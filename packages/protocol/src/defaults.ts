@@ -19,5 +19,3 @@ export const CHIME_DEDUP_SECONDS = 5;
 export const PRIORITIES = ['important', 'message', 'text', 'notification', 'progress'] as const;
 /** Default `maxAgeMs` for `notification`: stale idle pings are noise. */
 export const NOTIFICATION_MAX_AGE_MS = 30_000;
-/** Engines a request, a project or voxd's settings may name; `auto` lets voxd choose. */
-export const ENGINE_NAMES = ['espeak', 'espeak-ng', 'say', 'sherpa', 'openai', 'elevenlabs', 'auto'] as const;

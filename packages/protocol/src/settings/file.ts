@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Node, type YAMLMap } from 'yaml';
-import { readRegularFile } from '../regular-file.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { isSettingKey, SETTING_KEYS, type DaemonSettings, type SettingKey } from './schema.js';
 import { checkSetting, unknownSettingProblem, type SettingsProblem } from './problems.js';
 

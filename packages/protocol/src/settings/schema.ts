@@ -4,8 +4,9 @@
  * of a value. No I/O, no `yaml`: settings/file.ts reads the file.
  */
 import { isAbsolute } from 'node:path';
-import { DEFAULT_HOST, DEFAULT_PORT, ENGINE_NAMES } from '../defaults.js';
-import { closest } from '../closest.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../defaults.js';
+import { ENGINE_NAMES } from '../engines.js';
+import { closest } from '../util/closest.js';
 
 const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** The closest candidate to a likely typo, after the synonyms (folded name -> candidate). */

@@ -6,14 +6,9 @@
  * environment may differ (a service has its own), which the details say.
  */
 import { readFileSync } from 'node:fs';
-import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
+import { CLOUD_ENGINES, homePaths, parseKeysFile, voxHome } from '@vox/protocol';
 import { listModels } from '@vox/protocol/models';
 import { modeOf, octal, type Check, type DoctorOptions, type ProbeResult } from './check.js';
-
-const CLOUD_KEYS = [
-  { engine: 'openai', key: 'OPENAI_API_KEY' },
-  { engine: 'elevenlabs', key: 'ELEVENLABS_API_KEY' },
-] as const;
 
 /** Keys present in a keys.env text (names only) and the numbers of lines that are not KEY=value. */
 function keyNames(text: string): { names: Set<string>; badLines: number[] } {
@@ -146,7 +141,7 @@ export function engineChecks(
       });
     }
   }
-  for (const { engine, key } of CLOUD_KEYS) {
+  for (const { name: engine, key } of CLOUD_ENGINES) {
     if (env[key]?.trim())
       checks.push({ name: `engine ${engine}`, level: 'ok', detail: `${key} is set in the environment${note}` });
     else if (fileKeys.has(key))

@@ -9,10 +9,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homePaths, parseKeysFile } from '@vox/protocol';
 
-/** The keys voxd knows how to use. */
-export const KEY_NAMES = ['OPENAI_API_KEY', 'ELEVENLABS_API_KEY'] as const;
-export type KeyName = (typeof KEY_NAMES)[number];
-
 export type KeySourceKind = 'env' | 'file';
 
 export interface KeySource {

@@ -9,7 +9,7 @@
  * looked up in the account's voices (`GET /v1/voices`, cached) and a built-in
  * list of premade voices that needs no network.
  */
-import type { Voice } from '@vox/protocol';
+import { engineKey, type Voice } from '@vox/protocol';
 import type { KeySource } from '../access/keys.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import {
@@ -26,7 +26,7 @@ export const ELEVENLABS_MODELS = ['eleven_flash_v2_5', 'eleven_v3'] as const;
 export const ELEVENLABS_DEFAULT_MODEL = 'eleven_flash_v2_5';
 export const ELEVENLABS_TAG_MODELS: ReadonlySet<string> = new Set(['eleven_v3']);
 export const ELEVENLABS_DEFAULT_BASE_URL = 'https://api.elevenlabs.io';
-export const ELEVENLABS_KEY_NAME = 'ELEVENLABS_API_KEY';
+export const ELEVENLABS_KEY_NAME = engineKey('elevenlabs');
 /** How long the account's voice list is trusted, in ms. */
 export const ELEVENLABS_VOICES_TTL_MS = 10 * 60_000;
 

@@ -9,7 +9,7 @@
  * Rate maps to `speed` (175 wpm = 1.0, clamped to 0.25–4). OpenAI has no
  * volume parameter, so volume is applied to the samples.
  */
-import type { Voice } from '@vox/protocol';
+import { engineKey, type Voice } from '@vox/protocol';
 import type { KeySource } from '../access/keys.js';
 import type { Engine, Readiness, Synthesis, SynthesisRequest } from './engine.js';
 import {
@@ -40,7 +40,7 @@ export const OPENAI_VOICES = [
 export const OPENAI_DEFAULT_VOICE = 'alloy';
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const OPENAI_SAMPLE_RATE = 24_000;
-export const OPENAI_KEY_NAME = 'OPENAI_API_KEY';
+export const OPENAI_KEY_NAME = engineKey('openai');
 
 export interface OpenAIEngineOptions {
   keys: KeySource;

@@ -3,6 +3,8 @@
  * the fallback behind them.
  *
  * Design notes:
+ * - The engines, which are cloud ones and `auto`'s order come from
+ *   @vox/protocol's table (ENGINES); this module only builds each.
  * - `auto` picks the first ready of elevenlabs, openai, sherpa (an installed
  *   neural voice model), the system engine (espeak-ng; `say` on macOS) and the
  *   embedded engine. Cloud engines are "ready" when their key is set; no
@@ -24,7 +26,7 @@
  * - A request carrying its own `apiKey` is never cached (neither read nor
  *   written), and that key goes only to the cloud engine that was named.
  */
-import { homePaths, type Voice } from '@vox/protocol';
+import { automaticEngines, CLOUD_ENGINES, ENGINES, homePaths, type EngineName, type Voice } from '@vox/protocol';
 import { createCache, type Cache } from '../audio/cache.js';
 import { VoxError } from '../errors.js';
 import { createKeys, type Keys } from '../access/keys.js';
@@ -94,7 +96,8 @@ export interface EngineRegistry {
   close(): Promise<void>;
 }
 
-const CLOUD = new Set(['openai', 'elevenlabs']);
+const CLOUD = new Set<string>(CLOUD_ENGINES.map((e) => e.name));
+const EMBEDDED = ENGINES.find((e) => 'embedded' in e)!.name;
 /** Size of the chunks a cache hit is replayed in: ~0.7 s at 22050 Hz. */
 const REPLAY_CHUNK_BYTES = 32 * 1024;
 
@@ -106,18 +109,23 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
   const keys = createKeys({ env, home: options.home, platform });
   for (const warning of keys.warnings()) log?.warn({ path: keys.path }, warning);
 
+  // One per row of the table (a row without one, or one without a row, fails to compile), in this order:
+  // names() and the unknown-engine message list them so.
+  const http = options.http ? { http: options.http } : {};
+  const build: { [N in EngineName]: () => Engine } = {
+    elevenlabs: () => new ElevenLabsEngine({ keys, env, ...http }),
+    openai: () => new OpenAIEngine({ keys, env, ...http }),
+    'espeak-ng': () => new EspeakNgEngine({ env, platform }),
+    say: () => new SayEngine({ env, platform }),
+    sherpa: () => options.sherpa ?? new SherpaEngine({ home: options.home, env }),
+    espeak: () => embedded,
+  };
   const engines = new Map<string, Engine>();
-  for (const e of [
-    new ElevenLabsEngine({ keys, env, ...(options.http ? { http: options.http } : {}) }),
-    new OpenAIEngine({ keys, env, ...(options.http ? { http: options.http } : {}) }),
-    new EspeakNgEngine({ env, platform }),
-    new SayEngine({ env, platform }),
-    options.sherpa ?? new SherpaEngine({ home: options.home, env }),
-    embedded,
-  ]) {
+  for (const make of Object.values(build)) {
+    const e = make();
     engines.set(e.name, e);
   }
-  const automatic = ['elevenlabs', 'openai', 'sherpa', platform === 'darwin' ? 'say' : 'espeak-ng', embedded.name];
+  const automatic = automaticEngines(platform).map((name) => (name === EMBEDDED ? embedded.name : name));
 
   const cache: Cache | undefined =
     options.cache === false

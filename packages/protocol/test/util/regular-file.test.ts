@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { parseDaemonState } from '../src/home.js';
-import { readRegularFile } from '../src/regular-file.js';
+import { parseDaemonState } from '../../src/home.js';
+import { readRegularFile } from '../../src/util/regular-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'vox-regular-file-'));
 after(() => rmSync(root, { recursive: true, force: true }));

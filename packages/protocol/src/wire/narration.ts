@@ -4,7 +4,8 @@
  * keeps one growing utterance per message and speaks its sentences as they
  * complete (docs/protocol.md, "POST /v1/narration").
  */
-import { speakRequestSchema } from './wire.js';
+import type { Agreed, SchemaAgrees } from './schema-type.js';
+import { speakRequestSchema } from './speak.js';
 
 /** Most characters of one batch (a MessageDisplay delta). */
 export const NARRATION_MAX_DELTA_CHARS = 65_536;
@@ -48,21 +49,6 @@ export interface NarrationResponse {
   reason?: string;
 }
 
-/** A narration that has spoken all it has and waits for the model's next lines (out of the queue meanwhile). */
-export interface NarratingItem {
-  id: string;
-  session: string;
-  /** Sentences spoken so far. */
-  spoken: number;
-  /** Since when it waits, ms. */
-  waitingMs: number;
-}
-
-/** The part of GET /v1/status that lists them (at most the status answer's `limit`, oldest first); a voxd older than it leaves it out. */
-export interface NarratingStatusField {
-  narrating?: { length: number; items: NarratingItem[] };
-}
-
 /** POST /v1/narration/cut: a new prompt in the session ends what it narrates. */
 export interface NarrationCutRequest {
   session: string;
@@ -99,3 +85,7 @@ export const narrationCutRequestSchema = {
   required: ['session'],
   properties: { session },
 } as const;
+
+/** Compiles only while each request type and its schema agree (schema-type.ts). */
+type NarrationRequestChecked = Agreed<SchemaAgrees<NarrationRequest, typeof narrationRequestSchema>>;
+type NarrationCutRequestChecked = Agreed<SchemaAgrees<NarrationCutRequest, typeof narrationCutRequestSchema>>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hasUnprintable, printable, printableJson } from '../src/printable.js';
+import { hasUnprintable, printable, printableJson } from '../../src/util/printable.js';
 
 test('printable escapes C0, DEL, C1 and bidi controls, and leaves printable text alone', () => {
   assert.equal(printable('a\u001b[2Jb'), 'a\\x1b[2Jb');

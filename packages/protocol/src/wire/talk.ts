@@ -1,4 +1,5 @@
 /** Wire types of talking to a session (`vox talk`): POST /v1/talk and the inbox `vox mcp` long-polls. */
+import type { Agreed, SchemaAgrees } from './schema-type.js';
 
 /** Most characters of one text sent to a session. */
 export const TALK_MAX_CHARS = 4000;
@@ -43,3 +44,7 @@ export const talkWaitRequestSchema = {
     waitMs: { type: 'integer', minimum: 0, maximum: 60000 },
   },
 } as const;
+
+/** Compiles only while each request type and its schema agree (schema-type.ts). */
+type TalkRequestChecked = Agreed<SchemaAgrees<TalkRequest, typeof talkRequestSchema>>;
+type TalkWaitRequestChecked = Agreed<SchemaAgrees<TalkWaitRequest, typeof talkWaitRequestSchema>>;
