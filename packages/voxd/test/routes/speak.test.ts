@@ -41,7 +41,10 @@ test('the schema refuses a bad body with the documented code, naming the field',
     [{ text: 'Hi.', rate: 'fast' }, wireError('VOX_ERR_BODY_INVALID', 'field "rate" must be number')],
     [{ text: 'Hi.', volume: 2 }, wireError('VOX_ERR_BODY_INVALID', 'field "volume" must be <= 1')],
     [{ text: 'Hi.', colour: 'red' }, wireError('VOX_ERR_BODY_INVALID', 'unknown field "colour"')],
-    [{ text: 'Hi.', priority: 'urgent' }, wireError('VOX_ERR_BODY_INVALID', 'field "priority" must be equal to one of the allowed values')],
+    [
+      { text: 'Hi.', priority: 'urgent' },
+      wireError('VOX_ERR_BODY_INVALID', 'field "priority" must be equal to one of the allowed values'),
+    ],
     [{ text: 'x'.repeat(MAX_TEXT_CHARS + 1) }, wireError('VOX_ERR_TEXT_TOO_LONG', MAX_TEXT_CHARS)],
   ];
   for (const [body, error] of cases) {
@@ -78,7 +81,10 @@ test('202 queued with the text and the sink; the utterance is played to the file
   assert.equal(wavs.length, 1);
   assert.ok(wavs[0]!.endsWith(`-${body.id}.wav`), wavs[0]);
   assert.equal(statSync(join(rig.sink.dir, wavs[0]!)).size, wavBytes(text));
-  assert.deepEqual(rig.engine.requests.map((q) => q.text), [text]);
+  assert.deepEqual(
+    rig.engine.requests.map((q) => q.text),
+    [text],
+  );
 });
 
 test('with wait, 200 and the final outcome; the same text again is a duplicate of it', async (t) => {
