@@ -1,5 +1,5 @@
 /**
- * The pronunciation matcher (packages/vox-mcp/src/project/pronunciations.ts)
+ * The pronunciation matcher (packages/vox-mcp/src/project/pronunciation-matcher.ts)
  * against the one regular expression it replaced, kept here as the oracle of
  * the documented semantics (docs/config.md: whole words, any case, phrases
  * across white space, longest first, one pass): random tables and texts over
@@ -10,11 +10,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PRONUNCIATION_LIMITS } from '../packages/vox-mcp/src/project/config-schema.js';
-import {
-  applyPronunciations,
-  parsePronunciations,
-  type Pronunciation,
-} from '../packages/vox-mcp/src/project/pronunciations.js';
+import { applyPronunciations } from '../packages/vox-mcp/src/project/pronunciation-matcher.js';
+import { parsePronunciations, type Pronunciation } from '../packages/vox-mcp/src/project/pronunciations.js';
 
 /**
  * The implementation before the matcher: one alternation, longest first. One

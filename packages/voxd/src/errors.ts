@@ -50,9 +50,10 @@ export function toWireError(err: unknown): WireError {
   }
   if (e?.validation) {
     const v = e.validation[0];
-    // Too much text is a 413, not a 400: the fix is "send less", not "fix the field".
+    // Too much text is a 413, not a 400: the fix is "send less", not "fix the field". The limit is
+    // the route's own (POST /v1/talk takes fewer characters than /v1/speak).
     if (v?.instancePath === '/text' && (v as { keyword?: string }).keyword === 'maxLength')
-      return wireError('VOX_ERR_TEXT_TOO_LONG', MAX_TEXT_CHARS);
+      return wireError('VOX_ERR_TEXT_TOO_LONG', Number(v.params?.limit ?? MAX_TEXT_CHARS));
     const field = v?.params?.additionalProperty
       ? `unknown field "${String(v.params.additionalProperty)}"`
       : v?.params?.missingProperty

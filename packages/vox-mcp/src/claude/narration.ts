@@ -20,7 +20,7 @@
 import { NARRATION_MAX_DELTA_CHARS, type NarrationCutRequest, type NarrationRequest } from '@vox/protocol';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { announceLabel } from '../project/config.js';
-import { applyPronunciations } from '../project/pronunciations.js';
+import { applyPronunciations } from '../project/pronunciation-matcher.js';
 import type { HookPayload } from './hook.js';
 
 export type NarrationDelivery =

@@ -8,7 +8,7 @@
 import type { ChimeRequest, ChimeSignal, Priority, SpeakRequest } from '@vox/protocol';
 import type { ResolvedConfig } from './config-schema.js';
 import { announceLabel } from './config.js';
-import { applyPronunciations } from './pronunciations.js';
+import { applyPronunciations } from './pronunciation-matcher.js';
 
 export interface SpeechOverrides {
   voice?: string;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveConfig } from '../../src/project/config.js';
-import { applyPronunciations, parsePronunciations, type Pronunciation } from '../../src/project/pronunciations.js';
+import { applyPronunciations } from '../../src/project/pronunciation-matcher.js';
+import { parsePronunciations, type Pronunciation } from '../../src/project/pronunciations.js';
 
 describe('parsePronunciations', () => {
   test('reads the table under the heading, with backticks and escaped bars', () => {

@@ -1,0 +1,76 @@
+/**
+ * POST /v1/narration and POST /v1/narration/cut through fastify's inject
+ * (docs/protocol.md, "POST /v1/narration"): the guard, the schema's refusals,
+ * and the answers: a batch queued with the sentences it completed, a re-sent
+ * index repeated, a cut naming the message's utterance, and a batch after the
+ * cut dropped. With the sine engine and a real-time file sink.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { wireError } from '@vox/protocol';
+import { buildServer } from '../../src/server.js';
+import { assertGuarded, AUTH, nextEvent, routeRig } from '../fixtures/route-rig.js';
+
+const post = (url: string, payload: object) => ({ method: 'POST' as const, url, headers: AUTH, payload });
+const batch = (index: number, delta: string, final = false) =>
+  post('/v1/narration', { session: 'api#9a1b2c', message: 'msg_01ABC', index, final, delta });
+
+test('the token is required and a browser page is refused, on both routes; nothing is narrated', async (t) => {
+  const rig = routeRig();
+  const { app, dispatcher } = await buildServer(rig.options);
+  t.after(() => app.close());
+  await assertGuarded(app, batch(0, 'Never spoken.\n', true));
+  await assertGuarded(app, post('/v1/narration/cut', { session: 'api#9a1b2c' }));
+  assert.equal(dispatcher.counters.accepted, 0);
+  assert.deepEqual(rig.engine.requests, []);
+});
+
+test('the schema refuses a bad body with the documented code, naming the field', async (t) => {
+  const rig = routeRig();
+  const { app, dispatcher } = await buildServer(rig.options);
+  t.after(() => app.close());
+  const ok = { session: 'api#9a1b2c', message: 'msg_01ABC', index: 0, final: false, delta: 'Hi.\n' };
+  const cases: Array<[string, object, ReturnType<typeof wireError>]> = [
+    ['/v1/narration', { ...ok, delta: undefined }, wireError('VOX_ERR_BODY_INVALID', 'missing field "delta"')],
+    ['/v1/narration', { ...ok, index: -1 }, wireError('VOX_ERR_BODY_INVALID', 'field "index" must be >= 0')],
+    [
+      '/v1/narration',
+      { ...ok, message: 'no spaces allowed' },
+      wireError('VOX_ERR_BODY_INVALID', 'field "message" must match pattern "^[A-Za-z0-9_.:-]+$"'),
+    ],
+    ['/v1/narration', { ...ok, wait: true }, wireError('VOX_ERR_BODY_INVALID', 'unknown field "wait"')],
+    ['/v1/narration/cut', {}, wireError('VOX_ERR_BODY_INVALID', 'missing field "session"')],
+  ];
+  for (const [url, body, error] of cases) {
+    const r = await app.inject(post(url, body));
+    assert.equal(r.statusCode, error.statusCode, `${url} ${JSON.stringify(body)}`);
+    assert.deepEqual(r.json(), error);
+  }
+  assert.equal(dispatcher.counters.accepted, 0);
+});
+
+test('a batch is queued with its sentences; a re-send is repeated; a cut names the utterance, and drops what follows', async (t) => {
+  const rig = routeRig();
+  const { app, dispatcher } = await buildServer(rig.options);
+  t.after(() => app.close());
+  const started = nextEvent(dispatcher, 'started');
+  const first = await app.inject(batch(0, 'The first sentence is done. So is the second one.\nThe third is still'));
+  assert.equal(first.statusCode, 202);
+  const { id } = first.json();
+  assert.deepEqual(first.json(), { id, status: 'queued', sentences: 2 });
+  assert.equal((await started).id, id);
+  const again = await app.inject(batch(0, 'The first sentence is done. So is the second one.\nThe third is still'));
+  assert.equal(again.statusCode, 200);
+  assert.deepEqual(again.json(), { id, status: 'repeated', sentences: 0 });
+  const cut = await app.inject(post('/v1/narration/cut', { session: 'api#9a1b2c' }));
+  assert.equal(cut.statusCode, 200);
+  assert.deepEqual(cut.json(), { cut: [id] });
+  const late = await app.inject(batch(1, ' being written.\n', true));
+  assert.equal(late.statusCode, 200);
+  const body = late.json();
+  assert.equal(body.status, 'dropped');
+  assert.equal(body.sentences, 0);
+  assert.equal(typeof body.reason, 'string');
+  const none = await app.inject(post('/v1/narration/cut', { session: 'api#9a1b2c' }));
+  assert.deepEqual(none.json(), { cut: [] }, 'nothing left to cut');
+});
