@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './home.js';
 export * from './keys-file.js';
 export { compareVersions, VERSION } from './version.js';
+export * from './secrets.js';
 export * from './util/closest.js';
 export * from './util/printable.js';
 export * from './util/process.js';
