@@ -1,59 +1,31 @@
 #!/usr/bin/env node
 /**
- * voxd entry: the only place that parses flags, takes the single-instance
- * lock, listens, handles signals and exits.
+ * voxd entry: the only place that exits. It reads the options (options.ts),
+ * takes the single-instance lock (instance-lock.ts), builds the server,
+ * listens, handles signals and shuts down.
  */
-import { accessSync, constants, rmSync, statSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
-import { parseArgs } from 'node:util';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
-import { DEFAULT_HOST, DEFAULT_PORT, VERSION, homePaths, makeDirs, pidAlive, voxHome } from '@vox/protocol';
-import {
-  SETTINGS_SCHEMA,
-  formatProblem,
-  readSettingsFile,
-  resolveSettings,
-  settingsPath,
-  type SettingKey,
-} from '@vox/protocol/settings';
+import { VERSION, homePaths, voxHome } from '@vox/protocol';
+import { readSettingsFile, resolveSettings, settingsPath, type SettingKey } from '@vox/protocol/settings';
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
 import { Journal, journalMaxBytes } from './dispatch/journal.js';
 import { SESSION_VOICES_FILE, VoiceAssignment } from './voices/assignment.js';
 import { appendStartupLog, createLogger } from './log/logger.js';
+import { EXIT_ALREADY_RUNNING, takeInstanceLock, voxdVersionAt } from './instance-lock.js';
+import { parseFlags, SETTING_FLAGS, settingsFailure, settingSource, usableHome, USAGE } from './options.js';
 import { buildServer } from './server.js';
-import { createSink, SINK_SPECS } from './sinks/create.js';
+import { createSink } from './sinks/create.js';
 import type { Sink } from './sinks/sink.js';
 import { keepFiles } from './access/keeper.js';
-import { keptState, moveAside, readState, removeState, writeState } from './access/state-file.js';
+import { keptState, moveAside, removeState, writeState } from './access/state-file.js';
 import { ensureToken, keptToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from './idle-trim.js';
 import type { VadMode } from './listen/silero.js';
 import type { TranscriberKind } from './listen/transcription.js';
-
-const USAGE = `voxd — the vox speech daemon
-
-Usage: voxd [options]
-
-Settings come from these flags, else the environment, else the settings file
-(${settingsPath()}; "vox daemon config" edits it), else the defaults.
-
-Options:
-  --port N        TCP port on 127.0.0.1 (env VOXD_PORT; default ${DEFAULT_PORT}; 0 = any free port)
-  --host ADDR     loopback address to bind (env VOXD_HOST; default ${DEFAULT_HOST})
-  --audio SINK    ${SINK_SPECS} (env VOXD_AUDIO; default auto:
-                  audioio, then speaker, then a player command)
-  --engine NAME   default engine for requests that name none (env VOXD_ENGINE; default auto)
-  --home DIR      state directory (env VOX_HOME)
-  -h, --help      show this help
-  -v, --version   print the version
-`;
-
-/** Exit codes (docs/cli.md): 1 cannot start, 2 bad flags or settings, 3 another voxd runs for this VOX_HOME. */
-const EXIT_ALREADY_RUNNING = 3;
 
 /** Set once VOX_HOME/logs is usable: start-up failures go there too, not only to stderr. */
 let startupLogDir: string | undefined;
@@ -64,43 +36,9 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-/** Why VOX_HOME (and its logs/) cannot hold voxd's state, or undefined. */
-function usableHome(home: string, logs: string): string | undefined {
-  for (const dir of [home, logs]) {
-    try {
-      makeDirs(dir, 0o700);
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code === 'EEXIST') return `${dir} is a file, not a directory`;
-      if (e.code === 'ENOTDIR') return `a part of ${dir} is a file, not a directory`;
-      if (e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS')
-        return `cannot create ${e.path ?? dir} (${e.code})`;
-      return `cannot create ${dir}: ${e.message}`;
-    }
-    try {
-      if (!statSync(dir).isDirectory()) return `${dir} is a file, not a directory`;
-      accessSync(dir, constants.W_OK | constants.X_OK);
-    } catch (err) {
-      return `${dir} is not writable (${(err as NodeJS.ErrnoException).code})`;
-    }
-  }
-  return undefined;
-}
-
 let args;
 try {
-  args = parseArgs({
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      audio: { type: 'string' },
-      engine: { type: 'string' },
-      home: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-    strict: true,
-  }).values;
+  args = parseFlags(process.argv.slice(2));
 } catch (err) {
   fail(`${(err as Error).message}\n\n${USAGE}`, 2);
 }
@@ -127,38 +65,11 @@ startupLogDir = paths.logs;
 
 const settingsFile = readSettingsFile(settingsPath(env));
 const flags: Partial<Record<SettingKey, string>> = {};
-for (const key of ['port', 'host', 'audio', 'engine'] as const) if (args[key] !== undefined) flags[key] = args[key];
+for (const key of SETTING_FLAGS) if (args[key] !== undefined) flags[key] = args[key];
 const settings = resolveSettings({ env, file: settingsFile, flags });
-if (settings.problems.length) {
-  const n = settings.problems.length;
-  // An unreadable file's one problem says its own fix.
-  const inFile = !settingsFile.unreadable && settings.problems.some((p) => p.origin === settingsFile.path);
-  const fixes = [
-    ...(inFile
-      ? [
-          `"vox daemon config set KEY VALUE" or "vox daemon config unset KEY" fixes ${settingsFile.path} (docs/operations.md lists every setting)`,
-        ]
-      : []),
-    ...(settings.problems.some((p) => p.origin !== settingsFile.path)
-      ? ['fix the variable or flag, or leave it out to use the settings file']
-      : []),
-  ];
-  const what =
-    settingsFile.unreadable && n === 1
-      ? 'the settings file cannot be used'
-      : n === 1
-        ? 'a setting is invalid'
-        : `${n} settings are invalid`;
-  fail(
-    `${what}:\n${settings.problems.map((p) => `  ${formatProblem(p)}`).join('\n')}${fixes.length ? `\n${fixes.join('; ')}.` : ''}`,
-    2,
-  );
-}
+const badSettings = settingsFailure(settings, settingsFile);
+if (badSettings) fail(badSettings, 2);
 const { port, host, audio: sinkSpec } = settings.values;
-const describeSource = (key: SettingKey): string =>
-  ({ flag: `--${key}`, env: SETTINGS_SCHEMA[key].env, file: settingsFile.path, default: 'the default' })[
-    settings.sources[key]
-  ];
 // The engine registry reads VOXD_ENGINE; the resolved setting decides it.
 env.VOXD_ENGINE = settings.values.engine;
 
@@ -175,55 +86,9 @@ if (process.platform !== 'win32' && homeMode & 0o022) {
   process.stderr.write(`voxd: warning: ${warning}\n`);
 }
 
-// One voxd per VOX_HOME. A daemon that answers makes us exit at once. A voxd.json
-// left by a killed daemon proves nothing (its pid may be reused, or a zombie), so
-// otherwise the lock decides: a killed daemon's lock goes stale within seconds,
-// and we retry briefly before giving up.
-const running = readState(paths.state);
-const alreadyRunning = (s: typeof running) =>
-  `already running for VOX_HOME=${paths.home} (pid ${s?.pid ?? '?'}, port ${s?.port ?? '?'}); stop it with "vox daemon stop", or use another VOX_HOME`;
-function answers(state: NonNullable<typeof running>): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = httpGet(
-      { host: state.host || DEFAULT_HOST, port: state.port, path: '/v1/health', timeout: 1000 },
-      (res) => {
-        res.resume();
-        // Only a voxd counts: a voxd.json naming another server's port must not keep us from starting.
-        resolve(res.statusCode === 200 && typeof res.headers['x-voxd-version'] === 'string');
-      },
-    );
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-  });
-}
-/** The version of a voxd that answers at host:port, or undefined. Waits up to 1 s (a socket-activated voxd may be starting; a client's own start budget is short). */
-function voxdVersionAt(host: string, port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const req = httpGet({ host, port, path: '/v1/health', timeout: 1000 }, (res) => {
-      res.resume();
-      const v = res.headers['x-voxd-version'];
-      resolve(res.statusCode === 200 && typeof v === 'string' ? v : undefined);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(undefined));
-  });
-}
-if (running && running.pid !== process.pid && pidAlive(running.pid) && (await answers(running)))
-  fail(alreadyRunning(running), EXIT_ALREADY_RUNNING);
-let release: () => Promise<void>;
-try {
-  release = await lockfile.lock(paths.home, {
-    lockfilePath: paths.lock,
-    stale: 5000,
-    update: 1000,
-    retries: { retries: 10, minTimeout: 300, maxTimeout: 800 },
-    onCompromised: (err) => log.error({ err }, 'single-instance lock compromised'),
-  });
-} catch (err) {
-  if ((err as NodeJS.ErrnoException).code === 'ELOCKED')
-    fail(alreadyRunning(readState(paths.state)), EXIT_ALREADY_RUNNING);
-  fail(`cannot take the lock ${paths.lock}: ${(err as Error).message}`);
-}
+const locked = await takeInstanceLock(paths, log);
+if ('problem' in locked) fail(locked.problem, locked.exitCode);
+const { release } = locked;
 
 // Handlers go in before anything slow, so an early SIGTERM still cleans up.
 let stopping = false;
@@ -279,7 +144,7 @@ try {
   sink = createSink(sinkSpec, { env, log: (obj, msg) => log.debug(obj, msg) });
 } catch (err) {
   await release();
-  fail(`audio "${sinkSpec}" (from ${describeSource('audio')}): ${(err as Error).message}`, 2);
+  fail(`audio "${sinkSpec}" (from ${settingSource(settings, settingsFile, 'audio')}): ${(err as Error).message}`, 2);
 }
 // Probe the output at start, so the first request and "vox status" know whether anything can be heard.
 void sink.check().then((state) => {

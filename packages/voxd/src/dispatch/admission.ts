@@ -23,22 +23,22 @@ import type { Synthesizer } from '../synthesis/synthesizer.js';
 import type { PrepareFn, PreparedText } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import type { DuplicateFilter } from './dedup.js';
-import type { Journal } from './journal.js';
 import type { NarrationMark } from './journal-records.js';
 import { handedOver, sinkHealth, type Ledger } from './ledger.js';
 import { dedupKeyFor, storedKey } from './normalize.js';
 import type { Player } from './player.js';
 import type { SpeechQueue } from './queue.js';
-import { eventBase, historyEntry, journalEntry, pick, type Utterance } from './utterance.js';
+import type { UtteranceJournal } from './utterance-journal.js';
+import { eventBase, historyEntry, pick, Utterance, type UtteranceFields } from './utterance.js';
 
 /** A speak request as the dispatcher takes it: the wire type, less the HTTP-only `wait`. */
 export type SpeakInput = Omit<SpeakRequest, 'wait'>;
 
 /** What a request is admitted as. */
-type Spec = Pick<Utterance, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
+type Spec = Pick<UtteranceFields, 'kind' | 'text' | 'sentences' | 'priority' | 'dedupKey' | 'windowMs'> &
   Partial<
     Pick<
-      Utterance,
+      UtteranceFields,
       | 'voice'
       | 'rate'
       | 'volume'
@@ -71,7 +71,7 @@ export interface AdmissionOptions {
   dedup: DuplicateFilter;
   ledger: Ledger;
   player: Player;
-  journal: Journal | undefined;
+  journal: UtteranceJournal;
   /** A session's own voice, for a request that names none (voices/assignment.ts). */
   voices?: VoiceAssignment | undefined;
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void } | undefined;
@@ -278,28 +278,20 @@ export class Admission {
 
     const { maxAgeMs: askedMaxAgeMs, ...fields } = spec;
     const maxAgeMs = askedMaxAgeMs ?? (spec.priority === 'notification' ? NOTIFICATION_MAX_AGE_MS : undefined);
-    const u: Utterance = {
-      ...fields,
-      id,
-      current: 0,
-      acceptedAt: now,
-      acceptedPerf: performance.now(),
+    const u = Utterance.accepted(
+      { ...fields, id, acceptedAt: now, ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}) },
       entry,
-      started: false,
-      settled: false,
-      waiters: [],
-      ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}),
-    };
+    );
     // On disk before anything else changes: when it cannot be (the cap, a full
     // disk), this throws a 503 and the request was never taken.
-    const done = journal ? this.#journalAccept(u, journal) : undefined;
+    const done = journal.accept(u);
     ledger.counters.accepted += 1;
     ledger.record(entry);
     ledger.byId.set(id, u);
 
     if (u.narration && u.sentences.length === 0) {
       // A narration with no whole sentence yet waits for its next batch, out of the queue.
-      u.parked = true;
+      u.park();
       dedup.begin(u.dedupKey, id, u.windowMs);
       ledger.emit('queued', eventBase(u));
       return {
@@ -345,7 +337,7 @@ export class Admission {
     const { ledger, log } = this.#o;
     const live = ledger.byRequest.get(requestId);
     if (live && !live.settled && live.dedupKey === dedupKey) {
-      if (apiKey && !live.apiKey) live.apiKey = apiKey;
+      live.takeApiKey(apiKey);
       log?.info({ id: live.id, session: live.session, requestId }, 'a re-sent request joined the one in flight');
       return { response: { id: live.id, status: 'queued', text: live.text, sink }, settled: ledger.outcomeOf(live) };
     }
@@ -358,13 +350,6 @@ export class Admission {
       return { response: done.result, settled: Promise.resolve(done.result) };
     }
     return undefined;
-  }
-
-  #journalAccept(u: Utterance, journal: Journal): Promise<void> {
-    const done = journal.accept(journalEntry(u));
-    done.catch(() => {}); // awaited by #admitDurably, unless the priority rules drop it at once
-    u.journaled = true;
-    return done;
   }
 
   #assertOpen(): void {

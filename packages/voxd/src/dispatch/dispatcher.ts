@@ -22,7 +22,9 @@
  *
  * This class wires the parts: admission.ts (what is taken, and how),
  * player.ts (the loop, cuts, holds), speech-stream.ts (an utterance's
- * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts.
+ * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts;
+ * utterance.ts owns each utterance's states, and utterance-journal.ts is the
+ * only writer of their records in the journal.
  */
 import { EventEmitter } from 'node:events';
 import type {
@@ -50,6 +52,7 @@ import { Player, type HoldHandle } from './player.js';
 import { SpeechQueue } from './queue.js';
 import { restore } from './replay.js';
 import type { Utterance } from './utterance.js';
+import { UtteranceJournal } from './utterance-journal.js';
 
 export { HANDED_OVER, handedOver } from './ledger.js';
 export { REPLAY_MAX_AGE_MS } from './replay.js';
@@ -108,6 +111,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #admission: Admission;
   readonly #narration: Narration;
   readonly #voices: VoiceAssignment | undefined;
+  readonly #journal: UtteranceJournal;
 
   constructor(options: DispatcherOptions) {
     super();
@@ -116,7 +120,9 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#log = options.log;
     this.#voices = options.voices;
     this.#dedup = new DuplicateFilter(this.#clock);
-    const journal = options.journal;
+    // The one writer of utterances' records in the journal (utterance-journal.ts).
+    const journal = new UtteranceJournal(options.journal);
+    this.#journal = journal;
     this.#ledger = new Ledger({
       clock: this.#clock,
       historySize: options.historySize ?? 200,
@@ -243,6 +249,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       dedup: this.#dedup,
       queue: this.#queue,
       player: this.#player,
+      journal: this.#journal,
       log: this.#log,
     });
     this.#narration.adopt(this.#ledger.byId.values());

@@ -2,7 +2,8 @@
  * The journal's file on disk: 0600 like the token, never opened through a
  * link (one in its place is replaced), and read in bounded pieces: a file
  * of any size costs at most a chunk and a line of memory beyond what is
- * replayed (journal-records.ts bounds that).
+ * replayed (journal-records.ts bounds that). Writing it is JournalWriter's
+ * (journal-writer.ts); what goes in it is journal.ts's.
  */
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, readSync, rmSync } from 'node:fs';
 import type { JournalReader, Replay } from './journal-records.js';

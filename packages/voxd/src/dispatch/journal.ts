@@ -6,6 +6,10 @@
  *
  * Design notes:
  * - One JSON object per line, appended (journal-records.ts has the records).
+ *   This class keeps what is live and decides what is written; the open
+ *   file (whole appends, group-commit syncs, atomic rewrites, failures said
+ *   once) is JournalWriter's (journal-writer.ts). The dispatcher writes here
+ *   only through utterance-journal.ts.
  * - Durability where it matters: an accept is written and fdatasync'd before
  *   the caller hears "queued" (group commit: accepts that arrive together
  *   share one sync, off the event loop). Progress and settle records are
@@ -27,21 +31,8 @@
  *   line. At open, at most `maxBytes` of unsettled records are replayed, in
  *   order, and the rest reported (journal-records.ts).
  */
-import {
-  closeSync,
-  constants,
-  fdatasync,
-  fdatasyncSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname } from 'node:path';
 import { VoxError } from '../errors.js';
-import { openAppend, readJournalFile, syncDir } from './journal-file.js';
+import { readJournalFile } from './journal-file.js';
 import {
   JournalReader,
   lineBytes,
@@ -50,6 +41,7 @@ import {
   type Replay,
   type SettledRecord,
 } from './journal-records.js';
+import { JournalWriter, type JournalLog } from './journal-writer.js';
 
 /** Default cap on the live records (unsettled accepts and kept settles), in bytes. */
 export const JOURNAL_MAX_BYTES = 256 * 1024 * 1024;
@@ -82,7 +74,7 @@ export interface JournalOptions {
   compactBytes?: number;
   /** Most bytes of live records: an accept past it is refused (503), a replay stops there. Default JOURNAL_MAX_BYTES. */
   maxBytes?: number;
-  log?: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log?: JournalLog;
 }
 
 export class Journal {
@@ -95,20 +87,13 @@ export class Journal {
   readonly #compactBytes: number;
   readonly #maxBytes: number;
   readonly #log: JournalOptions['log'];
-  #fd: number | undefined;
+  readonly #file: JournalWriter;
   /** Unsettled accepts, in accept order (Map keeps insertion order), with their last progress. */
   readonly #pending = new Map<string, { entry: JournalEntry; bytes: number; sentence?: number }>();
   /** Recent settles, oldest first; trimmed from the front. */
   #settled: Array<{ rec: SettledRecord; bytes: number }> = [];
   #settledHead = 0;
   #liveBytes = 0;
-  #fileBytes = 0;
-  /** Accepts written and waiting for a sync that starts after them (told the sync's error, if any). */
-  #waiting: Array<(err?: NodeJS.ErrnoException) => void> = [];
-  #syncing = false;
-  /** A descriptor replaced by compaction while a sync ran on it: closed when that sync ends. */
-  #retired: number[] = [];
-  #failed = false;
   #closed = false;
 
   private constructor(path: string, options: JournalOptions) {
@@ -119,6 +104,7 @@ export class Journal {
     this.#compactBytes = options.compactBytes ?? 64 * 1024;
     this.#maxBytes = options.maxBytes ?? JOURNAL_MAX_BYTES;
     this.#log = options.log;
+    this.#file = new JournalWriter(path, options.log);
     const replay = this.#read();
     for (const p of replay.pending) {
       const { sentence, ...entry } = p;
@@ -143,7 +129,7 @@ export class Journal {
 
   /** Bytes in the file now (for tests and benchmarks). */
   get size(): number {
-    return this.#fileBytes;
+    return this.#file.bytes;
   }
 
   /** Requests accepted and not settled. */
@@ -189,30 +175,12 @@ export class Journal {
       throw new VoxError('VOX_ERR_JOURNAL_FULL', this.#pending.size, this.#maxBytes);
     }
     // A journal that was missing or failed is tried again: a freed disk or a removed directory lets speech in again.
-    if (this.#fd === undefined) {
-      try {
-        this.#fd = openAppend(this.path);
-      } catch (err) {
-        throw this.#refuse(err as NodeJS.ErrnoException);
-      }
-    }
-    const problem = this.#append(text, bytes);
-    if (problem) throw this.#refuse(problem);
+    this.#file.accept(text, bytes);
     this.#pending.set(entry.id, { entry, bytes, ...(old?.sentence !== undefined ? { sentence: old.sentence } : {}) });
     this.#liveBytes += bytes - (old?.bytes ?? 0);
     // A narration written again at each batch leaves its older records behind.
-    if (old && this.#fileBytes > this.#compactBytes && this.#fileBytes > 2 * this.#liveBytes) this.#compact();
-    return new Promise((resolve, reject) => {
-      this.#waiting.push((err) =>
-        err ? reject(new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message)) : resolve(),
-      );
-      this.#sync();
-    });
-  }
-
-  #refuse(err: NodeJS.ErrnoException): VoxError {
-    this.#fail('cannot write the journal', err);
-    return new VoxError('VOX_ERR_JOURNAL_UNWRITABLE', this.path, err.code ?? err.message);
+    if (old && this.#file.bytes > this.#compactBytes && this.#file.bytes > 2 * this.#liveBytes) this.#compact();
+    return this.#file.synced();
   }
 
   /** Sentence `n` of request `id` started playing. Written, not synced (cheap: one small write). */
@@ -235,7 +203,7 @@ export class Journal {
     this.#settled.push({ rec: full, bytes });
     this.#liveBytes += bytes;
     this.#trimSettled();
-    if (this.#fileBytes > this.#compactBytes && this.#fileBytes > 2 * this.#liveBytes) this.#compact();
+    if (this.#file.bytes > this.#compactBytes && this.#file.bytes > 2 * this.#liveBytes) this.#compact();
   }
 
   /**
@@ -245,75 +213,15 @@ export class Journal {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    while (this.#syncing) await new Promise((r) => setImmediate(r));
-    if (this.#fd !== undefined) {
-      try {
-        fdatasyncSync(this.#fd);
-      } catch {
-        // best effort at exit
-      }
-      closeSync(this.#fd);
-      this.#fd = undefined;
-    }
-    for (const w of this.#waiting.splice(0)) w();
+    await this.#file.close();
   }
 
-  #sync(): void {
-    if (this.#syncing || this.#fd === undefined || this.#waiting.length === 0) return;
-    this.#syncing = true;
-    const batch = this.#waiting.splice(0);
-    fdatasync(this.#fd, (err) => {
-      this.#syncing = false;
-      for (const fd of this.#retired.splice(0)) closeSync(fd);
-      if (err) this.#fail('cannot sync the journal', err);
-      for (const w of batch) w(err ?? undefined);
-      this.#sync();
-    });
-  }
-
-  /** Progress and settle records: a failure is logged, and speech goes on. */
+  /** Progress and settle records: written at once; a failure is logged (JournalWriter), and speech goes on. */
   #write(line: Line): number {
     const text = `${JSON.stringify(line)}\n`;
     const bytes = Buffer.byteLength(text);
-    if (this.#fd !== undefined) {
-      const problem = this.#append(text, bytes);
-      if (problem) this.#fail('cannot write the journal', problem);
-    }
+    this.#file.write(text, bytes);
     return bytes;
-  }
-
-  /** Append `text` whole, or cut the file back to where it was and say why. */
-  #append(text: string, bytes: number): NodeJS.ErrnoException | undefined {
-    const fd = this.#fd!;
-    let before: number | undefined;
-    try {
-      before = fstatSync(fd).size;
-      const wrote = writeSync(fd, text);
-      if (wrote === bytes) {
-        this.#fileBytes += bytes;
-        this.#failed = false;
-        return undefined;
-      }
-      throw Object.assign(new Error(`wrote ${wrote} of ${bytes} bytes (a full disk?)`), { code: 'ENOSPC' });
-    } catch (err) {
-      // A torn line would glue the next record to it: the file goes back to its last whole record.
-      try {
-        if (before !== undefined) ftruncateSync(fd, before);
-      } catch {
-        // The next read skips a torn line anyway.
-      }
-      return err as NodeJS.ErrnoException;
-    }
-  }
-
-  #fail(what: string, err: Error): void {
-    // Said once per failure: a full disk must not flood the log.
-    if (this.#failed) return;
-    this.#failed = true;
-    this.#log?.error(
-      { err: err.message, path: this.path },
-      `${what}: new requests are refused (503 VOX_ERR_JOURNAL_UNWRITABLE) until it can be written; what is queued still plays`,
-    );
   }
 
   #trimSettled(): void {
@@ -351,41 +259,8 @@ export class Journal {
       if (sentence !== undefined) parts.push(JSON.stringify({ t: 'p', id: entry.id, n: sentence }));
     }
     const text = parts.length ? `${parts.join('\n')}\n` : '';
-    const tmp = `${this.path}.tmp`;
-    let fd: number | undefined;
-    try {
-      rmSync(tmp, { force: true });
-      fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      writeSync(fd, text);
-      fdatasyncSync(fd);
-      closeSync(fd);
-      fd = undefined;
-      // A sync may be running on the old descriptor: it is closed when that ends, never under it.
-      if (this.#fd !== undefined) {
-        if (this.#syncing) this.#retired.push(this.#fd);
-        else closeSync(this.#fd);
-      }
-      this.#fd = undefined;
-      renameSync(tmp, this.path);
-      syncDir(dirname(this.path));
-      this.#fd = openAppend(this.path);
-      this.#fileBytes = Buffer.byteLength(text);
-      this.#recount();
-    } catch (err) {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(tmp, { force: true });
-      if (this.#fd === undefined) {
-        // Keep appending to the old file if it is still there; else run without a journal.
-        try {
-          this.#fd = openAppend(this.path);
-        } catch {
-          // #fd stays undefined: no journal
-        }
-      }
-      this.#fail('cannot compact the journal', err as Error);
-    }
-    // The rewritten file is synced: every accept written so far is on disk.
-    for (const w of this.#waiting.splice(0)) w();
+    // Rewritten and synced: every accept written so far is on disk.
+    if (this.#file.rewrite(text)) this.#recount();
   }
 
   #read(): Replay {

@@ -19,7 +19,7 @@ import {
 } from '@vox/protocol';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from '../sinks/sink.js';
 import type { DuplicateFilter } from './dedup.js';
-import type { Journal } from './journal.js';
+import type { UtteranceJournal } from './utterance-journal.js';
 import { eventBase, type Utterance } from './utterance.js';
 
 /**
@@ -59,7 +59,7 @@ export interface LedgerOptions {
   /** History entries kept for status. */
   historySize: number;
   dedup: DuplicateFilter;
-  journal: Journal | undefined;
+  journal: UtteranceJournal;
   sink: Sink;
   log: { info(obj: object, msg?: string): void } | undefined;
   /** Where events go (the dispatcher's `event`). */
@@ -117,28 +117,13 @@ export class Ledger {
   }
 
   outcomeOf(u: Utterance): Promise<SpeakResponse> {
-    if (u.result) return Promise.resolve(u.result);
-    return new Promise((resolve) => u.waiters.push(resolve));
+    return u.outcome();
   }
 
   settle(u: Utterance, outcome: Outcome, reason?: string, code?: WireErrorCode): void {
-    if (u.settled) return;
-    u.settled = true;
     const { journal, dedup, clock, sink, log } = this.#options;
-    if (u.journaled)
-      journal!.settle({
-        id: u.id,
-        ...(u.requestId ? { requestId: u.requestId } : {}),
-        dedupKey: u.dedupKey,
-        windowMs: u.windowMs,
-        outcome,
-        ...(reason ? { reason } : {}),
-        ...(code ? { code } : {}),
-      });
-    if (u.expiryTimer) clearTimeout(u.expiryTimer);
-    u.entry.outcome = outcome;
-    u.entry.finishedAt = new Date(clock()).toISOString();
-    if (reason) u.entry.reason = reason;
+    if (!u.settle(outcome, clock(), reason)) return;
+    journal.settle(u, outcome, reason, code);
     // A stop starts the window too: what the user silenced is not repeated at once.
     if (outcome === 'played' || outcome === 'stopped') dedup.played(u.dedupKey, u.id, outcome);
     else dedup.forget(u.dedupKey, u.id);
@@ -155,8 +140,7 @@ export class Ledger {
       ...(code ? { error: wireError(code, reason ?? outcome) } : {}),
       sink: sinkHealth(sink.state()),
     };
-    u.result = result;
-    for (const w of u.waiters.splice(0)) w(result);
+    u.answer(result);
     this.byId.delete(u.id);
     if (u.requestId) {
       if (this.byRequest.get(u.requestId) === u) this.byRequest.delete(u.requestId);
@@ -184,7 +168,7 @@ export class Ledger {
 
   /** At a shutdown: handed over to the next voxd with a journal, else failed with `reason`. */
   shutDown(u: Utterance, reason: string): void {
-    if (this.#options.journal) this.#handOver(u);
+    if (this.#options.journal.enabled) this.#handOver(u);
     else this.settle(u, 'failed', reason, 'VOX_ERR_SHUTTING_DOWN');
   }
 
@@ -194,11 +178,8 @@ export class Ledger {
    * re-send (the route drops their connection).
    */
   #handOver(u: Utterance): void {
-    if (u.settled) return;
-    u.settled = true;
-    if (u.expiryTimer) clearTimeout(u.expiryTimer);
     const result = { id: u.id, status: 'queued', text: u.text, [HANDED_OVER]: true } as SpeakResponse;
-    for (const w of u.waiters.splice(0)) w(result);
+    if (!u.handOver(result)) return;
     this.byId.delete(u.id);
     if (u.requestId) this.byRequest.delete(u.requestId);
     this.#options.log?.info(

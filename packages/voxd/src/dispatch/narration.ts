@@ -24,18 +24,18 @@ import {
 import { VoxError } from '../errors.js';
 import { initialState, narrate, type NarrationState } from '../text/narration-text.js';
 import type { Admission } from './admission.js';
-import type { Journal } from './journal.js';
 import type { Ledger } from './ledger.js';
 import type { Player } from './player.js';
 import type { SpeechQueue } from './queue.js';
-import { journalEntry, type Utterance } from './utterance.js';
+import type { UtteranceJournal } from './utterance-journal.js';
+import type { Utterance } from './utterance.js';
 
 export interface NarrationOptions {
   admission: Admission;
   queue: SpeechQueue<Utterance>;
   player: Player;
   ledger: Ledger;
-  journal: Journal | undefined;
+  journal: UtteranceJournal;
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void } | undefined;
   /** NARRATION_IDLE_MS, for tests. */
   idleMs?: number;
@@ -102,7 +102,7 @@ export class Narration {
     const out: string[] = [];
     for (const u of this.#live.values()) {
       if (!u.parked || u.settled || !match(u)) continue;
-      u.parked = false;
+      u.unpark();
       out.push(u.id);
       this.#o.ledger.settle(u, 'stopped', reason);
     }
@@ -161,7 +161,7 @@ export class Narration {
       if (!u.parked || now - last < this.#idleMs) continue;
       this.#live.delete(key);
       this.#lastBatch.delete(u);
-      u.parked = false;
+      u.unpark();
       const why = `no batch for ${Math.round(this.#idleMs / 1000)} s: the message ended unfinished (its session quit or crashed)`;
       this.#remember(key, `the narration of this message ended: ${why}`);
       this.#o.ledger.settle(u, 'expired', why);
@@ -240,14 +240,11 @@ export class Narration {
     const sentences = [...u.sentences, ...added];
     const text = added.length ? (u.text ? `${u.text} ${added.join(' ')}` : added.join(' ')) : u.text;
     // Written before the caller hears "queued"; a journal that cannot take it refuses the batch (503), and nothing changed.
-    if (u.journaled && this.#o.journal) this.#o.journal.grow(journalEntry({ ...u, sentences, text, narration: next }));
-    u.sentences.push(...added);
-    u.text = text;
-    u.entry.text = text;
-    u.narration = next;
+    this.#o.journal.grow(u, { sentences, text, narration: next });
+    u.grow(added, text, next);
     if (u.parked) {
       if (u.current < u.sentences.length) {
-        u.parked = false;
+        u.unpark();
         this.#o.queue.pushBack(u);
         this.#o.player.kick();
       } else if (next.final) this.#finishParked(u);
@@ -257,7 +254,7 @@ export class Narration {
 
   /** A message whose last batch came while it waited with everything played. */
   #finishParked(u: Utterance): void {
-    u.parked = false;
+    u.unpark();
     if (u.sentences.length === 0)
       this.#o.ledger.settle(
         u,
@@ -273,7 +270,7 @@ export class Narration {
     if (this.#o.player.playing === u) {
       this.#o.player.abort('stopped', why);
     } else if (u.parked) {
-      u.parked = false;
+      u.unpark();
       this.#o.ledger.settle(u, 'stopped', why);
     } else if (this.#o.queue.remove(u)) {
       this.#o.ledger.settle(u, 'stopped', why);

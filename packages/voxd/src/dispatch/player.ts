@@ -89,36 +89,16 @@ export class Player {
     this.#hold?.open();
   }
 
-  /** Cut the utterance playing, for `reason`; what follows is #afterAbort's. */
+  /** Cut the utterance playing, for `reason` (Utterance.cut); what follows is #afterAbort's. */
   abort(reason: AbortReason, detail: string): void {
-    const p = this.#playing;
-    if (!p?.abort) return;
-    if (p.abort.signal.aborted) {
-      // Already cut, and not yet settled or requeued. A stop (or shutdown) that
-      // lands in that gap overrides a pending pause: the user wants silence, not
-      // a resume. A second interruption changes nothing.
-      if (
-        (reason === 'stopped' || reason === 'shutdown') &&
-        p.abortReason !== 'stopped' &&
-        p.abortReason !== 'shutdown'
-      ) {
-        p.abortReason = reason;
-        p.abortDetail = detail;
-      }
-      return;
-    }
-    p.abortReason = reason;
-    p.abortDetail = detail;
-    p.abort.abort();
+    this.#playing?.cut(reason, detail);
   }
 
   /** Settle `u` as expired after `delayMs` unless it has started by then. */
   expireAfter(u: Utterance, delayMs: number): void {
-    u.expiryTimer = setTimeout(() => {
-      if (u.started || u.settled) return;
+    u.expireAfter(delayMs, () => {
       if (this.#o.queue.remove(u)) this.#o.ledger.settle(u, 'expired', 'not started within maxAgeMs');
-    }, delayMs);
-    u.expiryTimer.unref();
+    });
   }
 
   /** Start the loop, unless it runs. */
@@ -167,18 +147,13 @@ export class Player {
       );
       return;
     }
-    const abort = new AbortController();
-    u.abort = abort;
-    u.abortReason = undefined;
-    let ended!: () => void;
-    u.ended = new Promise((r) => (ended = r));
+    const pass = u.beginPass();
     this.#playing = u;
     this.#announce(u);
     try {
-      const { format, chunks } =
-        u.kind === 'chime' ? chimeAudio(u) : await speechAudio(u, abort.signal, this.#o.stream);
+      const { format, chunks } = u.kind === 'chime' ? chimeAudio(u) : await speechAudio(u, pass.signal, this.#o.stream);
       // Cut before any audio was ready: nothing reaches the sink (no empty WAV, no click).
-      if (abort.signal.aborted) {
+      if (pass.signal.aborted) {
         this.#afterAbort(u);
         return;
       }
@@ -192,14 +167,12 @@ export class Player {
       });
       let result;
       try {
-        result = await sink.play(format, watchdog.watch(chunks), abort.signal, { id: u.id });
+        result = await sink.play(format, watchdog.watch(chunks), pass.signal, { id: u.id });
       } finally {
         watchdog.done();
       }
-      if (result.firstAudioAt !== undefined && u.entry.firstAudioMs === undefined) {
-        u.entry.firstAudioMs = Math.round((result.firstAudioAt - u.acceptedPerf) * 10) / 10;
-      }
-      if (abort.signal.aborted) this.#afterAbort(u);
+      if (result.firstAudioAt !== undefined) u.heard(result.firstAudioAt);
+      if (pass.signal.aborted) this.#afterAbort(u);
       else if (result.bytes === 0 && u.kind === 'speech')
         ledger.settle(
           u,
@@ -210,7 +183,7 @@ export class Player {
       else if (u.narration) this.#afterPass(u);
       else ledger.settle(u, 'played');
     } catch (err) {
-      if (abort.signal.aborted) {
+      if (pass.signal.aborted) {
         this.#afterAbort(u);
       } else {
         const e = err as Error & { code?: string };
@@ -221,41 +194,28 @@ export class Player {
       }
     } finally {
       this.#playing = null;
-      ended();
+      pass.end();
     }
   }
 
   /** `started`, or started again (after an interruption or a restart) and where. */
   #announce(u: Utterance): void {
-    const { ledger, clock } = this.#o;
-    if (!u.started) {
-      u.started = true;
-      if (u.expiryTimer) clearTimeout(u.expiryTimer);
-      u.entry.outcome = 'playing';
-      u.entry.startedAt = new Date(clock()).toISOString();
-      ledger.emit('started', eventBase(u));
-    } else {
-      const where = u.kind === 'chime' ? 'resumed' : `resumed from sentence ${u.current + 1} of ${u.sentences.length}`;
-      if (u.restored) {
-        u.entry.outcome = 'playing';
-        u.entry.startedAt ??= new Date(clock()).toISOString();
-      }
-      ledger.emit('started', { ...eventBase(u), reason: u.restored ? `${where} after voxd restarted` : where });
+    const how = u.start(this.#o.clock);
+    if (how === 'first') {
+      this.#o.ledger.emit('started', eventBase(u));
+      return;
     }
-    if (u.restored) {
-      u.restored = false;
-      if (u.expiryTimer) clearTimeout(u.expiryTimer);
-      if (u.entry.outcome !== 'playing') {
-        u.entry.outcome = 'playing';
-        u.entry.startedAt = new Date(clock()).toISOString();
-      }
-    }
+    const where = u.kind === 'chime' ? 'resumed' : `resumed from sentence ${u.current + 1} of ${u.sentences.length}`;
+    this.#o.ledger.emit('started', {
+      ...eventBase(u),
+      reason: how === 'restored' ? `${where} after voxd restarted` : where,
+    });
   }
 
   /** A narration's pass ended: its turn is over (back behind the others), it waits for its next batch, or it is done. */
   #afterPass(u: Utterance): void {
     if (u.current < u.sentences.length) this.#o.queue.pushBack(u);
-    else if (!u.narration!.final) u.parked = true;
+    else if (!u.narration!.final) u.park();
     else this.#o.ledger.settle(u, 'played');
   }
 

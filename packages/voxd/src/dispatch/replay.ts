@@ -12,7 +12,8 @@ import type { Replay } from './journal-records.js';
 import type { Ledger } from './ledger.js';
 import type { Player } from './player.js';
 import type { SpeechQueue } from './queue.js';
-import { eventBase, historyEntry, KEPT, pick, type Utterance } from './utterance.js';
+import type { UtteranceJournal } from './utterance-journal.js';
+import { eventBase, Utterance } from './utterance.js';
 
 /** Journal entries older than this at a restart are reported expired, not spoken late. In ms. */
 export const REPLAY_MAX_AGE_MS = 10 * 60_000;
@@ -23,11 +24,12 @@ export interface ReplayContext {
   dedup: DuplicateFilter;
   queue: SpeechQueue<Utterance>;
   player: Player;
+  journal: UtteranceJournal;
   log: { info(obj: object, msg?: string): void } | undefined;
 }
 
 export function restore(replay: Replay, ctx: ReplayContext): { replayed: number; resumed: number; expired: number } {
-  const { clock, ledger, dedup, queue, player, log } = ctx;
+  const { clock, ledger, dedup, queue, player, journal, log } = ctx;
   const now = clock();
   for (const s of replay.settled) {
     if (s.requestId)
@@ -42,28 +44,10 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
   const counts = { replayed: 0, resumed: 0, expired: 0 };
   const fronts: Utterance[] = [];
   for (const p of replay.pending) {
-    const entry = historyEntry(p, p.acceptedAt);
-    const u: Utterance = {
-      ...pick(p, KEPT),
-      id: p.id,
-      kind: p.kind,
-      priority: p.priority,
-      text: p.text,
-      sentences: p.sentences,
-      current: p.sentence ?? 0,
-      dedupKey: p.dedupKey,
-      windowMs: p.windowMs,
-      acceptedAt: p.acceptedAt,
-      acceptedPerf: performance.now(),
-      entry,
-      started: p.sentence !== undefined,
-      restored: true,
-      journaled: true,
-      settled: false,
-      waiters: [],
-    };
+    const u = Utterance.replayed(p);
+    journal.replayed(u);
     ledger.counters.accepted += 1;
-    ledger.record(entry);
+    ledger.record(u.entry);
     ledger.byId.set(u.id, u);
     if (!u.started && u.expiresAt !== undefined && now > u.expiresAt) {
       ledger.settle(u, 'expired', 'not started within maxAgeMs (voxd restarted meanwhile)');
@@ -84,7 +68,7 @@ export function restore(replay: Replay, ctx: ReplayContext): { replayed: number;
     if (u.narration && u.current >= u.sentences.length) {
       // A narration that had played all it had: done, or waiting for its next batch (narration.ts).
       if (u.narration.final) ledger.settle(u, 'played');
-      else u.parked = true;
+      else u.park();
       counts.replayed += 1;
       continue;
     }

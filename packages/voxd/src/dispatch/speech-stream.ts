@@ -11,7 +11,7 @@ import { applyGain, resample, type AudioFormat } from '../audio/pcm.js';
 import type { Engine } from '../engines/engine.js';
 import { VoxError } from '../errors.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
-import type { Journal } from './journal.js';
+import type { UtteranceJournal } from './utterance-journal.js';
 import { pick, type Utterance } from './utterance.js';
 
 export interface Audio {
@@ -23,8 +23,8 @@ export interface SpeechStreamOptions {
   synthesizer: Synthesizer;
   /** Fail when the engine yields no audio for this long, in ms. */
   timeoutMs: number;
-  /** Where each sentence's start is recorded (for a journaled utterance). */
-  journal: Journal | undefined;
+  /** Where each sentence's start is recorded (for an utterance in the journal). */
+  journal: UtteranceJournal;
   /**
    * Asked before each sentence after the first of a pass, with the ms of
    * audio the pass played: true ends the pass there (a narration's turn is
@@ -75,7 +75,7 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
     Promise.race([
       u.resolved
         ? synthesize(u.resolved, i)
-        : synthesizer.resolve(u.engine, u.voice).then((e) => synthesize((u.resolved = e), i)),
+        : synthesizer.resolve(u.engine, u.voice).then((e) => synthesize(u.useEngine(e), i)),
       stall,
     ]).catch((err: Error) => {
       throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: err.message });
@@ -92,7 +92,7 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
     disarm();
     throw err;
   }
-  noteEngine(u, head);
+  u.spokenBy(head.engine, head.fallbackReason);
   const format = head.synthesis.format;
   const gain = u.volume ?? 1;
   const bytesPerMs = (format.sampleRate * 2) / 1000;
@@ -102,13 +102,13 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
     try {
       for (let i = first; i < u.sentences.length; i++) {
         if (i > first && endTurn?.(u, played / bytesPerMs)) {
-          u.current = i;
-          if (u.journaled) journal!.progress(u.id, i);
+          u.reach(i);
+          journal.progress(u);
           return;
         }
-        u.current = i;
+        u.reach(i);
         // One small write per sentence, no sync: where a restart resumes.
-        if (u.journaled) journal!.progress(u.id, i);
+        journal.progress(u);
         if (i > first) {
           if (pendingFor !== i) {
             pending = start(i);
@@ -123,7 +123,7 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
           pendingFor = i + 1;
           pending.catch(() => {}); // surfaced when awaited
         }
-        if (i > first) noteEngine(u, cur);
+        if (i > first) u.spokenBy(cur.engine, cur.fallbackReason);
         const it = cur.synthesis.chunks[Symbol.asyncIterator]();
         for (;;) {
           const next = await Promise.race([it.next(), stall, stopped]);
@@ -145,8 +145,8 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
       }
       if (u.narration && !signal.aborted) {
         // Played all it has: the next pass starts at the first sentence still to come.
-        u.current = u.sentences.length;
-        if (u.journaled) journal!.progress(u.id, u.current);
+        u.reach(u.sentences.length);
+        journal.progress(u);
       }
     } finally {
       disarm();
@@ -164,10 +164,4 @@ export function chimeAudio(u: Utterance): Audio {
       yield pcm;
     })(),
   };
-}
-
-/** Which engine spoke (the fallback, when it was not the one chosen), for the history. */
-function noteEngine(u: Utterance, r: { engine: string; fallbackReason?: string }): void {
-  u.entry.engine = r.engine;
-  if (r.fallbackReason) u.entry.fallbackReason = r.fallbackReason;
 }
