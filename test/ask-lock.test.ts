@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { acquireAskLock, removeStale } from '../packages/vox-mcp/src/claude/ask-lock.js';
+import { acquireAskLock, removeStale } from '../packages/vox-mcp/src/hooks/voice/ask-lock.js';
 
 const home = mkdtempSync(join(tmpdir(), 'vox-ask-lock-'));
 const env = { VOX_HOME: home };

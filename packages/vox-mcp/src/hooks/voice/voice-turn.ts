@@ -23,12 +23,12 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePaths, voxHome, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
-import { call } from '../daemon/client.js';
-import { listen } from '../daemon/listening.js';
-import type { ResolvedConfig } from '../project/config-schema.js';
-import { buildDelivery } from '../project/speech.js';
+import { call } from '../../daemon/client.js';
+import { listen } from '../../daemon/listening.js';
+import type { ResolvedConfig } from '../../project/config-schema.js';
+import { buildDelivery } from '../../project/speech.js';
 import { acquireAskLock } from './ask-lock.js';
-import { VOICE_HOOK_TIMEOUT_SECONDS } from './hook-entries.js';
+import { VOICE_HOOK_TIMEOUT_SECONDS } from '../timeouts.js';
 
 /** The whole voice turn (waiting for the turn, announcing, listening, transcribing), in ms: under the hook's timeout, with room to answer. */
 export const VOICE_BUDGET_MS = VOICE_HOOK_TIMEOUT_SECONDS * 1000 - 5000;

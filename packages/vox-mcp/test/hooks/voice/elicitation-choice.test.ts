@@ -11,8 +11,8 @@ import {
   choiceText,
   matchChoice,
   optionsOf,
-} from '../packages/vox-mcp/src/claude/elicitation-choice.js';
-import { DEFAULTS, type ResolvedConfig } from '../packages/vox-mcp/src/project/config-schema.js';
+} from '../../../src/hooks/voice/elicitation-choice.js';
+import { DEFAULTS, type ResolvedConfig } from '../../../src/project/config-schema.js';
 
 const config = (values: Partial<typeof DEFAULTS>): ResolvedConfig =>
   ({
