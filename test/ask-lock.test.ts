@@ -1,5 +1,5 @@
 /**
- * One voice ask at a time across sessions (claude/ask-lock.ts): a second
+ * One voice ask at a time across sessions (hooks/voice/ask-lock.ts): a second
  * taker waits for the first to let go, a holder that died is taken over, and
  * a live holder keeps the lock until the waiter's deadline, and a waiter
  * removes only the stale lock it judged.

@@ -1,6 +1,6 @@
 /**
- * The spoken-answer grammar of a permission prompt (claude/permission-answer.ts)
- * and the words and decisions around it (claude/voice-decision.ts): exact
+ * The spoken-answer grammar of a permission prompt (hooks/voice/permission-answer.ts)
+ * and the words and decisions around it (hooks/voice/voice-decision.ts): exact
  * phrases after normalising, never a guess.
  */
 import assert from 'node:assert/strict';
