@@ -28,7 +28,7 @@ const SHIM = join(ROOT, 'test/fixtures/listen/arecord');
 const SPEECH_END_MS = 300 + 1740; // scripts/make-listen-fixture.mjs prints it
 const RUNS = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
 const { ANSWER_LISTEN } = await import(
-  pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/voice-decision.js')).href
+  pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/hooks/voice/voice-decision.js')).href
 );
 const SILENCE_MS = ANSWER_LISTEN.silenceMs;
 

@@ -43,6 +43,24 @@ const lazyOsPlugin = {
     b.onResolve({ filter: /^(node:)?os$/ }, (args) => (args.importer === lazyOs ? undefined : { path: lazyOs }));
   },
 };
+// `vox hook` reads the agent table (src/cli/agent-table.ts), whose adapters load their
+// settings code with import('./<agent>-settings.js') for `vox hooks` alone: in the hot
+// bundles that import is a stub that throws, so the settings code (and codex-toml's
+// smol-toml) is not in the file every hook reads.
+const noSettingsPlugin = {
+  name: 'no-settings',
+  setup(b) {
+    b.onResolve({ filter: /-settings\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && /[\\/](?:agents|claude)[\\/][^\\/]+$/.test(args.importer)
+        ? { path: args.path, namespace: 'no-settings' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-settings' }, () => ({
+      contents: "throw new Error('an agent\\'s settings are written by vox hooks, not by the hot bundles');",
+      loader: 'js',
+    }));
+  },
+};
 // bin/vox.cjs runs the hot bundles through vm.Script (with a V8 code cache), so:
 // - they hold no import(): vm.Script has no loader for it;
 // - each file is already wrapped as Node wraps a CommonJS module, so that the
@@ -59,7 +77,7 @@ const hot = {
   supported: { 'dynamic-import': false },
   // Paths relative to src/: each lazily initialized module's wrapper is named by its path.
   absWorkingDir: src(''),
-  plugins: [lazyOsPlugin],
+  plugins: [lazyOsPlugin, noSettingsPlugin],
   minifyWhitespace: true,
   minifySyntax: true,
   charset: 'ascii',

@@ -103,7 +103,7 @@ describe('vox hook with every fixture payload', () => {
     });
   }
 
-  test('PermissionRequest speaks at once; the permission_prompt Notification for the same request is reported deduped', async () => {
+  test('PermissionRequest speaks at once; the permission_prompt Notification for the same request is silent', async () => {
     const session = { session_id: 'ab12cd34-0000-4000-8000-00000000000f' };
     const request = JSON.stringify({ ...JSON.parse(payload('permission-request.json')), ...session });
     const prompt = JSON.stringify({ ...JSON.parse(payload('notification-permission.json')), ...session });
@@ -115,14 +115,14 @@ describe('vox hook with every fixture payload', () => {
       [['api needs your permission to use Bash', 'important', 'api#ab12cd']],
     );
     assert.notEqual(first.added[0]!.outcome, 'deduped');
+    // The asks announced are shared between hook processes (hooks/permission-asks.ts): nothing is sent.
     const later = await runHook('Notification', prompt);
     assert.equal(later.code, 0, later.stderr);
-    assert.equal(later.added.length, 1);
-    assert.equal(later.added[0]!.outcome, 'deduped');
-    // Another tool in the same session is a new request.
+    assert.deepEqual(later.added, []);
+    // Another tool in the same session is a new request, announced.
     const other = await runHook(
-      'Notification',
-      JSON.stringify({ ...JSON.parse(prompt), message: 'Claude needs your permission to use WebFetch' }),
+      'PermissionRequest',
+      JSON.stringify({ ...JSON.parse(request), tool_name: 'WebFetch', tool_input: { url: 'https://example.com' } }),
     );
     assert.deepEqual(
       other.added.map((h) => [h.text, h.outcome === 'deduped']),
@@ -245,7 +245,10 @@ describe('vox hook with every fixture payload', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.stdin!.on('error', () => {});
     // No trailing newline, and stdin stays open until the process has exited (or 5 s).
-    child.stdin!.write(payload('notification-permission.json'));
+    // A session of its own: the fixture's announced its PermissionRequest a moment ago (one announcement per ask).
+    child.stdin!.write(
+      JSON.stringify({ ...JSON.parse(payload('notification-permission.json')), session_id: 'e0f1a2b3-stdin' }),
+    );
     let stdinOpen = true;
     const closer = setTimeout(() => {
       stdinOpen = false;

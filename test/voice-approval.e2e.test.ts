@@ -27,7 +27,7 @@ import {
 } from './helpers/messages-api.js';
 import type { TranscriptionApi } from './helpers/transcription-api.js';
 import { startVoiceRig, type VoiceRig } from './helpers/voice-rig.js';
-import { decideByVoice, type PermissionAsk } from '../packages/vox-mcp/src/claude/voice-decision.js';
+import { decideByVoice, type PermissionAsk } from '../packages/vox-mcp/src/hooks/voice/voice-decision.js';
 import { resolveConfig } from '../packages/vox-mcp/src/project/config.js';
 
 const MARK = 'ran-by-voice-4242';

@@ -4,7 +4,8 @@
  * with `portable`, as `vox …` from PATH. Shared by codex-settings.ts and
  * gemini-settings.ts.
  */
-import { defaultCliPath, isObject } from '../claude/hook-entries.js';
+import { defaultCliPath } from '../hooks/cli-path.js';
+import { isObject } from '../hooks/settings-file.js';
 
 export interface AgentCommandOptions {
   /** `vox …` from PATH instead of absolute paths. */

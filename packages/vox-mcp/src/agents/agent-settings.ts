@@ -1,42 +1,28 @@
 /**
- * `vox hooks install|uninstall --agent codex|gemini|copilot|opencode`: which
- * files each agent's entries go to (codex-settings.ts, gemini-settings.ts,
- * copilot-settings.ts, opencode-settings.ts), run for the command, and what
- * it reports.
+ * What `vox hooks install|uninstall --agent <agent>` reports for an agent
+ * other than Claude Code: one line per file its settings module changed (or
+ * left), and the --json object. Each agent's settings module
+ * (codex-settings.ts, ...) writes the files and calls this.
  */
-import type { AgentCommandOptions } from './agent-command.js';
-import { codexHome, installCodex, uninstallCodex } from './codex-settings.js';
-import { copilotHome, installCopilot, uninstallCopilot } from './copilot-settings.js';
-import { installOpencode, opencodeConfigDir, uninstallOpencode } from './opencode-settings.js';
-import { geminiSettingsPath, installGemini, uninstallGemini, type AgentChange } from './gemini-settings.js';
+import type { SettingsReport } from '../hooks/agent.js';
 
-export type OtherAgent = 'codex' | 'gemini' | 'copilot' | 'opencode';
-
-export interface AgentResult {
-  /** One per file: Codex and Copilot have their hooks and their MCP config; Gemini one settings.json. */
-  changes: Array<AgentChange & { kept?: boolean }>;
-  /** The --json object. */
-  json: Record<string, unknown>;
-  /** The lines to print. */
-  lines: string[];
+export interface AgentChange {
+  path: string;
+  changed: boolean;
+  /** Where the file was copied before vox changed it. */
+  backup?: string;
+  /** The file has the user's own entry, which vox left as it is. */
+  kept?: boolean;
 }
 
-export async function changeAgent(
-  agent: OtherAgent,
+/** The report of `changes` (one per file); `notes` are printed after the files' lines. */
+export function changeReport(
+  agent: string,
   install: boolean,
-  env: NodeJS.ProcessEnv,
-  opts: AgentCommandOptions,
-): Promise<AgentResult> {
-  let changes: AgentResult['changes'];
-  if (agent === 'codex')
-    changes = Object.values(install ? await installCodex(codexHome(env), opts) : await uninstallCodex(codexHome(env)));
-  else if (agent === 'copilot')
-    changes = Object.values(install ? installCopilot(copilotHome(env), opts) : uninstallCopilot(copilotHome(env)));
-  else if (agent === 'opencode')
-    changes = Object.values(
-      install ? installOpencode(opencodeConfigDir(env), opts) : uninstallOpencode(opencodeConfigDir(env)),
-    );
-  else changes = [install ? installGemini(geminiSettingsPath(env), opts) : uninstallGemini(geminiSettingsPath(env))];
+  changes: readonly AgentChange[],
+  json: Record<string, unknown>,
+  notes: readonly string[] = [],
+): SettingsReport {
   const action = install ? 'install' : 'uninstall';
   const lines = changes.map((c) => {
     const backup = c.backup ? ` (the previous file is ${c.backup})` : '';
@@ -47,12 +33,5 @@ export async function changeAgent(
         : `vox's entries were already in ${c.path}\n`;
     return c.changed ? `Removed vox's entries from ${c.path}${backup}\n` : `No vox entries in ${c.path}\n`;
   });
-  if (agent === 'codex' && install && changes[0]!.changed) {
-    lines.push(
-      'Codex runs a hook only once you trust it: start codex, which asks you to review the new hooks (or see /hooks).\n',
-    );
-  }
-  const json =
-    agent === 'gemini' ? { action, agent, ...changes[0] } : { action, agent, hooks: changes[0], config: changes[1] };
-  return { changes, json, lines };
+  return { json: { action, agent, ...json }, text: [...lines, ...notes.map((n) => `${n}\n`)].join('') };
 }

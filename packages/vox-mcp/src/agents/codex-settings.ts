@@ -15,13 +15,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { HOOK_TIMEOUT_SECONDS } from '../claude/hook-entries.js';
-import { readSettings, SettingsError, type Settings } from '../claude/hooks-settings.js';
+import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 import { voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
-import { removeFile, replaceFile } from './settings-file.js';
+import { readSettings, removeFile, replaceFile, SettingsError, type Settings } from '../hooks/settings-file.js';
 import { withVoxServer, withoutVoxServer } from './codex-toml.js';
-import type { AgentChange } from './gemini-settings.js';
+import { changeReport, type AgentChange } from './agent-settings.js';
+import type { AgentSettings } from '../hooks/agent.js';
 
 /** The events `vox hooks install --agent codex` registers (Codex's names are Claude Code's). */
 export const CODEX_EVENTS = ['SessionStart', 'PermissionRequest', 'PreCompact', 'Stop', 'SessionEnd'] as const;
@@ -111,3 +111,18 @@ export async function uninstallCodex(home: string): Promise<CodexChange> {
     config: change(configPath, config.changed, configBackup),
   };
 }
+
+const TRUST =
+  'Codex runs a hook only once you trust it: start codex, which asks you to review the new hooks (or see /hooks).';
+
+/** `vox hooks install|uninstall --agent codex` (cli/agent-table.ts). */
+export const codexSettings: AgentSettings = {
+  install: async ({ env, portable }) => {
+    const c = await installCodex(codexHome(env), { portable });
+    return changeReport('codex', true, [c.hooks, c.config], { ...c }, c.hooks.changed ? [TRUST] : []);
+  },
+  uninstall: async ({ env }) => {
+    const c = await uninstallCodex(codexHome(env));
+    return changeReport('codex', false, [c.hooks, c.config], { ...c });
+  },
+};

@@ -23,7 +23,7 @@
  * (an older install's `# vox: end` line is dropped wherever it is).
  * smol-toml is loaded only by these functions.
  */
-import { SettingsError } from '../claude/hooks-settings.js';
+import { SettingsError } from '../hooks/settings-file.js';
 
 export const BEGIN =
   '# vox: begin (written by "vox hooks install --agent codex"; "vox hooks uninstall --agent codex" removes it)';

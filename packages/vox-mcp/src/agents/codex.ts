@@ -7,9 +7,19 @@
  * Codex has no Notification or StopFailure event, so there is nothing else
  * to map.
  */
-import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent-event.js';
+import type { AgentAdapter } from '../hooks/agent.js';
+import type { HookPayload, VoxEvent } from '../hooks/event.js';
 
-export function fromCodex(event: string, payload: HookPayload): AgentEvent {
+export function fromCodex(event: string, payload: HookPayload): VoxEvent {
   return { event, payload };
 }
+
+export const codex: AgentAdapter = {
+  name: 'codex',
+  title: 'Codex CLI',
+  writes: 'hooks.json and [mcp_servers.vox] in config.toml in $CODEX_HOME (default ~/.codex)',
+  toEvent: fromCodex,
+  answersByVoice: false,
+  options: [],
+  settings: async () => (await import('./codex-settings.js')).codexSettings,
+};

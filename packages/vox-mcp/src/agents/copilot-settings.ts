@@ -14,12 +14,21 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { HOOK_TIMEOUT_SECONDS, isObject } from '../claude/hook-entries.js';
-import { readSettings, SettingsError, type Settings } from '../claude/hooks-settings.js';
+import {
+  isObject,
+  readSettings,
+  removeFile,
+  replaceFile,
+  SettingsError,
+  type Settings,
+} from '../hooks/settings-file.js';
+import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 import { isAgentHook, voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
-import { removeFile, replaceFile } from './settings-file.js';
-import { COPILOT_EVENTS } from './copilot.js';
-import type { AgentChange } from './gemini-settings.js';
+import { changeReport, type AgentChange } from './agent-settings.js';
+import type { AgentSettings } from '../hooks/agent.js';
+
+/** The events `vox hooks install --agent copilot` registers, in Copilot's names. */
+export const COPILOT_EVENTS = ['sessionStart', 'sessionEnd', 'agentStop', 'permissionRequest'] as const;
 
 export function copilotHome(env: NodeJS.ProcessEnv): string {
   return env.COPILOT_HOME || join(env.HOME || homedir(), '.copilot');
@@ -109,3 +118,15 @@ export function uninstallCopilot(home: string): CopilotChange {
   const hooksBackup = hooksChanged ? removeFile(hooksPath, '{}\n') : undefined;
   return { hooks: change(hooksPath, hooksChanged, hooksBackup), config: change(configPath, ours, configBackup) };
 }
+
+/** `vox hooks install|uninstall --agent copilot` (cli/agent-table.ts). */
+export const copilotSettings: AgentSettings = {
+  install: async ({ env, portable }) => {
+    const c = installCopilot(copilotHome(env), { portable });
+    return changeReport('copilot', true, [c.hooks, c.config], { ...c });
+  },
+  uninstall: async ({ env }) => {
+    const c = uninstallCopilot(copilotHome(env));
+    return changeReport('copilot', false, [c.hooks, c.config], { ...c });
+  },
+};

@@ -14,11 +14,8 @@
  * install does not register it (one ask, one announcement).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent-event.js';
-
-/** The events `vox hooks install --agent copilot` registers, in Copilot's names. */
-export const COPILOT_EVENTS = ['sessionStart', 'sessionEnd', 'agentStop', 'permissionRequest'] as const;
+import type { AgentAdapter } from '../hooks/agent.js';
+import type { HookPayload, VoxEvent } from '../hooks/event.js';
 
 const NAMES: Readonly<Record<string, string>> = {
   sessionStart: 'SessionStart',
@@ -94,7 +91,7 @@ export function lastAssistantMessage(path: string, waitMs = TRANSCRIPT_WAIT_MS):
   }
 }
 
-export function fromCopilot(event: string, payload: HookPayload): AgentEvent {
+export function fromCopilot(event: string, payload: HookPayload): VoxEvent {
   const name = NAMES[event] ?? event;
   const p: HookPayload = { ...payload, hook_event_name: name };
   if (typeof payload.sessionId === 'string' && p.session_id === undefined) p.session_id = payload.sessionId;
@@ -112,3 +109,13 @@ export function fromCopilot(event: string, payload: HookPayload): AgentEvent {
   }
   return { event: name, payload: p };
 }
+
+export const copilot: AgentAdapter = {
+  name: 'copilot',
+  title: 'Copilot CLI',
+  writes: 'hooks/vox.json and mcpServers.vox in mcp-config.json in $COPILOT_HOME (default ~/.copilot)',
+  toEvent: fromCopilot,
+  answersByVoice: false,
+  options: [],
+  settings: async () => (await import('./copilot-settings.js')).copilotSettings,
+};

@@ -9,12 +9,21 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { isObject } from '../claude/hook-entries.js';
-import { readSettings, SettingsError, type Settings } from '../claude/hooks-settings.js';
+import {
+  isObject,
+  readSettings,
+  removeFile,
+  replaceFile,
+  SettingsError,
+  type Settings,
+} from '../hooks/settings-file.js';
 import { voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
-import { removeFile, replaceFile } from './settings-file.js';
-import { GEMINI_EVENTS } from './gemini.js';
+import { changeReport, type AgentChange } from './agent-settings.js';
+import type { AgentSettings } from '../hooks/agent.js';
+
+/** The events `vox hooks install --agent gemini` registers. */
+export const GEMINI_EVENTS = ['SessionStart', 'SessionEnd', 'Notification', 'AfterAgent', 'PreCompress'] as const;
 
 /** Gemini's hook timeout is in milliseconds. */
 const TIMEOUT_MS = 10_000;
@@ -59,13 +68,6 @@ export function removeGemini(settings: Settings, path = 'settings.json'): { sett
   return { settings: next, changed: JSON.stringify(next) !== JSON.stringify(settings) };
 }
 
-export interface AgentChange {
-  path: string;
-  changed: boolean;
-  /** Where the file was copied before vox changed it. */
-  backup?: string;
-}
-
 const json = (s: Settings, indent: string): string => `${JSON.stringify(s, null, indent)}\n`;
 
 export function installGemini(path: string, opts: GeminiOptions = {}): AgentChange {
@@ -88,3 +90,15 @@ export function uninstallGemini(path: string): AgentChange {
     : undefined;
   return { path, changed, ...(backup ? { backup } : {}) };
 }
+
+/** `vox hooks install|uninstall --agent gemini` (cli/agent-table.ts). */
+export const geminiSettings: AgentSettings = {
+  install: async ({ env, portable }) => {
+    const c = installGemini(geminiSettingsPath(env), { portable });
+    return changeReport('gemini', true, [c], { ...c });
+  },
+  uninstall: async ({ env }) => {
+    const c = uninstallGemini(geminiSettingsPath(env));
+    return changeReport('gemini', false, [c], { ...c });
+  },
+};

@@ -12,13 +12,10 @@
  * Other events (BeforeTool, AfterTool, BeforeModel, ...) pass through, and
  * the policy ignores them.
  */
-import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent-event.js';
+import type { AgentAdapter } from '../hooks/agent.js';
+import type { HookPayload, VoxEvent } from '../hooks/event.js';
 
-/** The events `vox hooks install --agent gemini` registers. */
-export const GEMINI_EVENTS = ['SessionStart', 'SessionEnd', 'Notification', 'AfterAgent', 'PreCompress'] as const;
-
-export function fromGemini(event: string, payload: HookPayload): AgentEvent {
+export function fromGemini(event: string, payload: HookPayload): VoxEvent {
   switch (event) {
     case 'AfterAgent':
       return { event: 'Stop', payload: { ...payload, last_assistant_message: payload.prompt_response } };
@@ -32,3 +29,13 @@ export function fromGemini(event: string, payload: HookPayload): AgentEvent {
       return { event, payload };
   }
 }
+
+export const gemini: AgentAdapter = {
+  name: 'gemini',
+  title: 'Gemini CLI',
+  writes: 'hooks and mcpServers.vox in ~/.gemini/settings.json',
+  toEvent: fromGemini,
+  answersByVoice: false,
+  options: [],
+  settings: async () => (await import('./gemini-settings.js')).geminiSettings,
+};

@@ -5,8 +5,7 @@
  * out exactly vox's hooks (and the groups and lists that leaves empty); other
  * keys under `hooks` (Gemini's enabled/disabled) pass through. Pure.
  */
-import { isObject } from '../claude/hook-entries.js';
-import { SettingsError, type Settings } from '../claude/hooks-settings.js';
+import { isObject, SettingsError, type Settings } from '../hooks/settings-file.js';
 import { isAgentHook } from './agent-command.js';
 
 function hooksOf(settings: Settings, events: readonly string[], path: string): Record<string, unknown> {

@@ -13,12 +13,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { isObject } from '../claude/hook-entries.js';
-import { readSettings, SettingsError, type Settings } from '../claude/hooks-settings.js';
+import {
+  isObject,
+  readSettings,
+  removeFile,
+  replaceFile,
+  SettingsError,
+  type Settings,
+} from '../hooks/settings-file.js';
 import { voxArgv, type AgentCommandOptions } from './agent-command.js';
 import { opencodePlugin, PLUGIN_HEADER } from './opencode-plugin.js';
-import { removeFile, replaceFile } from './settings-file.js';
-import type { AgentChange } from './gemini-settings.js';
+import { changeReport, type AgentChange } from './agent-settings.js';
+import type { AgentSettings } from '../hooks/agent.js';
 
 export function opencodeConfigDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'opencode');
@@ -103,3 +109,15 @@ export function uninstallOpencode(dir: string): OpencodeChange {
   const pluginBackup = pluginChanged ? removeFile(pluginPath, '') : undefined;
   return { hooks: change(pluginPath, pluginChanged, pluginBackup), config: change(config.path, ours, configBackup) };
 }
+
+/** `vox hooks install|uninstall --agent opencode` (cli/agent-table.ts). */
+export const opencodeSettings: AgentSettings = {
+  install: async ({ env, portable }) => {
+    const c = installOpencode(opencodeConfigDir(env), { portable });
+    return changeReport('opencode', true, [c.hooks, c.config], { ...c });
+  },
+  uninstall: async ({ env }) => {
+    const c = uninstallOpencode(opencodeConfigDir(env));
+    return changeReport('opencode', false, [c.hooks, c.config], { ...c });
+  },
+};

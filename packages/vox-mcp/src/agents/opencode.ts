@@ -9,11 +9,8 @@
  *   (bash, edit, external_directory, ...).
  * The session is labelled by the random part of its id (below).
  */
-import type { HookPayload } from '../claude/hook.js';
-import type { AgentEvent } from './agent-event.js';
-
-/** The events vox's opencode plugin passes on. */
-export const OPENCODE_EVENTS = ['session.idle', 'permission.asked'] as const;
+import type { AgentAdapter } from '../hooks/agent.js';
+import type { HookPayload, VoxEvent } from '../hooks/event.js';
 
 const NAMES: Readonly<Record<string, string>> = { 'session.idle': 'Stop', 'permission.asked': 'PermissionRequest' };
 
@@ -24,8 +21,18 @@ const NAMES: Readonly<Record<string, string>> = { 'session.idle': 'Stop', 'permi
  */
 const OPENCODE_ID = /^ses_[0-9a-f]{12}([A-Za-z0-9]{6,})$/;
 
-export function fromOpencode(event: string, payload: HookPayload): AgentEvent {
+export function fromOpencode(event: string, payload: HookPayload): VoxEvent {
   const name = NAMES[event] ?? event;
   const id = typeof payload.session_id === 'string' ? OPENCODE_ID.exec(payload.session_id)?.[1] : undefined;
   return { event: name, payload: { ...payload, hook_event_name: name, ...(id ? { session_id: id } : {}) } };
 }
+
+export const opencode: AgentAdapter = {
+  name: 'opencode',
+  title: 'opencode',
+  writes: 'plugin/vox.js and mcp.vox in opencode.json in ~/.config/opencode',
+  toEvent: fromOpencode,
+  answersByVoice: false,
+  options: [],
+  settings: async () => (await import('./opencode-settings.js')).opencodeSettings,
+};

@@ -42,9 +42,9 @@
  *   kind, so installing again replaces them.
  * - The file belongs to the user: other keys, other hooks and key order stay as
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { packageUrl } from '../package-dir.js';
+import { defaultCliPath } from '../hooks/cli-path.js';
+import { isObject } from '../hooks/settings-file.js';
+import { HOOK_TIMEOUT_SECONDS, VOICE_HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 
 /** The Claude Code events vox handles. */
 export const HOOK_EVENTS = [
@@ -117,11 +117,6 @@ export const PLUGIN_SERVER = 'plugin:vox:vox';
 /** The `vox mcp` tool that mcp_tool hooks call (mcp/tools/hook.ts). */
 export const HOOK_TOOL = 'hook';
 
-/** Claude Code's per-hook timeout, in seconds (its default is 60): a stuck hook must not hold a session. */
-export const HOOK_TIMEOUT_SECONDS = 10;
-/** PermissionRequest's and Elicitation's timeout, in seconds: room for a voice answer (claude/voice-turn.ts keeps its turn 5 s under it). */
-export const VOICE_HOOK_TIMEOUT_SECONDS = 30;
-
 /** Narration's timeout, in seconds: voxd answers a batch in milliseconds, and Claude Code shows nothing of it until then. */
 export const NARRATION_HOOK_TIMEOUT_SECONDS = 5;
 
@@ -152,19 +147,6 @@ export interface McpToolHook {
 export interface HookGroup {
   matcher?: string;
   hooks: Array<CommandHook | McpToolHook>;
-}
-
-/**
- * The `vox` entry of this installation: the bin `bin/vox.cjs` once the
- * bundles it loads are built (it loads the command's bundle directly: one
- * file fewer per hook than `dist/vox.cjs`, which loads it), else
- * `dist/cli.js`. From `src/` (tests run through tsx) it is the same files.
- */
-export function defaultCliPath(): string {
-  const pkg = (rel: string) => fileURLToPath(packageUrl(rel));
-  if (existsSync(pkg('dist/vox-cli.cjs')) && existsSync(pkg('bin/vox.cjs'))) return realpathSync(pkg('bin/vox.cjs'));
-  if (existsSync(pkg('dist/cli.js'))) return realpathSync(pkg('dist/cli.js'));
-  return pkg('dist/cli.js');
 }
 
 function shellQuote(s: string): string {
@@ -262,8 +244,4 @@ export function isVoxHookCommand(command: unknown): boolean {
 export function isVoxMcpToolHook(h: unknown): boolean {
   if (!isObject(h) || h.type !== 'mcp_tool' || h.tool !== HOOK_TOOL || !isObject(h.input)) return false;
   return typeof h.input.event === 'string' && h.input.session_id === '${session_id}';
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -8,26 +8,21 @@
  *   an error and is never overwritten; the write is atomic (temp file and
  *   rename, through a symlink to its target).
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRootFor } from '../project/config.js';
 import {
+  isObject,
+  readSettings,
+  SettingsError,
+  writeSettings,
+  type LoadedSettings,
+  type Settings,
+} from '../hooks/settings-file.js';
+import {
   ALL_HOOK_EVENTS,
   HOOK_EVENTS,
-  isObject,
   isVoxHookCommand,
   isVoxMcpToolHook,
   voxHookEntries,
@@ -35,13 +30,6 @@ import {
   type HookEvent,
   type HookGroup,
 } from './hook-entries.js';
-
-export type Settings = Record<string, unknown>;
-
-/** A settings file that vox will not touch; the message says why and what to do. */
-export class SettingsError extends Error {
-  override name = 'SettingsError';
-}
 
 export type SettingsScope = 'user' | 'project' | 'local';
 
@@ -169,49 +157,6 @@ export function removeVoxHooks(
   return { settings: next, changed: true, removed };
 }
 
-interface Loaded {
-  settings: Settings;
-  exists: boolean;
-  indent: string;
-}
-
-/** Read and parse a settings file. A missing or empty file is `{}`; anything not a JSON object is a SettingsError. */
-export function readSettings(path: string): Loaded {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: {}, exists: false, indent: '  ' };
-    throw new SettingsError(`Cannot read ${path}: ${(err as Error).message}`);
-  }
-  const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';
-  if (text.trim() === '') return { settings: {}, exists: true, indent };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new SettingsError(
-      `${path} is not valid JSON (${(err as Error).message}); vox left it unchanged. Fix it (or move it aside), then run the command again.`,
-    );
-  }
-  if (!isObject(parsed)) {
-    throw new SettingsError(
-      `${path} does not hold a JSON object; vox left it unchanged. Fix it (or move it aside), then run the command again.`,
-    );
-  }
-  return { settings: parsed, exists: true, indent };
-}
-
-export function writeSettings(path: string, settings: Settings, indent: string): void {
-  // Write through a symlink (dotfile managers link settings.json) to its target.
-  const target = existsSync(path) ? realpathSync(path) : path;
-  mkdirSync(dirname(target), { recursive: true });
-  const mode = existsSync(target) ? statSync(target).mode & 0o777 : 0o644;
-  const tmp = `${target}.vox-${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(settings, null, indent)}\n`, { mode });
-  renameSync(tmp, target);
-}
-
 export interface HooksChange {
   path: string;
   /** False when the file already said exactly this (nothing was written). */
@@ -273,7 +218,7 @@ export interface HooksState {
 
 /** Which of vox's events a settings file covers. Never throws. */
 export function inspectHooks(path: string): HooksState {
-  let loaded: Loaded;
+  let loaded: LoadedSettings;
   let hooks: Record<string, unknown> | undefined;
   try {
     loaded = readSettings(path);

@@ -21,7 +21,7 @@ import { NARRATION_MAX_DELTA_CHARS, type NarrationCutRequest, type NarrationRequ
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { announceLabel } from '../project/config.js';
 import { applyPronunciations } from '../project/pronunciation-matcher.js';
-import type { HookPayload } from './hook.js';
+import type { HookPayload } from '../hooks/event.js';
 
 export type NarrationDelivery =
   { route: '/v1/narration'; body: NarrationRequest } | { route: '/v1/narration/cut'; body: NarrationCutRequest };

@@ -29,3 +29,16 @@ export function suggestion(word: string, candidates: readonly string[], quote = 
   const near = starting.length === 1 ? starting[0] : closest(word, candidates, fold);
   return near ? `; did you mean ${quote ? `"${near}"` : near}?` : '';
 }
+
+/** `text` wrapped at 78 columns, every line but the first indented by `indent` spaces. */
+export function wrap(text: string, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > 78) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join(`\n${' '.repeat(indent)}`);
+}

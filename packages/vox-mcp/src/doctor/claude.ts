@@ -20,8 +20,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { isObject, isVoxMcpToolHook, PLUGIN_SERVER } from '../claude/hook-entries.js';
-import { inspectHooks, readSettings, settingsPath, type SettingsScope } from '../claude/hooks-settings.js';
+import { isVoxMcpToolHook, PLUGIN_SERVER } from '../claude/hook-entries.js';
+import { isObject, readSettings } from '../hooks/settings-file.js';
+import { inspectHooks, settingsPath, type SettingsScope } from '../claude/hooks-settings.js';
 import { projectRootFor } from '../project/config.js';
 import { findMarketplace } from '../setup/claude-plugin.js';
 import type { Check } from './check.js';

@@ -8,9 +8,10 @@
  * "deny"}` that names a request still open as the user's answer.
  *
  * vox announces the request ("api wants to run npm test") and, when the
- * project sets `approveByVoice: true`, asks by voice through the same path as
- * the PermissionRequest hook (claude/voice-decision.ts: its strict grammar,
- * one ask at a time, its decision log) and answers with the behavior heard.
+ * project sets `approveByVoice: true`, asks by voice: the request is a
+ * PermissionRequest handled by hooks/handle.ts, as the hook's (the policy,
+ * the asks announced, hooks/voice/voice-decision.ts: its strict grammar, one
+ * ask at a time, its decision log), and the behavior heard is the answer.
  * Never a guess: silence, an unclear word, "always" (the relay has no
  * "always"), a busy or absent voxd, or the time running out send nothing, and
  * the dialog stays for the keyboard.
@@ -19,6 +20,8 @@
  * `hook` call), the PermissionRequest hook announces and asks already: the
  * relay stays quiet then, so one dialog is never asked twice.
  */
+import type { PermissionAsks } from '../hooks/permission-asks.js';
+import type { PermissionOutput } from '../hooks/voice/voice-decision.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 
 export const PERMISSION_METHOD = 'notifications/claude/channel/permission';
@@ -31,6 +34,8 @@ const MAX_IN_FLIGHT = 4;
 
 /** The request ids being relayed now (one process per session). */
 const inFlight = new Set<string>();
+/** The asks this process announced, and every hook process's (hooks/permission-asks.ts). */
+let asks: PermissionAsks | undefined;
 
 export interface PermissionRequest {
   requestId: string;
@@ -94,20 +99,43 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
     const config = await resolveConfig(o.cwd);
     if (config.values.notify === 'off') return { reason: 'notify is off' };
     const session = await o.session(config);
-    const ask = {
+    const [{ handle }, { asksFile, PermissionAsks }, { askText }, { buildDelivery }, { call }] = await Promise.all([
+      import('../hooks/handle.js'),
+      import('../hooks/permission-asks.js'),
+      import('../hooks/voice/voice-decision.js'),
+      import('../project/speech.js'),
+      import('../daemon/client.js'),
+    ]);
+    asks ??= new PermissionAsks(undefined, asksFile(o.env));
+    const { requestId, tool, toolInput } = request;
+    const outcome = await handle({
+      event: 'PermissionRequest',
+      payload: { tool_name: tool, tool_use_id: requestId, ...(toolInput ? { tool_input: toolInput } : {}) },
+      config,
       session,
-      projectName: config.projectName,
-      tool: request.tool,
-      requestId: request.requestId,
-      ...(request.toolInput ? { toolInput: request.toolInput } : {}),
-    };
-    if (config.values.approveByVoice !== true) return await announce(o, config, ask);
-    const { decideByVoice } = await import('../claude/voice-decision.js');
-    const d = await decideByVoice(o.env, config, ask);
-    if (!d.answer || d.answer === 'always') return { reason: d.reason };
-    const behavior = d.answer === 'deny' ? 'deny' : 'allow';
-    o.notify({ jsonrpc: '2.0', method: PERMISSION_METHOD, params: { request_id: request.requestId, behavior } });
-    return { behavior, reason: d.reason };
+      env: o.env,
+      asks,
+      voice: true,
+      // askText ends with the question ("Allow or deny?"): without approveByVoice nobody listens, so only what it asks is said.
+      deliver: () => {
+        const text = askText({ projectName: config.projectName, tool, ...(toolInput ? { toolInput } : {}) });
+        const asked = text.replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '');
+        return buildDelivery(asked, config, session, { priority: 'important', chime: 'prompt', once: 1 });
+      },
+      send: async (route, body) => {
+        const reply = await call(o.env, 'POST', route, body);
+        return reply.status < 400 ? undefined : `voxd refused the announcement: HTTP ${reply.status}`;
+      },
+    });
+    if (outcome.kind === 'action') {
+      if (outcome.refused) return { reason: outcome.refused };
+      return { reason: outcome.action.kind === 'none' ? outcome.action.reason : 'announced' };
+    }
+    // The relay has no "always": without permission_suggestions the grammar is allow or deny.
+    const behavior = (outcome.output as PermissionOutput | undefined)?.hookSpecificOutput.decision.behavior;
+    if (!behavior) return { reason: outcome.reason };
+    o.notify({ jsonrpc: '2.0', method: PERMISSION_METHOD, params: { request_id: requestId, behavior } });
+    return { behavior, reason: outcome.reason };
   } catch (err) {
     const reason = `no answer: ${(err as Error).message}`;
     o.log(`vox mcp: channel permission ${request.requestId}: ${reason}`);
@@ -115,20 +143,4 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
   } finally {
     inFlight.delete(request.requestId);
   }
-}
-
-/** Says what the session asks, once, and answers nothing. */
-async function announce(
-  o: RelayOptions,
-  config: ResolvedConfig,
-  ask: { session: string; projectName: string; tool: string; toolInput?: Record<string, unknown> },
-): Promise<RelayOutcome> {
-  const { askText } = await import('../claude/voice-decision.js');
-  const { buildDelivery } = await import('../project/speech.js');
-  const { call } = await import('../daemon/client.js');
-  // askText ends with the question ("Allow or deny?"): without approveByVoice nobody listens, so only what it asks is said.
-  const text = askText(ask).replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '');
-  const delivery = buildDelivery(text, config, ask.session, { priority: 'important', chime: 'prompt', once: 1 });
-  const reply = await call(o.env, 'POST', delivery.route, delivery.body);
-  return { reason: reply.status < 400 ? 'announced' : `voxd refused the announcement: HTTP ${reply.status}` };
 }

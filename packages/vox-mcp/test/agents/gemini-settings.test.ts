@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addGemini, removeGemini } from '../../src/agents/gemini-settings.js';
-import { normalizeEvent } from '../../src/agents/agent.js';
+import { agentNamed } from '../../src/cli/agent-table.js';
 
 const opts = { node: '/usr/bin/node', cli: '/opt/vox/bin/vox.cjs' };
 
@@ -40,13 +40,13 @@ describe('gemini settings', () => {
   });
 });
 
-describe('normalizeEvent', () => {
+describe("an agent's adapter (the agent table)", () => {
   test('gemini AfterAgent is Stop with prompt_response as the message; other notifications stay', () => {
-    assert.deepEqual(normalizeEvent('gemini', 'AfterAgent', { prompt_response: 'Hi.' }), {
+    assert.deepEqual(agentNamed('gemini').toEvent('AfterAgent', { prompt_response: 'Hi.' }), {
       event: 'Stop',
       payload: { prompt_response: 'Hi.', last_assistant_message: 'Hi.' },
     });
-    assert.equal(normalizeEvent('gemini', 'Notification', { notification_type: 'Other' }).event, 'Notification');
-    assert.equal(normalizeEvent('codex', 'Stop', {}).event, 'Stop');
+    assert.equal(agentNamed('gemini').toEvent('Notification', { notification_type: 'Other' }).event, 'Notification');
+    assert.equal(agentNamed('codex').toEvent('Stop', {}).event, 'Stop');
   });
 });

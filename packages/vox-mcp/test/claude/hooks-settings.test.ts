@@ -19,10 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { VERSION } from '@vox/protocol';
 import {
   HOOK_EVENTS,
-  HOOK_TIMEOUT_SECONDS,
   MCP_TOOL_EVENTS,
   NARRATION_EVENTS,
-  VOICE_HOOK_TIMEOUT_SECONDS,
   PLUGIN_SERVER,
   isVoxMcpToolHook,
   mcpToolHook,
@@ -32,8 +30,9 @@ import {
   voxHookEntries,
   type HookEvent,
 } from '../../src/claude/hook-entries.js';
+import { SettingsError } from '../../src/hooks/settings-file.js';
+import { HOOK_TIMEOUT_SECONDS, VOICE_HOOK_TIMEOUT_SECONDS } from '../../src/hooks/timeouts.js';
 import {
-  SettingsError,
   hooksInstalled,
   inspectHooks,
   installHooks,

@@ -1,7 +1,9 @@
 /**
- * `vox hook <EVENT>`: what Claude Code runs for each hook event. Reads the
- * payload from stdin, finds the project's config from the payload's `cwd`,
- * asks hook.ts what to do, and sends it to voxd.
+ * `vox hook <EVENT>`: what every agent's command hooks run for each event.
+ * Reads the payload from stdin, has the agent's adapter (`--agent`,
+ * cli/agent-table.ts) make it vox's event, finds the project's config from
+ * the payload's `cwd`, and hands it to hooks/handle.ts, which decides and
+ * sends; this module only reads and reports.
  *
  * Design notes:
  * - It always exits 0 and never waits long: a hook that fails or hangs would
@@ -9,7 +11,7 @@
  * - Nothing is ever written to stdout (except with --dry-run, and a voice
  *   decision): Claude Code adds a SessionStart hook's stdout to the model's
  *   context. With `approveByVoice: true` a PermissionRequest, or an
- *   Elicitation of one choice, is asked by voice (claude/voice-answer.ts,
+ *   Elicitation of one choice, is asked by voice (hooks/voice/voice-answer.ts,
  *   its own bounds, under the 30 s hook timeout) and a clear answer is
  *   printed as the hook's output JSON.
  * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
@@ -18,25 +20,19 @@
  *   VOX_NO_AUTOSTART=1), but the whole call (start, connect, answer) has a 2.5 s deadline, not the 15 s start of `vox say`.
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
-import type { SpeakResponse, WireError } from '@vox/protocol';
+import type { WireError } from '@vox/protocol';
 import { call, settingsMismatch } from '../../daemon/client.js';
-import type { Reply } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
-import {
-  decideHook,
-  hookDelivery,
-  unattended,
-  VOICE_EVENTS,
-  type HookAction,
-  type HookPayload,
-} from '../../claude/hook.js';
+import type { HookPayload } from '../../hooks/event.js';
+import { handle } from '../../hooks/handle.js';
+import { asksFile, PermissionAsks } from '../../hooks/permission-asks.js';
 import { sessionLabel } from '../../project/session.js';
-import { noteSession } from '../../claude/current-session.js';
 import { readStdin } from '../stdin.js';
-import { AGENTS, normalizeEvent } from '../../agents/agent.js';
+import { wrap } from '../usage.js';
+import { agentList, agentNamed, AGENT_NAMES } from '../agent-table.js';
 
 export const HOOK_USAGE = `Usage: vox hook EVENT [--dry-run]
 
@@ -73,9 +69,7 @@ With notify: off nothing is said; with speak: false a chime replaces speech.
 Other events are ignored.
 
 Options:
-  --agent A    the payload is from claude (default), codex, gemini, copilot
-               or opencode
-               (docs/agents.md: how their events map to the ones above)
+  --agent A    ${wrap(`the payload is from ${agentList()} (docs/agents.md: how their events map to the ones above)`, 15)}
   --dry-run    print what would be sent (JSON) on stdout; send nothing
   -h, --help   show this help
 `;
@@ -105,19 +99,22 @@ function readPayload(stdin: CliContext['stdin']): Promise<string> {
   });
 }
 
-/** POST to voxd with short timeouts, starting it (briefly) when nothing listens. */
-function post<T>(env: NodeJS.ProcessEnv, route: string, body: unknown): Promise<Reply<T>> {
-  return call<T>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
+/** POST to voxd with short timeouts, starting it (briefly) when nothing listens; undefined when taken, else why not. */
+async function post(env: NodeJS.ProcessEnv, event: string, route: string, body: unknown): Promise<string | undefined> {
+  const reply = await call<WireError>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
     startTimeoutMs: START_TIMEOUT_MS,
     deadlineMs: HOOK_DEADLINE_MS,
   });
+  if (reply.status < 400) return undefined;
+  const err = reply.body as Partial<WireError> | undefined;
+  return `voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`;
 }
 
 // Lenient: a bad flag is reported and ignored, and so is anything run throws (defineCommand), because a hook must exit 0.
 export const command = defineCommand({
   name: 'hook',
   usage: HOOK_USAGE,
-  flags: { 'dry-run': { type: 'boolean' }, agent: { type: 'enum', values: AGENTS } },
+  flags: { 'dry-run': { type: 'boolean' }, agent: { type: 'enum', values: AGENT_NAMES } },
   maxArgs: 1,
   lenient: true,
   async run({ ctx, flags, args }) {
@@ -138,64 +135,48 @@ export const command = defineCommand({
         return EXIT.OK;
       }
     }
-    const named = typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '';
-    const named0 = args[0] ?? named;
-    // Another agent's event and payload in Claude Code's terms (agents/).
-    const normalized = normalizeEvent(flags.agent ?? 'claude', named0, payload);
-    const event = normalized.event;
-    payload = normalized.payload;
-    if (!named0) {
+    const named = args[0] ?? (typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '');
+    const agent = agentNamed(flags.agent);
+    const { event, payload: vox } = agent.toEvent(named, payload);
+    if (!named) {
       warn('no event named: run as "vox hook EVENT" with the payload on stdin');
       return EXIT.OK;
     }
 
     // The payload's cwd even when it does not exist here: its name is still the project's.
-    const cwd = typeof payload.cwd === 'string' && payload.cwd ? payload.cwd : ctx.cwd;
+    const cwd = typeof vox.cwd === 'string' && vox.cwd ? vox.cwd : ctx.cwd;
     const config = await resolveConfig(cwd);
-    const projectName = config.projectName;
-    const action: HookAction = decideHook(event, payload, {
-      notify: config.values.notify,
-      projectName,
-      unattended: unattended(ctx.env),
-      unattendedPrompts: config.values.unattendedPrompts,
+    const id = typeof vox.session_id === 'string' && vox.session_id ? vox.session_id : undefined;
+    const session = sessionLabel(config.projectName, ctx.env, id);
+    if (!dryRun) agent.seen?.(ctx.env, vox);
+    const outcome = await handle({
+      event,
+      payload: vox,
+      config,
+      session,
+      env: ctx.env,
+      // Shared with every other hook process and the session's vox mcp: one announcement per ask.
+      asks: new PermissionAsks(undefined, asksFile(ctx.env)),
+      voice: agent.answersByVoice,
+      dryRun,
+      send: (route, body) => post(ctx.env, event, route, body),
     });
-    const session = sessionLabel(
-      projectName,
-      ctx.env,
-      typeof payload.session_id === 'string' && payload.session_id ? payload.session_id : undefined,
-    );
-    // For this Claude Code's vox mcp, which sees no hook of a command-only set-up: after /clear, this is the session's id.
-    if ((flags.agent ?? 'claude') === 'claude' && !dryRun && typeof payload.session_id === 'string')
-      noteSession(ctx.env, payload.session_id);
-    if (VOICE_EVENTS.has(event) && config.values.approveByVoice && !dryRun && (flags.agent ?? 'claude') === 'claude') {
-      const ask = await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session);
-      if (ask) {
-        const decided = await ask(ctx.env);
-        if (decided.output) ctx.stdout.write(`${JSON.stringify(decided.output)}\n`);
-        else warn(`no voice decision: ${decided.reason}; the ${event === 'Elicitation' ? 'dialog' : 'prompt'} stays`);
-        return EXIT.OK;
-      }
-    }
-
-    const delivery = hookDelivery(action, config, session);
-    if (!delivery) {
-      if (dryRun) ctx.stdout.write(`${JSON.stringify({ action })}\n`);
+    if (outcome.kind === 'voice') {
+      if (outcome.output) ctx.stdout.write(`${JSON.stringify(outcome.output)}\n`);
+      else warn(`no voice decision: ${outcome.reason}; the ${event === 'Elicitation' ? 'dialog' : 'prompt'} stays`);
       return EXIT.OK;
     }
-    const { route, body } = delivery;
+    const { action, delivery } = outcome;
     if (dryRun) {
-      ctx.stdout.write(`${JSON.stringify({ action, route, body })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify(delivery ? { action, route: delivery.route, body: delivery.body } : { action })}\n`,
+      );
       return EXIT.OK;
     }
-    const reply = await post<SpeakResponse | WireError>(ctx.env, route, body);
+    if (!delivery) return EXIT.OK;
     const mismatch = settingsMismatch(ctx.env);
     if (mismatch) warn(mismatch);
-    if (reply.status >= 400) {
-      const err = reply.body as Partial<WireError> | undefined;
-      warn(
-        `voxd refused the ${event} request: ${err?.code ?? `HTTP ${reply.status}`}: ${err?.message ?? 'no details'}`,
-      );
-    }
+    if (outcome.refused) warn(outcome.refused);
     return EXIT.OK;
   },
 });

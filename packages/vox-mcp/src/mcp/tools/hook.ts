@@ -24,21 +24,23 @@
  *   (project/session.ts): it is CLAUDE_CODE_SESSION_ID until a `/clear`,
  *   which gives the hooks a new id while this server keeps running, and the
  *   model's calls must follow it or its `stop` misses the new Stop summary.
- * - One announcement per permission ask: this process remembers the
- *   PermissionRequests it announced (claude/permission-asks.ts), and the
- *   `permission_prompt` Notification of the same ask is silent.
+ * - The event is handled by hooks/handle.ts, as `vox hook`'s: one
+ *   announcement per permission ask (hooks/permission-asks.ts, shared with
+ *   the command hooks' processes through VOX_HOME), the voice answer, the
+ *   policy. Narration (MessageDisplay, UserPromptSubmit) is Claude Code's
+ *   alone and stays here (claude/narration.ts).
  * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
  *   must never hold the session.
  * - With `approveByVoice: true` a PermissionRequest, or an Elicitation that
- *   asks for one choice, is asked by voice (claude/voice-answer.ts) and a
+ *   asks for one choice, is asked by voice (hooks/voice/voice-answer.ts) and a
  *   clear answer is the result's text: the hook output's JSON, which Claude
  *   Code reads as the hook's output. No answer is the empty result, and the
  *   prompt or dialog stays.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SpeakResponse, WireError } from '@vox/protocol';
-import type { HookPayload } from '../../claude/hook.js';
-import type { PermissionAsks } from '../../claude/permission-asks.js';
+import type { WireError } from '@vox/protocol';
+import type { HookPayload } from '../../hooks/event.js';
+import type { PermissionAsks } from '../../hooks/permission-asks.js';
 import type { InputSchema } from '../schema.js';
 import type { McpTool } from '../tool.js';
 
@@ -141,10 +143,10 @@ export const hookTool: McpTool = {
   input: HOOK_INPUT,
   async warm(ctx) {
     const [, { resolveConfig }] = await Promise.all([
-      import('../../claude/hook.js'),
+      import('../../hooks/handle.js'),
       import('../../project/config.js'),
       import('../../project/session.js'),
-      import('../../claude/permission-asks.js'),
+      import('../../hooks/permission-asks.js'),
       import('../../daemon/client.js'),
     ]);
     const config = await resolveConfig(ctx.cwd).catch(() => undefined);
@@ -166,20 +168,16 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   const event = args.event as string;
   const payload: HookPayload = {};
   for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-  const [
-    { decideHook, hookDelivery, unattended, VOICE_EVENTS },
-    { resolveConfig },
-    { adoptSessionId, sessionLabel },
-    { PermissionAsks },
-    client,
-  ] = await Promise.all([
-    import('../../claude/hook.js'),
-    import('../../project/config.js'),
-    import('../../project/session.js'),
-    import('../../claude/permission-asks.js'),
-    import('../../daemon/client.js'),
-  ]);
-  asks ??= new PermissionAsks();
+  const [{ handle }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks, asksFile }, client] =
+    await Promise.all([
+      import('../../hooks/handle.js'),
+      import('../../project/config.js'),
+      import('../../project/session.js'),
+      import('../../hooks/permission-asks.js'),
+      import('../../daemon/client.js'),
+    ]);
+  // Remembered here and in VOX_HOME, where the command hooks' processes read it too.
+  asks ??= new PermissionAsks(undefined, asksFile(ctx.env));
   let config;
   try {
     config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
@@ -200,7 +198,10 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     if (event === 'UserPromptSubmit') narration.narrated(session);
     const d = narration.narrationDelivery(event, payload, config, session);
     if (!d) return done;
-    const post = () => send(ctx, client, event, d.route, d.body);
+    const post = async () => {
+      const refused = await send(ctx, client, event, d.route, d.body);
+      return refused === undefined ? undefined : failed(refused);
+    };
     if (event === 'UserPromptSubmit') return (await narration.inOrder(session, post)) ?? done;
     // A batch is answered at once and sent behind the session's earlier ones: Claude Code shows
     // nothing of the reply until the hook answers. What voxd refuses is said on stderr.
@@ -214,53 +215,40 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     if (narration.backlog(session) > narration.MAX_BACKLOG) await queued;
     return done;
   }
-  const now = Date.now();
-  // Loaded only where a project answers by voice: every other hook event pays nothing for it.
-  const ask =
-    VOICE_EVENTS.has(event) && config.values.approveByVoice
-      ? await (await import('../../claude/voice-answer.js')).voiceAnswerOf(event, payload, config, session)
-      : undefined;
-  if (ask) {
-    if (event === 'PermissionRequest') asks.requested(session, now);
-    const decided = await ask(ctx.env, { signal: ctx.signal });
-    return decided.output ? { content: [{ type: 'text', text: JSON.stringify(decided.output) }] } : EMPTY;
-  }
-  const action = decideHook(event, payload, {
-    notify: config.values.notify,
-    projectName: config.projectName,
-    unattended: unattended(ctx.env),
-    unattendedPrompts: config.values.unattendedPrompts,
-    askAnnounced: asks.announced(session, now),
-    narrate: config.values.narrate,
+  const outcome = await handle({
+    event,
+    payload,
+    config,
+    session,
+    env: ctx.env,
+    asks,
+    voice: true,
+    signal: ctx.signal,
     narrated: event === 'Stop' && narration !== undefined && narration.narrated(session),
+    send: (route, body) => send(ctx, client, event, route, body),
   });
-  const delivery = hookDelivery(action, config, session);
-  if (!delivery) return EMPTY;
-  const refused = await send(ctx, client, event, delivery.route, delivery.body);
-  if (refused) return refused;
-  if (event === 'PermissionRequest') asks.requested(session, now);
-  return EMPTY;
+  if (outcome.kind === 'voice')
+    return outcome.output ? { content: [{ type: 'text', text: JSON.stringify(outcome.output) }] } : EMPTY;
+  return outcome.refused !== undefined ? failed(outcome.refused) : EMPTY;
 }
 
-/** Send one request to voxd; undefined when it was taken, else the error result that says why. */
+/** Send one request to voxd; undefined when it was taken, else why not. Never throws. */
 async function send(
   ctx: Parameters<McpTool['run']>[1],
   client: typeof import('../../daemon/client.js'),
   event: string,
   route: string,
   body: unknown,
-): Promise<CallToolResult | undefined> {
+): Promise<string | undefined> {
   try {
-    const reply = await client.call<SpeakResponse | WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
+    const reply = await client.call<WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
       startTimeoutMs: START_TIMEOUT_MS,
     });
     if (reply.status < 400) return undefined;
     const err = reply.body as Partial<WireError>;
-    return failed(
-      `voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`,
-    );
+    return `voxd refused the ${event} request: ${err.code ?? `HTTP ${reply.status}`}: ${err.message ?? 'no details'}`;
   } catch (err) {
     const e = err as Error & { code?: string };
-    return failed(`${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`);
+    return `${e.code && !e.message.includes(e.code) ? `${e.code}: ` : ''}${e.message}`;
   }
 }

@@ -19,18 +19,20 @@ import {
   STOP_MAX_AGE_MS,
   NOTIFICATION_POLICY,
   decideHook,
-  failureText,
-  FAILURE_WORDS,
   unattended,
   hookDelivery,
+  type HookAction,
+} from '../../src/hooks/policy.js';
+import type { HookPayload } from '../../src/hooks/event.js';
+import { SUMMARY_MAX_CHARS, summarize } from '../../src/hooks/summary.js';
+import {
+  failureText,
+  FAILURE_WORDS,
   noticeText,
   permissionText,
   permissionTool,
   spokenToolName,
-  type HookAction,
-  type HookPayload,
-} from '../../src/claude/hook.js';
-import { SUMMARY_MAX_CHARS, summarize } from '../../src/claude/summary.js';
+} from '../../src/hooks/wording.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'hooks');

@@ -1,5 +1,5 @@
 /**
- * An elicitation's one choice answered by voice (claude/elicitation-choice.ts):
+ * An elicitation's one choice answered by voice (hooks/voice/elicitation-choice.ts):
  * which forms are asked, what is said, the strict grammar of the answer, and
  * the Elicitation hook output Claude Code 2.1.332 reads.
  */
@@ -11,8 +11,8 @@ import {
   choiceText,
   matchChoice,
   optionsOf,
-} from '../packages/vox-mcp/src/claude/elicitation-choice.js';
-import { DEFAULTS, type ResolvedConfig } from '../packages/vox-mcp/src/project/config-schema.js';
+} from '../../../src/hooks/voice/elicitation-choice.js';
+import { DEFAULTS, type ResolvedConfig } from '../../../src/project/config-schema.js';
 
 const config = (values: Partial<typeof DEFAULTS>): ResolvedConfig =>
   ({

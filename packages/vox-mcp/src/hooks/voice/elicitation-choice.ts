@@ -18,8 +18,8 @@
  * asked. Nothing else decides.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResolvedConfig } from '../project/config-schema.js';
-import type { HookPayload } from './hook.js';
+import type { ResolvedConfig } from '../../project/config-schema.js';
+import type { HookPayload } from '../event.js';
 import { MAX_ANSWER_CHARS, normaliseAnswer } from './permission-answer.js';
 import { clip, oneLine, readObject } from './voice-decision.js';
 import { askByVoice, type VoiceOutcome } from './voice-turn.js';

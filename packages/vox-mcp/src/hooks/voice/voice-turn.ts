@@ -27,10 +27,10 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePaths, voxHome, type ListenResponse } from '@vox/protocol';
-import { listen } from '../daemon/listening.js';
-import type { ResolvedConfig } from '../project/config-schema.js';
-import { buildDelivery } from '../project/speech.js';
-import { VOICE_HOOK_TIMEOUT_SECONDS } from './hook-entries.js';
+import { listen } from '../../daemon/listening.js';
+import type { ResolvedConfig } from '../../project/config-schema.js';
+import { buildDelivery } from '../../project/speech.js';
+import { VOICE_HOOK_TIMEOUT_SECONDS } from '../timeouts.js';
 
 /** The whole voice turn (waiting for the turn, announcing, listening, transcribing), in ms: under the hook's timeout, with room to answer. */
 export const VOICE_BUDGET_MS = VOICE_HOOK_TIMEOUT_SECONDS * 1000 - 5000;

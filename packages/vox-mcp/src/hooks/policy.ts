@@ -1,7 +1,8 @@
 /**
- * What a Claude Code hook event should sound like: pure logic from the event's
- * payload and the project's resolved settings to one action. No I/O here;
- * `cli/commands/hook.ts` reads stdin, resolves the config and sends the action.
+ * What a hook event should sound like: pure logic from vox's event (event.ts,
+ * Claude Code's names and fields, which every agent's adapter maps onto) and
+ * the project's resolved settings to one action. No I/O here; handle.ts
+ * resolves the config and sends the action (the words are wording.ts's).
  *
  * Design notes (docs/claude-code.md has the table):
  * - `notify` decides how much the hooks say. `off` silences every event,
@@ -14,14 +15,14 @@
  * - A permission request is announced by `PermissionRequest`, the moment it is
  *   asked. The `permission_prompt` Notification that Claude Code 2.1.332
  *   sends ~6 s later for the same request names no tool, so no duplicate key
- *   can tie the two: the caller that saw the request (the hook tool, one
- *   process per session) says so in `askAnnounced`, and the Notification is
- *   then silent. Without it (command hooks, one process per event) the
- *   Notification is spoken, unless its words name the tool (older Claude
- *   Code), which gives it the request's key. The hook never decides a
+ *   can tie the two: handle.ts remembers the requests announced
+ *   (permission-asks.ts, a small file under VOX_HOME, so command hooks that
+ *   run one process per event share it) and says so in `askAnnounced`, and
+ *   the Notification is then silent. A Notification whose words name the
+ *   tool (older Claude Code) also gets the request's key. The hook never decides a
  *   permission (it prints nothing), so the dialog is the user's, unless the
  *   project sets `approveByVoice: true`: then the callers ask by voice
- *   instead (voice-decision.ts), and that path applies under `claude -p`
+ *   instead (voice/voice-decision.ts), and that path applies under `claude -p`
  *   too, since the key says a person is listening.
  * - Where nobody can answer a prompt (`claude -p`, CLAUDE_CODE_ENTRYPOINT
  *   sdk-cli: Claude Code denies the tool within milliseconds), a permission
@@ -49,29 +50,9 @@
 import { NOTIFICATION_MAX_AGE_MS, type ChimeSignal, type Priority } from '@vox/protocol';
 import type { NarrateMode, NotifyMode, ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery, type Delivery } from '../project/speech.js';
+import type { HookPayload } from './event.js';
 import { summarize } from './summary.js';
-
-/** The fields vox reads from a hook payload. Claude Code sends more; they are ignored. */
-export interface HookPayload {
-  session_id?: unknown;
-  cwd?: unknown;
-  hook_event_name?: unknown;
-  /** Notification */
-  message?: unknown;
-  notification_type?: unknown;
-  /** Stop, SubagentStop */
-  stop_hook_active?: unknown;
-  last_assistant_message?: unknown;
-  /** SessionStart: startup, resume, clear, compact, fork */
-  source?: unknown;
-  /** PreCompact: manual, auto */
-  trigger?: unknown;
-  /** PermissionRequest: the tool asking, e.g. Bash */
-  tool_name?: unknown;
-  /** StopFailure: rate_limit, overloaded, authentication_failed, ..., unknown */
-  error?: unknown;
-  [key: string]: unknown;
-}
+import { failureText, noticeText, permissionText, permissionTool, spokenToolName } from './wording.js';
 
 export type HookAction =
   | {
@@ -103,7 +84,7 @@ export interface HookContext {
   askAnnounced?: boolean;
   /** The project's `narrate`: `off` reads no reply. Default `summary`. */
   narrate?: NarrateMode;
-  /** The reply was narrated while it was written (claude/narration.ts): Stop does not read it again. */
+  /** The reply was narrated while it was written (Claude Code's narration): Stop does not read it again. */
   narrated?: boolean;
 }
 
@@ -133,47 +114,6 @@ export const NOTICE_MAX_AGE_MS = NOTIFICATION_MAX_AGE_MS;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
-/** "Claude needs your permission to use Bash" → "api needs your permission to use Bash". */
-export function permissionText(project: string, message: string): string {
-  const m = /^claude(?: code)?\s+needs\s+your\s+permission\b\s*(.*)$/is.exec(message);
-  if (m) {
-    const rest = m[1]!.replace(/[.!\s]+$/, '');
-    if (!rest) return `${project} needs your permission`;
-    return /^(?:to|for)\b/i.test(rest)
-      ? `${project} needs your permission ${rest}`
-      : `${project} needs your permission: ${rest}`;
-  }
-  if (!message) return `${project} needs your permission`;
-  return `${project} needs your permission: ${message}`;
-}
-
-/** Claude Code's message with "Claude" replaced by the project's name, or prefixed by it. */
-export function noticeText(project: string, message: string): string {
-  if (!message) return `${project} needs your attention`;
-  const m = /^claude(?: code)?\b\s*(.*)$/is.exec(message);
-  if (m && m[1]) return `${project} ${m[1]}`;
-  return `${project}: ${message}`;
-}
-
-/**
- * The tool named in a permission message: "Claude needs your permission to
- * use Bash" → "Bash". Undefined when the message names none.
- */
-export function permissionTool(message: string): string | undefined {
-  return /\bpermission\s+to\s+use\s+(\S+?)[.!]?\s*$/i.exec(message)?.[1];
-}
-
-/**
- * A tool's spoken name: built-ins as they are ("Bash"), MCP tools as
- * "speak from vox" rather than "mcp__plugin_vox_vox__speak".
- */
-export function spokenToolName(tool: string): string {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool);
-  if (!m) return tool;
-  const server = m[1]!.replace(/^plugin_([^_]+)_.*$/, '$1');
-  return `${m[2]!.replace(/_/g, ' ')} from ${server.replace(/_/g, ' ')}`;
-}
-
 /**
  * The duplicate key of a permission request, the same for `PermissionRequest`
  * and the `Notification` `permission_prompt` that Claude Code sends for the
@@ -197,38 +137,6 @@ function permissionAction(project: string, tool: string | undefined, message: st
     dedupKey: permissionKey(tool),
     once: PERMISSION_DEDUP_SECONDS,
   };
-}
-
-/**
- * StopFailure's `error` in words: every kind Claude Code 2.1.332 sends (the
- * enum of its StopFailure schema, found with `strings` on the binary) but
- * `unknown`, which gets the plain "the request failed"; then the API's own
- * error types, which older versions passed through.
- */
-export const FAILURE_WORDS: Readonly<Record<string, string>> = Object.freeze({
-  authentication_failed: 'authentication failed',
-  oauth_org_not_allowed: 'the organization does not allow this login',
-  account_on_hold: 'the account is on hold',
-  verification_required: 'the account needs verification',
-  billing_error: 'a billing problem',
-  rate_limit: 'rate limited',
-  overloaded: 'the API is overloaded',
-  invalid_request: 'the API rejected the request as invalid',
-  model_not_found: 'model not found',
-  server_error: 'a server error',
-  max_output_tokens: 'the reply was too long',
-  cloud_credential_error: 'the cloud credentials were refused',
-  rate_limit_error: 'rate limited',
-  overloaded_error: 'the API is overloaded',
-  authentication_error: 'authentication failed',
-  invalid_request_error: 'the API rejected the request as invalid',
-  api_error: 'a server error',
-});
-
-/** "shop: the request failed, the API is overloaded". */
-export function failureText(project: string, error: string): string {
-  const words = Object.hasOwn(FAILURE_WORDS, error) ? FAILURE_WORDS[error] : undefined;
-  return words ? `${project}: the request failed, ${words}` : `${project}: the request failed`;
 }
 
 /**
@@ -337,7 +245,7 @@ export const SESSION_START_WORDS: Record<string, string | undefined> = {
 
 const CONTINUOUS_ONLY = 'only in notify: chatty (or continuous)';
 
-/** The events a project with `approveByVoice: true` may answer by voice (claude/voice-answer.ts). */
+/** The events a project with `approveByVoice: true` may answer by voice (voice/voice-answer.ts). */
 export const VOICE_EVENTS: ReadonlySet<string> = new Set(['PermissionRequest', 'Elicitation']);
 
 /** Decide what a hook event sounds like. Never throws. */

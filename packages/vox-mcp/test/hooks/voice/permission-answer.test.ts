@@ -1,19 +1,13 @@
 /**
- * The spoken-answer grammar of a permission prompt (claude/permission-answer.ts)
- * and the words and decisions around it (claude/voice-decision.ts): exact
+ * The spoken-answer grammar of a permission prompt (hooks/voice/permission-answer.ts)
+ * and the words and decisions around it (hooks/voice/voice-decision.ts): exact
  * phrases after normalising, never a guess.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchAnswer, normaliseAnswer } from '../packages/vox-mcp/src/claude/permission-answer.js';
-import {
-  askText,
-  decisionOutput,
-  readList,
-  readObject,
-  voiceAskOf,
-} from '../packages/vox-mcp/src/claude/voice-decision.js';
-import { DEFAULTS, type ResolvedConfig } from '../packages/vox-mcp/src/project/config-schema.js';
+import { matchAnswer, normaliseAnswer } from '../../../src/hooks/voice/permission-answer.js';
+import { askText, decisionOutput, readList, readObject, voiceAskOf } from '../../../src/hooks/voice/voice-decision.js';
+import { DEFAULTS, type ResolvedConfig } from '../../../src/project/config-schema.js';
 
 test('the grammar: exact phrases after case, punctuation and courtesy words are normalised', () => {
   for (const t of [

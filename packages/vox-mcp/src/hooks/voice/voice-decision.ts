@@ -6,8 +6,9 @@
  * budget, the listen, the log) is voice-turn.ts's.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResolvedConfig } from '../project/config-schema.js';
-import { spokenToolName, type HookPayload } from './hook.js';
+import type { ResolvedConfig } from '../../project/config-schema.js';
+import type { HookPayload } from '../event.js';
+import { spokenToolName } from '../wording.js';
 import { matchAnswer, type PermissionAnswer } from './permission-answer.js';
 import { askByVoice, type VoiceOutcome } from './voice-turn.js';
 

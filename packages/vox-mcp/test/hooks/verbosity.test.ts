@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideHook, type HookPayload } from '../../src/claude/hook.js';
+import type { HookPayload } from '../../src/hooks/event.js';
+import { decideHook } from '../../src/hooks/policy.js';
 import type { NotifyMode } from '../../src/project/config-schema.js';
 import { checkValue } from '../../src/project/config-validation.js';
 

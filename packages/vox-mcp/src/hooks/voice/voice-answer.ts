@@ -4,8 +4,8 @@
  * choice (elicitation-choice.ts), the same for the hook tool of `vox mcp`
  * and for `vox hook` as a command. Each module loads only for its event.
  */
-import type { ResolvedConfig } from '../project/config-schema.js';
-import type { HookPayload } from './hook.js';
+import type { ResolvedConfig } from '../../project/config-schema.js';
+import type { HookPayload } from '../event.js';
 
 /** Asks and answers with the hook's output, or none and why (the prompt stays). Never throws. */
 export type VoiceAnswer = (
