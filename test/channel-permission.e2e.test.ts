@@ -156,7 +156,7 @@ describe('the channel permission relay (SDK Client, real vox mcp and voxd)', () 
     const asked = (await history()).filter((h) => h.text.startsWith('api wants to')).map((h) => h.text);
     assert.deepEqual(asked.sort(), [
       'api wants to run make build. Allow or deny?',
-      'api wants to run rm -rf build. Allow or deny?',
+      'api wants to run rm dash rf build. Allow or deny?',
     ]);
     assert.deepEqual(
       decisions()

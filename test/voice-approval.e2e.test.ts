@@ -118,12 +118,14 @@ describe('permission prompts answered by voice', () => {
     assert.equal(entry!.behavior, 'allow');
     assert.match(entry!.session, /^allowed#/);
     assert.match(entry!.requestId, /\S/);
-    // What was asked, by name and command, before listening.
+    // What was asked, by name and the command whole, every character said (hooks/voice/spoken-command.ts), before listening.
     const history = (await d.api('GET', '/v1/status')).body.history as Array<{ text: string; session?: string }>;
     const asked = history.filter((h) => h.session === entry!.session && h.text.includes('wants to run'));
     assert.deepEqual(
       asked.map((h) => h.text),
-      [`allowed wants to run echo ${MARK} > ran.txt; echo ${MARK}. Allow, always, or deny?`],
+      [
+        'allowed wants to run echo ran dash by dash voice dash 4242 greater-than ran dot txt semicolon echo ran dash by dash voice dash 4242. Allow, always, or deny?',
+      ],
     );
   });
 

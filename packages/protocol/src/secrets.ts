@@ -56,7 +56,7 @@ const SHAPES: readonly Shape[] = [
   // NAME=value, NAME: value, "name": "value" where the name says what it is.
   {
     re: new RegExp(
-      String.raw`(?:\b|")(${NAME})?${SECRET_NAME}(${NAME})?"?\s{0,3}[=:]\s{0,3}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|,}]{1,512})`,
+      String.raw`(?:\b|")(${NAME})?${SECRET_NAME}(${NAME})?"?\s{0,3}[=:]\s{0,3}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|,}]{0,511}[^\s"'&;|,}.])`,
       'gi',
     ),
     said: 'a secret',
@@ -65,7 +65,7 @@ const SHAPES: readonly Shape[] = [
   // --password VALUE, --token=VALUE, -p is too ambiguous to take.
   {
     re: new RegExp(
-      String.raw`--?${SECRET_NAME}(?:[_-]?[A-Za-z]{1,20})?(?:=|\s{1,3})("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|]{1,512})`,
+      String.raw`--?${SECRET_NAME}(?:[_-]?[A-Za-z]{1,20})?(?:=|\s{1,3})("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|]{0,511}[^\s"'&;|.])`,
       'gi',
     ),
     said: 'a secret',
@@ -75,8 +75,8 @@ const SHAPES: readonly Shape[] = [
 
 /** The secrets in `text`, in order, not overlapping (the first found wins). */
 export function findSecrets(text: string): SecretSpan[] {
-  const found: SecretSpan[] = [];
-  for (const shape of SHAPES) {
+  const found: Array<SecretSpan & { rank: number }> = [];
+  for (const [rank, shape] of SHAPES.entries()) {
     shape.re.lastIndex = 0;
     for (let m = shape.re.exec(text); m; m = shape.re.exec(text)) {
       if (m[0].length === 0) {
@@ -87,12 +87,13 @@ export function findSecrets(text: string): SecretSpan[] {
       const value = m[g];
       if (value === undefined) continue;
       const start = g === 0 ? m.index : m.index + m[0].lastIndexOf(value);
-      found.push({ start, end: start + value.length, said: shape.said });
+      found.push({ start, end: start + value.length, said: shape.said, rank });
     }
   }
-  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  // Where two shapes find the same secret, the more specific (earlier in SHAPES) names it.
+  found.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const spans: SecretSpan[] = [];
-  for (const s of found) if (!spans.length || s.start >= spans[spans.length - 1]!.end) spans.push(s);
+  for (const { rank: _, ...s } of found) if (!spans.length || s.start >= spans[spans.length - 1]!.end) spans.push(s);
   return spans;
 }
 

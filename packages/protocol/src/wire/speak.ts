@@ -31,6 +31,13 @@ export interface SpeakRequest {
   /** Longest text spoken, in characters: cleanup truncates at a sentence boundary. */
   maxChars?: number;
   /**
+   * Speak the text exactly as given: no cleanup, no shortening, no truncation
+   * (only split into sentences). For a question whose words must be the ones
+   * heard, such as a command rendered for the ear. Secrets are still said as
+   * their kind.
+   */
+  verbatim?: boolean;
+  /**
    * The caller's own id for this request (1–64 of A-Z a-z 0-9 _ - . :). A
    * re-send with the same id and text (after a lost connection or a voxd
    * restart) is joined to the first: it answers with that request's id and
@@ -100,6 +107,7 @@ export const speakRequestSchema = {
     final: { type: 'boolean' },
     apiKey: { type: 'string', minLength: 1, maxLength: 500 },
     maxChars: { type: 'integer', minimum: 1, maximum: MAX_TEXT_CHARS },
+    verbatim: { type: 'boolean' },
     requestId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' },
   },
 } as const;

@@ -118,8 +118,8 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
       voice: true,
       // askText ends with the question ("Allow or deny?"): without approveByVoice nobody listens, so only what it asks is said.
       deliver: () => {
-        const text = askText({ projectName: config.projectName, tool, ...(toolInput ? { toolInput } : {}) });
-        const asked = text.replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '');
+        const q = askText({ projectName: config.projectName, tool, ...(toolInput ? { toolInput } : {}) });
+        const asked = q.ok ? q.text.replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '') : q.text;
         return buildDelivery(asked, config, session, { priority: 'important', chime: 'prompt', once: 1 });
       },
       send: async (route, body) => {

@@ -11,6 +11,7 @@ import {
   CHIME_DEDUP_SECONDS,
   DEFAULT_DEDUP_SECONDS,
   NOTIFICATION_MAX_AGE_MS,
+  redactSecrets,
   type ChimeSignal,
   type Priority,
   type SinkHealth,
@@ -20,7 +21,7 @@ import {
 import { VoxError } from '../errors.js';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
-import type { PrepareFn, PreparedText } from '../text/preparer.js';
+import { prepareAsGiven, type PrepareFn, type PreparedText } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import type { DuplicateFilter } from './dedup.js';
 import type { NarrationMark } from './journal-records.js';
@@ -106,6 +107,8 @@ export class Admission {
    */
   async speech(input: SpeakInput, narration?: { prepared: PreparedText; mark: NarrationMark }): Promise<Admitted> {
     this.#assertOpen();
+    // Secrets are said as their kind, and so never reach history, the journal or a log.
+    input = withoutSecrets(input);
     const sink = await this.#audible();
     const turn = this.#admissions.then(async () => {
       const engine = await this.#o.synthesizer.resolve(input.engine, input.voice);
@@ -116,10 +119,12 @@ export class Admission {
       }
       const prepared =
         narration?.prepared ??
-        (await this.#o.prepare(input.text, {
-          keepTags: engine.understandsTags(input.model),
-          ...(input.maxChars ? { maxChars: input.maxChars } : {}),
-        }));
+        (input.verbatim
+          ? await prepareAsGiven(input.text, { keepTags: false })
+          : await this.#o.prepare(input.text, {
+              keepTags: engine.understandsTags(input.model),
+              ...(input.maxChars ? { maxChars: input.maxChars } : {}),
+            }));
       // Inside the turn: two sessions arriving together are not given one free voice.
       const voice =
         input.voice ??
@@ -355,4 +360,12 @@ export class Admission {
   #assertOpen(): void {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
   }
+}
+
+/** The request with every secret in its text and duplicate key said as its kind (@vox/protocol secrets.ts). */
+function withoutSecrets(input: SpeakInput): SpeakInput {
+  const text = redactSecrets(input.text).text;
+  const dedupKey = input.dedupKey === undefined ? undefined : redactSecrets(input.dedupKey).text;
+  if (text === input.text && dedupKey === input.dedupKey) return input;
+  return { ...input, text, ...(dedupKey !== undefined ? { dedupKey } : {}) };
 }

@@ -17,6 +17,7 @@
  */
 import {
   DEFAULT_DEDUP_SECONDS,
+  redactSecrets,
   type NarratingStatusField,
   type NarrationRequest,
   type NarrationResponse,
@@ -197,7 +198,7 @@ export class Narration {
     if (this.#live.size >= (this.#o.maxLive ?? MAX_LIVE_NARRATIONS))
       throw new VoxError('VOX_ERR_QUEUE_FULL', `${this.#live.size} narrated messages and more`);
     const state = initialState();
-    const sentences = speakable(narrate(state, req.delta, req.final));
+    const sentences = speakable(narrate(state, req.delta, req.final)).map(unsecret);
     const mark = { message: req.message, index: req.index, final: req.final, state };
     const text = sentences.join(' ');
     const { response } = await this.#o.admission.speech(
@@ -235,7 +236,7 @@ export class Narration {
         'narration batches missing; going on from this one',
       );
     const state: NarrationState = structuredClone(mark.state);
-    const added = speakable(narrate(state, req.delta, req.final));
+    const added = speakable(narrate(state, req.delta, req.final)).map(unsecret);
     const next = { message: mark.message, index: req.index, final: req.final || mark.final, state };
     const sentences = [...u.sentences, ...added];
     const text = added.length ? (u.text ? `${u.text} ${added.join(' ')}` : added.join(' ')) : u.text;
@@ -298,4 +299,9 @@ function pickVoice(
   for (const k of ['voice', 'rate', 'volume', 'engine', 'model'] as const)
     if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
   return out;
+}
+
+/** A sentence with its secrets said as their kind: what is spoken, kept in history and journaled. */
+function unsecret(sentence: string): string {
+  return redactSecrets(sentence).text;
 }

@@ -10,12 +10,10 @@ import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { spokenToolName } from '../wording.js';
 import { matchAnswer, type PermissionAnswer } from './permission-answer.js';
-import { askByVoice, type VoiceOutcome } from './voice-turn.js';
+import { spokenCommand } from './spoken-command.js';
+import { askByVoice, leaveToScreen, type VoiceOutcome } from './voice-turn.js';
 
 export { ANSWER_LISTEN, VOICE_BUDGET_MS } from './voice-turn.js';
-
-/** Longest command or path spoken in an announcement, in characters. */
-const MAX_SPOKEN_ARG = 120;
 
 export interface PermissionAsk {
   /** The session label, e.g. `api#5e55a0`. */
@@ -38,25 +36,56 @@ export interface PermissionOutput {
   };
 }
 
+/** Longest message spoken in an elicitation's question, in characters. */
+const MAX_SPOKEN_MESSAGE = 120;
 export const clip = (s: string) =>
-  s.length > MAX_SPOKEN_ARG ? `${s.slice(0, MAX_SPOKEN_ARG - 1).replace(/\s+\S*$/, '')}…` : s;
+  s.length > MAX_SPOKEN_MESSAGE ? `${s.slice(0, MAX_SPOKEN_MESSAGE - 1).replace(/\s+\S*$/, '')}…` : s;
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** What the ask says: the tool and what it would do. */
-export function askText(ask: Pick<PermissionAsk, 'projectName' | 'tool' | 'toolInput' | 'suggestions'>): string {
+/**
+ * The tools whose effect one field names, and the fields that do not change
+ * what the permission grants (an edit's new text, a fetch's prompt, the
+ * model's own description): any other field leaves the prompt to the screen.
+ */
+const SAID_INPUT: Record<string, { verb: string; field: string; ignore: string[] }> = {
+  Bash: { verb: 'run', field: 'command', ignore: ['description', 'timeout', 'run_in_background'] },
+  Edit: { verb: 'edit', field: 'file_path', ignore: ['old_string', 'new_string', 'replace_all'] },
+  MultiEdit: { verb: 'edit', field: 'file_path', ignore: ['edits'] },
+  Write: { verb: 'write', field: 'file_path', ignore: ['content'] },
+  NotebookEdit: { verb: 'edit', field: 'notebook_path', ignore: ['new_source', 'cell_id', 'cell_type', 'edit_mode'] },
+  Read: { verb: 'read', field: 'file_path', ignore: ['offset', 'limit'] },
+  WebFetch: { verb: 'fetch', field: 'url', ignore: ['prompt'] },
+};
+
+/**
+ * The question, said so that what is heard is what runs (spoken-command.ts):
+ * the command, path or URL whole, character by character, its secrets as
+ * their kind. Or, when it cannot be said faithfully, why not and what is
+ * said instead: the prompt is then left to the screen.
+ */
+export function askText(
+  ask: Pick<PermissionAsk, 'projectName' | 'tool' | 'toolInput' | 'suggestions'>,
+): { ok: true; text: string } | { ok: false; text: string; why: string } {
   const input = ask.toolInput ?? {};
-  const arg = (k: string) => (typeof input[k] === 'string' ? clip(oneLine(input[k] as string)) : '');
   const p = ask.projectName;
+  const tool = spokenToolName(ask.tool);
+  const refuse = (why: string) => ({
+    ok: false as const,
+    why,
+    text: `${p} asks to use ${tool}, which vox cannot say faithfully (${why}). Answer it on screen.`,
+  });
+  const said = SAID_INPUT[ask.tool];
   let what: string;
-  if (ask.tool === 'Bash' && arg('command')) what = `${p} wants to run ${arg('command')}`;
-  else if (
-    ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'].includes(ask.tool) &&
-    (arg('file_path') || arg('notebook_path'))
-  )
-    what = `${p} wants to edit ${arg('file_path') || arg('notebook_path')}`;
-  else if (ask.tool === 'WebFetch' && arg('url')) what = `${p} wants to fetch ${arg('url')}`;
-  else what = `${p} wants to use ${spokenToolName(ask.tool)}`;
-  return `${what}. ${offersAlways(ask) ? 'Allow, always, or deny?' : 'Allow or deny?'}`;
+  if (said) {
+    if (typeof input[said.field] !== 'string') return refuse(`its input has no ${said.field}`);
+    const others = Object.keys(input).filter((k) => k !== said.field && !said.ignore.includes(k));
+    if (others.length) return refuse(`it has more input than vox says (${others.join(', ').slice(0, 60)})`);
+    const s = spokenCommand(input[said.field] as string);
+    if (!s.ok) return refuse(s.why);
+    what = `${p} wants to ${said.verb} ${s.text}`;
+  } else if (Object.keys(input).length) return refuse('its input is not something vox can say');
+  else what = `${p} wants to use ${tool}`;
+  return { ok: true, text: `${what}. ${offersAlways(ask) ? 'Allow, always, or deny?' : 'Allow or deny?'}` };
 }
 
 function offersAlways(ask: Pick<PermissionAsk, 'suggestions'>): boolean {
@@ -145,18 +174,41 @@ export function decideByVoice(
   options: { budgetMs?: number; signal?: AbortSignal } = {},
 ): Promise<VoiceDecision> {
   const always = offersAlways(ask);
+  const question = askText(ask);
+  if (!question.ok) return notAsked(env, config, ask, question);
   return askByVoice<PermissionAnswer, PermissionOutput>(
     env,
     config,
     {
       session: ask.session,
       requestId: ask.requestId,
-      text: askText(ask),
+      text: question.text,
+      verbatim: true,
       match: (transcript) => matchAnswer(transcript, always),
       output: (answer, transcript) => decisionOutput(answer, ask, transcript),
       grammar: always ? 'allow, always, deny' : 'allow, deny',
       logged: (output) => ({ tool: ask.tool, behavior: output?.hookSpecificOutput.decision.behavior ?? null }),
     },
     options,
+  );
+}
+
+/** The prompt left to the screen (askText said why): announced as such, logged, no decision. */
+function notAsked(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  ask: PermissionAsk,
+  question: { text: string; why: string },
+): Promise<VoiceDecision> {
+  return leaveToScreen<PermissionAnswer, PermissionOutput>(
+    env,
+    config,
+    {
+      session: ask.session,
+      requestId: ask.requestId,
+      text: question.text,
+      logged: () => ({ tool: ask.tool, behavior: null }),
+    },
+    question.why,
   );
 }

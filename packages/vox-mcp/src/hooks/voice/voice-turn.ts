@@ -27,6 +27,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePaths, voxHome, type ListenResponse } from '@vox/protocol';
+import { call } from '../../daemon/client.js';
 import { listen } from '../../daemon/listening.js';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import { buildDelivery } from '../../project/speech.js';
@@ -47,6 +48,8 @@ export interface VoiceQuestion<A extends string, O> {
   requestId: string;
   /** What is spoken before listening. */
   text: string;
+  /** Spoken exactly as given (no prose cleanup in voxd), and only decided on when voxd says it spoke that text. */
+  verbatim?: boolean;
   /** The answer a transcript gives (a word the log can show), or undefined: never a guess. */
   match(transcript: string): A | undefined;
   /** The hook's output for an answer. */
@@ -122,7 +125,8 @@ async function turn<A extends string, O>(
   const delivery = buildDelivery(q.text, config, q.session, { priority: 'important', chime: 'prompt', once: 1 });
   // A muted project plays a chime for speech: a question nobody heard decides nothing.
   if (delivery.route !== '/v1/speak') return none('this project is muted (speak: false): nothing was asked by voice');
-  const { wait: _, ...say } = delivery.body;
+  const { wait: _, ...body } = delivery.body;
+  const say = q.verbatim ? { ...body, verbatim: true } : body;
   try {
     // One operation of voxd: queued for the microphone behind other questions (its floor, FIFO),
     // then the question and the listen under one hold of the player, so nothing plays between them.
@@ -133,6 +137,9 @@ async function turn<A extends string, O>(
     );
     if (reply.status !== 200) return none(`the listen failed: HTTP ${reply.status}`);
     const heard = reply.body as ListenResponse;
+    // What voxd spoke must be the question as sent: an older voxd that cleans it up, or one that drops `say`, decides nothing.
+    if (q.verbatim && heard.said?.text !== say.text)
+      return none('voxd did not say the question exactly as given, so nothing was decided');
     if (heard.said && heard.said.status !== 'played')
       return none(
         `the question was not spoken (${heard.said.status}${heard.said.reason ? `: ${heard.said.reason}` : ''})`,
@@ -149,4 +156,32 @@ async function turn<A extends string, O>(
   } catch (err) {
     return none(`no decision: ${(err as Error).message}`);
   }
+}
+
+/**
+ * A question vox cannot say faithfully: say that it is left to the screen,
+ * log why, and decide nothing. Never throws.
+ */
+export async function leaveToScreen<A extends string, O>(
+  env: NodeJS.ProcessEnv,
+  config: ResolvedConfig,
+  q: Pick<VoiceQuestion<A, O>, 'session' | 'requestId' | 'text' | 'logged'>,
+  why: string,
+): Promise<VoiceOutcome<A, O>> {
+  const reason = `not asked by voice: ${why}`;
+  const delivery = buildDelivery(q.text, config, q.session, { priority: 'important', chime: 'prompt', once: 1 });
+  await call(env, 'POST', delivery.route, delivery.body, 5000, { startTimeoutMs: 2000 }).catch(() => undefined);
+  try {
+    logDecision(env, {
+      session: q.session,
+      requestId: q.requestId,
+      transcript: '',
+      answer: null,
+      reason,
+      ...q.logged(undefined),
+    });
+  } catch {
+    // Nothing was decided: there is no decision to withhold.
+  }
+  return { transcript: '', reason };
 }
