@@ -23,8 +23,8 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePaths, voxHome, type ListenResponse, type SpeakResponse, type WireError } from '@vox/protocol';
-import { call } from '../daemon/client.js';
-import { listen } from '../daemon/listening.js';
+import { call } from '../client/call.js';
+import { listen } from '../client/listening.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery } from '../project/speech.js';
 import { acquireAskLock } from './ask-lock.js';

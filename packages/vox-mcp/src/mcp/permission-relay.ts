@@ -125,7 +125,7 @@ async function announce(
 ): Promise<RelayOutcome> {
   const { askText } = await import('../claude/voice-decision.js');
   const { buildDelivery } = await import('../project/speech.js');
-  const { call } = await import('../daemon/client.js');
+  const { call } = await import('../client/call.js');
   // askText ends with the question ("Allow or deny?"): without approveByVoice nobody listens, so only what it asks is said.
   const text = askText(ask).replace(/\s*(?:Allow, always, or deny|Allow or deny)\?$/, '');
   const delivery = buildDelivery(text, config, ask.session, { priority: 'important', chime: 'prompt', once: 1 });

@@ -19,7 +19,8 @@
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
 import type { SpeakResponse, WireError } from '@vox/protocol';
-import { call, settingsMismatch } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
+import { settingsMismatch } from '../../daemon/settings-mismatch.js';
 import type { Reply } from '../../daemon/http.js';
 import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';

@@ -145,7 +145,7 @@ export const hookTool: McpTool = {
       import('../../project/config.js'),
       import('../../project/session.js'),
       import('../../claude/permission-asks.js'),
-      import('../../daemon/client.js'),
+      import('../../client/call.js'),
     ]);
     const config = await resolveConfig(ctx.cwd).catch(() => undefined);
     // A project that narrates has its first batch answered without a module to load.
@@ -177,7 +177,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     import('../../project/config.js'),
     import('../../project/session.js'),
     import('../../claude/permission-asks.js'),
-    import('../../daemon/client.js'),
+    import('../../client/call.js'),
   ]);
   asks ??= new PermissionAsks();
   let config;
@@ -245,7 +245,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
 /** Send one request to voxd; undefined when it was taken, else the error result that says why. */
 async function send(
   ctx: Parameters<McpTool['run']>[1],
-  client: typeof import('../../daemon/client.js'),
+  client: typeof import('../../client/call.js'),
   event: string,
   route: string,
   body: unknown,

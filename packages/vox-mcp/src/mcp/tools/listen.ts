@@ -169,7 +169,7 @@ async function hear(
   const { takeHeld } = await import('../channel.js');
   const talked = takeHeld();
   if (talked.length) return { heard: { text: talked.join('\n'), endedBy: 'talk', speechMs: 0, durationMs: 0 } };
-  const { listen, listenFailure } = await import('../../daemon/listening.js');
+  const { listen, listenFailure } = await import('../../client/listening.js');
   const reply = await listen(ctx.env, listenBody(args, session), ctx.signal);
   if (reply.status !== 200) return { failed: toolError(listenFailure(reply.status, reply.body)) };
   const r = reply.body as ListenResponse;
@@ -209,7 +209,7 @@ export const converseTool: McpTool = {
     const { buildDelivery } = await import('../../project/speech.js');
     const overrides: SpeechOverrides = { ...speechOverrides(args), once: 1 }; // a repeated question is asked again
     const delivery = buildDelivery(args.text as string, config, session, overrides);
-    const { call } = await import('../../daemon/client.js');
+    const { call } = await import('../../client/call.js');
     // Spoken to the end before listening: the answer must not hear the question.
     const spoken = await call<SpeakResponse | WireError>(
       ctx.env,
