@@ -10,7 +10,7 @@
 //    one warm voxd (null sink), with the node:http floor, interleaved;
 //    medians of BENCH_RUNS, ratios to the floor and before/after.
 // Prints one JSON line. Needs `npm run build`.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,11 @@ const builds = { before: BEFORE, after: join(ROOT, 'packages/vox-mcp') };
 
 // 1. resolveEndpoint in process.
 const http = {};
-for (const [name, dir] of Object.entries(builds)) http[name] = await import(join(dir, 'dist/daemon/http.js'));
+// resolveEndpoint is in dist/client/endpoint.js since the call became layers; older builds have it in dist/daemon/http.js.
+for (const [name, dir] of Object.entries(builds))
+  http[name] = await import(
+    join(dir, existsSync(join(dir, 'dist/client/endpoint.js')) ? 'dist/client/endpoint.js' : 'dist/daemon/http.js')
+  );
 const home = mkdtempSync(join(tmpdir(), 'vox-bench-hotpath-'));
 const local = join(home, 'local');
 const linked = join(home, 'linked');

@@ -6,6 +6,12 @@
 //   and workspace package imports (`@vox/protocol`, ...) to their source;
 //   type-only and dynamic imports count too: a cycle knots two concepts
 //   together whether or not it breaks at load time;
+// - no import cycle between the folders of a package: folder A imports
+//   folder B and B imports A, directly or through others. A folder is a
+//   first level folder of the package's src (`daemon/`, with all below it:
+//   `cli/commands/daemon/` is `cli/`); a file in src itself (`errors.ts`) is
+//   a folder of its own, not the package root, since every part imports the
+//   root's shared modules (`errors.ts`) and the entry there imports the parts;
 // - every package.json has `exports`, with no wildcard subpath ("./*");
 // - no deep import: nothing imports (or resolves: `require.resolve`,
 //   `new URL(..., import.meta.url)`) a subpath a package does not export, and
@@ -26,7 +32,9 @@ export const MAX_CLASS_LINES = 300;
 /**
  * Files allowed past a limit, each with its reason (keep this empty unless
  * one truly must be larger): `{ file: 'packages/x/src/y.ts', lines: 450, why: '...' }`,
- * or `{ file, class: 'Name', lines, why }` for a class.
+ * or `{ file, class: 'Name', lines, why }` for a class; or a knot of folders
+ * allowed for a while: `{ package: 'packages/x', folders: ['a/', 'b/'], why }`
+ * lets a folder cycle pass whose folders are all among these.
  */
 export const ALLOWANCES = [];
 
@@ -96,7 +104,7 @@ function sourceFor(path) {
 }
 
 /** Check the tree at `root`; returns one message per problem, each naming its file. */
-export function checkHouse(root) {
+export function checkHouse(root, allowances = ALLOWANCES) {
   root = resolve(root);
   const rel = (p) => relative(root, p).split(sep).join('/');
   const problems = [];
@@ -131,7 +139,7 @@ export function checkHouse(root) {
   }
   const pkgDirs = [...packages.values()].map((p) => p.dir);
   const packageOf = (file) => pkgDirs.find((d) => file.startsWith(d + sep));
-  const allowance = (file, cls) => ALLOWANCES.find((a) => a.file === rel(file) && a.class === cls);
+  const allowance = (file, cls) => allowances.find((a) => a.file === rel(file) && a.class === cls);
 
   const files = [
     ...pkgDirs.flatMap((d) => ['src', 'test', 'bin'].flatMap((sub) => walk(join(d, sub)))),
@@ -199,8 +207,119 @@ export function checkHouse(root) {
         graph.get(file).add(target);
     }
   }
-  for (const cycle of cycles(graph)) problems.push(`import cycle: ${cycle.map(rel).join(' -> ')}`);
+  const fileCycles = cycles(graph);
+  for (const cycle of fileCycles) problems.push(`import cycle: ${cycle.map(rel).join(' -> ')}`);
+  for (const dir of pkgDirs) problems.push(...folderCycles(dir, graph, rel, allowances, fileCycles));
   return problems;
+}
+
+/**
+ * The folder of a source file in `src`: its first level folder (`daemon/`),
+ * or the file itself when it sits in src (`errors.ts`).
+ */
+function folderOf(src, file) {
+  const parts = relative(src, file).split(sep);
+  return parts.length === 1 ? parts[0] : `${parts[0]}/`;
+}
+
+/**
+ * Cycles between the folders of the package at `dir`: each knot (a strongly
+ * connected set of folders) is named once, by its shortest cycle through its
+ * first folder with one import for each step, and the other folders it holds.
+ * A knot whose folders are all in one of `allowances` passes, and one whose
+ * folders are exactly those of a cycle of files (`fileCycles`) is named
+ * there already.
+ */
+export function folderCycles(dir, graph, rel, allowances = [], fileCycles = []) {
+  const src = join(dir, 'src');
+  const named = fileCycles
+    .filter((c) => c[0].startsWith(src + sep))
+    .map((c) => [...new Set(c.map((f) => folderOf(src, f)))].sort().join(' '));
+  const folders = new Map(); // folder -> Map(folder it imports -> [file, imported file], the first in order)
+  for (const file of [...graph.keys()].sort()) {
+    if (!file.startsWith(src + sep)) continue;
+    const from = folderOf(src, file);
+    if (!folders.has(from)) folders.set(from, new Map());
+    for (const target of [...graph.get(file)].sort()) {
+      if (!target.startsWith(src + sep)) continue;
+      const to = folderOf(src, target);
+      if (to !== from && !folders.get(from).has(to)) folders.get(from).set(to, [file, target]);
+    }
+  }
+  const problems = [];
+  for (const knot of stronglyConnected(folders)) {
+    if (knot.length < 2) continue;
+    const allowed = allowances.find(
+      (a) => a.package === rel(dir) && Array.isArray(a.folders) && knot.every((f) => a.folders.includes(f)),
+    );
+    if (allowed || named.includes(knot.join(' '))) continue;
+    const cycle = shortestCycle(folders, knot);
+    const steps = cycle.slice(1).map((to, i) => {
+      const [file, target] = folders.get(cycle[i]).get(to);
+      const short = (f) => relative(src, f).split(sep).join('/');
+      return `${short(file)} imports ${short(target)}`;
+    });
+    const others = knot.filter((f) => !cycle.includes(f));
+    problems.push(
+      `folder cycle in ${rel(src)}: ${cycle.join(' -> ')} (${steps.join('; ')})${others.length ? `; the knot also holds ${others.join(', ')}` : ''}`,
+    );
+  }
+  return problems;
+}
+
+/** Tarjan's strongly connected components of `edges` (node -> Map of nodes), each sorted, in order of their first node. */
+function stronglyConnected(edges) {
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const out = [];
+  const visit = (v) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v));
+    stack.push(v);
+    onStack.add(v);
+    for (const w of [...(edges.get(v)?.keys() ?? [])].sort()) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) === index.get(v)) {
+      const knot = [];
+      for (let w; w !== v;) {
+        w = stack.pop();
+        onStack.delete(w);
+        knot.push(w);
+      }
+      out.push(knot.sort());
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  return out.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
+/** The shortest cycle from the knot's first node back to it, staying in the knot: [a, b, ..., a]. */
+function shortestCycle(edges, knot) {
+  const start = knot[0];
+  const from = new Map([[start, undefined]]);
+  const queue = [start];
+  while (queue.length) {
+    const v = queue.shift();
+    for (const w of [...edges.get(v).keys()].sort()) {
+      if (!knot.includes(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let u = v; u !== start; u = from.get(u)) path.splice(1, 0, u);
+        return [...path, start];
+      }
+      if (!from.has(w)) {
+        from.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
 }
 
 /**
@@ -240,7 +359,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const p of problems) console.error(p);
   if (problems.length) {
     console.error(
-      `\n${problems.length} house problem${problems.length === 1 ? '' : 's'} (limits: ${MAX_FILE_LINES} lines a file, ${MAX_CLASS_LINES} a class, no cycles, explicit exports)`,
+      `\n${problems.length} house problem${problems.length === 1 ? '' : 's'} (limits: ${MAX_FILE_LINES} lines a file, ${MAX_CLASS_LINES} a class, no cycles between files or folders, explicit exports)`,
     );
     process.exit(1);
   }

@@ -6,7 +6,7 @@
  * blame something the user never set: this says what happened instead.
  */
 import { ClientError } from '../errors.js';
-import { resolveEndpoint } from '../daemon/http.js';
+import { resolveEndpoint } from '../client/endpoint.js';
 
 /** The client's cause, without its sentence about VOX_NO_AUTOSTART; undefined when the cause is that nothing listens. */
 function otherCause(message: string): string | undefined {

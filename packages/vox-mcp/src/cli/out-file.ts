@@ -1,11 +1,11 @@
 /**
- * `vox say --out FILE.wav`: the WAV that daemon/recording.ts synthesizes,
+ * `vox say --out FILE.wav`: the WAV that client/recording.ts synthesizes,
  * written whole (a temporary file renamed into place) and reported as the
  * command's output and exit code.
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { synthesizeWav, wavSeconds } from '../daemon/recording.js';
+import { synthesizeWav, wavSeconds } from '../client/recording.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import type { SpeechOverrides } from '../project/speech.js';
 import { EXIT, type CliContext } from './context.js';

@@ -19,8 +19,8 @@ import {
   type HealthResponse,
 } from '@vox/protocol';
 import { AbortError, ClientError, TimeoutError } from '../errors.js';
-import { readLink } from '../remote/link.js';
 
+/** Where a request goes: this host's voxd, or another host's through the remote link (remote/link.ts). */
 export interface Endpoint {
   host: string;
   port: number;
@@ -81,14 +81,12 @@ export function tokenFile(env: NodeJS.ProcessEnv): { token?: string; problem?: s
 const TOKEN_MAX_BYTES = 256;
 
 /**
- * VOXD_URL, else VOXD_HOST/VOXD_PORT (unless 0), else VOX_HOME/voxd.json, else
- * the remote link VOX_HOME/remote.json (remote/link.ts); undefined when none
- * says where. A host with a local voxd reads voxd.json and the token and
- * nothing else: the link file is looked at only when voxd.json is absent (a
- * host with a link runs no voxd; `vox remote connect` refuses while one runs),
- * and a linked client never reads VOX_HOME/token, which the link's replaces.
+ * This host's voxd: VOXD_URL, else VOXD_HOST/VOXD_PORT (unless 0), else
+ * VOX_HOME/voxd.json; undefined when none says where (then a remote link may:
+ * client/endpoint.ts). A host with a local voxd reads voxd.json and the token
+ * and nothing else.
  */
-export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
+export function localEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
   if (env.VOXD_URL) {
     let url: URL;
     try {
@@ -123,21 +121,7 @@ export function resolveEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
       ...withTokenFile(env),
       source: 'voxd.json',
     };
-  return linkEndpoint(env);
-}
-
-/** The remote link's endpoint (remote/link.ts), or undefined when this host has none. */
-export function linkEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
-  const link = readLink(env);
-  if (!link) return undefined;
-  return {
-    host: '127.0.0.1',
-    port: 1,
-    token: link.token,
-    socketPath: link.socket,
-    remote: { host: link.host, as: link.as, version: link.version },
-    source: 'remote.json',
-  };
+  return undefined;
 }
 
 function withTokenFile(env: NodeJS.ProcessEnv): { token: string | undefined; tokenProblem?: string } {
@@ -275,12 +259,6 @@ export function requestBytes(
 const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** GET /v1/health; undefined when nothing answers, or something that is not voxd. */
-export async function health(env: NodeJS.ProcessEnv, timeoutMs = 1000): Promise<HealthResponse | undefined> {
-  const endpoint = resolveEndpoint(env);
-  if (!endpoint) return undefined;
-  return healthAt(endpoint, timeoutMs);
-}
-
 export async function healthAt(endpoint: Endpoint, timeoutMs: number): Promise<HealthResponse | undefined> {
   try {
     const reply = await request<HealthResponse>(endpoint, 'GET', '/v1/health', undefined, timeoutMs);

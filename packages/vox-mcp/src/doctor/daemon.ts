@@ -1,7 +1,8 @@
 /** The checks of voxd as the client sees it: whether it answers, its version and engine, the token, its settings file. */
 import { readFileSync } from 'node:fs';
 import { homePaths, pidAlive, voxHome, type StatusResponse } from '@vox/protocol';
-import { health, request, resolveEndpoint } from '../daemon/http.js';
+import { request } from '../daemon/http.js';
+import { health, resolveEndpoint } from '../client/endpoint.js';
 import { modeOf, octal, type Check, type DaemonView } from './check.js';
 
 /** What the client can learn from voxd: health (public), then status (with the token). */

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { homePaths, parseKeysFile, voxHome } from '@vox/protocol';
 import { ASR_FILES, ASR_MANIFEST, asrModelsDir, isAsrType } from '@vox/protocol/models';
 import type { Check, DaemonView, DoctorOptions, TranscriberProbe } from './check.js';
-import { floorState, isVoiceBargeIn } from '../daemon/listening.js';
+import { floorState, isVoiceBargeIn } from '../client/listening.js';
 
 export interface ListenSettings {
   recorder: string;

@@ -31,7 +31,7 @@ export interface ChannelOptions {
 
 /** Polls until `signal` aborts; never throws. */
 export async function runChannel(o: ChannelOptions): Promise<void> {
-  const { call } = await import('../daemon/client.js');
+  const { call } = await import('../client/call.js');
   const { projectNameFor } = await import('../project/config.js');
   const { sessionLabel } = await import('../project/session.js');
   // Polling never starts voxd: the first call that needs it does.

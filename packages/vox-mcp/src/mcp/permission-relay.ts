@@ -104,7 +104,7 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
       import('../hooks/permission-asks.js'),
       import('../hooks/voice/voice-decision.js'),
       import('../project/speech.js'),
-      import('../daemon/client.js'),
+      import('../client/call.js'),
     ]);
     asks ??= new PermissionAsks(undefined, asksFile(o.env));
     const { requestId, tool, toolInput } = request;

@@ -111,10 +111,13 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
   }
 
   async function call<T>(method: string, path: string, body?: unknown, autostart = true) {
-    const client = await import('../daemon/client.js');
+    const [client, { settingsMismatch }] = await Promise.all([
+      import('../client/call.js'),
+      import('../daemon/settings-mismatch.js'),
+    ]);
     const reply = await client.call<T>(autostart ? env : { ...env, VOX_NO_AUTOSTART: '1' }, method, path, body);
     // Once per session: this session's VOXD_AUDIO/VOXD_ENGINE are not what voxd uses.
-    const mismatch = client.settingsMismatch(env);
+    const mismatch = settingsMismatch(env);
     if (mismatch) log(`vox mcp: ${mismatch}`);
     return reply;
   }

@@ -4,8 +4,8 @@
  * speech waits in the spool. Off the hot path: only they read it.
  */
 import { pidAlive, printable } from '@vox/protocol';
-import { healthAt, linkEndpoint } from '../daemon/http.js';
-import { readLink } from './link.js';
+import { healthAt } from '../daemon/http.js';
+import { linkEndpoint, readLink } from './link.js';
 import { spoolDepth } from './spool.js';
 
 export interface LinkState {

@@ -2,11 +2,13 @@
  * The link file on host B, VOX_HOME/remote.json (mode 0600): where the
  * forwarded voxd of host A is (a unix socket ssh listens on), A's token, and
  * the name that prefixes this host's session labels. `vox remote connect`
- * writes it; every client call on B reads it (daemon/http.ts).
+ * writes it; every client call on B reads it (client/endpoint.ts, and the
+ * remote link layer: remote-call.ts).
  */
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirs, readRegularFile, voxHome } from '@vox/protocol';
+import type { Endpoint } from '../daemon/http.js';
 
 export const LINK_FILE = 'remote.json';
 export const SPOOL_FILE = 'remote-spool.jsonl';
@@ -52,6 +54,20 @@ export function readLink(env: NodeJS.ProcessEnv): RemoteLink | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The link's endpoint, or undefined when this host has none. */
+export function linkEndpoint(env: NodeJS.ProcessEnv): Endpoint | undefined {
+  const link = readLink(env);
+  if (!link) return undefined;
+  return {
+    host: '127.0.0.1',
+    port: 1,
+    token: link.token,
+    socketPath: link.socket,
+    remote: { host: link.host, as: link.as, version: link.version },
+    source: 'remote.json',
+  };
 }
 
 /** Written 0600 and renamed into place: the token is never in a world-readable file, even for a moment. */

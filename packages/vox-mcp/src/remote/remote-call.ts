@@ -1,11 +1,37 @@
 /**
- * A client call on host B through the link to A's voxd (link.ts). No
- * autostart (voxd is on A); a speak request that cannot reach A is spooled
- * (spool.ts) and answered `queued`; a refused token is a remote error of its own.
+ * The remote link layer: a client call on host B through the link to A's
+ * voxd (link.ts), when nothing on B says where a voxd is, or the one that
+ * voxd.json names does not answer (a local voxd that died on a host with a
+ * link). It sits inside auto-start (client/call.ts composes the layers), so
+ * a linked call never starts a voxd on B. A speak request that cannot reach
+ * A is spooled (spool.ts) and answered `queued`; a refused token is a remote
+ * error of its own.
  */
 import { ClientError } from '../errors.js';
 import { request, type Endpoint, type Reply } from '../daemon/http.js';
+import { NoAnswer } from '../daemon/no-answer.js';
+import { timeLeft, type CallRequest, type Layer } from '../daemon/send.js';
+import { linkEndpoint } from './link.js';
 import { spool } from './spool.js';
+
+export const remoteLink: Layer =
+  (next) =>
+  async <T>(req: CallRequest): Promise<Reply<T>> => {
+    const { env } = req;
+    const viaLink = (link: Endpoint) =>
+      callRemote<T>(env, link, req.method, req.path, req.body, timeLeft(req, req.timeoutMs), req.signal);
+    const link = req.endpoint ? undefined : linkEndpoint(env);
+    if (link) return viaLink(link);
+    try {
+      return await next<T>(req);
+    } catch (err) {
+      // Not after voxd went away mid-answer (a restart): that one comes back.
+      if (!(err instanceof NoAnswer) || err.wentAway || err.endpoint?.source !== 'voxd.json') throw err;
+      const stale = linkEndpoint(env);
+      if (!stale) throw err;
+      return viaLink(stale);
+    }
+  };
 
 export async function callRemote<T>(
   env: NodeJS.ProcessEnv,

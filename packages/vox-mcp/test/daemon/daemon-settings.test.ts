@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { SETTINGS_SCHEMA, SETTING_KEYS, SettingsError } from '@vox/protocol/settings';
-import { DAEMON_SETTING_VARIABLES } from '../../src/daemon/client.js';
+import { DAEMON_SETTING_VARIABLES } from '../../src/daemon/autostart.js';
 import { getSetting, listSettings, setSetting, unsetSetting } from '../../src/daemon/daemon-settings.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vox-daemon-settings-'));

@@ -22,7 +22,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonState, StatusResponse } from '@vox/protocol';
 import { Ajv } from 'ajv';
-import { request, resolveEndpoint } from '../../src/daemon/http.js';
+import { request } from '../../src/daemon/http.js';
+import { resolveEndpoint } from '../../src/client/endpoint.js';
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 // Through the package's exported entry, as the client itself finds voxd.

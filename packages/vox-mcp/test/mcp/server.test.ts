@@ -10,7 +10,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '@vox/protocol';
-import { wavSeconds } from '../../src/daemon/recording.js';
+import { wavSeconds } from '../../src/client/recording.js';
 import { PROTOCOL_VERSIONS } from '../../src/mcp/protocol.js';
 import { allowedText, checkInput, type InputSchema } from '../../src/mcp/schema.js';
 import { createVoxMcp } from '../../src/mcp/server.js';
@@ -555,7 +555,7 @@ test('vox mcp loads no daemon code, no engine, no HTTP framework and no SDK runt
   assert.ok(bare.has('@vox/protocol'));
   for (const file of seen) assert.ok(file.startsWith(dist), `${file} is outside vox-mcp`);
   assert.ok(
-    [...seen].some((f) => f.endsWith('client.js')),
+    [...seen].some((f) => f.endsWith(join('client', 'call.js'))),
     'the walk reached the lazily imported modules',
   );
 });

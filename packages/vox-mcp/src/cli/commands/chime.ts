@@ -1,6 +1,6 @@
 /** `vox chime SIGNAL`: play a chime (done, prompt, error, attention). */
 import { CHIME_SIGNALS, type SpeakResponse } from '@vox/protocol';
-import { call } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
 import { defineCommand, pickAction } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';

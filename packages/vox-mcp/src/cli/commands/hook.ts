@@ -21,7 +21,8 @@
  * - On the hot path of every hook: imports the same few modules as `vox say`.
  */
 import type { WireError } from '@vox/protocol';
-import { call, settingsMismatch } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
+import { settingsMismatch } from '../../daemon/settings-mismatch.js';
 import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';

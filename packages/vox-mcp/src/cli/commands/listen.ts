@@ -74,7 +74,7 @@ export const command = defineCommand({
     json: { type: 'boolean' },
   },
   async run({ ctx, flags }) {
-    const { listen, listenFailure, releaseFloor } = await import('../../daemon/listening.js');
+    const { listen, listenFailure, releaseFloor } = await import('../../client/listening.js');
     if (flags.release !== undefined) {
       const reply = await releaseFloor(ctx.env, flags.release);
       if (reply.status !== 200) {

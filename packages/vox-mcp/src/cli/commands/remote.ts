@@ -6,7 +6,8 @@
 import { hostname } from 'node:os';
 import { VERSION } from '@vox/protocol';
 import { ClientError } from '../../errors.js';
-import { readToken, resolveEndpoint, healthAt } from '../../daemon/http.js';
+import { readToken, healthAt } from '../../daemon/http.js';
+import { resolveEndpoint } from '../../client/endpoint.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
 
@@ -32,7 +33,7 @@ export const command = defineCommand({
   async run({ ctx, flags, args }) {
     const [action, host] = args;
     if (action === 'credentials') {
-      const { startDaemon } = await import('../../daemon/client.js');
+      const { startDaemon } = await import('../../daemon/autostart.js');
       let endpoint = resolveEndpoint(ctx.env);
       if (endpoint?.remote)
         throw new ClientError(

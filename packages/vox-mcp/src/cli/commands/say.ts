@@ -12,7 +12,8 @@ import {
   type SpeakResponse,
   type WireError,
 } from '@vox/protocol';
-import { call, settingsMismatch } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
+import { settingsMismatch } from '../../daemon/settings-mismatch.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { defineCommand, type FlagSpecs, type FlagValues } from '../command.js';
@@ -107,7 +108,7 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
   const timeoutMs = values.timeout === undefined ? undefined : Math.round(values.timeout);
 
   if (values.out) {
-    const { outProblem } = await import('../../daemon/recording.js');
+    const { outProblem } = await import('../../client/recording.js');
     const problem = outProblem(ctx.cwd, values.out);
     if (problem) throw new UsageError(problem);
   }

@@ -15,9 +15,10 @@ import {
   type TranscriberStatusField,
   type VoxEvent,
 } from '@vox/protocol';
-import { call } from '../../daemon/client.js';
-import { floorState, isVoiceBargeIn } from '../../daemon/listening.js';
-import { connectOptions, readDaemonState, resolveEndpoint } from '../../daemon/http.js';
+import { call } from '../../client/call.js';
+import { floorState, isVoiceBargeIn } from '../../client/listening.js';
+import { connectOptions, readDaemonState } from '../../daemon/http.js';
+import { resolveEndpoint } from '../../client/endpoint.js';
 import { defineCommand } from '../command.js';
 import { EXIT, unlessAborted, type CliContext } from '../context.js';
 import { daemonDown } from '../daemon-down.js';

@@ -1,6 +1,6 @@
 /** `vox stop [--all | --session LABEL | --id ID]`: stop speech. Default: the utterance playing now. */
 import type { StopRequest, StopResponse } from '@vox/protocol';
-import { call } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
 import { daemonDown } from '../daemon-down.js';

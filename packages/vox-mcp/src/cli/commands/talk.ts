@@ -31,7 +31,7 @@ export const command = defineCommand({
   flags: { json: { type: 'boolean' } },
   async run({ ctx, flags, args }) {
     const { parseAddress } = await import('../../talk/address.js');
-    const { call } = await import('../../daemon/client.js');
+    const { call } = await import('../../client/call.js');
     let session: string | undefined = args.length === 2 ? args[0] : undefined;
     let text: string | undefined = args.length === 2 ? args[1] : args[0];
     // One word alone is a SESSION to listen for; words that name none are refused below.
@@ -40,7 +40,7 @@ export const command = defineCommand({
       // Push-to-talk: barge-in cuts the speech playing and takes the microphone first.
       const body: ListenRequest = { bargeIn: true, session: 'vox-talk' };
       const reply = await call<ListenResponse | WireError>(ctx.env, 'POST', '/v1/listen', body, 200_000);
-      const { listenFailure } = await import('../../daemon/listening.js');
+      const { listenFailure } = await import('../../client/listening.js');
       if (reply.status !== 200) {
         ctx.stderr.write(`vox talk: ${listenFailure(reply.status, reply.body)}\n`);
         return exitForStatus(reply.status === 409 ? 400 : reply.status);

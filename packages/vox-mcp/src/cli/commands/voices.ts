@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { printable, voxHome, type VoicesResponse } from '@vox/protocol';
 import { ASR_MANIFEST, asrModelsDir, listModels, type ModelCheck } from '@vox/protocol/models';
-import { call } from '../../daemon/client.js';
+import { call } from '../../client/call.js';
 import { defineCommand, pickAction } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 import { ClientError } from '../../errors.js';

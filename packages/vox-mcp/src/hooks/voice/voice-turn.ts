@@ -27,8 +27,8 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { homePaths, voxHome, type ListenResponse } from '@vox/protocol';
-import { call } from '../../daemon/client.js';
-import { listen } from '../../daemon/listening.js';
+import { call } from '../../client/call.js';
+import { listen } from '../../client/listening.js';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import { buildDelivery } from '../../project/speech.js';
 import { VOICE_HOOK_TIMEOUT_SECONDS } from '../timeouts.js';

@@ -147,7 +147,7 @@ export const hookTool: McpTool = {
       import('../../project/config.js'),
       import('../../project/session.js'),
       import('../../hooks/permission-asks.js'),
-      import('../../daemon/client.js'),
+      import('../../client/call.js'),
     ]);
     const config = await resolveConfig(ctx.cwd).catch(() => undefined);
     // A project that narrates has its first batch answered without a module to load.
@@ -174,7 +174,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
       import('../../project/config.js'),
       import('../../project/session.js'),
       import('../../hooks/permission-asks.js'),
-      import('../../daemon/client.js'),
+      import('../../client/call.js'),
     ]);
   // Remembered here and in VOX_HOME, where the command hooks' processes read it too.
   asks ??= new PermissionAsks(undefined, asksFile(ctx.env));
@@ -235,7 +235,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
 /** Send one request to voxd; undefined when it was taken, else why not. Never throws. */
 async function send(
   ctx: Parameters<McpTool['run']>[1],
-  client: typeof import('../../daemon/client.js'),
+  client: typeof import('../../client/call.js'),
   event: string,
   route: string,
   body: unknown,

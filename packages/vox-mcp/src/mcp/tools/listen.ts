@@ -171,7 +171,7 @@ async function hear(
   const { takeHeld } = await import('../channel.js');
   const talked = takeHeld();
   if (talked.length) return { heard: { text: talked.join('\n'), endedBy: 'talk', speechMs: 0, durationMs: 0 } };
-  const { listen, listenFailure } = await import('../../daemon/listening.js');
+  const { listen, listenFailure } = await import('../../client/listening.js');
   const reply = await listen(ctx.env, { ...listenBody(args, session), ...(say ? { say } : {}) }, ctx.signal);
   if (reply.status !== 200) return { failed: toolError(listenFailure(reply.status, reply.body)) };
   const r = reply.body as ListenResponse;
@@ -226,7 +226,7 @@ export const converseTool: McpTool = {
       return toolResult({ said, ...h.heard });
     }
     // Muted (speak: false): the chime, then the listen, as two calls: there are no words to keep together.
-    const { call } = await import('../../daemon/client.js');
+    const { call } = await import('../../client/call.js');
     const spoken = await call<SpeakResponse | WireError>(
       ctx.env,
       'POST',

@@ -55,7 +55,7 @@ export const record: McpTool = {
   output: RECORD_OUTPUT,
   async run(args, ctx) {
     const { config, session } = await ctx.context();
-    const { synthesizeWav, wavSeconds } = await import('../../daemon/recording.js');
+    const { synthesizeWav, wavSeconds } = await import('../../client/recording.js');
     const overrides = speechOverrides(args);
     const result = await synthesizeWav(ctx.env, args.text as string, config, session, overrides);
     if ('error' in result) return wireErrorResult(result.error.statusCode, result.error);

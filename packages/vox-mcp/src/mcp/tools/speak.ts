@@ -119,7 +119,7 @@ export const speak: McpTool = {
     const res = reply.body as SpeakResponse;
     if (ctx.signal.aborted && (res.status === 'queued' || res.status === 'playing')) {
       // Cancelled while voxd was taking it: take it back (nobody will read the answer).
-      const client = await import('../../daemon/client.js');
+      const client = await import('../../client/call.js');
       await client
         .call({ ...ctx.env, VOX_NO_AUTOSTART: '1' }, 'POST', '/v1/stop', { scope: 'id', id: res.id })
         .catch(() => undefined);

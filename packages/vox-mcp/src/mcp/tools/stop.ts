@@ -49,7 +49,7 @@ export const stop: McpTool = {
     // The current label last: what was queued under an older one is stopped first, so nothing of it starts.
     const sessions = all ? [] : [...labelsUsed().filter((l) => l !== session), session!];
     const out: Structured = all ? { scope: 'all' } : { scope: 'session', session, sessions };
-    const { health } = await import('../../daemon/http.js');
+    const { health } = await import('../../client/endpoint.js');
     // Starting voxd to stop nothing would be silly: no voxd, no speech.
     if (!(await health(ctx.env))) return toolResult({ ...out, stopped: [], why: 'voxd is not running' });
     const stopped: string[] = [];

@@ -1,8 +1,9 @@
 /** `vox daemon start|stop|restart|status`: through the service manager when the service is installed, else on voxd directly. */
 import { homedir } from 'node:os';
 import { compareVersions, VERSION, pidAlive } from '@vox/protocol';
-import { startDaemon } from '../../../daemon/client.js';
-import { health, readDaemonState } from '../../../daemon/http.js';
+import { startDaemon } from '../../../daemon/autostart.js';
+import { readDaemonState } from '../../../daemon/http.js';
+import { health } from '../../../client/endpoint.js';
 import { serviceFilePaths } from '../../../daemon/service-files.js';
 import { clearStopMarker, writeStopMarker } from '../../../daemon/stop-marker.js';
 import { serviceInstalled, type ServiceOptions } from '../../../daemon/service.js';

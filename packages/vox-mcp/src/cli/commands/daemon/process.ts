@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { compareVersions, DEFAULT_HOST, DEFAULT_PORT, VERSION, pidAlive, type DaemonState } from '@vox/protocol';
-import { health, readDaemonState } from '../../../daemon/http.js';
+import { readDaemonState } from '../../../daemon/http.js';
+import { health } from '../../../client/endpoint.js';
 import { EXIT } from '../../context.js';
 import { Failure, type Io } from './io.js';
 

@@ -11,8 +11,9 @@
 import { statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import type { WireError } from '@vox/protocol';
-import { call } from './client.js';
-import { requestBytes, resolveEndpoint } from './http.js';
+import { call } from './call.js';
+import { resolveEndpoint } from './endpoint.js';
+import { requestBytes } from '../daemon/http.js';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { buildDelivery, type SpeechOverrides } from '../project/speech.js';
 

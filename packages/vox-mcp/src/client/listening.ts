@@ -13,8 +13,8 @@ import {
   type ListenRequest,
   type ListenResponse,
 } from '@vox/protocol';
-import { call } from './client.js';
-import type { Reply } from './http.js';
+import { call } from './call.js';
+import type { Reply } from '../daemon/http.js';
 
 /** Beyond the recording itself: the utterance a listen waits for, and the transcriber (voxd's default timeout is 30 s). */
 const LISTEN_SLACK_MS = 150_000;
