@@ -1,16 +1,17 @@
 /**
- * `vox hooks install|uninstall --agent codex|gemini|copilot|opencode`: which
- * files each agent's entries go to (codex-settings.ts, gemini-settings.ts,
- * copilot-settings.ts, opencode-settings.ts), run for the command, and what
- * it reports.
+ * `vox hooks install|uninstall --agent codex|gemini|copilot|opencode|qwen`:
+ * which files each agent's entries go to (codex-settings.ts,
+ * gemini-settings.ts, copilot-settings.ts, opencode-settings.ts,
+ * qwen-settings.ts), run for the command, and what it reports.
  */
 import type { AgentCommandOptions } from './agent-command.js';
 import { codexHome, installCodex, uninstallCodex } from './codex-settings.js';
 import { copilotHome, installCopilot, uninstallCopilot } from './copilot-settings.js';
 import { installOpencode, opencodeConfigDir, uninstallOpencode } from './opencode-settings.js';
 import { geminiSettingsPath, installGemini, uninstallGemini, type AgentChange } from './gemini-settings.js';
+import { installQwen, qwenSettingsPath, uninstallQwen } from './qwen-settings.js';
 
-export type OtherAgent = 'codex' | 'gemini' | 'copilot' | 'opencode';
+export type OtherAgent = 'codex' | 'gemini' | 'copilot' | 'opencode' | 'qwen';
 
 export interface AgentResult {
   /** One per file: Codex and Copilot have their hooks and their MCP config; Gemini one settings.json. */
@@ -36,6 +37,8 @@ export async function changeAgent(
     changes = Object.values(
       install ? installOpencode(opencodeConfigDir(env), opts) : uninstallOpencode(opencodeConfigDir(env)),
     );
+  else if (agent === 'qwen')
+    changes = [install ? installQwen(qwenSettingsPath(env), opts) : uninstallQwen(qwenSettingsPath(env))];
   else changes = [install ? installGemini(geminiSettingsPath(env), opts) : uninstallGemini(geminiSettingsPath(env))];
   const action = install ? 'install' : 'uninstall';
   const lines = changes.map((c) => {
@@ -53,6 +56,8 @@ export async function changeAgent(
     );
   }
   const json =
-    agent === 'gemini' ? { action, agent, ...changes[0] } : { action, agent, hooks: changes[0], config: changes[1] };
+    agent === 'gemini' || agent === 'qwen'
+      ? { action, agent, ...changes[0] }
+      : { action, agent, hooks: changes[0], config: changes[1] };
   return { changes, json, lines };
 }

@@ -9,9 +9,10 @@ import { fromCodex } from './codex.js';
 import { fromCopilot } from './copilot.js';
 import { fromOpencode } from './opencode.js';
 import { fromGemini } from './gemini.js';
+import { fromQwen } from './qwen.js';
 import type { AgentEvent } from './agent-event.js';
 
-export const AGENTS = ['claude', 'codex', 'gemini', 'copilot', 'opencode'] as const;
+export const AGENTS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'qwen'] as const;
 export type Agent = (typeof AGENTS)[number];
 
 /** The agent's event and payload as Claude Code's. Never throws (Copilot's Stop reads its transcript's tail). */
@@ -20,5 +21,6 @@ export function normalizeEvent(agent: Agent, event: string, payload: HookPayload
   if (agent === 'gemini') return fromGemini(event, payload);
   if (agent === 'copilot') return fromCopilot(event, payload);
   if (agent === 'opencode') return fromOpencode(event, payload);
+  if (agent === 'qwen') return fromQwen(event, payload);
   return { event, payload };
 }

@@ -73,8 +73,8 @@ With notify: off nothing is said; with speak: false a chime replaces speech.
 Other events are ignored.
 
 Options:
-  --agent A    the payload is from claude (default), codex, gemini, copilot
-               or opencode
+  --agent A    the payload is from claude (default), codex, gemini, copilot,
+               opencode or qwen
                (docs/agents.md: how their events map to the ones above)
   --dry-run    print what would be sent (JSON) on stdout; send nothing
   -h, --help   show this help

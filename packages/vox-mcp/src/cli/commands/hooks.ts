@@ -51,15 +51,17 @@ Options:
                  as "claude mcp add vox -- vox mcp" names it)
   --portable     commands run "vox hook <Event>" from PATH instead of
                  absolute paths
-  --agent NAME   claude (the default), codex, gemini, copilot or opencode
-                 (docs/agents.md): codex writes hooks.json and
+  --agent NAME   claude (the default), codex, gemini, copilot, opencode or
+                 qwen (docs/agents.md): codex writes hooks.json and
                  [mcp_servers.vox] in config.toml in $CODEX_HOME (default
                  ~/.codex); gemini writes hooks and mcpServers.vox in
                  ~/.gemini/settings.json; copilot writes hooks/vox.json and
                  mcpServers.vox in mcp-config.json in $COPILOT_HOME (default
                  ~/.copilot); opencode writes plugin/vox.js and mcp.vox in
-                 opencode.json in ~/.config/opencode. Each changed file is
-                 first copied to <file>.vox-backup
+                 opencode.json in ~/.config/opencode; qwen writes hooks
+                 and mcpServers.vox in settings.json in $QWEN_HOME (default
+                 ~/.qwen). Each changed file is first copied to
+                 <file>.vox-backup
   --json         machine-readable output
   -h, --help     show this help
 `;
@@ -75,7 +77,7 @@ export const command = defineCommand({
     server: { type: 'string' },
     portable: { type: 'boolean' },
     json: { type: 'boolean' },
-    agent: { type: 'enum', values: ['claude', 'codex', 'gemini', 'copilot', 'opencode'] },
+    agent: { type: 'enum', values: ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'qwen'] },
   },
   maxArgs: 1,
   async run({ ctx, flags: values, args }) {
