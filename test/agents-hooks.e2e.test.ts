@@ -1,6 +1,6 @@
 /**
- * Other agents' hooks, end to end: the Codex and Gemini CLI payloads in
- * test/fixtures/hooks/{codex,gemini}-*.json go through the real
+ * Other agents' hooks, end to end: the Codex, Gemini CLI and Qwen Code payloads in
+ * test/fixtures/hooks/{codex,gemini,qwen}-*.json go through the real
  * `vox hook --agent …` against the real voxd (file sink); what it said is
  * read back from voxd's history. Then `vox hooks install --agent gemini`
  * on a settings.json with the user's own content, and back.
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { HistoryEntry } from './helpers/hook-expectations.js';
 import { FIXTURES, removeDir, startDaemon, tempDir, vox, type Daemon, writeConfig } from './helpers/daemon.js';
 
-describe('vox hook --agent codex|gemini', () => {
+describe('vox hook --agent codex|gemini|qwen', () => {
   let d: Daemon;
   let root: string;
   let env: NodeJS.ProcessEnv;
@@ -86,6 +86,18 @@ describe('vox hook --agent codex|gemini', () => {
     assert.deepEqual(await run('gemini', payload('gemini-pre-compress.json')), []);
     const hs = await run('gemini', payload('gemini-pre-compress.json', 'api'));
     assert.deepEqual(said(hs), [['api is compacting context', 'notification', 'api#6f0c1a']]);
+  });
+
+  test('Qwen Stop speaks last_assistant_message; PermissionRequest names the tool as its dialog does (Shell)', async () => {
+    const hs = await run('qwen', payload('qwen-stop.json'));
+    assert.deepEqual(said(hs), [['Made the file. Nothing else changed.', 'text', 'shop#06912c']]);
+    const ask = await run('qwen', payload('qwen-permission-request.json'));
+    assert.deepEqual(said(ask), [['shop needs your permission to use Shell', 'important', 'shop#06912c']]);
+    const again = await run('qwen', payload('qwen-permission-request.json'));
+    assert.deepEqual(
+      again.map((h) => h.outcome),
+      ['deduped'],
+    );
   });
 
   test('an unknown --agent is reported and the hook still exits 0 silently', async () => {

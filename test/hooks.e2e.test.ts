@@ -75,7 +75,7 @@ describe('vox hook with every fixture payload', () => {
   }
 
   const files = readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.json') && !/^(?:codex|gemini)-/.test(f))
+    .filter((f) => f.endsWith('.json') && !/^(?:codex|gemini|qwen)-/.test(f))
     .sort(); // other agents': agents-hooks.e2e
 
   test('the fixture directory holds the payloads this test knows', () => {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// agent-cli-bin.mjs codex|gemini|copilot|opencode DIR: print the entry of
-// the Codex CLI, Copilot CLI or opencode (its native binary, in the
-// per-platform package) or of Gemini CLI (its bundled gemini.js, run with
-// node) installed under DIR (an npm prefix), or exit 1.
+// agent-cli-bin.mjs codex|gemini|copilot|opencode|qwen DIR: print the entry
+// of the Codex CLI, Copilot CLI or opencode (its native binary, in the
+// per-platform package), of Gemini CLI (its bundled gemini.js) or of Qwen
+// Code (its bundled cli.js; both run with node) installed under DIR (an npm
+// prefix), or exit 1.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -22,6 +23,11 @@ export function geminiCliScript(prefix) {
   return existsSync(file) ? file : undefined;
 }
 
+export function qwenCodeScript(prefix) {
+  const file = join(prefix, 'node_modules', '@qwen-code', 'qwen-code', 'cli.js');
+  return existsSync(file) ? file : undefined;
+}
+
 export function copilotBinary(prefix) {
   const exe = process.platform === 'win32' ? 'copilot.exe' : 'copilot';
   const file = join(prefix, 'node_modules', '@github', `copilot-${process.platform}-${process.arch}`, exe);
@@ -35,9 +41,13 @@ export function opencodeBinary(prefix) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const find = { codex: codexBinary, gemini: geminiCliScript, copilot: copilotBinary, opencode: opencodeBinary }[
-    process.argv[2]
-  ];
+  const find = {
+    codex: codexBinary,
+    gemini: geminiCliScript,
+    copilot: copilotBinary,
+    opencode: opencodeBinary,
+    qwen: qwenCodeScript,
+  }[process.argv[2]];
   const bin = find && process.argv[3] && find(process.argv[3]);
   if (!bin) process.exit(1);
   console.log(bin);

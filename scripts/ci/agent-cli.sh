@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# agent-cli.sh codex|gemini|copilot|opencode: make the pinned Codex CLI
+# agent-cli.sh codex|gemini|copilot|opencode|qwen: make the pinned Codex CLI
 # (scripts/ci/codex-version), Gemini CLI (gemini-cli-version), Copilot CLI
-# (copilot-cli-version) or opencode (opencode-version) available and print
-# its entry (agent-cli-bin.mjs). None is a dependency of vox: only the tests
+# (copilot-cli-version), opencode (opencode-version) or Qwen Code
+# (qwen-code-version) available and print its entry (agent-cli-bin.mjs). None is a dependency of vox: only the tests
 # that run the real CLI need them (test/*-cli.e2e). Cached
 # under $VOX_CI_CACHE/<name>/VERSION; --ignore-scripts, since the packages
 # ship what they run (the Codex, Copilot and opencode binaries are in their
@@ -14,7 +14,8 @@ case "$1" in
   gemini) name=gemini-cli; pkg=@google/gemini-cli; version=$(tr -d ' \n' <"$here/gemini-cli-version") ;;
   copilot) name=copilot-cli; pkg=@github/copilot; version=$(tr -d ' \n' <"$here/copilot-cli-version") ;;
   opencode) name=opencode; pkg=opencode-ai; version=$(tr -d ' \n' <"$here/opencode-version") ;;
-  *) echo "usage: agent-cli.sh codex|gemini|copilot|opencode" >&2; exit 2 ;;
+  qwen) name=qwen-code; pkg=@qwen-code/qwen-code; version=$(tr -d ' \n' <"$here/qwen-code-version") ;;
+  *) echo "usage: agent-cli.sh codex|gemini|copilot|opencode|qwen" >&2; exit 2 ;;
 esac
 cache=${VOX_CI_CACHE:-/var/cache/vox-ci}/$name
 dir="$cache/$version"

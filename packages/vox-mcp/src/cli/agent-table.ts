@@ -9,10 +9,11 @@ import { copilot } from '../agents/copilot.js';
 import { codex } from '../agents/codex.js';
 import { gemini } from '../agents/gemini.js';
 import { opencode } from '../agents/opencode.js';
+import { qwen } from '../agents/qwen.js';
 import { claude } from '../claude/claude-agent.js';
 import type { AgentAdapter } from '../hooks/agent.js';
 
-export const AGENT_TABLE: readonly AgentAdapter[] = [claude, codex, gemini, copilot, opencode];
+export const AGENT_TABLE: readonly AgentAdapter[] = [claude, codex, gemini, copilot, opencode, qwen];
 
 /** The names `--agent` takes; the first is the default. */
 export const AGENT_NAMES: readonly string[] = AGENT_TABLE.map((a) => a.name);
