@@ -4,7 +4,7 @@
 // 120 columns), so the 400-line limit measures code, not line length.
 //
 // `node scripts/check-format.mjs [ROOT]` prints each file that differs and
-// exits 1; test/house.test.ts runs checkFormat() on the repo and on a fixture.
+// exits 1; test/repo/format.test.ts runs checkFormat() on the repo and on a fixture.
 // `npx prettier --write FILE` fixes a file.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';

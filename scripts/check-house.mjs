@@ -19,7 +19,7 @@
 //   path (root test/ and bench/ may: tests test internals).
 //
 // `node scripts/check-house.mjs [ROOT]` prints the problems and exits 1 if
-// there are any; test/house.test.ts runs checkHouse() on the repo and on
+// there are any; test/repo/house.test.ts runs checkHouse() on the repo and on
 // fixture trees. TypeScript's own parser finds the imports and the classes.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';

@@ -4,7 +4,7 @@
  * 300 ms of silence, a known sentence spoken by vox's own embedded eSpeak-NG
  * engine (from packages/voxd/dist: run `npm run build` first), then 4 s of
  * silence, as 16 kHz mono s16le (what voxd's capture records). Also prints
- * where the speech starts and ends, which test/listen.e2e.test.ts checks
+ * where the speech starts and ends, which test/listen/listen.e2e.test.ts checks
  * against. Run it again only to change the fixture; commit the WAV.
  */
 import { writeFileSync } from 'node:fs';

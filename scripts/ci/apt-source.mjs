@@ -3,7 +3,7 @@
 // already uses (the first deb source that is not a -security/-updates/-backports
 // suite), from /etc/apt/sources.list and /etc/apt/sources.list.d/*.{list,sources}.
 // The fresh-machine root is built from the same place. `apt-source.mjs [DIR]`
-// reads DIR instead of /etc/apt (test/ci-scripts.test.ts).
+// reads DIR instead of /etc/apt (test/repo/ci-scripts.test.ts).
 import { readFileSync, readdirSync } from 'node:fs';
 
 const apt = process.argv[2] ?? '/etc/apt';

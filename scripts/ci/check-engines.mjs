@@ -3,7 +3,7 @@
 // package.json claims must agree: each package says "^A || ^B || ...", exactly
 // the lines CI runs. Otherwise CI could pass on lines nobody claims, or a
 // claimed line (an odd, short-lived one, or a future one) could go untested. `check-engines.mjs [ROOT]` checks another
-// tree (test/ci-scripts.test.ts gives it one that disagrees).
+// tree (test/repo/ci-scripts.test.ts gives it one that disagrees).
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -6,7 +6,7 @@
 // "Run every test").
 // A block of more than one line is an error: CI would run only part of what
 // the reader is told to run. README defaults to this repository's README.md
-// (test/ci-scripts.test.ts passes others).
+// (test/repo/ci-scripts.test.ts passes others).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -179,7 +179,7 @@ describe('parseSettings', () => {
 });
 
 describe('audio specs', () => {
-  // That voxd's createSink builds each of them is test/audio-specs.test.ts (it reaches into voxd).
+  // That voxd's createSink builds each of them is test/audio/audio-specs.test.ts (it reaches into voxd).
   test('each kind voxd builds is accepted', () => {
     const ok = [
       'auto',

@@ -24,7 +24,17 @@ import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 import { voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
 import { changeReport, type AgentChange } from './agent-settings.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
-import { QWEN_EVENTS } from './qwen.js';
+
+/** The events `vox hooks install --agent qwen` registers. */
+export const QWEN_EVENTS = [
+  'SessionStart',
+  'SessionEnd',
+  'PermissionRequest',
+  'Stop',
+  'StopFailure',
+  'SubagentStop',
+  'PreCompact',
+] as const;
 
 /** Qwen's home as Qwen reads QWEN_HOME from the environment: `~` and `~/…` are the home's, relative is from here. */
 export function qwenSettingsPath(env: NodeJS.ProcessEnv, cwd = process.cwd()): string {

@@ -13,17 +13,6 @@
 import type { AgentAdapter } from '../hooks/agent.js';
 import type { HookPayload, VoxEvent } from '../hooks/event.js';
 
-/** The events `vox hooks install --agent qwen` registers. */
-export const QWEN_EVENTS = [
-  'SessionStart',
-  'SessionEnd',
-  'PermissionRequest',
-  'Stop',
-  'StopFailure',
-  'SubagentStop',
-  'PreCompact',
-] as const;
-
 /** Qwen's names for its tools that ask, as its confirmation dialog shows them (its ToolDisplayNames). */
 const DISPLAY_NAMES: Readonly<Record<string, string>> = {
   run_shell_command: 'Shell',

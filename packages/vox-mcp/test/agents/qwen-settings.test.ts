@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addQwen, qwenSettingsPath, removeQwen } from '../../src/agents/qwen-settings.js';
-import { normalizeEvent } from '../../src/agents/agent.js';
-import { QWEN_EVENTS } from '../../src/agents/qwen.js';
+import { qwen } from '../../src/agents/qwen.js';
+import { QWEN_EVENTS } from '../../src/agents/qwen-settings.js';
 
 const opts = { node: '/usr/bin/node', cli: '/opt/vox/bin/vox.cjs' };
 type Groups = Record<string, Array<{ matcher?: string; hooks: Array<Record<string, unknown>> }>>;
@@ -64,25 +64,16 @@ describe('qwen settings', () => {
   });
 });
 
-describe('normalizeEvent qwen', () => {
+describe("the qwen adapter: its payloads as vox's events", () => {
   test("Claude Code's events pass through; a PermissionRequest names a built-in tool as Qwen's dialog does", () => {
     const stop = { hook_event_name: 'Stop', last_assistant_message: 'Done.' };
-    assert.deepEqual(normalizeEvent('qwen', 'Stop', stop), { event: 'Stop', payload: stop });
+    assert.deepEqual(qwen.toEvent('Stop', stop), { event: 'Stop', payload: stop });
+    assert.equal(qwen.toEvent('PermissionRequest', { tool_name: 'run_shell_command' }).payload.tool_name, 'Shell');
+    assert.equal(qwen.toEvent('PermissionRequest', { tool_name: 'write_file' }).payload.tool_name, 'WriteFile');
     assert.equal(
-      normalizeEvent('qwen', 'PermissionRequest', { tool_name: 'run_shell_command' }).payload.tool_name,
-      'Shell',
-    );
-    assert.equal(
-      normalizeEvent('qwen', 'PermissionRequest', { tool_name: 'write_file' }).payload.tool_name,
-      'WriteFile',
-    );
-    assert.equal(
-      normalizeEvent('qwen', 'PermissionRequest', { tool_name: 'mcp__github__create_issue' }).payload.tool_name,
+      qwen.toEvent('PermissionRequest', { tool_name: 'mcp__github__create_issue' }).payload.tool_name,
       'mcp__github__create_issue',
     );
-    assert.equal(
-      normalizeEvent('qwen', 'PermissionRequest', { tool_name: 'constructor' }).payload.tool_name,
-      'constructor',
-    );
+    assert.equal(qwen.toEvent('PermissionRequest', { tool_name: 'constructor' }).payload.tool_name, 'constructor');
   });
 });

@@ -2,7 +2,7 @@
  * The long-running commands end on SIGINT, SIGTERM and SIGHUP, exit 0
  * (cli/context.ts `takeSignals`, docs/cli.md): the real `vox`, each waiting on
  * a voxd that never answers (or, for `logs -f`, on a log that never grows).
- * `say --wait` only stops waiting; that voxd plays on is test/signals.e2e.test.ts.
+ * `say --wait` only stops waiting; that voxd plays on is test/daemon/signals.e2e.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

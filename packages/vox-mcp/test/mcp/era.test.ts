@@ -2,7 +2,7 @@
  * Which era vox mcp offers whom (mcp/protocol.ts `legacyOnlyClient`), and how
  * the channel permission relay reads Claude Code's request
  * (mcp/permission-relay.ts). The real Claude Code's side is
- * test/channel.e2e.test.ts.
+ * test/claude/channel.e2e.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * The voice barge-in monitor alone: a stand-in dispatcher (its events, its
  * `playing` and `cut`), the real recorder shim as the microphone and the
- * energy VAD. The e2e test (test/voice-barge-in.e2e.test.ts) runs it in voxd.
+ * energy VAD. The e2e test (test/voice/voice-barge-in.e2e.test.ts) runs it in voxd.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -9,7 +9,7 @@
  *   to misread ("hook"?) beside speak and stop, and a way to fake a
  *   permission announcement. Claude Code's mcp_tool hooks call a tool by name
  *   whether or not the list shows it (tested with the real CLI,
- *   test/claude-code.e2e.test.ts). docs/claude-code.md says why.
+ *   test/claude/claude-code.e2e.test.ts). docs/claude-code.md says why.
  * - Its input is the hook payload's fields, as Claude Code substitutes them:
  *   every `${field}` becomes a string (a missing field the empty string, a
  *   boolean "true"/"false"), so every field is read as an optional string.

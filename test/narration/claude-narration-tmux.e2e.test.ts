@@ -1,0 +1,184 @@
+/**
+ * Narration in the real Claude Code, interactive in tmux (its own server
+ * socket), offline against the stand-in Messages API, which writes the reply
+ * a line every 400 ms as a model would; the plugin from this checkout
+ * (--plugin-dir), a project with `narrate: stream`, the real voxd in real
+ * time. Interactive, MessageDisplay fires batch by batch, so the first
+ * sentence is heard while the rest of the reply is still being written.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLAUDE, claudeSkip } from '../helpers/claude-code.js';
+import { ROOT, removeDir, startDaemon, tempDir, waitFor, writeConfig, type Daemon } from '../helpers/daemon.js';
+import {
+  lastUser,
+  offlineClaudeEnv,
+  startMessagesApi,
+  userText,
+  type MessagesRequest,
+  type StandIn,
+  type Turn,
+} from '../helpers/messages-api.js';
+import { needTool } from '../helpers/tools.js';
+
+const LINES = [
+  'The first thing I checked was the failing login test.',
+  'It failed because the session cookie expired a second too early.',
+  '```js',
+  'const maxAge = 3600 * 1000;',
+  '```',
+  'I moved the expiry to the server clock, and the test passes now.',
+  'The other forty tests pass as they did before.',
+  'Nothing else in the module needed a change.',
+  'That is everything for this task.',
+];
+const LINE_DELAY_MS = 400;
+
+interface HistoryEntry {
+  id: string;
+  text: string;
+  session?: string;
+  outcome: string;
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+describe('narration in the real Claude Code, interactive in tmux', { skip: claudeSkip || needTool('tmux') }, () => {
+  let d: Daemon;
+  let api: StandIn;
+  let home: string;
+  let project: string;
+  let sentAt = 0;
+  const socket = `vox-narr-${process.pid}`;
+  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
+  const pane = () => tmux('capture-pane', '-p', '-t', 'cc').stdout ?? '';
+  const type = (text: string) => {
+    tmux('send-keys', '-t', 'cc', '-l', text);
+    tmux('send-keys', '-t', 'cc', 'Enter');
+  };
+  const history = async (): Promise<HistoryEntry[]> => (await d.api('GET', '/v1/status')).body.history;
+
+  function model(req: MessagesRequest): Turn {
+    if (!req.tools?.length) return { text: 'ok' };
+    if (userText(lastUser(req)).includes('NARRATE'))
+      return { text: `${LINES.join('\n')}\n`, lineDelayMs: LINE_DELAY_MS, onSent: () => (sentAt = Date.now()) };
+    return { text: 'Hello.' };
+  }
+
+  before(async () => {
+    d = await startDaemon();
+    api = await startMessagesApi(model);
+    home = tempDir('vox-claude-narr-tmux-');
+    project = join(home, 'web');
+    writeConfig(project, 'narrate: stream');
+    const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        theme: 'dark',
+        customApiKeyResponses: { approved: [env.ANTHROPIC_API_KEY!.slice(-20)], rejected: [] },
+        projects: { [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+      }),
+    );
+    const tmp = join(home, 'tmp');
+    mkdirSync(tmp);
+    const envArgs = Object.entries({ ...env, TMPDIR: tmp }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const args = [
+      '--plugin-dir',
+      join(ROOT, 'plugin'),
+      '--permission-mode',
+      'default',
+      '--debug-file',
+      join(home, 'claude-debug.log'),
+    ];
+    const started = tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'cc',
+      '-x',
+      '160',
+      '-y',
+      '50',
+      '-c',
+      project,
+      ...envArgs,
+      CLAUDE!,
+      ...args,
+    );
+    assert.equal(started.status, 0, started.stderr);
+    await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt').catch(
+      (e: Error) => {
+        throw new Error(`${e.message}; the screen:\n${pane()}`);
+      },
+    );
+  });
+  after(async () => {
+    if (existsSync(join(home ?? '', 'claude-debug.log'))) {
+      type('/exit');
+      await waitFor(
+        () => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined),
+        10_000,
+        'claude to exit',
+      ).catch(() => {});
+    }
+    tmux('kill-server');
+    await api?.close();
+    await d?.stop();
+    if (d) removeDir(d.home);
+    if (home) removeDir(home);
+  });
+
+  test('the first sentence is heard before the reply is written to its end; all of it once, without the code', async (t) => {
+    const asked = Date.now();
+    type('NARRATE please fix the login test');
+    const narration = await waitFor(
+      async () => (await history()).find((h) => h.text.startsWith('The first thing I checked')),
+      30_000,
+      'the narration to start',
+    );
+    assert.ok(narration.startedAt, 'it started');
+    const started = Date.parse(narration.startedAt!);
+    await waitFor(() => (sentAt ? true : undefined), 30_000, 'the stand-in to finish the reply');
+    // The reply took LINES × 400 ms to write; its first sentence played before the last line was written.
+    const figures = `first audio at +${started - asked} ms, the reply was written by +${sentAt - asked} ms`;
+    t.diagnostic(figures);
+    assert.ok(started < sentAt, figures);
+    const done = await waitFor(
+      async () =>
+        (await history()).find((h) => h.id === narration.id && h.outcome !== 'playing' && h.outcome !== 'queued'),
+      60_000,
+      'the narration to end',
+    );
+    assert.equal(done.outcome, 'played');
+    assert.equal(done.text, [LINES[0], LINES[1], 'A code block of one line.', ...LINES.slice(5)].join(' '));
+    // Each batch's hook inside Claude Code, from its debug log ("calling" to the hook's output): reported, not asserted.
+    const log = readFileSync(join(home, 'claude-debug.log'), 'utf8').split('\n');
+    const hookMs: number[] = [];
+    let calledAt: number | undefined;
+    for (const line of log) {
+      const at = Date.parse(line.slice(0, 24));
+      if (line.includes('mcp_tool calling plugin:vox:vox/hook with 7 arg')) calledAt = at;
+      else if (calledAt !== undefined && line.includes('Hook output')) {
+        hookMs.push(at - calledAt);
+        calledAt = undefined;
+      }
+    }
+    assert.ok(hookMs.length >= 5, `MessageDisplay fired batch by batch: ${hookMs.length} hook calls`);
+    const sorted = [...hookMs].sort((a, b) => a - b);
+    t.diagnostic(
+      `MessageDisplay hook inside Claude Code, per batch (ms): ${hookMs.join(', ')}; median ${sorted[sorted.length >> 1]}`,
+    );
+    // No Stop summary after it: the session's only utterance is the narration.
+    await new Promise((r) => setTimeout(r, 1500));
+    const mine = (await history()).filter((h) => h.session === narration.session);
+    assert.deepEqual(
+      mine.map((h) => h.id),
+      [narration.id],
+    );
+  });
+});
