@@ -14,25 +14,50 @@
  * The grammar is as strict as the permission prompt's (permission-answer.ts
  * normalises): the transcript must be one option's label exactly, or
  * "cancel" (the dialog dismissed) or "decline". A schema whose labels cannot
- * be told apart that way (two the same, or one that is "cancel") is not
- * asked. Nothing else decides.
+ * be told apart that way (two the same, or one that sounds like cancel or
+ * decline, "nevermind" too) is not asked. Nothing else decides.
+ *
+ * What is heard is what is chosen: the question and the labels are spoken
+ * verbatim, never cleaned up or cut. A message or a label that cannot be said
+ * as written (markup or a comment that speech would drop, a tag, control,
+ * bidi or invisible characters, a message past MAX_MESSAGE_CHARS) leaves the
+ * form to the screen: vox says so, logs why and decides nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { MAX_ANSWER_CHARS, normaliseAnswer } from './permission-answer.js';
-import { clip, oneLine, readObject } from './voice-decision.js';
-import { askByVoice, type VoiceOutcome } from './voice-turn.js';
+import { oneLine, readObject } from './voice-decision.js';
+import { askByVoice, leaveToScreen, type VoiceOutcome } from './voice-turn.js';
 
 /** Most options read out: a longer list is no question to answer by ear. */
 export const MAX_OPTIONS = 8;
 /** Longest option label, in characters. */
 const MAX_LABEL_CHARS = 60;
+/** Longest question spoken whole; a longer one is left to the screen, never cut. */
+export const MAX_MESSAGE_CHARS = 200;
+/** Labels that sound like ending the dialog (spaces aside): such a form is not asked. */
+const CANCEL_LIKE = new Set([
+  'cancel',
+  'cancelit',
+  'nevermind',
+  'decline',
+  'declineit',
+  'dismiss',
+  'abort',
+  'forgetit',
+  'stop',
+]);
+/** A label said as written: letters, digits, spaces, apostrophes, dots and dashes. */
+const SAYABLE_LABEL = /^[\p{L}\p{N}][\p{L}\p{N} '.-]*$/u;
+/** A question said as written: words and plain punctuation; no markup, tags, code or invisible characters. */
+const SAYABLE_MESSAGE = /^[\p{L}\p{N} .,;:!?'"()/%&+-]*$/u;
 /** Spoken answers that end the dialog without a choice, by the action each is. */
 const ENDINGS: Readonly<Record<string, 'cancel' | 'decline'>> = {
   cancel: 'cancel',
   'cancel it': 'cancel',
   'never mind': 'cancel',
+  nevermind: 'cancel',
   decline: 'decline',
   'decline it': 'decline',
 };
@@ -54,6 +79,8 @@ export interface ElicitationChoice {
   options: ChoiceOption[];
   /** The elicitation's id when Claude Code sends one, else one made here; logged with the answer. */
   requestId: string;
+  /** Why it cannot be said as written, when it cannot: the form is then left to the screen. */
+  unsaid?: string;
 }
 
 export interface ElicitationOutput {
@@ -93,7 +120,8 @@ export function optionsOf(schema: unknown): ChoiceOption[] | undefined {
   if (!options || options.length < 2 || options.length > MAX_OPTIONS) return undefined;
   const keys = options.map((o) => (o.label.length <= MAX_LABEL_CHARS ? key(o.label) : ''));
   // Each label must be sayable, and tell itself apart from the others and from the endings.
-  if (keys.some((k, i) => !k || keys.indexOf(k) !== i || k in ENDINGS)) return undefined;
+  if (keys.some((k, i) => !k || keys.indexOf(k) !== i || k in ENDINGS || CANCEL_LIKE.has(k.replace(/\s+/g, ''))))
+    return undefined;
   return options.map((o) => ({ ...o, label: oneLine(o.label) }));
 }
 
@@ -127,7 +155,26 @@ export function choiceOf(
     typeof payload.elicitation_id === 'string' && payload.elicitation_id.trim()
       ? payload.elicitation_id.trim().slice(0, 100)
       : `vox-${randomUUID()}`;
-  return { session, projectName: config.projectName, server, message, field, options, requestId: id };
+  const unsaid = unsayable(message, options);
+  return {
+    session,
+    projectName: config.projectName,
+    server: SAYABLE_LABEL.test(server) ? server : 'a server',
+    message,
+    field,
+    options,
+    requestId: id,
+    ...(unsaid ? { unsaid } : {}),
+  };
+}
+
+/** Why the question or a label cannot be said as written, or undefined. */
+export function unsayable(message: string, options: readonly ChoiceOption[]): string | undefined {
+  if (message.length > MAX_MESSAGE_CHARS) return `its question is longer than ${MAX_MESSAGE_CHARS} characters`;
+  if (!SAYABLE_MESSAGE.test(message)) return 'its question holds markup, code or characters speech would not say';
+  const label = options.find((o) => !SAYABLE_LABEL.test(o.label));
+  if (label) return `the option ${JSON.stringify(label.label.slice(0, 40))} cannot be said as written`;
+  return undefined;
 }
 
 /** What is said: who asks, the question, and the answers it takes. */
@@ -135,7 +182,7 @@ export function choiceText(c: Pick<ElicitationChoice, 'projectName' | 'server' |
   const labels = c.options.map((o) => o.label);
   const list =
     labels.length === 2 ? `${labels[0]} or ${labels[1]}` : `${labels.slice(0, -1).join(', ')}, or ${labels.at(-1)}`;
-  const question = c.message ? clip(c.message).replace(/[:;,]+$/, '') : 'a choice';
+  const question = c.message ? c.message.replace(/[:;,]+$/, '') : 'a choice';
   return `${c.projectName}: ${c.server} asks: ${question}${/[.?!\u2026]$/.test(question) ? '' : '?'} Say ${list}. Or say cancel.`;
 }
 
@@ -165,6 +212,22 @@ export function chooseByVoice(
   c: ElicitationChoice,
   options: { budgetMs?: number; signal?: AbortSignal } = {},
 ): Promise<VoiceOutcome<string, ElicitationOutput>> {
+  const logged = (output?: ElicitationOutput) => ({
+    elicitation: c.server,
+    action: output?.hookSpecificOutput.action ?? null,
+  });
+  if (c.unsaid)
+    return leaveToScreen<string, ElicitationOutput>(
+      env,
+      config,
+      {
+        session: c.session,
+        requestId: c.requestId,
+        text: `${c.projectName}: ${c.server} asks a question that vox cannot say faithfully (${c.unsaid}). Answer it on screen.`,
+        logged,
+      },
+      c.unsaid,
+    );
   return askByVoice<string, ElicitationOutput>(
     env,
     config,
@@ -172,10 +235,11 @@ export function chooseByVoice(
       session: c.session,
       requestId: c.requestId,
       text: choiceText(c),
+      verbatim: true,
       match: (transcript) => matchChoice(transcript, c),
       output: (answer) => choiceOutput(answer, c),
       grammar: [...c.options.map((o) => o.label), 'cancel', 'decline'].join(', '),
-      logged: (output) => ({ elicitation: c.server, action: output?.hookSpecificOutput.action ?? null }),
+      logged,
     },
     options,
   );

@@ -36,10 +36,6 @@ export interface PermissionOutput {
   };
 }
 
-/** Longest message spoken in an elicitation's question, in characters. */
-const MAX_SPOKEN_MESSAGE = 120;
-export const clip = (s: string) =>
-  s.length > MAX_SPOKEN_MESSAGE ? `${s.slice(0, MAX_SPOKEN_MESSAGE - 1).replace(/\s+\S*$/, '')}…` : s;
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**

@@ -146,6 +146,34 @@ test('what is said: who asks, the question, the answers', () => {
   );
 });
 
+test('a question or a label that cannot be said as written leaves the form to the screen, and says why', () => {
+  const on = config({ approveByVoice: true });
+  const ask = (over: Record<string, unknown>) => choiceOf('Elicitation', { ...payload, ...over }, on, 'shop#1');
+  assert.equal(ask({}).unsaid, undefined);
+  // Speech would drop the comment: "Deploy to staging??" would be heard.
+  assert.match(
+    ask({ message: 'Deploy to staging? <!-- this deletes the production database -->' })!.unsaid!,
+    /markup, code or characters/,
+  );
+  assert.match(ask({ message: 'Deploy \u202e to staging?' })!.unsaid!, /markup, code or characters/);
+  assert.match(ask({ message: `Deploy ${'now '.repeat(60)}?` })!.unsaid!, /longer than 200 characters/);
+  // A tag is not spoken, yet "alert" would choose it.
+  const tagged = { type: 'object', properties: { level: { type: 'string', enum: ['[alert]', 'calm'] } } };
+  assert.match(ask({ requested_schema: tagged })!.unsaid!, /the option "\[alert\]" cannot be said as written/);
+  // A question that is whole and plain is asked, with nothing cut.
+  const long = `Deploy the ${'very '.repeat(30)}big release now?`;
+  assert.ok(long.length > 120 && long.length <= 200);
+  const c = ask({ message: long })!;
+  assert.equal(c.unsaid, undefined);
+  assert.match(choiceText(c), new RegExp(long.replace(/[?]/g, '\\?')));
+});
+
+test('a label that sounds like ending the dialog is not asked: "nevermind" means cancel', () => {
+  for (const label of ['nevermind', 'Never mind', 'Cancel it', 'decline', 'Stop', 'abort'])
+    assert.equal(optionsOf({ type: 'string', enum: ['go', label] }), undefined, label);
+  assert.equal(matchChoice('Nevermind.', { options: optionsOf({ type: 'string', enum: ['go', 'wait'] })! }), 'cancel');
+});
+
 test('the answer: one label exactly (case, punctuation, courtesy words aside), cancel or decline; nothing else', () => {
   const c = { options: optionsOf({ type: 'string', enum: ['stg', 'prd'], enumNames: ['Staging', 'Production'] })! };
   assert.equal(matchChoice('Staging.', c), 'Staging');
