@@ -13,7 +13,7 @@ const docs = (name: string) =>
 test('one row per agent, Claude Code first (the default), names unique', () => {
   assert.equal(AGENT_NAMES[0], 'claude');
   assert.equal(new Set(AGENT_NAMES).size, AGENT_NAMES.length);
-  assert.equal(agentList(), 'claude (the default), codex, gemini, copilot or opencode');
+  assert.equal(agentList(), 'claude (the default), codex, gemini, copilot, opencode or qwen');
 });
 
 test('every agent but Claude Code has its section in docs/agents.md; the help of vox hook and vox hooks names it', () => {
