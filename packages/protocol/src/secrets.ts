@@ -30,8 +30,8 @@ interface Shape {
   group?: number;
 }
 
-const NAME = String.raw`[A-Za-z_][A-Za-z0-9_.-]{0,63}`;
-const SECRET_NAME = String.raw`(?:api[_-]?key|apikey|access[_-]?key|secret|token|password|passwd|pwd|credentials?|private[_-]?key|auth)`;
+/** A name that ends in what it holds: GITHUB_TOKEN, api_key, client-secret, DB_PASSWORD (not max_tokens, token_count). */
+const SECRET_NAME = String.raw`(?:[A-Za-z0-9]{1,32}[_.-]){0,4}(?:api[_-]?key|apikey|access[_-]?key|secret(?:[_-]?key)?|token|password|passwd|pwd|credentials?|private[_-]?key)`;
 
 const SHAPES: readonly Shape[] = [
   {
@@ -56,16 +56,16 @@ const SHAPES: readonly Shape[] = [
   // NAME=value, NAME: value, "name": "value" where the name says what it is.
   {
     re: new RegExp(
-      String.raw`(?:\b|")(${NAME})?${SECRET_NAME}(${NAME})?"?\s{0,3}[=:]\s{0,3}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|,}]{0,511}[^\s"'&;|,}.])`,
+      String.raw`(?<![A-Za-z0-9_.-])"?${SECRET_NAME}"?\s{0,3}[=:]\s{0,3}("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|,}]{0,511}[^\s"'&;|,}.])`,
       'gi',
     ),
     said: 'a secret',
-    group: 3,
+    group: 1,
   },
   // --password VALUE, --token=VALUE, -p is too ambiguous to take.
   {
     re: new RegExp(
-      String.raw`--?${SECRET_NAME}(?:[_-]?[A-Za-z]{1,20})?(?:=|\s{1,3})("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|]{0,511}[^\s"'&;|.])`,
+      String.raw`(?<![A-Za-z0-9_-])--?${SECRET_NAME}(?:=|\s{1,3})("[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'&;|]{0,511}[^\s"'&;|.])`,
       'gi',
     ),
     said: 'a secret',

@@ -57,3 +57,12 @@ test('a 4 KB command with secrets scattered through it is redacted whole, each o
   assert.equal(r.kinds.length, Math.ceil(4096 / chunk.length));
   assert.doesNotMatch(r.text, /abcdefghijklmnop/);
 });
+
+test('names that only mention a token or a key are not secrets: max_tokens, token_count, keyboard', () => {
+  for (const text of [
+    'prompt is too long: 201234 tokens > 200000 maximum (max_tokens: 4096)',
+    'token_count=12 keyboard=us monkey: 3',
+    'curl -d \'{"max_tokens": 100}\' https://x.example',
+  ])
+    assert.deepEqual(findSecrets(text), [], text);
+});
