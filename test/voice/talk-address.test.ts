@@ -12,18 +12,22 @@ test('a label said first picks the session: colon or comma', () => {
   assert.equal(parseAddress('two words: text'), undefined);
 });
 
+const A = 'a'.repeat(32);
+const B = 'b'.repeat(32);
+const C = 'c'.repeat(32);
+
 test('the inbox finds a session by project or full label, holds between polls, and lists the live ones', async () => {
   const inbox = new TalkInbox();
-  assert.deepEqual(await inbox.wait('api#aaaaaa', 0), []);
-  assert.deepEqual(await inbox.wait('web#bbbbbb', 0), []);
+  assert.deepEqual(await inbox.wait('api#aaaaaa', A, 0), { texts: [], secret: A });
+  assert.deepEqual(await inbox.wait('web#bbbbbb', B, 0), { texts: [], secret: B });
   assert.deepEqual(inbox.deliver('Api', 'run the tests'), { delivered: 'api#aaaaaa' });
-  assert.deepEqual(await inbox.wait('api#aaaaaa', 1000), ['run the tests']);
-  const polled = inbox.wait('web#bbbbbb', 5000);
+  assert.deepEqual(await inbox.wait('api#aaaaaa', A, 1000), { texts: ['run the tests'], secret: A });
+  const polled = inbox.wait('web#bbbbbb', B, 5000);
   assert.deepEqual(inbox.deliver('web#bbbbbb', 'lint'), { delivered: 'web#bbbbbb' });
-  assert.deepEqual(await polled, ['lint']);
+  assert.deepEqual(await polled, { texts: ['lint'], secret: B });
   const unknown = inbox.deliver('docs', 'x');
   assert.ok('problem' in unknown && unknown.problem.includes('api#aaaaaa, web#bbbbbb'), JSON.stringify(unknown));
-  await inbox.wait('api#cccccc', 0);
+  await inbox.wait('api#cccccc', C, 0);
   const two = inbox.deliver('api', 'x');
   assert.ok('problem' in two && two.problem.includes('2 sessions'), JSON.stringify(two));
 });
@@ -31,7 +35,7 @@ test('the inbox finds a session by project or full label, holds between polls, a
 test('a session that stops polling is forgotten, and a full box refuses', async () => {
   let now = 0;
   const inbox = new TalkInbox({ clock: () => now, liveMs: 1000, maxHeld: 2 });
-  await inbox.wait('api#aaaaaa', 0);
+  await inbox.wait('api#aaaaaa', A, 0);
   inbox.deliver('api', 'one');
   inbox.deliver('api', 'two');
   const full = inbox.deliver('api', 'three');

@@ -59,6 +59,11 @@ export const WIRE_ERRORS = {
     statusCode: 404,
     message: 'No session to talk to: %s. Name one of the live labels (a session is live while its vox mcp runs).',
   },
+  VOX_ERR_TALK_SESSION_TAKEN: {
+    statusCode: 409,
+    message:
+      'The talk inbox of session %s belongs to the vox mcp that registered it, and %s; nothing was taken. Present the secret your first poll of this label sent or was given; a registration lapses 60 s after its last poll, or at once when its poll hung up (its vox mcp stopped).',
+  },
   VOX_ERR_NOT_FOUND: {
     statusCode: 404,
     message: 'No route %s. See docs/protocol.md for the routes voxd serves.',

@@ -2,6 +2,7 @@
 import {
   MAX_BODY_BYTES,
   MAX_TEXT_CHARS,
+  VISIBLE_PATTERN,
   wireError,
   WIRE_ERRORS,
   type WireError,
@@ -54,11 +55,17 @@ export function toWireError(err: unknown): WireError {
     // the route's own (POST /v1/talk takes fewer characters than /v1/speak).
     if (v?.instancePath === '/text' && (v as { keyword?: string }).keyword === 'maxLength')
       return wireError('VOX_ERR_TEXT_TOO_LONG', Number(v.params?.limit ?? MAX_TEXT_CHARS));
+    const name = (v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || e.validationContext || 'body';
+    if ((v as { keyword?: string })?.keyword === 'pattern' && v?.params?.pattern === VISIBLE_PATTERN)
+      return wireError(
+        'VOX_ERR_BODY_INVALID',
+        `field "${name}" must be printable (no control, bidi, zero-width or other invisible character)`,
+      );
     const field = v?.params?.additionalProperty
       ? `unknown field "${String(v.params.additionalProperty)}"`
       : v?.params?.missingProperty
         ? `missing field "${String(v.params.missingProperty)}"`
-        : `field "${(v?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') || e.validationContext || 'body'}" ${v?.message ?? 'is invalid'}`;
+        : `field "${name}" ${v?.message ?? 'is invalid'}`;
     return wireError('VOX_ERR_BODY_INVALID', field);
   }
   switch (e?.code) {

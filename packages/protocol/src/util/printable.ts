@@ -21,7 +21,8 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 function escapeOne(c: string): string {
   const named = NAMED[c];
   if (named) return named;
-  const code = c.charCodeAt(0);
+  const code = c.codePointAt(0)!;
+  if (code > 0xffff) return `\\u{${code.toString(16)}}`;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
@@ -53,4 +54,23 @@ export function hasUnprintable(text: string): boolean {
   const found = UNPRINTABLE.test(text);
   UNPRINTABLE.lastIndex = 0;
   return found;
+}
+
+/**
+ * What a name shown to people (a session label) may not hold: Unicode's
+ * controls (Cc, C0 and C1), format characters (Cf: bidi controls such as
+ * U+202E, zero-width characters, the BOM), the line and paragraph separators
+ * (Zl, Zp), lone surrogates (Cs) and private use (Co). Wider than what
+ * `printable` escapes in messages, which keeps format characters that join
+ * emoji; a label has no use for any of them.
+ */
+const INVISIBLE_CLASS = '\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Co}';
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
+
+/** A JSON schema `pattern` for a string of visible characters only (ajv compiles patterns with the `u` flag). */
+export const VISIBLE_PATTERN = `^[^${INVISIBLE_CLASS}]*$`;
+
+/** `text` with every character VISIBLE_PATTERN refuses escaped (as `printable` writes them): a label voxd accepts. */
+export function visible(text: string): string {
+  return text.replace(INVISIBLE, escapeOne);
 }

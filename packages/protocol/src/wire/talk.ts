@@ -1,4 +1,5 @@
 /** Wire types of talking to a session (`vox talk`): POST /v1/talk and the inbox `vox mcp` long-polls. */
+import { VISIBLE_PATTERN } from '../util/printable.js';
 import type { Agreed, SchemaAgrees } from './schema-type.js';
 
 /** Most characters of one text sent to a session. */
@@ -15,22 +16,34 @@ export interface TalkResponse {
   delivered: string;
 }
 
-/** POST /v1/talk/wait: a `vox mcp` asks for its texts; voxd answers when one comes or after `waitMs`. */
+/**
+ * POST /v1/talk/wait: a `vox mcp` asks for its texts; voxd answers when one
+ * comes or after `waitMs`. The first poll of a label registers it to `secret`
+ * (or to one voxd makes, when none is sent); while that registration lives,
+ * only a poll that presents the same secret is answered
+ * (VOX_ERR_TALK_SESSION_TAKEN otherwise).
+ */
 export interface TalkWaitRequest {
   session: string;
+  secret?: string;
   waitMs?: number;
 }
 
 export interface TalkWaitResponse {
   texts: string[];
+  /** The registration's secret, for the next poll. */
+  secret: string;
 }
+
+/** A session label: 1 to 200 visible characters (no control, bidi or other invisible one). */
+const sessionLabel = { type: 'string', minLength: 1, maxLength: 200, pattern: VISIBLE_PATTERN } as const;
 
 export const talkRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['session', 'text'],
   properties: {
-    session: { type: 'string', minLength: 1, maxLength: 200 },
+    session: sessionLabel,
     text: { type: 'string', minLength: 1, maxLength: TALK_MAX_CHARS },
   },
 } as const;
@@ -40,7 +53,8 @@ export const talkWaitRequestSchema = {
   additionalProperties: false,
   required: ['session'],
   properties: {
-    session: { type: 'string', minLength: 1, maxLength: 200 },
+    session: sessionLabel,
+    secret: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
     waitMs: { type: 'integer', minimum: 0, maximum: 60000 },
   },
 } as const;

@@ -10,7 +10,7 @@ import {
 import { VoxError } from '../errors.js';
 import type { TalkInbox } from '../talk/inbox.js';
 
-/** POST /v1/talk (from `vox talk`) and POST /v1/talk/wait (the long poll of each `vox mcp`). */
+/** POST /v1/talk (from `vox talk`) and POST /v1/talk/wait (the long poll of each `vox mcp`, which owns its label: talk/inbox.ts). */
 export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, { inbox }) => {
   app.post<{ Body: TalkRequest }>(
     '/v1/talk',
@@ -29,7 +29,10 @@ export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, {
       // The response's close (not the request's, which fires once its body is read): the poller hung up.
       const hangUp = new AbortController();
       reply.raw.once('close', () => hangUp.abort());
-      return { texts: await inbox.wait(request.body.session, request.body.waitMs ?? 25_000, hangUp.signal) };
+      const { session, secret, waitMs } = request.body;
+      const r = await inbox.wait(session, secret, waitMs ?? 25_000, hangUp.signal);
+      if ('taken' in r) throw new VoxError('VOX_ERR_TALK_SESSION_TAKEN', session, r.taken);
+      return r;
     },
   );
 };

@@ -1,4 +1,5 @@
 /** `vox talk`: say something to one Claude Code session (its `vox mcp`) through voxd, by voice or as text. */
+import { printable, printableJson } from '@vox/protocol';
 import type { ListenRequest, ListenResponse, TalkResponse, WireError } from '@vox/protocol';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../context.js';
@@ -42,12 +43,14 @@ export const command = defineCommand({
       const reply = await call<ListenResponse | WireError>(ctx.env, 'POST', '/v1/listen', body, 200_000);
       const { listenFailure } = await import('../../client/listening.js');
       if (reply.status !== 200) {
-        ctx.stderr.write(`vox talk: ${listenFailure(reply.status, reply.body)}\n`);
+        ctx.stderr.write(`vox talk: ${printable(listenFailure(reply.status, reply.body))}\n`);
         return exitForStatus(reply.status === 409 ? 400 : reply.status);
       }
       const heard = reply.body as ListenResponse;
       if (!heard.text.trim()) {
-        ctx.stderr.write(`vox talk: nothing was heard${heard.reason ? ` (${heard.reason})` : ''}; nothing sent\n`);
+        ctx.stderr.write(
+          `vox talk: nothing was heard${heard.reason ? ` (${printable(heard.reason)})` : ''}; nothing sent\n`,
+        );
         return EXIT.REJECTED;
       }
       text = heard.text;
@@ -59,7 +62,7 @@ export const command = defineCommand({
     if (session === undefined) {
       if (!addressed) {
         ctx.stderr.write(
-          `vox talk: "${text.slice(0, 80)}" names no session; say its label first ("api: run the tests") or give SESSION\n`,
+          `vox talk: "${printable(text.slice(0, 80))}" names no session; say its label first ("api: run the tests") or give SESSION\n`,
         );
         return EXIT.USAGE;
       }
@@ -68,12 +71,15 @@ export const command = defineCommand({
     const reply = await call<TalkResponse | WireError>(ctx.env, 'POST', '/v1/talk', { session, text: text.trim() });
     if (reply.status !== 200) {
       const e = reply.body as WireError;
-      ctx.stderr.write(`vox talk: ${e.code ?? `HTTP ${reply.status}`}: ${e.message ?? 'voxd refused the text'}\n`);
+      // Everything from voxd is escaped: a live label is another program's text.
+      ctx.stderr.write(
+        `vox talk: ${printable(`${e.code ?? `HTTP ${reply.status}`}: ${e.message ?? 'voxd refused the text'}`)}\n`,
+      );
       return exitForStatus(reply.status);
     }
     const r = reply.body as TalkResponse;
-    if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
-    else ctx.stdout.write(`delivered to ${r.delivered}\n`);
+    if (flags.json) ctx.stdout.write(`${printableJson(JSON.stringify(r))}\n`);
+    else ctx.stdout.write(`delivered to ${printable(String(r.delivered))}\n`);
     ctx.stderr.write(`vox talk: ${GATE_NOTE}\n`);
     return EXIT.OK;
   },
