@@ -62,6 +62,7 @@ const BENCHES = [
   { file: 'sherpa.mjs' },
   { file: 'claude-exit.mjs' },
   { file: 'narration.mjs' },
+  { file: 'narration-bounds.mjs' },
   { file: 'session-voices.mjs' },
 ];
 

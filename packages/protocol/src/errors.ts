@@ -72,6 +72,11 @@ export const WIRE_ERRORS = {
     statusCode: 503,
     message: 'The speech queue holds %s requests already. Wait for it to drain, or stop it with "vox stop --all".',
   },
+  VOX_ERR_NARRATION_SESSION_FULL: {
+    statusCode: 429,
+    message:
+      'Session %s already has %s narrated messages open (their last batch not yet come), its limit: a new message of it is refused until one ends (its last batch, a new prompt, or "vox stop --session"). Other sessions are still narrated.',
+  },
   VOX_ERR_JOURNAL_FULL: {
     statusCode: 503,
     message:

@@ -16,6 +16,24 @@ export const NARRATION_MAX_DELTA_CHARS = 65_536;
  */
 export const NARRATION_TURN_MS = 6000;
 
+/**
+ * Most characters voxd speaks of one message: past it the message says the
+ * rest is on the screen and ends, so that its memory and its journal record
+ * stay bounded (about two hours of speech).
+ */
+export const NARRATION_MAX_MESSAGE_CHARS = 100_000;
+
+/** Most open messages (begun, last batch not yet come) one session narrates at once: past it a new one of that session is refused (429). */
+export const NARRATION_MAX_PER_SESSION = 16;
+
+/**
+ * Batches that arrive ahead of a missing one are held, in index order, until
+ * it comes: at most this many, for at most NARRATION_HOLD_MS; then the
+ * missing ones are skipped (and logged) and the held ones are taken.
+ */
+export const NARRATION_HOLD_BATCHES = 8;
+export const NARRATION_HOLD_MS = 2000;
+
 /** POST /v1/narration: one batch of a message being written. */
 export interface NarrationRequest {
   /** The session label (required: narration is per session). */

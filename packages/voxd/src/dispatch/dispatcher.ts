@@ -91,8 +91,18 @@ export interface DispatcherOptions {
   journal?: Journal;
   /** Each session's own voice (voices/assignment.ts); none: a request without a voice gets the engine's default. */
   voices?: VoiceAssignment;
-  /** Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at once. */
-  narration?: { idleMs?: number; maxLive?: number };
+  /**
+   * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
+   * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
+   */
+  narration?: {
+    idleMs?: number;
+    maxLive?: number;
+    maxPerSession?: number;
+    holdBatches?: number;
+    holdMs?: number;
+    maxMessageChars?: number;
+  };
 }
 
 export interface DispatcherEvents {

@@ -24,15 +24,22 @@ import {
   type WireErrorCode,
 } from '@vox/protocol';
 import type { NarrationState } from '../text/narration-text.js';
+import type { HeldBatch, Skipped } from './narration-window.js';
 
 /** A narrated message (dispatch/narration.ts): its last batch and where its text stands. */
 export interface NarrationMark {
   message: string;
   /** The last batch taken. */
   index: number;
-  /** The message's last batch was taken. */
+  /** The message's last batch was taken (or it reached its bound, `over`). */
   final: boolean;
   state: NarrationState;
+  /** Batches that came ahead of a missing one, in index order (narration-window.ts). */
+  held?: HeldBatch[];
+  /** Indexes given up on: such a batch that comes after all is answered why. */
+  skipped?: Skipped;
+  /** The message reached NARRATION_MAX_MESSAGE_CHARS: the rest is left to the screen. */
+  over?: boolean;
 }
 
 /** An accepted request as the journal keeps it: what it takes to play it again. */
@@ -185,7 +192,25 @@ function isNarrationMark(v: unknown): boolean {
     strings(st.para) &&
     Number.isInteger(st.given) &&
     (st.fence === undefined || str(st.fence)) &&
-    (st.lang === undefined || str(st.lang))
+    (st.lang === undefined || str(st.lang)) &&
+    (st.cont === undefined || bool(st.cont)) &&
+    (m.held === undefined || (Array.isArray(m.held) && m.held.every(isHeld))) &&
+    (m.skipped === undefined ||
+      (Array.isArray(m.skipped) &&
+        m.skipped.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n))))) &&
+    (m.over === undefined || bool(m.over))
+  );
+}
+
+function isHeld(v: unknown): boolean {
+  const h = v as Record<string, unknown> | null;
+  return (
+    typeof h === 'object' &&
+    h !== null &&
+    Number.isInteger(h.index) &&
+    bool(h.final) &&
+    str(h.delta) &&
+    typeof h.at === 'number'
   );
 }
 

@@ -14,17 +14,29 @@
  * changes nothing. Only a power cut can lose the last batches.
  * Once a message's utterance has ended (a stop, a cut for a new prompt, a
  * barge-in), its later batches are answered `dropped` with why.
+ *
+ * Bounded: batches are taken in index order within a window
+ * (narration-window.ts); a session narrates at most NARRATION_MAX_PER_SESSION
+ * messages at once and voxd MAX_LIVE_NARRATIONS; a message speaks at most
+ * NARRATION_MAX_MESSAGE_CHARS, then says the rest is on the screen and ends,
+ * so its memory and its journal record stay bounded.
  */
 import {
   DEFAULT_DEDUP_SECONDS,
-  redactSecrets,
+  NARRATION_HOLD_BATCHES,
+  NARRATION_HOLD_MS,
+  NARRATION_MAX_MESSAGE_CHARS,
+  NARRATION_MAX_PER_SESSION,
   type NarratingStatusField,
   type NarrationRequest,
   type NarrationResponse,
 } from '@vox/protocol';
 import { VoxError } from '../errors.js';
-import { initialState, narrate, type NarrationState } from '../text/narration-text.js';
+import { initialState } from '../text/narration-text.js';
 import type { Admission } from './admission.js';
+import type { NarrationMark } from './journal-records.js';
+import { advance, heldOf, overReason, skippedReason, windowOf } from './narration-growth.js';
+import { arrive, dueAt, release, wasSkipped, type Release, type Window } from './narration-window.js';
 import type { Ledger } from './ledger.js';
 import type { Player } from './player.js';
 import type { SpeechQueue } from './queue.js';
@@ -42,6 +54,13 @@ export interface NarrationOptions {
   idleMs?: number;
   /** MAX_LIVE_NARRATIONS, for tests. */
   maxLive?: number;
+  /** NARRATION_MAX_PER_SESSION, for tests. */
+  maxPerSession?: number;
+  /** NARRATION_HOLD_BATCHES and NARRATION_HOLD_MS, for tests. */
+  holdBatches?: number;
+  holdMs?: number;
+  /** NARRATION_MAX_MESSAGE_CHARS, for tests. */
+  maxMessageChars?: number;
 }
 
 /** Messages remembered after their utterance ended, so their late batches are answered why. */
@@ -53,9 +72,6 @@ export const MAX_LIVE_NARRATIONS = 256;
 /** A message that waits this long for its next batch ended unfinished (its session crashed or quit), in ms. */
 export const NARRATION_IDLE_MS = 120_000;
 
-/** Nothing but punctuation and spaces (as admission.ts). */
-const UNSPEAKABLE = /^[\p{P}\s]*$/u;
-
 export class Narration {
   readonly #o: NarrationOptions;
   /** The utterance of each message narrated, by session and message. */
@@ -66,19 +82,28 @@ export class Narration {
   readonly #turns = new Map<string, Promise<unknown>>();
   /** When each live message's last batch came (performance.now()). */
   readonly #lastBatch = new Map<Utterance, number>();
+  /** The timer of each message that holds batches: when the oldest has waited its time. */
+  readonly #holds = new Map<string, NodeJS.Timeout>();
   #sweeper: NodeJS.Timeout | undefined;
 
   readonly #idleMs: number;
+  readonly #window: { batches: number; ms: number };
 
   constructor(options: NarrationOptions) {
     this.#o = options;
     this.#idleMs = options.idleMs ?? NARRATION_IDLE_MS;
+    this.#window = { batches: options.holdBatches ?? NARRATION_HOLD_BATCHES, ms: options.holdMs ?? NARRATION_HOLD_MS };
   }
 
   /** Take one batch of a message. */
   batch(req: NarrationRequest): Promise<NarrationResponse> {
     const key = keyOf(req.session, req.message);
-    const turn = (this.#turns.get(key) ?? Promise.resolve()).then(() => this.#take(key, req));
+    return this.#inTurn(key, () => this.#take(key, req));
+  }
+
+  /** Steps on one message are taken one at a time, in arrival order. */
+  #inTurn<T>(key: string, step: () => Promise<T> | T): Promise<T> {
+    const turn = (this.#turns.get(key) ?? Promise.resolve()).then(step);
     const tail = turn.catch(() => undefined);
     this.#turns.set(key, tail);
     void tail.then(() => {
@@ -134,8 +159,10 @@ export class Narration {
   adopt(utterances: Iterable<Utterance>): void {
     for (const u of utterances) {
       if (!u.narration || !u.session || u.settled) continue;
-      this.#live.set(keyOf(u.session, u.narration.message), u);
+      const key = keyOf(u.session, u.narration.message);
+      this.#live.set(key, u);
       this.#lastBatch.set(u, performance.now());
+      this.#holdTimer(key, u.narration);
       this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(this.#idleMs / 4, 30_000)).unref();
     }
   }
@@ -182,24 +209,41 @@ export class Narration {
         `the narration of this message ended (${u.result?.status ?? 'settled'}${u.result?.reason ? `: ${u.result.reason}` : ''})`,
       );
     }
+    if (u?.settled && u.narration?.over) this.#remember(key, overReason(this.#maxChars));
+    if (u && wasSkipped(u.narration?.skipped, req.index))
+      return { id: u.id, status: 'dropped', sentences: 0, reason: skippedReason(req.index, this.#window) };
     const ended = this.#ended.get(key);
     if (ended) return { ...(u ? { id: u.id } : {}), status: 'dropped', sentences: 0, reason: ended };
-    if (u && !u.settled) return this.#grow(u, req);
+    if (u && !u.settled) return this.#grow(key, u, req);
     return this.#start(key, req);
   }
 
   async #start(key: string, req: NarrationRequest): Promise<NarrationResponse> {
     // Messages that ended are forgotten here (kept only as why they ended): the map holds what lives.
+    let ofSession = 0;
     for (const [k, v] of this.#live) {
-      if (!v.settled) continue;
+      if (!v.settled) {
+        // Open messages only: one whose last batch came is speech in the queue like any other, bounded there.
+        if (v.session === req.session && !v.narration?.final) ofSession++;
+        continue;
+      }
       this.#live.delete(k);
       this.#remember(k, `the narration of this message ended (${v.result?.status ?? 'settled'})`);
     }
     if (this.#live.size >= (this.#o.maxLive ?? MAX_LIVE_NARRATIONS))
       throw new VoxError('VOX_ERR_QUEUE_FULL', `${this.#live.size} narrated messages and more`);
-    const state = initialState();
-    const sentences = speakable(narrate(state, req.delta, req.final)).map(unsecret);
-    const mark = { message: req.message, index: req.index, final: req.final, state };
+    if (ofSession >= (this.#o.maxPerSession ?? NARRATION_MAX_PER_SESSION))
+      throw new VoxError('VOX_ERR_NARRATION_SESSION_FULL', JSON.stringify(req.session), ofSession);
+    const w: Window = { next: 0, held: [], skipped: [] };
+    const r = arrive(w, heldOf(req), this.#window) as Release;
+    this.#logSkipped(req.session, req.message, undefined, r);
+    const { added: sentences, mark } = advance(
+      { message: req.message, index: -1, final: false, state: initialState() },
+      w,
+      r,
+      0,
+      this.#maxChars,
+    );
     const text = sentences.join(' ');
     const { response } = await this.#o.admission.speech(
       {
@@ -222,22 +266,36 @@ export class Narration {
     const u = this.#o.ledger.byId.get(response.id);
     if (u) {
       this.#live.set(key, u);
-      if (req.final && u.parked) this.#finishParked(u);
+      if (mark.final && u.parked) this.#finishParked(u);
+      this.#holdTimer(key, mark);
     }
     return { id: response.id, status: 'queued', sentences: sentences.length };
   }
 
-  async #grow(u: Utterance, req: NarrationRequest): Promise<NarrationResponse> {
+  async #grow(key: string, u: Utterance, req: NarrationRequest): Promise<NarrationResponse> {
     const mark = u.narration!;
-    if (req.index <= mark.index) return { id: u.id, status: 'repeated', sentences: 0 };
-    if (req.index > mark.index + 1)
-      this.#o.log?.warn(
-        { id: u.id, session: u.session, after: mark.index, index: req.index },
-        'narration batches missing; going on from this one',
-      );
-    const state: NarrationState = structuredClone(mark.state);
-    const added = speakable(narrate(state, req.delta, req.final)).map(unsecret);
-    const next = { message: mark.message, index: req.index, final: req.final || mark.final, state };
+    if (mark.over) return { id: u.id, status: 'dropped', sentences: 0, reason: overReason(this.#maxChars) };
+    const w = windowOf(mark);
+    const r = arrive(w, heldOf(req), this.#window);
+    if (r === 'repeated') return { id: u.id, status: 'repeated', sentences: 0 };
+    if (r === 'skipped')
+      return { id: u.id, status: 'dropped', sentences: 0, reason: skippedReason(req.index, this.#window) };
+    return this.#apply(key, u, w, r);
+  }
+
+  /** The batches held by a message whose window has waited its time: the missing ones are skipped. */
+  #releaseDue(key: string): void {
+    this.#holds.delete(key);
+    const u = this.#live.get(key);
+    if (!u || u.settled || !u.narration?.held?.length) return;
+    const w = windowOf(u.narration);
+    this.#apply(key, u, w, release(w, Date.now(), this.#window));
+  }
+
+  /** Take what the window let through (`r`), journaled before it is answered. */
+  #apply(key: string, u: Utterance, w: Window, r: Release): NarrationResponse {
+    this.#logSkipped(u.session, u.narration!.message, u.id, r);
+    const { added, mark: next } = advance(u.narration!, w, r, u.text.length, this.#maxChars);
     const sentences = [...u.sentences, ...added];
     const text = added.length ? (u.text ? `${u.text} ${added.join(' ')}` : added.join(' ')) : u.text;
     // Written before the caller hears "queued"; a journal that cannot take it refuses the batch (503), and nothing changed.
@@ -250,7 +308,33 @@ export class Narration {
         this.#o.player.kick();
       } else if (next.final) this.#finishParked(u);
     }
+    this.#holdTimer(key, next);
     return { id: u.id, status: 'queued', sentences: added.length };
+  }
+
+  /** A message that holds batches is looked at again when the oldest has waited its time. */
+  #holdTimer(key: string, mark: NarrationMark): void {
+    clearTimeout(this.#holds.get(key));
+    this.#holds.delete(key);
+    const due = mark.held?.length ? dueAt({ held: mark.held }, this.#window) : undefined;
+    if (due === undefined) return;
+    const timer = setTimeout(
+      () =>
+        void this.#inTurn(key, () => this.#releaseDue(key)).catch((err: Error) =>
+          this.#o.log?.warn({ message: mark.message, err: err.message }, 'held narration batches could not be taken'),
+        ),
+      Math.max(0, due - Date.now()),
+    ).unref();
+    this.#holds.set(key, timer);
+  }
+
+  #logSkipped(session: string | undefined, message: string, id: string | undefined, r: Release): void {
+    if (r.skipped.length)
+      this.#o.log?.warn({ id, session, message, skipped: r.skipped }, 'narration batches skipped: not come in time');
+  }
+
+  get #maxChars(): number {
+    return this.#o.maxMessageChars ?? NARRATION_MAX_MESSAGE_CHARS;
   }
 
   /** A message whose last batch came while it waited with everything played. */
@@ -288,10 +372,6 @@ function keyOf(session: string, message: string): string {
   return `${session}\u0000${message}`;
 }
 
-function speakable(sentences: string[]): string[] {
-  return sentences.filter((s) => !UNSPEAKABLE.test(s));
-}
-
 function pickVoice(
   req: NarrationRequest,
 ): Partial<Pick<NarrationRequest, 'voice' | 'rate' | 'volume' | 'engine' | 'model'>> {
@@ -299,9 +379,4 @@ function pickVoice(
   for (const k of ['voice', 'rate', 'volume', 'engine', 'model'] as const)
     if (req[k] !== undefined) (out as Record<string, unknown>)[k] = req[k];
   return out;
-}
-
-/** A sentence with its secrets said as their kind: what is spoken, kept in history and journaled. */
-function unsecret(sentence: string): string {
-  return redactSecrets(sentence).text;
 }

@@ -18,7 +18,10 @@
  * - The state is plain data (`NarrationState`): the journal keeps it with
  *   the message's utterance, so a restarted voxd carries on mid-paragraph.
  * - Bounded: a paragraph longer than MAX_PARAGRAPH_CHARS is closed where it
- *   is, so each batch costs at most that much work.
+ *   is, and so is a line still open past it (cut at a word into a piece of
+ *   the paragraph; in a code block or a table only its start is kept), so
+ *   each batch costs at most that much work and the state stays that small
+ *   however long a line without end runs.
  */
 import { cleanForSpeech } from './cleanup.js';
 import { splitSentences } from './sentences.js';
@@ -40,6 +43,8 @@ export interface NarrationState {
   para: string[];
   /** Sentences of the open paragraph already given out. */
   given: number;
+  /** `carry` goes on a line whose start was already taken (a piece cut at MAX_PARAGRAPH_CHARS). */
+  cont?: boolean;
 }
 
 export function initialState(): NarrationState {
@@ -61,7 +66,12 @@ export function narrate(state: NarrationState, delta: string, final: boolean): s
   const text = state.carry + delta;
   const lines = text.split('\n');
   state.carry = final ? '' : lines.pop()!;
-  for (const line of lines) takeLine(state, line, out);
+  for (const line of lines) {
+    if (state.cont) continueLine(state, line, out);
+    else takeLine(state, line, out);
+    state.cont = false;
+  }
+  while (state.carry.length > MAX_PARAGRAPH_CHARS) cutCarry(state, out);
   if (final) {
     closeBlock(state, out);
     flushParagraph(state, out, true);
@@ -106,7 +116,39 @@ function takeLine(state: NarrationState, line: string, out: string[]): void {
     return;
   }
   state.para.push(line);
-  if (state.para.reduce((n, l) => n + l.length + 1, 0) > MAX_PARAGRAPH_CHARS) flushParagraph(state, out, true);
+  if (paraChars(state) > MAX_PARAGRAPH_CHARS) flushParagraph(state, out, true);
+}
+
+/**
+ * A line still open past MAX_PARAGRAPH_CHARS: in prose its head, cut at a
+ * word, becomes part of the paragraph (and the paragraph is given out at its
+ * cap as usual); in a code block or a table only the line's start matters (a
+ * closing fence, a row), so the rest is let go.
+ */
+function cutCarry(state: NarrationState, out: string[]): void {
+  if (state.mode !== 'prose') {
+    state.carry = state.carry.slice(0, MAX_PARAGRAPH_CHARS);
+    return;
+  }
+  const space = state.carry.lastIndexOf(' ', MAX_PARAGRAPH_CHARS);
+  const at = space > MAX_PARAGRAPH_CHARS / 2 ? space + 1 : MAX_PARAGRAPH_CHARS;
+  const head = state.carry.slice(0, at);
+  state.carry = state.carry.slice(at);
+  if (state.cont) continueLine(state, head, out);
+  else takeLine(state, head, out);
+  state.cont = true;
+}
+
+/** The rest of a line whose head was taken already: more of the paragraph, never a block's start. */
+function continueLine(state: NarrationState, rest: string, out: string[]): void {
+  // The head opened a block (a fence or a row of 4,000 characters): the rest of that line is not read.
+  if (state.mode !== 'prose') return;
+  state.para.push(rest);
+  if (paraChars(state) > MAX_PARAGRAPH_CHARS) flushParagraph(state, out, true);
+}
+
+function paraChars(state: NarrationState): number {
+  return state.para.reduce((n, l) => n + l.length + 1, 0);
 }
 
 /** The phrase for the code block or table that just ended. */

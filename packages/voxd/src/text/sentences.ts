@@ -10,7 +10,8 @@
  * end, else at a space. The cost is then linear in the text's length. A cut
  * inside a sentence only happens in a window where no sentence ends, and such
  * a "sentence" is longer than MAX_SENTENCE_CHARS and would be cut at a word
- * anyway.
+ * anyway. A window where no separator occurs at all is not given to it:
+ * it is one sentence (a reply that runs on without punctuation costs nothing).
  */
 import { split } from 'sentence-splitter';
 
@@ -56,7 +57,15 @@ export function sentenceRanges(text: string): SentenceRange[] {
   return out;
 }
 
+/** What sentence-splitter ends a sentence at (its separators, and a line break). */
+const SEPARATOR = /[.．。?!？！\r\n]/;
+
 function sentencesIn(text: string): SentenceRange[] {
+  // Nothing can end a sentence here: it is one, as sentence-splitter would find it (its leading space apart), for no work.
+  if (!SEPARATOR.test(text)) {
+    const lead = /^\s*/.exec(text)![0].length;
+    return lead === text.length ? [] : [{ raw: text.slice(lead), range: [lead, text.length] }];
+  }
   const out: SentenceRange[] = [];
   for (const node of split(text))
     if (node.type === 'Sentence') out.push({ raw: node.raw, range: [node.range[0], node.range[1]] });

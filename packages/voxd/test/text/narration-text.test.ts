@@ -73,6 +73,35 @@ test('a paragraph without end is closed at its cap, so each batch costs bounded 
   assert.ok(state.para.join('\n').length <= MAX_PARAGRAPH_CHARS + line.length);
 });
 
+test('a line that never ends, and never ends a sentence, is given out in pieces; nothing open grows past its bound', () => {
+  const state = initialState();
+  const words = 'and then it goes on ';
+  const delta = words.repeat(Math.floor(65_536 / words.length));
+  const given: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    given.push(...narrate(state, delta, false));
+    assert.ok(JSON.stringify(state).length <= 3 * MAX_PARAGRAPH_CHARS, `state of ${JSON.stringify(state).length}`);
+  }
+  const all = given.join(' ');
+  assert.ok(all.length > 19 * delta.length * 0.95, `${all.length} characters given of ${20 * delta.length}`);
+  assert.ok(
+    given.every((p) => p.length <= 400),
+    'each piece is speakable (a sentence at most 400 characters)',
+  );
+  assert.ok(
+    given.every((p) => /^(and|then|it|goes|on)\b/i.test(p)),
+    'pieces are cut at words',
+  );
+});
+
+test('a code line that never ends is counted once, and what is kept of it stays bounded', () => {
+  const state = initialState();
+  narrate(state, '```ts\n', false);
+  for (let i = 0; i < 20; i++) narrate(state, 'x'.repeat(65_536), false);
+  assert.ok(state.carry.length <= MAX_PARAGRAPH_CHARS);
+  assert.deepEqual(narrate(state, '\n```\nAfter it.\n', true), ['A code block of one line.', 'After it.']);
+});
+
 test('phrases', () => {
   assert.equal(codePhrase('', 1), 'A code block of one line.');
   assert.equal(codePhrase('patch', 7), 'A diff of 7 lines.');
