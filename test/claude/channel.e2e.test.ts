@@ -281,8 +281,8 @@ describe("Claude Code's channels, interactive in tmux", { skip: claudeSkip || ne
       30_000,
       'the announcement',
     );
-    // What the tool would do, from the request's input_preview; no question, since nothing listens.
-    assert.equal(said.text, `api wants to run echo ${MARK} > announced.txt.`);
+    // What the tool would do, from the request's input_preview, every character said; no question, since nothing listens.
+    assert.equal(said.text, 'api wants to run echo ran dash by dash channel dash 5151 greater-than announced dot txt.');
     assert.match(said.session ?? '', /^api#[0-9a-f]+$/);
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(existsSync(join(project, 'announced.txt')), false, 'the dialog is still open');
@@ -302,7 +302,9 @@ describe("Claude Code's channels, interactive in tmux", { skip: claudeSkip || ne
     const before = decisions().length;
     stt.mode = { kind: 'ok', text: 'Deny.' };
     cc.type('BASH_DENY');
-    const denied = await result('toolu_deny');
+    const denied = await result('toolu_deny').catch((err: Error) => {
+      throw new Error(`${err.message}; the decision log: ${JSON.stringify(decisions().slice(before))}`);
+    });
     assert.equal(denied.is_error, true);
     assert.match(resultText(denied.content), /Denied via channel vox/);
     assert.equal(existsSync(join(project, 'denied.txt')), false);
