@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+import type { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkSetting } from '../../packages/protocol/src/settings.js';
@@ -313,13 +314,21 @@ export function removeDir(dir: string): void {
 /** Run the real `vox` binary. */
 export function vox(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+  options: {
+    env: NodeJS.ProcessEnv;
+    cwd?: string;
+    input?: string;
+    /** Writes stdin itself, as it likes (streamed, never closed); the pipe's EPIPE once vox stops reading is ignored. */
+    feed?: (stdin: Writable) => void;
+    timeoutMs?: number;
+  },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
+    const piped = options.input !== undefined || options.feed !== undefined;
     const child = spawn(process.execPath, [VOX, ...args], {
       env: options.env,
       cwd: options.cwd ?? ROOT,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -331,7 +340,10 @@ export function vox(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    if (options.input !== undefined) child.stdin!.end(options.input);
+    if (options.feed) {
+      child.stdin!.on('error', () => undefined);
+      options.feed(child.stdin!);
+    } else if (options.input !== undefined) child.stdin!.end(options.input);
   });
 }
 

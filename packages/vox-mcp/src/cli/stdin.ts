@@ -3,6 +3,7 @@
  * stdin, and `vox say` must never block on a terminal.
  */
 import type { Readable } from 'node:stream';
+import type { ScanResult } from './json-object-scan.js';
 
 export interface ReadOptions {
   /** Give up if nothing arrives within this many ms. */
@@ -11,53 +12,86 @@ export interface ReadOptions {
   idleMs: number;
   /** Stop after this many bytes. */
   maxBytes: number;
-  /** Stop as soon as the bytes read so far parse as JSON (hook payloads). */
-  untilJson?: boolean;
   /** Stop after this many ms in all, for a writer that trickles without ever finishing. Default: no bound. */
   totalMs?: number;
+  /**
+   * Sees each chunk as it arrives (only its bytes within maxBytes): `end` keeps
+   * that many of its bytes and stops, `refused` stops at once (a hook payload:
+   * json-object-scan.ts). Runs once per chunk, so it must take time linear in the chunk.
+   */
+  scan?: (chunk: Buffer) => ScanResult;
 }
 
-export function readStdin(stdin: Readable, options: ReadOptions): Promise<string> {
+/**
+ * Why reading stopped: the writer closed (`end`), nothing came (`silent`),
+ * nothing more came (`idle`), the time ran out (`total`), maxBytes were read
+ * (`max`), or the scan found the end (`complete`) or refused (`refused`).
+ */
+export type StdinStop = 'end' | 'silent' | 'idle' | 'total' | 'max' | 'complete' | 'refused';
+
+export interface StdinRead {
+  bytes: Buffer;
+  stop: StdinStop;
+  /** The scan's reason, when it refused. */
+  refused?: string;
+}
+
+/** The text read with these bounds (`vox say`). */
+export async function readStdin(stdin: Readable, options: ReadOptions): Promise<string> {
+  return (await readBounded(stdin, options)).bytes.toString('utf8');
+}
+
+/** Reads until a bound stops it, then lets go of stdin (it never keeps the process alive). */
+export function readBounded(stdin: Readable, options: ReadOptions): Promise<StdinRead> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let size = 0;
     let timer: NodeJS.Timeout;
-    const cap = options.totalMs === undefined ? undefined : setTimeout(() => finish(), options.totalMs);
-    const finish = () => {
+    const cap = options.totalMs === undefined ? undefined : setTimeout(() => finish('total'), options.totalMs);
+    const finish = (stop: StdinStop, refused?: string) => {
       clearTimeout(timer);
       clearTimeout(cap);
       stdin.off('data', onData);
-      stdin.off('end', finish);
-      stdin.off('error', finish);
+      stdin.off('end', onEnd);
+      stdin.off('error', onEnd);
       stdin.pause();
       // An open pipe would keep the process alive.
       (stdin as Readable & { unref?: () => void }).unref?.();
       if (typeof (stdin as { destroy?: () => void }).destroy === 'function' && stdin !== process.stdin) stdin.destroy();
-      resolve(Buffer.concat(parts).toString('utf8'));
+      resolve({ bytes: Buffer.concat(parts, size), stop, ...(refused === undefined ? {} : { refused }) });
     };
-    const arm = (ms: number) => {
+    const onEnd = () => finish('end');
+    const arm = (ms: number, stop: StdinStop) => {
       clearTimeout(timer);
-      timer = setTimeout(finish, ms);
+      timer = setTimeout(() => finish(stop), ms);
     };
     const onData = (d: Buffer | string) => {
-      const b = typeof d === 'string' ? Buffer.from(d) : d;
-      parts.push(b);
-      size += b.length;
-      if (size >= options.maxBytes) return finish();
-      if (options.untilJson) {
-        try {
-          JSON.parse(Buffer.concat(parts).toString('utf8'));
-          return finish();
-        } catch {
-          // incomplete: keep reading
+      let b = typeof d === 'string' ? Buffer.from(d) : d;
+      if (options.scan) {
+        const room = options.maxBytes - size;
+        const over = b.length > room;
+        if (over) b = b.subarray(0, room);
+        const scanned = options.scan(b);
+        if (scanned && 'end' in scanned) {
+          parts.push(b.subarray(0, scanned.end));
+          size += scanned.end;
+          return finish('complete');
         }
+        if (scanned) return finish('refused', scanned.refused);
+        parts.push(b);
+        size += b.length;
+        if (over || size >= options.maxBytes) return finish('max');
+      } else {
+        parts.push(b);
+        size += b.length;
+        if (size >= options.maxBytes) return finish('max');
       }
-      arm(options.idleMs);
+      arm(options.idleMs, 'idle');
     };
-    arm(options.firstByteMs);
+    arm(options.firstByteMs, 'silent');
     stdin.on('data', onData);
-    stdin.once('end', finish);
-    stdin.once('error', finish);
+    stdin.once('end', onEnd);
+    stdin.once('error', onEnd);
     stdin.resume();
   });
 }

@@ -15,7 +15,8 @@
  *   its own bounds, under the 30 s hook timeout) and a clear answer is
  *   printed as the hook's output JSON.
  * - stdin is read until a complete JSON object has arrived, 1 s of silence, or
- *   2 s in all: Claude Code does not always close it.
+ *   2 s in all (Claude Code does not always close it), within bounds of size
+ *   and nesting checked as it arrives (cli/hook-payload.ts).
  * - voxd gets 2 s to answer. When nothing listens, voxd is started (unless
  *   VOX_NO_AUTOSTART=1), but the whole call (start, connect, answer) has a 2.5 s deadline, not the 15 s start of `vox say`.
  * - On the hot path of every hook: imports the same few modules as `vox say`.
@@ -27,11 +28,10 @@ import { defineCommand } from '../command.js';
 import { resolveConfig } from '../../project/config.js';
 import { EXIT, type CliContext } from '../context.js';
 import { warn as report } from '../report.js';
-import type { HookPayload } from '../../hooks/event.js';
 import { handle } from '../../hooks/handle.js';
 import { asksFile, PermissionAsks } from '../../hooks/permission-asks.js';
 import { sessionLabel } from '../../project/session.js';
-import { readStdin } from '../stdin.js';
+import { readHookPayload } from '../hook-payload.js';
 import { wrap } from '../usage.js';
 import { agentList, agentNamed, AGENT_NAMES } from '../agent-table.js';
 
@@ -81,25 +81,6 @@ const REQUEST_TIMEOUT_MS = 2000;
 const START_TIMEOUT_MS = 2500;
 /** The call's total deadline (start, connect, answer), whatever answers on the port: a hook never blocks Claude Code. */
 export const HOOK_DEADLINE_MS = 2500;
-/** stdin: wait this long for the first byte, and this long after the last one. */
-const STDIN_IDLE_MS = 1000;
-/** stdin: give up after this long in all. */
-const STDIN_TOTAL_MS = 2000;
-const STDIN_MAX_BYTES = 4 * 1024 * 1024;
-
-/** Reads the payload with the bounds above; readStdin lets go of stdin afterwards. */
-function readPayload(stdin: CliContext['stdin']): Promise<string> {
-  if (stdin.isTTY) return Promise.resolve('');
-  // Read directly, not through a PassThrough: the hook reads stdin on every event (bench/hook.mjs).
-  return readStdin(stdin, {
-    firstByteMs: STDIN_IDLE_MS,
-    idleMs: STDIN_IDLE_MS,
-    maxBytes: STDIN_MAX_BYTES,
-    untilJson: true,
-    totalMs: STDIN_TOTAL_MS,
-  });
-}
-
 /** POST to voxd with short timeouts, starting it (briefly) when nothing listens; undefined when taken, else why not. */
 async function post(env: NodeJS.ProcessEnv, event: string, route: string, body: unknown): Promise<string | undefined> {
   const reply = await call<WireError>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
@@ -122,20 +103,12 @@ export const command = defineCommand({
     const warn = (line: string) => report(ctx, 'hook', line);
     const dryRun = flags['dry-run'] === true;
 
-    const raw = await readPayload(ctx.stdin);
-    let payload: HookPayload = {};
-    if (raw.trim()) {
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        // Caught just below, with JSON.parse's own errors, and warned about: the hook never fails.
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-          throw new Error('not a JSON object');
-        payload = parsed as HookPayload;
-      } catch (err) {
-        warn(`the payload on stdin is not a JSON object (${(err as Error).message}); nothing said`);
-        return EXIT.OK;
-      }
+    const read = await readHookPayload(ctx.stdin);
+    if ('problem' in read) {
+      warn(`${read.problem}; nothing said`);
+      return EXIT.OK;
     }
+    const payload = read.payload;
     const named = args[0] ?? (typeof payload.hook_event_name === 'string' ? payload.hook_event_name : '');
     const agent = agentNamed(flags.agent);
     const { event, payload: vox } = agent.toEvent(named, payload);

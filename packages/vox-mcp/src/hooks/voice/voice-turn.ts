@@ -21,24 +21,21 @@
  * - A question that was not spoken (muted project, deduplicated, failed,
  *   stopped) decides nothing: nothing is recorded for it.
  * - Every outcome is logged (VOX_HOME/logs/voice-decisions.jsonl, one JSON
- *   line: time, session, request id, transcript, answer, what it decided). A
- *   decision that cannot be logged is not returned.
+ *   line: time, session, request id, transcript, answer, what it decided;
+ *   decision-log.ts). A decision that cannot be logged is not returned.
  */
-import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { homePaths, voxHome, type ListenResponse } from '@vox/protocol';
+import type { ListenResponse } from '@vox/protocol';
 import { call } from '../../client/call.js';
 import { listen } from '../../client/listening.js';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import { buildDelivery } from '../../project/speech.js';
 import { VOICE_HOOK_TIMEOUT_SECONDS } from '../timeouts.js';
+import { logDecision } from './decision-log.js';
 
 /** The whole voice turn (waiting for the turn, announcing, listening, transcribing), in ms: under the hook's timeout, with room to answer. */
 export const VOICE_BUDGET_MS = VOICE_HOOK_TIMEOUT_SECONDS * 1000 - 5000;
 /** The listen of an answer: a few words, ended by a short silence. */
 export const ANSWER_LISTEN = Object.freeze({ silenceMs: 700, startTimeoutMs: 4000, maxSeconds: 6 });
-/** The decision log is rotated past this size (one older file is kept). */
-const LOG_MAX_BYTES = 1024 * 1024;
 
 /** A question a hook asks by voice: what is said, and how an answer becomes the hook's output. */
 export interface VoiceQuestion<A extends string, O> {
@@ -67,20 +64,6 @@ export interface VoiceOutcome<A extends string, O> {
   transcript: string;
   /** Why there is no decision, or what decided it. */
   reason: string;
-}
-
-/** Appends one outcome to VOX_HOME/logs/voice-decisions.jsonl (throws when it cannot). */
-export function logDecision(env: NodeJS.ProcessEnv, entry: Record<string, unknown>): string {
-  const dir = homePaths(voxHome(env)).logs;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, 'voice-decisions.jsonl');
-  try {
-    if (statSync(file).size > LOG_MAX_BYTES) renameSync(file, `${file}.1`);
-  } catch {
-    // No log yet.
-  }
-  appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 });
-  return file;
 }
 
 /**
