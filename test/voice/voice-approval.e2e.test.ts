@@ -124,23 +124,27 @@ describe('permission prompts answered by voice', () => {
     assert.deepEqual(
       asked.map((h) => h.text),
       [
-        'allowed wants to run echo ran dash by dash voice dash 4242 greater-than ran dot txt semicolon echo ran dash by dash voice dash 4242. Allow, always, or deny?',
+        'allowed wants to run echo ran dash by dash voice dash 4242 greater-than ran dot txt semicolon echo ran dash by dash voice dash 4242. Allow or deny?',
       ],
     );
   });
 
-  test('"always allow": runs, and the prompt\'s own suggestion is kept as a rule', { skip: claudeSkip }, async () => {
-    const r = await run('always', 'Always allow.');
-    assert.equal(r.ran, true);
-    assert.match(resultText(r.result?.content), new RegExp(MARK));
-    assert.deepEqual(
-      r.logged.map((e) => [e.answer, e.behavior]),
-      [['always', 'allow']],
-    );
-    // Claude Code validated the decision and applied the prompt's own suggestion (its shape is Claude Code's).
-    assert.match(r.log, /Hook PermissionRequest \(plugin:vox:vox\/hook\) returned permissionDecision: allow/);
-    assert.match(r.log, /Applying permission update/);
-  });
+  test(
+    '"always allow" is not offered where the prompt would add a directory: it decides nothing',
+    { skip: claudeSkip },
+    async () => {
+      // Claude Code 2.1.332 suggests addDirectories (the project's folder, for the session) for this command: a grant
+      // the question would not name, so "always" is not offered (hooks/voice/always-rules.ts). Before, "Always allow."
+      // granted the directory while the question said only "Allow, always, or deny?".
+      const r = await run('always', 'Always allow.');
+      assert.equal(r.ran, false, 'under -p, no decision is a denial');
+      assert.deepEqual(
+        r.logged.map((e) => [e.transcript, e.answer, e.behavior, e.reason]),
+        [['Always allow.', null, null, 'not an answer of the grammar (allow, deny)']],
+      );
+      assert.doesNotMatch(r.log, /Applying permission update/);
+    },
+  );
 
   test(
     '"deny": the command does not run, and the model is told it was denied by voice',

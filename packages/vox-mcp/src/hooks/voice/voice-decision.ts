@@ -10,6 +10,7 @@ import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { spokenToolName } from '../wording.js';
 import { matchAnswer, type PermissionAnswer } from './permission-answer.js';
+import { alwaysRules } from './always-rules.js';
 import { spokenCommand } from './spoken-command.js';
 import { askByVoice, leaveToScreen, type VoiceOutcome } from './voice-turn.js';
 
@@ -81,11 +82,12 @@ export function askText(
     what = `${p} wants to ${said.verb} ${s.text}`;
   } else if (Object.keys(input).length) return refuse('its input is not something vox can say');
   else what = `${p} wants to use ${tool}`;
-  return { ok: true, text: `${what}. ${offersAlways(ask) ? 'Allow, always, or deny?' : 'Allow or deny?'}` };
+  const always = alwaysRules(ask.suggestions);
+  return { ok: true, text: `${what}. ${always ? `Allow, ${always.said}, or deny?` : 'Allow or deny?'}` };
 }
 
 function offersAlways(ask: Pick<PermissionAsk, 'suggestions'>): boolean {
-  return Array.isArray(ask.suggestions) && ask.suggestions.length > 0;
+  return alwaysRules(ask.suggestions) !== undefined;
 }
 
 /** The hook output for an answer, in the shape Claude Code 2.1.332 validates. */
@@ -98,7 +100,7 @@ export function decisionOutput(
     answer === 'deny'
       ? { behavior: 'deny', message: `Denied by voice ("${oneLine(transcript).slice(0, 80)}").` }
       : answer === 'always'
-        ? { behavior: 'allow', updatedPermissions: ask.suggestions ?? [] }
+        ? { behavior: 'allow', updatedPermissions: alwaysRules(ask.suggestions)?.grant ?? [] }
         : { behavior: 'allow' };
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }

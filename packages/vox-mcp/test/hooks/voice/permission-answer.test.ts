@@ -66,9 +66,15 @@ test('"always" where the prompt offers no suggestion is no answer, not a quiet "
 test('the announcement names the tool and what it would run, whole, and offers "always" only where the prompt does', () => {
   const base = { projectName: 'api', tool: 'Bash', toolInput: { command: 'npm test' } };
   assert.deepEqual(askText(base), { ok: true, text: 'api wants to run npm test. Allow or deny?' });
-  assert.deepEqual(askText({ ...base, suggestions: [{ type: 'addRules' }] }), {
+  const rule = {
+    type: 'addRules',
+    rules: [{ toolName: 'Bash', ruleContent: 'npm test:*' }],
+    behavior: 'allow',
+    destination: 'localSettings',
+  };
+  assert.deepEqual(askText({ ...base, suggestions: [rule] }), {
     ok: true,
-    text: 'api wants to run npm test. Allow, always, or deny?',
+    text: 'api wants to run npm test. Allow, always allow Bash npm test colon star in this project on this machine, or deny?',
   });
   assert.deepEqual(askText({ projectName: 'api', tool: 'Edit', toolInput: { file_path: '/src/a.ts' } }), {
     ok: true,
@@ -106,6 +112,54 @@ test('what cannot be said faithfully is left to the screen, and the announcement
     assert.doesNotMatch(q.text, /Allow|deny/);
   }
 });
+
+test('"always" grants only rules the question names: a mode or a directory is never granted by voice', () => {
+  const base = { projectName: 'api', tool: 'Bash', toolInput: { command: 'touch /tmp/x' } };
+  const rules = {
+    type: 'addRules',
+    rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }],
+    behavior: 'allow',
+    destination: 'session',
+  };
+  const dirs = { type: 'addDirectories', directories: ['/tmp'], destination: 'session' };
+  const mode = { type: 'setMode', mode: 'acceptEdits', destination: 'session' };
+  // Seen in Claude Code 2.1.332 for a touch outside the project: rules, a directory and accept-edits mode.
+  for (const suggestions of [[dirs, mode], [rules, dirs], [rules, mode], [mode]]) {
+    const q = askText({ ...base, suggestions });
+    assert.deepEqual(
+      q,
+      { ok: true, text: 'api wants to run touch slash tmp slash x. Allow or deny?' },
+      JSON.stringify(suggestions),
+    );
+    assert.equal(matchAnswer('always allow', offersAlwaysFor(suggestions)), undefined);
+    assert.deepEqual(decisionOutput('always', { suggestions }, 'always').hookSpecificOutput.decision, {
+      behavior: 'allow',
+      updatedPermissions: [],
+    });
+  }
+  // Rules that cannot be said faithfully, or that hold a secret, are not offered either.
+  for (const ruleContent of ['echo \\x41', 'curl -H "Authorization: Bearer abcdefghijklmnop"'])
+    assert.equal(
+      askText({ ...base, suggestions: [{ ...rules, rules: [{ toolName: 'Bash', ruleContent }] }] }).text.includes(
+        'always',
+      ),
+      false,
+      ruleContent,
+    );
+  // What is said is what is granted.
+  const q = askText({ ...base, suggestions: [rules] });
+  assert.equal(
+    q.text,
+    'api wants to run touch slash tmp slash x. Allow, always allow Bash touch colon star for this session, or deny?',
+  );
+  assert.deepEqual(decisionOutput('always', { suggestions: [rules] }, 'always').hookSpecificOutput.decision, {
+    behavior: 'allow',
+    updatedPermissions: [rules],
+  });
+});
+
+const offersAlwaysFor = (suggestions: unknown[]) =>
+  askText({ projectName: 'p', tool: 'Bash', toolInput: { command: 'x' }, suggestions }).text.includes('always');
 
 test('decisions in the shape Claude Code 2.1.332 validates', () => {
   const suggestions = [
