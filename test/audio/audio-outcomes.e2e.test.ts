@@ -95,7 +95,7 @@ function assertFixForCause(text: string): void {
   if (/libasound\.so\.2 is missing/.test(text)) {
     assert.match(
       text,
-      /To fix: install the ALSA library \(apt-get install libasound2\), or install a player command \(apt-get install alsa-utils, or pulseaudio-utils\)/,
+      /To fix: install the ALSA library: "apt-get install libasound2" \(the package is libasound2t64 on Debian 13 and Ubuntu 24\.04; "dnf install alsa-lib" on Fedora\), or install a player command \(apt-get install alsa-utils, or pulseaudio-utils\)/,
     );
   } else {
     assert.match(text, /audio-io: Failed to open audio device \(no sound device: ALSA could not open 'default'\)/);

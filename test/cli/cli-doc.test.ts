@@ -40,31 +40,76 @@ test('voxd --help flags are documented', () => {
   for (const f of flags(r.stdout)) assert.ok(doc.includes(f), `voxd: ${f} is not in docs/cli.md`);
 });
 
-/** Every `vox ...` the docs show: the lines of sh blocks and inline code spans that start with `vox `. */
-function docCommands(): Array<{ file: string; command: string }> {
-  const files = [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  const out: Array<{ file: string; command: string }> = [];
-  for (const file of files) {
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+/**
+ * Every `vox ...` the docs show, `npx vox ...` as `vox ...`: each command of
+ * the lines of sh blocks, and inline code spans that start with `vox ` or
+ * `npx vox `. `shown` is as written.
+ */
+function docCommands(): Array<{ file: string; command: string; shown: string }> {
+  const out: Array<{ file: string; command: string; shown: string }> = [];
+  for (const file of DOC_FILES) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     const candidates: string[] = [];
     for (const block of text.matchAll(/```(?:sh|bash|console)\n([^]*?)```/g)) candidates.push(...block[1]!.split('\n'));
-    for (const span of text.matchAll(/`(vox [^`\n]+)`/g)) candidates.push(span[1]!);
+    for (const span of text.matchAll(/`((?:npx )?vox [^`\n]+)`/g)) candidates.push(span[1]!);
     for (const line of candidates) {
-      // One command: up to a comment, a pipe, a redirect or the next command of a list.
-      const command = line
-        .replace(/^\$ /, '')
-        .split(/\s+#|\s*(?:&&|\|\||[|;<>])/)[0]!
-        .trim();
-      if (/^vox\s/.test(command)) out.push({ file, command });
+      // Each command of a list (`npm install && npx vox say hi`), up to a comment, a pipe or a redirect.
+      const [list = ''] = line.replace(/^\$ /, '').split(/\s+#/);
+      for (const part of list.split(/\s*(?:&&|\|\||;)\s*/)) {
+        const shown = part.split(/\s*[|<>]/)[0]!.trim();
+        if (/^(?:npx\s+)?vox\s/.test(shown)) out.push({ file, command: shown.replace(/^npx\s+/, ''), shown });
+      }
     }
   }
   return out;
 }
+
+/** The section of README.md under `## heading`, up to the next `## `. */
+function readmeSection(heading: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `README.md has no "## ${heading}"`);
+  const end = readme.indexOf('\n## ', start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+}
+
+test("README.md's introduction shows vox commands, and each is checked like the docs' commands", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const intro = readme.slice(0, readme.indexOf('\n## '));
+  const shown = docCommands().filter((c) => c.file === 'README.md' && intro.includes(c.shown));
+  assert.ok(
+    shown.some((c) => c.command.startsWith('vox voices install ')),
+    `the introduction's commands as found: ${JSON.stringify(shown)}`,
+  );
+});
+
+test('no doc runs npx vox outside the clone: only `npx vox setup` (which puts vox on PATH) and the README set-up', () => {
+  // npx finds vox only in the clone (elsewhere it asks the registry for another package named vox):
+  // past the set-up, every command is `vox ...` from PATH.
+  const setUp = readmeSection('Set up');
+  const fromClone = [...setUp.matchAll(/```sh\n([^]*?)```/g)]
+    .flatMap((b) => b[1]!.split('\n'))
+    .filter((l) => /\bnpx vox\b/.test(l));
+  assert.deepEqual(fromClone, ['npm install && npx vox say "Hello from vox"', 'npx vox setup']);
+  const problems: string[] = [];
+  for (const file of DOC_FILES) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const [i, line] of text.split('\n').entries()) {
+      for (const m of line.matchAll(/\bnpx vox\b[^`\n]*/g)) {
+        if (/^npx vox setup\b/.test(m[0]) || fromClone.some((c) => line.includes(c))) continue;
+        problems.push(`${file}:${i + 1}: ${m[0]}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});
 
 test('every vox command the docs show names a command of the table and only flags it takes', async () => {
   const specs = new Map<string, Record<string, { short?: string }>>();

@@ -7,7 +7,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { commandNames } from '../../packages/vox-mcp/src/cli/command-table.js';
-import { cleanEnv, removeDir, tempDir, vox } from '../helpers/daemon.js';
+import { CLIENT_ERRORS } from '../../packages/vox-mcp/src/errors.js';
+import { cleanEnv, removeDir, tempDir, vox, writeConfig } from '../helpers/daemon.js';
 
 const home = tempDir();
 after(() => removeDir(home));
@@ -153,4 +154,25 @@ test('vox unmute --help is on stdout and shows --once (Biff probes it)', async (
   assert.equal(r.code, 0);
   assert.match(r.stdout, /--once N/);
   assert.equal(r.stderr, '');
+});
+
+test('a broken .vox/config.md is one line: the code, the first problem at file:line, and "vox config check" for the rest', async () => {
+  const project = join(home, 'broken');
+  writeConfig(project, 'rate: 9999\nnotify: loud\nvoise: alba');
+  const file = join(project, '.vox', 'config.md');
+  const code = 'VOX_ERR_CLIENT_CONFIG_INVALID';
+  assert.ok(Object.hasOwn(CLIENT_ERRORS, code));
+  for (const name of ['say', 'unmute']) {
+    const r = await vox([name, 'hello'], { env, cwd: project });
+    assert.equal(r.code, 7, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(
+      r.stderr,
+      `vox say: ${code}: ${file}:2: rate: 9999 is not allowed; use a number of words per minute from 80 to 500 (2 more: run "vox config check" for every problem)\n`,
+    );
+  }
+  // The rest is where the line says: every problem, each with its line.
+  const check = await vox(['config', 'check'], { env, cwd: project });
+  assert.equal(check.code, 7);
+  for (const line of [2, 3, 4]) assert.ok(check.stderr.includes(`${file}:${line}: `), check.stderr);
 });

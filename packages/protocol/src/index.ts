@@ -1,3 +1,4 @@
+export * from './audio-library.js';
 export * from './defaults.js';
 export * from './engines.js';
 export * from './errors.js';

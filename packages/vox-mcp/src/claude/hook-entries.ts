@@ -26,9 +26,9 @@
  *   id while `vox mcp` keeps running, so an mcp_tool group with matcher
  *   `clear` tells the hook tool the new id at once (it says nothing), and the
  *   model's first speech after the clear already has the new label.
- * - SessionStart and SessionEnd say something only in `notify: continuous`,
+ * - SessionStart and SessionEnd say something only in `notify: chatty`,
  *   so their commands start with a gate in the shell itself (QUIET_GATE):
- *   unless the nearest `.vox/config.md` mentions "continuous", the hook
+ *   unless the nearest `.vox/config.md` mentions "chatty" (or "continuous"), the hook
  *   exits before node starts. Node costs ~70-130 ms a hook; the gate a few
  *   ms (bench/session-hook.mjs). A false positive only costs that process:
  *   node then reads the config and decides. Claude Code 2.1.332 cannot run
@@ -173,7 +173,7 @@ export interface HookEntryOptions extends HookCommandOptions {
   narration?: boolean;
 }
 
-/** The events that speak only in `notify: continuous`, whose commands are gated by QUIET_GATE. */
+/** The events that speak only in `notify: chatty`, whose commands are gated by QUIET_GATE. */
 export const CONTINUOUS_ONLY_COMMANDS: readonly HookEvent[] = ['SessionStart', 'SessionEnd'];
 
 /**

@@ -108,6 +108,28 @@ function takeSignals(): AbortSignal {
   return interrupt.signal;
 }
 
+let pipeWatched = false;
+
+/**
+ * process.stdout as commands get it: when its reader stops early (`vox voices
+ * | head`), a write fails with EPIPE, and the process ends at once, exit 0,
+ * with nothing on stderr (docs/cli.md), whatever the command was doing, as a
+ * killed-by-SIGPIPE C tool would but without the 141. A command that handles
+ * its stdout's end itself (`vox mcp`, `vox logs -f`) listens too, and goes on
+ * its own way; any other error of stdout is thrown as before.
+ */
+function watchedStdout(): NodeJS.WriteStream {
+  if (!pipeWatched) {
+    pipeWatched = true;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (process.stdout.listenerCount('error') > 1) return;
+      if (err.code === 'EPIPE') process.exit(EXIT.OK);
+      throw err;
+    });
+  }
+  return process.stdout;
+}
+
 /**
  * The context of this process for a command given `argv`. The streams are
  * getters, so that a command that never touches stdin never opens it;
@@ -123,7 +145,7 @@ export function processContext(argv: string[]): CliContext {
       return process.stdin;
     },
     get stdout() {
-      return process.stdout;
+      return watchedStdout();
     },
     get stderr() {
       return process.stderr;

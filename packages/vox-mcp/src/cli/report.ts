@@ -45,7 +45,7 @@ export function reportWireError(
 /** A thrown error: its cause (and the fix its message names) on stderr; the exit code by kind. */
 export function reportThrown(ctx: CliContext, name: string, err: unknown, options: ReportOptions = {}): number {
   if (err instanceof ConfigError) {
-    write(ctx, name, err.message, options);
+    write(ctx, name, `${err.code}: ${err.firstProblem}`, options);
     return EXIT.CONFIG_INVALID;
   }
   if (err instanceof UsageError) {

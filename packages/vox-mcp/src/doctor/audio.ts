@@ -8,6 +8,7 @@
  * The fixes name "vox daemon config set audio ...": a voxd that a client
  * starts takes `audio` from its settings file and ignores VOXD_AUDIO.
  */
+import { AUDIO_LIBRARY_FIX } from '@vox/protocol';
 import {
   PLAYERS,
   type AudioIoProbe,
@@ -28,8 +29,7 @@ export interface AudioSetting {
   fromFile: boolean;
 }
 
-const LIBASOUND_FIX =
-  'install the ALSA library: "apt-get install libasound2" (libasound2t64 on Debian 13 and Ubuntu 24.04); voxd tries audio-io again at the next speech';
+const LIBASOUND_FIX = `${AUDIO_LIBRARY_FIX}; voxd tries audio-io again at the next speech`;
 const NO_SOUND_FIX =
   'on a machine without sound, write WAV files with "vox daemon config set audio file:/ABSOLUTE/DIR" or discard audio with "vox daemon config set audio null", then "vox daemon restart" if voxd runs';
 const DEVICE_FIX = `connect a sound card ("aplay -l" lists none), or start a sound server (PipeWire or PulseAudio) with its player (apt-get install pulseaudio-utils); ${NO_SOUND_FIX}`;

@@ -29,16 +29,27 @@ export class ConfigError extends Error {
     this.file = file;
     this.problems = Object.freeze(shown);
   }
+
+  /** One line for a command's report (docs/cli.md): the first problem at its file:line, and where the others are. */
+  get firstProblem(): string {
+    const n = this.problems.length;
+    const p = this.problems[0];
+    const where = `${printable(this.file)}${p?.line ? `:${p.line}` : ''}`;
+    const rest =
+      n > 1 ? `${n - 1} more: run "vox config check" for every problem` : 'run "vox config check" once it is fixed';
+    return clipLine(`${where}: ${p?.message ?? 'invalid'}`) + ` (${rest})`;
+  }
 }
 
 const MAX_PROBLEMS_SHOWN = 20;
 const MAX_PROBLEM_CHARS = 300;
 
+/** Bounded: a huge or hostile file must not write megabytes to a hook's stderr. */
+const clipLine = (line: string) =>
+  line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS - 1)}…` : line;
+
 function formatProblems(file: string, problems: readonly ConfigProblem[]): string {
   const n = problems.length;
-  // Bounded: a huge or hostile file must not write megabytes to a hook's stderr.
-  const clipLine = (line: string) =>
-    line.length > MAX_PROBLEM_CHARS ? `${line.slice(0, MAX_PROBLEM_CHARS - 1)}…` : line;
   const lines = problems
     .slice(0, MAX_PROBLEMS_SHOWN)
     .map((p) => clipLine(`  ${file}${p.line ? `:${p.line}` : ''}: ${p.message}`));

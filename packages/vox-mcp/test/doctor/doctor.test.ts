@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { StatusResponse } from '@vox/protocol';
+import { AUDIO_LIBRARY_FIX, type StatusResponse } from '@vox/protocol';
 import { formatChecks, healthy, type Check, type DaemonView, type DoctorOptions } from '../../src/doctor/check.js';
 import { NODE_LINES, runDoctor } from '../../src/doctor/doctor.js';
 import { probePlayer, which } from '../../src/doctor/probes.js';
@@ -287,6 +287,9 @@ describe('doctor checks', () => {
     const c = byName(checks, 'audio device');
     assert.equal(c.level, 'fail');
     assert.match(c.fix!, /^install the ALSA library: "apt-get install libasound2"/);
+    // The same words as voxd's fix, which vox say prints (@vox/protocol's AUDIO_LIBRARY_FIX).
+    assert.ok(c.fix!.startsWith(AUDIO_LIBRARY_FIX), c.fix);
+    assert.match(c.fix!, /libasound2t64 on Debian 13 and Ubuntu 24\.04/);
     assert.match(byName(checks, 'audio-io').detail, /^libasound\.so\.2 is missing/);
   });
 

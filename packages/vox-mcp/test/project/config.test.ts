@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig, parseFlatYaml, splitFrontMatter } from '../../src/project/config-parser.js';
-import { CONFIG_KEYS, DEFAULTS, SCHEMA } from '../../src/project/config-schema.js';
+import { ENGINES } from '@vox/protocol';
+import { CONFIG_KEYS, DEFAULTS, NOTIFY_MODES, SCHEMA } from '../../src/project/config-schema.js';
 import { ConfigError, closestKey } from '../../src/project/config-validation.js';
 import { announceLabel, findConfigFile, resolveConfig } from '../../src/project/config.js';
 
@@ -520,6 +521,57 @@ describe('the template and the docs', () => {
       if (!SCHEMA[key].optional) assert.deepEqual(parseYaml(m[1]!), DEFAULTS[key], key);
       else assert.ok(SCHEMA[key].check(parseYaml(m[1]!)), `example for ${key} is not valid`);
     }
+  });
+
+  /** The comment lines just above the template's `# key:` line. */
+  const commentOf = (key: string) => {
+    const lines = template.split('\n');
+    const at = lines.findIndex((l) => l.startsWith(`# ${key}: `));
+    let start = at;
+    while (start > 0 && lines[start - 1]!.startsWith('# ')) start--;
+    return lines.slice(start, at).join(' ');
+  };
+  const word = (text: string, w: string) => new RegExp(`(?<![\\w-])${w}(?![\\w-])`).test(text);
+  // `continuous` is chatty's older name: still taken, never offered.
+  const notifyShown = NOTIFY_MODES.filter((m) => m !== 'continuous');
+
+  test('config/config.md offers every engine of the ENGINES table and every notify mode by its current name', () => {
+    const engines = commentOf('engine');
+    for (const name of [...ENGINES.map((e) => e.name), 'auto'])
+      assert.ok(word(engines, name), `the template's engine comment lacks ${name}: ${engines}`);
+    const notify = commentOf('notify');
+    for (const mode of notifyShown) assert.ok(word(notify, mode), `the template's notify comment lacks ${mode}`);
+    assert.ok(!word(notify, 'continuous'), 'the template offers chatty by its older name');
+  });
+
+  test("every notify value and every list of engines or notify modes the docs show is the schema's", () => {
+    // docs/benchmarks-history.md records past runs as they were worded then.
+    const files = [
+      'README.md',
+      'config/config.md',
+      ...readdirSync(join(repoRoot, 'docs'))
+        .filter((f) => f.endsWith('.md') && f !== 'benchmarks-history.md')
+        .map((f) => `docs/${f}`),
+    ];
+    const problems: string[] = [];
+    let shown = 0;
+    for (const file of files) {
+      const text = readFileSync(join(repoRoot, file), 'utf8');
+      for (const [, value] of text.matchAll(/\bnotify: `?([\w-]+)/g)) {
+        shown++;
+        if (!notifyShown.includes(value as (typeof notifyShown)[number]))
+          problems.push(`${file}: notify: ${value} is not one of ${notifyShown.join(', ')}`);
+      }
+      // A table row of the key (docs/config.md, the configure tool in docs/mcp.md) lists every value.
+      for (const row of text.split('\n')) {
+        const [, key] = /^\| `(engine|notify)` +\|/.exec(row) ?? [];
+        if (!key) continue;
+        const values = key === 'engine' ? [...ENGINES.map((e) => e.name), 'auto'] : NOTIFY_MODES;
+        for (const v of values) if (!row.includes(`\`${v}\``)) problems.push(`${file}: the ${key} row lacks \`${v}\``);
+      }
+    }
+    assert.ok(shown >= 8, `found only ${shown} notify values in the docs`);
+    assert.deepEqual(problems, []);
   });
 
   test('docs/config.md documents every key with its default', () => {

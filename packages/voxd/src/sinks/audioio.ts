@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { AUDIO_LIBRARY_FIX } from '@vox/protocol';
 import type { AudioFormat } from '../audio/pcm.js';
 import { Pacer, slices } from '../audio/pcm.js';
 import { CTL, type AudioIoReply, type AudioIoRequest } from './audioio-ring.js';
@@ -80,7 +81,7 @@ export class AudioIoSink implements Sink {
       name: this.name,
       ok: this.#probed && this.#lastError === undefined,
       detail: this.#probed ? '@echogarden/audio-io' : 'not probed yet',
-      ...(this.#lastError ? { lastError: this.#lastError, fix: fixFor(this.#lastError) } : {}),
+      ...(this.#lastError ? { lastError: this.#lastError, fix: audioIoFix(this.#lastError) } : {}),
     };
   }
 
@@ -341,8 +342,9 @@ function ring(sampleRate: number): Ring {
   };
 }
 
-function fixFor(error: string): string {
-  if (/libasound/.test(error)) return `install the ALSA library (apt-get install libasound2), or ${NO_OUTPUT_FIX}`;
+/** What to do about audio-io's error: the library it lacks, the device, or another output. */
+export function audioIoFix(error: string): string {
+  if (/libasound/.test(error)) return `${AUDIO_LIBRARY_FIX}, or ${NO_OUTPUT_FIX}`;
   if (/no sound device/.test(error)) return NO_DEVICE_FIX;
   return `check the audio device with "vox doctor", or ${NO_OUTPUT_FIX}`;
 }

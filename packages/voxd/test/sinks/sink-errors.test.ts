@@ -15,6 +15,8 @@ import { CommandSink, type SpawnFn } from '../../src/sinks/command.js';
 import { FileSink } from '../../src/sinks/file.js';
 import { SpeakerSink } from '../../src/sinks/speaker.js';
 import { AutoSink } from '../../src/sinks/auto.js';
+import { audioIoFix } from '../../src/sinks/audioio.js';
+import { AUDIO_LIBRARY_FIX } from '@vox/protocol';
 import { EngineError } from '../../src/engines/engine.js';
 
 const FORMAT = { sampleRate: 22050, channels: 1, bitDepth: 16 } as const;
@@ -83,4 +85,11 @@ test("an engine that dies mid-stream is passed on as it is, not taken for the pl
   assert.equal(sink.state().ok, true);
   assert.equal(sink.state().lastError, undefined);
   await sink.close();
+});
+
+test("audio-io without libasound.so.2: the fix names the packages in vox doctor's words, then a player or files", () => {
+  const fix = audioIoFix('libasound.so.2: cannot open shared object file: No such file or directory');
+  assert.ok(fix.startsWith(`${AUDIO_LIBRARY_FIX}, or install a player command`), fix);
+  assert.match(fix, /"apt-get install libasound2" \(the package is libasound2t64 on Debian 13 and Ubuntu 24\.04/);
+  assert.match(fix, /"vox daemon config set audio file:DIR"/);
 });

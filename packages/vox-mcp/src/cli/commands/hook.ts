@@ -43,29 +43,29 @@ reported on stderr. Installed by "vox hooks install".
 
 Events and what they say, by the project's "notify" setting
 (docs/claude-code.md has the full table):
-  PermissionRequest  normal, continuous: "<project> needs your permission to
+  PermissionRequest  normal, chatty: "<project> needs your permission to
                  use Bash" (important), at once; never decides the request,
                  unless approveByVoice: true, which asks "<project> wants to
                  run npm test. Allow or deny?" and prints a clear spoken
                  answer as the decision (docs/talk-back.md)
-  Notification   normal, continuous: permission prompts (a duplicate of the
+  Notification   normal, chatty: permission prompts (a duplicate of the
                  PermissionRequest), dialogs that need input (important),
-                 "<project> is waiting for your input"; continuous adds the
+                 "<project> is waiting for your input"; chatty adds the
                  informative types; auth_success and elicitation echoes: never
-  Stop           normal, continuous: the first sentences of Claude's last
+  Stop           normal, chatty: the first sentences of Claude's last
                  message, or "<project> is done"
-  StopFailure    normal, continuous: "<project>: the request failed, ..."
-  SubagentStop   continuous: the done chime
-  SessionStart   continuous: "<project> session started" (resumed, forked;
+  StopFailure    normal, chatty: "<project>: the request failed, ..."
+  SubagentStop   chatty: the done chime
+  SessionStart   chatty: "<project> session started" (resumed, forked;
                  nothing after /clear or a compaction)
-  SessionEnd     continuous: the done chime
-  PreCompact     continuous: "<project> is compacting context"
+  SessionEnd     chatty: the done chime
+  PreCompact     chatty: "<project> is compacting context"
   Elicitation    never (its dialog's Notification speaks); with approveByVoice:
                  true, a form of one choice is asked ("<project>: deploy asks:
                  which environment? Say staging or production. Or say
                  cancel.") and a clear answer is printed as the hook's output
-("continuous" is also spelled "chatty"; "quiet" is normal with the done
-chime, not words, at Stop.)
+("continuous", chatty's older name, is still taken; "quiet" is normal with
+the done chime, not words, at Stop.)
 With notify: off nothing is said; with speak: false a chime replaces speech.
 Other events are ignored.
 
