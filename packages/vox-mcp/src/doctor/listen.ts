@@ -50,7 +50,7 @@ export async function recorderCheck(
     return {
       name: 'recorder',
       level: 'warn',
-      detail: `no capture device: ${what}, but ${capture.looked} list no microphone, so "vox listen" cannot record`,
+      detail: `no capture device: ${what}, but there is no microphone to record from (looked in ${capture.looked}), so "vox listen" cannot record`,
       fix: captureFix(opts),
     };
   }
