@@ -513,6 +513,9 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
         /^vox listen: VOX_ERR_RECORDER_MISSING: No recorder program: none of arecord, rec, sox is on PATH\. Install alsa-utils/,
       );
       assert.equal(r.stderr.match(/alsa-utils/g)?.length, 1, r.stderr);
+      // The setting a client-started voxd reads, never VOXD_RECORDER, which it ignores.
+      assert.match(r.stderr, /"vox daemon config set listen\.recorder \/ABSOLUTE\/PATH"/);
+      assert.doesNotMatch(r.stderr, /VOXD_RECORDER/);
     } finally {
       await d.stop();
       removeDir(home);
