@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import {
   cleanEnv,
   FIXTURES,
@@ -25,20 +25,28 @@ import {
   waitFor,
   writeSettings,
 } from '../helpers/daemon.js';
-import { CLAUDE, claudeSkip } from '../helpers/claude-code.js';
+import { CLAUDE, CLAUDE_CODE_VERSION, pinnedSkip } from '../helpers/claude-code.js';
 import { needTool } from '../helpers/tools.js';
 
 /** An ALSA configuration with no default device (as audio-outcomes.e2e has it; importing a test file would run its tests). */
 const NO_DEVICE_ALSA_CONF = 'pcm.nothing { type null }\n';
 
-type Check = { name: string; level: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
+type Check = { name: string; level: 'ok' | 'warn' | 'fail' | 'skip'; detail: string; fix?: string };
 
-/** A user with nothing of vox's in Claude Code: HOME, VOX_HOME and the settings directory are fresh. */
+/**
+ * A user with nothing of vox's in Claude Code: HOME, VOX_HOME and the settings
+ * directory are fresh. Claude Code is present as a stand-in on PATH that only
+ * answers --version (doctor skips its checks without one; the test of the real
+ * Claude Code's layout below uses the real one).
+ */
 function user(): { home: string; cwd: string; env: NodeJS.ProcessEnv } {
   const home = tempDir('vox-doctor-home-');
   const cwd = join(home, 'project');
   mkdirSync(cwd);
+  mkdirSync(join(home, 'bin'));
+  writeFileSync(join(home, 'bin', 'claude'), '#!/bin/sh\necho "2.1.332 (Claude Code)"\n', { mode: 0o755 });
   const env = cleanEnv(join(home, 'vox'), { HOME: home });
+  env.PATH = `${join(home, 'bin')}${delimiter}${env.PATH ?? ''}`;
   return { home, cwd, env };
 }
 
@@ -119,6 +127,12 @@ describe('the plugin against the hooks', () => {
       assert.equal(mcp.level, 'ok', d.text);
       assert.match(mcp.detail, /"plugin:vox:vox", which the hooks call, is registered: plugin vox@vox/);
       assert.doesNotMatch(d.text, /vox hooks install/);
+      // vox hooks status says the plugin provides the hooks, not "not installed" three times.
+      const status = await vox(['hooks', 'status'], { env: u.env, cwd: u.cwd });
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /^The vox plugin \(vox@vox, enabled in the user settings\) provides the hooks/);
+      assert.doesNotMatch(status.stdout, /not installed/);
+      assert.match(status.stdout, /^user: none in /m);
       assert.equal(d.code, 0, d.text);
     } finally {
       removeDir(u.home);
@@ -232,7 +246,7 @@ describe('the plugin against the hooks', () => {
 
   test(
     'the layout the real Claude Code writes: plugin ok, then "vox hooks install" on top is the doubled set-up',
-    { skip: claudeSkip },
+    { skip: pinnedSkip },
     async () => {
       const u = user();
       try {
@@ -252,11 +266,18 @@ describe('the plugin against the hooks', () => {
           const r = await run(CLAUDE!, args, env, u.home);
           assert.equal(r.code, 0, r.out);
         }
-        let d = await doctor(u);
+        // doctor finds the real Claude Code as a user's would be found.
+        const real = { VOX_CLAUDE_CODE: CLAUDE! };
+        let d = await doctor(u, real);
+        assert.match(
+          one(d.checks, 'claude code').detail,
+          new RegExp(`^${CLAUDE_CODE_VERSION.replace(/\./g, '\\.')} at `),
+          d.text,
+        );
         assert.equal(one(d.checks, 'hooks').level, 'ok', d.text);
         assert.equal(one(d.checks, 'mcp server').level, 'ok', d.text);
         await installHooks(u);
-        d = await doctor(u);
+        d = await doctor(u, real);
         assert.match(one(d.checks, 'hooks').detail, /^doubled set-up/, d.text);
       } finally {
         removeDir(u.home);
@@ -492,6 +513,9 @@ describe('voice input: the recorder, the transcriber, who holds the microphone',
         /^vox listen: VOX_ERR_RECORDER_MISSING: No recorder program: none of arecord, rec, sox is on PATH\. Install alsa-utils/,
       );
       assert.equal(r.stderr.match(/alsa-utils/g)?.length, 1, r.stderr);
+      // The setting a client-started voxd reads, never VOXD_RECORDER, which it ignores.
+      assert.match(r.stderr, /"vox daemon config set listen\.recorder \/ABSOLUTE\/PATH"/);
+      assert.doesNotMatch(r.stderr, /VOXD_RECORDER/);
     } finally {
       await d.stop();
       removeDir(home);

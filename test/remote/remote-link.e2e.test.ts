@@ -137,7 +137,15 @@ test('vox status and vox doctor on B show the link: connected, host, keeper, spo
     doc.stdout,
     /ok\s+remote link: connected to voxd on A as B through \S+remote\.sock \(keeper pid \d+\); the spool is empty/,
   );
-  assert.match(doc.stdout, /daemon: reachable at \S+remote\.sock \(from remote\.json\)/);
+  assert.match(doc.stdout, /daemon: reachable at \S+remote\.sock \(from remote\.json\), voxd on A/);
+  // A healthy link is a healthy doctor: the token is the link's, and sound plays on A, so no local audio advice.
+  assert.equal(doc.code, 0, doc.stdout);
+  assert.match(
+    doc.stdout,
+    /^ok\s+token: A's token, in \S+remote\.json \(mode 600\), accepted by voxd on A through the link$/m,
+  );
+  assert.doesNotMatch(doc.stdout, /^\S+\s+(audio|audio-io|audio device|recorder|transcriber|service|engine espeak)\b/m);
+  assert.doesNotMatch(doc.stdout, /vox daemon restart/);
 });
 
 test('vox status --watch on B follows the events of voxd on A through the link', { skip }, async () => {

@@ -143,7 +143,7 @@ export const WIRE_ERRORS = {
   VOX_ERR_RECORDER_MISSING: {
     statusCode: 503,
     message:
-      'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder ("vox daemon config set listen.recorder PATH") or VOXD_RECORDER.',
+      'No recorder program: %s. Install alsa-utils (arecord) or sox (rec), or set listen.recorder, which every voxd reads: "vox daemon config set listen.recorder /ABSOLUTE/PATH".',
   },
   VOX_ERR_VAD_UNAVAILABLE: {
     statusCode: 503,
@@ -153,7 +153,7 @@ export const WIRE_ERRORS = {
   VOX_ERR_MIC_UNAVAILABLE: {
     statusCode: 503,
     message:
-      'The microphone cannot be opened: %s. Check that a capture device exists ("arecord -l") and is not muted, or choose another recorder with listen.recorder.',
+      'The microphone cannot be opened: %s. Check that a capture device exists and is not muted ("vox doctor" looks for one), or choose another recorder: "vox daemon config set listen.recorder /ABSOLUTE/PATH".',
   },
   VOX_ERR_RECORDER_FAILED: {
     statusCode: 500,

@@ -18,6 +18,7 @@ import {
   hookCommand,
   type HookEvent,
 } from './hook-entries.js';
+import { pluginState } from './plugin-state.js';
 import { inspectHooks, installHooks, settingsPath, uninstallHooks, type SettingsScope } from './hooks-settings.js';
 
 const where = (c: SettingsCall) => ({ env: c.env, cwd: c.cwd });
@@ -25,13 +26,26 @@ const where = (c: SettingsCall) => ({ env: c.env, cwd: c.cwd });
 async function status(c: SettingsCall): Promise<SettingsReport> {
   const list: SettingsScope[] = c.scope ? [c.scope] : ['user', 'project', 'local'];
   const states = list.map((scope) => ({ scope, ...inspectHooks(settingsPath(scope, where(c))) }));
+  // With the plugin its own hooks run, and the settings files are meant to hold none (docs/claude-code.md).
+  const plugin = pluginState(where(c));
   const lines = states.map((s) => {
     if (s.error) return `${s.scope}: cannot read ${s.path}: ${s.error}\n`;
-    if (s.missing.length === 0) return `${s.scope}: installed in ${s.path}\n`;
-    if (s.installed.length === 0) return `${s.scope}: not installed (${s.path})\n`;
+    if (s.missing.length === 0)
+      return `${s.scope}: installed in ${s.path}${plugin.active ? ' (also the plugin: each event is sent twice; "vox doctor" says which to remove)' : ''}\n`;
+    if (s.installed.length === 0) return `${s.scope}: ${plugin.active ? 'none in' : 'not installed'} (${s.path})\n`;
+    if (plugin.active) return `${s.scope}: partly in ${s.path} (also the plugin: "vox hooks uninstall --${s.scope}")\n`;
     return `${s.scope}: partly installed in ${s.path} (missing ${s.missing.join(', ')}); run "vox hooks install --${s.scope}"\n`;
   });
-  return { json: states, text: lines.join(''), failed: states.some((s) => s.error) };
+  const head = plugin.active
+    ? [
+        `The vox plugin (${plugin.key}, enabled in the ${plugin.enabledIn.join(' and ')} settings) provides the hooks; the settings files need none:\n`,
+      ]
+    : [];
+  return {
+    json: states,
+    text: [...head, ...lines].join(''),
+    failed: states.some((s) => s.error),
+  };
 }
 
 async function install(c: SettingsCall): Promise<SettingsReport> {

@@ -1,12 +1,12 @@
 /**
- * Which Claude Code is installed, for `vox hooks install`: `claude --version`
- * prints e.g. "2.1.332 (Claude Code)". mcp_tool hooks need 2.1.118 or later;
- * when the version cannot be read, vox writes command hooks, which every
- * version runs (and says so).
+ * Which hook type the installed Claude Code runs, for `vox hooks install`
+ * (claude-code.ts finds it): mcp_tool hooks need 2.1.118 or later; when the
+ * version cannot be read, vox writes command hooks, which every version runs
+ * (and says so).
  */
-import { spawnSync } from 'node:child_process';
 import { compareVersions } from '@vox/protocol';
 import { MCP_TOOL_SINCE, type HookType } from './hook-entries.js';
+import { findClaudeCode } from './claude-code.js';
 
 export interface HookTypeChoice {
   type: HookType;
@@ -16,20 +16,12 @@ export interface HookTypeChoice {
   reason: string;
 }
 
-/** Runs `claude --version` (found on PATH, 10 s at most) and picks the hook type it supports. */
+/** Finds Claude Code (10 s at most for its version) and picks the hook type it supports. */
 export function detectHookType(env: NodeJS.ProcessEnv): HookTypeChoice {
-  const r = spawnSync('claude', ['--version'], {
-    env,
-    encoding: 'utf8',
-    timeout: 10_000,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const version = /\b(\d+\.\d+\.\d+)\b/.exec(r.stdout ?? '')?.[1];
-  if (r.error || r.status !== 0 || !version) {
-    const why =
-      (r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT'
-        ? 'claude is not on PATH'
-        : '"claude --version" did not answer with a version';
+  const claude = findClaudeCode(env);
+  const version = claude?.version;
+  if (!version) {
+    const why = !claude ? 'claude is not on PATH' : '"claude --version" did not answer with a version';
     return {
       type: 'command',
       reason: `${why}, so vox wrote command hooks, which every Claude Code runs (--type mcp_tool for ${MCP_TOOL_SINCE} and later)`,

@@ -32,10 +32,21 @@ export interface AudioSetting {
 const LIBASOUND_FIX = `${AUDIO_LIBRARY_FIX}; voxd tries audio-io again at the next speech`;
 const NO_SOUND_FIX =
   'on a machine without sound, write WAV files with "vox daemon config set audio file:/ABSOLUTE/DIR" or discard audio with "vox daemon config set audio null", then "vox daemon restart" if voxd runs';
-const DEVICE_FIX = `connect a sound card ("aplay -l" lists none), or start a sound server (PipeWire or PulseAudio) with its player (apt-get install pulseaudio-utils); ${NO_SOUND_FIX}`;
+/** Advice names only the commands this machine has, else the package that brings them. */
+function deviceFix(has: (name: string) => boolean): string {
+  const list = has('aplay') ? '"aplay -l" lists none' : '"aplay -l", from alsa-utils, lists the cards';
+  return `connect a sound card (${list}), or start a sound server (PipeWire or PulseAudio) with its player (apt-get install pulseaudio-utils); ${NO_SOUND_FIX}`;
+}
+
+/** The fix for a failing sink: one player that is on PATH, or the packages that bring one. */
+function onePlayerFix(found: readonly PlayerName[]): string {
+  if (!found.length)
+    return 'see "audio-io" and "audio device" below; no player command is on PATH (pulseaudio-utils brings paplay, alsa-utils aplay)';
+  return `see "audio-io" and "audio device" below; to use one player, "vox daemon config set audio command:${found[0]}"${found.length > 1 ? ` (or ${found.slice(1).join(', ')})` : ''}, then "vox daemon restart"`;
+}
 const PLAYER_FIX = `install a player for the sound server (pulseaudio-utils for paplay, alsa-utils for aplay); ${NO_SOUND_FIX}`;
 
-function audioIoCheck(probe: AudioIoProbe, platform: NodeJS.Platform): Check {
+function audioIoCheck(probe: AudioIoProbe, platform: NodeJS.Platform, fixForDevice: string): Check {
   if (probe.ok)
     return {
       name: 'audio-io',
@@ -46,7 +57,7 @@ function audioIoCheck(probe: AudioIoProbe, platform: NodeJS.Platform): Check {
     probe.cause === 'library'
       ? LIBASOUND_FIX
       : probe.cause === 'device'
-        ? DEVICE_FIX
+        ? fixForDevice
         : probe.cause === 'module'
           ? 'run "npm install" in the vox checkout: audio-io comes with it (prebuilt, nothing to compile)'
           : 'see "vox logs" once voxd has tried it';
@@ -65,6 +76,11 @@ export async function audioChecks(
 ): Promise<Check[]> {
   const { env } = opts;
   const checks: Check[] = [];
+  const players = PLAYERS.filter((p) => p !== 'afplay' || opts.platform === 'darwin');
+  const found = players
+    .map((p) => ({ player: p, path: opts.which(p, env) }))
+    .filter((p): p is { player: PlayerName; path: string } => p.path !== undefined);
+  const fixForDevice = deviceFix((name) => opts.which(name, env) !== undefined);
   const sink = view.status?.sink;
   let needsDevice: boolean;
   let why: string;
@@ -76,7 +92,7 @@ export async function audioChecks(
         name: 'audio (voxd)',
         level: 'fail',
         detail: `${sink.name} is failing: ${[sink.detail, sink.lastError].filter(Boolean).join('; ')}`,
-        fix: 'see "audio-io" and "audio device" below; to use one player, "vox daemon config set audio command:paplay" (or aplay, pw-play), then "vox daemon restart"',
+        fix: onePlayerFix(found.map((p) => p.player)),
       });
     } else {
       checks.push({
@@ -97,10 +113,6 @@ export async function audioChecks(
       why += `; VOXD_AUDIO=${env.VOXD_AUDIO} here reaches only a voxd started from this shell ("vox daemon config set audio ${env.VOXD_AUDIO}" sets it for every voxd)`;
   }
 
-  const players = PLAYERS.filter((p) => p !== 'afplay' || opts.platform === 'darwin');
-  const found = players
-    .map((p) => ({ player: p, path: opts.which(p, env) }))
-    .filter((p): p is { player: PlayerName; path: string } => p.path !== undefined);
   // audio-io first and alone: on a real card a second opener at the same moment could find it busy.
   const audioIo = await opts.probeAudioIo(env);
   const [speaker, ...tried] = await Promise.all([
@@ -111,7 +123,7 @@ export async function audioChecks(
   const playerText = found.length
     ? found.map((p, i) => (tried[i]!.ok ? `${p.player} works` : tried[i]!.detail)).join('; ')
     : `no player command on PATH (looked for ${players.join(', ')})`;
-  const io = audioIoCheck(audioIo, opts.platform);
+  const io = audioIoCheck(audioIo, opts.platform, fixForDevice);
   checks.push(io);
   if (audioIo.ok || speaker!.ok) {
     checks.push({
@@ -133,7 +145,7 @@ export async function audioChecks(
         : audioIo.cause === 'library'
           ? `${LIBASOUND_FIX}; ${NO_SOUND_FIX}`
           : audioIo.cause === 'device'
-            ? DEVICE_FIX
+            ? fixForDevice
             : PLAYER_FIX;
     // One fix, under the verdict: audio-io's own line points there.
     if (io.fix && fix.startsWith(io.fix)) io.fix = 'the fix under "audio device" below';

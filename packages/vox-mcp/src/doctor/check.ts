@@ -1,8 +1,10 @@
 /** What a check of `vox doctor` is, the options of a run, and how checks are printed. */
 import { statSync } from 'node:fs';
 import { printable, type HealthResponse, type StatusResponse } from '@vox/protocol';
+import type { ClaudeCode } from '../claude/claude-code.js';
 
-export type CheckLevel = 'ok' | 'warn' | 'fail';
+/** `skip`: the check does not apply here (e.g. no Claude Code), so it neither passes nor warns. */
+export type CheckLevel = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface Check {
   /** Short name, e.g. `daemon`, `engine openai`, `audio device`. */
@@ -21,6 +23,13 @@ export interface ProbeResult {
 /** audio-io's probe: why it failed, when the reason is known (the library, the device, the package). */
 export interface AudioIoProbe extends ProbeResult {
   cause?: 'library' | 'device' | 'module';
+}
+
+/** The capture devices found (e.g. `card 0 device 0`), and where doctor looked; `unknown` when it could not tell. */
+export interface CaptureProbe {
+  devices: string[];
+  looked: string;
+  unknown?: boolean;
 }
 
 /** A transcriber's answer to a GET of its models: the HTTP status, or why nothing answered. */
@@ -65,6 +74,10 @@ export interface DoctorOptions {
   embeddedEngine?: () => ProbeResult;
   /** Default: sherpa-onnx-node beside voxd. */
   sherpaModule?: () => ProbeResult;
+  /** Default: claude/claude-code.ts's findClaudeCode. */
+  claudeCode?: (env: NodeJS.ProcessEnv) => ClaudeCode | undefined;
+  /** Default: look for capture devices (probes.ts's captureDevices). */
+  captureDevices?: (env: NodeJS.ProcessEnv, platform: NodeJS.Platform) => Promise<CaptureProbe>;
   /** Default: service.ts's serviceInstalled. */
   serviceInstalled?: (env: NodeJS.ProcessEnv) => Promise<boolean>;
 }
@@ -89,7 +102,7 @@ export function formatChecks(checks: readonly Check[]): string {
   for (const c of checks) {
     // A detail may quote a path, a settings key or another program's words.
     lines.push(`${c.level.padEnd(4)}  ${c.name}: ${printable(c.detail)}`);
-    if (c.level !== 'ok' && c.fix) lines.push(`  fix: ${printable(c.fix)}`);
+    if ((c.level === 'warn' || c.level === 'fail') && c.fix) lines.push(`  fix: ${printable(c.fix)}`);
   }
   const fails = checks.filter((c) => c.level === 'fail').length;
   const warns = checks.filter((c) => c.level === 'warn').length;

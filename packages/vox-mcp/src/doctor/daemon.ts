@@ -40,9 +40,24 @@ export async function viewDaemon(env: NodeJS.ProcessEnv): Promise<DaemonView> {
   return view;
 }
 
-export function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVersion: string): Check[] {
+/** `linkedTo`: the host whose voxd this one reaches through a `vox remote` link, which no client here starts. */
+export function daemonChecks(
+  env: NodeJS.ProcessEnv,
+  view: DaemonView,
+  clientVersion: string,
+  linkedTo?: string,
+): Check[] {
   const checks: Check[] = [];
   const autostart = env.VOX_NO_AUTOSTART !== '1';
+  if (!view.health && linkedTo) {
+    checks.push({
+      name: 'daemon',
+      level: 'warn',
+      detail: `voxd on ${linkedTo} does not answer through the link${view.where ? ` at ${view.where}` : ''}: speech waits in the spool until it does`,
+      fix: `see the "remote link" line; on ${linkedTo}, "vox daemon start" if voxd is not running there`,
+    });
+    return checks;
+  }
   if (!view.health) {
     const stale =
       view.statePid !== undefined && !pidAlive(view.statePid)
@@ -63,7 +78,7 @@ export function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVer
   checks.push({
     name: 'daemon',
     level: 'ok',
-    detail: `reachable at ${view.where}${s ? `, pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s` : ''}`,
+    detail: `reachable at ${view.where}${linkedTo ? `, voxd on ${linkedTo}` : ''}${s ? `, pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s` : ''}`,
   });
   const daemonVersion = view.health.version;
   checks.push(
@@ -72,8 +87,10 @@ export function daemonChecks(env: NodeJS.ProcessEnv, view: DaemonView, clientVer
       : {
           name: 'daemon version',
           level: 'warn',
-          detail: `voxd ${daemonVersion} differs from vox ${clientVersion}`,
-          fix: 'run "vox daemon restart" so that voxd runs the installed version',
+          detail: `voxd ${daemonVersion}${linkedTo ? ` on ${linkedTo}` : ''} differs from vox ${clientVersion}`,
+          fix: linkedTo
+            ? `install the same vox on both hosts, then "vox daemon restart" on ${linkedTo} and "vox remote connect ${linkedTo}" here`
+            : 'run "vox daemon restart" so that voxd runs the installed version',
         },
   );
   if (s) {

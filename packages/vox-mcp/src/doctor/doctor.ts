@@ -22,16 +22,22 @@
  *
  * This module runs the checks in order; check.ts holds the types and the
  * printing, and one module per group: daemon, engines, audio, listen, project,
- * claude (the plugin, the hooks, the MCP servers).
+ * claude (the plugin, the hooks, the MCP servers), remote (a linked host).
+ * - Where it runs decides what applies: on a host linked with `vox remote`,
+ *   the link, the other host's voxd and the link's token, and none of the
+ *   local audio, engine, voice-input, settings or service checks; without
+ *   Claude Code, its checks are `skip`, so a clean install can be all ok.
  */
 import { VERSION } from '@vox/protocol';
 import type { Check, DaemonView, DoctorOptions } from './check.js';
 import { audioChecks } from './audio.js';
 import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js';
 import { engineChecks } from './engines.js';
-import { hooksCheck, mcpServerChecks, pluginState } from './claude.js';
+import { hooksCheck, mcpServerChecks } from './claude.js';
+import { pluginState } from '../claude/plugin-state.js';
 import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
 import {
+  captureDevices,
   embeddedEngine,
   probeAudioIo,
   probePlayer,
@@ -41,7 +47,9 @@ import {
   which,
 } from './probes.js';
 import { configCheck } from './project.js';
-import { remoteChecks } from './remote.js';
+import { linkTokenCheck, remoteChecks } from './remote.js';
+import { linkState } from '../remote/link-state.js';
+import { findClaudeCode, type ClaudeCode } from '../claude/claude-code.js';
 
 /** The Node lines vox supports and CI tests (scripts/ci/node-lines, engines.node); a test keeps them in step. */
 export const NODE_LINES = [22, 24, 26] as const;
@@ -70,6 +78,37 @@ function nodeCheck(version: string): Check {
   return { name: 'node', level: 'fail', detail: `v${version} is too old; vox needs Node.js ${lines}`, fix };
 }
 
+function claudeCodeCheck(found: ClaudeCode | undefined): Check {
+  if (!found)
+    return {
+      name: 'claude code',
+      level: 'skip',
+      detail: 'Claude Code is not installed (no claude on PATH, no VOX_CLAUDE_CODE): its checks are skipped',
+    };
+  if (!found.version)
+    return {
+      name: 'claude code',
+      level: 'warn',
+      detail: `${found.path} (from ${found.from}), but ${found.versionError}`,
+      fix: `run "${found.path} --version" yourself to see what it waits for`,
+    };
+  return { name: 'claude code', level: 'ok', detail: `${found.version} at ${found.path} (from ${found.from})` };
+}
+
+/** The Claude Code checks: the binary, then the plugin, the hooks and the MCP servers, or skips without it. */
+function claudeChecks(where: { env: NodeJS.ProcessEnv; cwd: string }, found: ClaudeCode | undefined): Check[] {
+  if (!found) {
+    const detail = 'Claude Code is not installed';
+    return [
+      claudeCodeCheck(found),
+      { name: 'hooks', level: 'skip', detail },
+      { name: 'mcp server', level: 'skip', detail },
+    ];
+  }
+  const plugin = pluginState(where);
+  return [claudeCodeCheck(found), hooksCheck(where, plugin), ...mcpServerChecks(where, plugin)];
+}
+
 async function defaultServiceInstalled(env: NodeJS.ProcessEnv): Promise<boolean> {
   const { serviceInstalled } = await import('../daemon/service.js');
   return serviceInstalled({ env });
@@ -86,6 +125,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     probeSpeaker: options.probeSpeaker ?? probeSpeaker,
     probePlayer: options.probePlayer ?? probePlayer,
     probeAudioIo: options.probeAudioIo ?? probeAudioIo,
+    captureDevices: options.captureDevices ?? captureDevices,
     embeddedEngine: options.embeddedEngine ?? (() => embeddedEngine(env)),
     sherpaModule: options.sherpaModule ?? (() => sherpaModule(env)),
   };
@@ -105,6 +145,24 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   };
 
   const view = await (options.daemon ?? viewDaemon)(env).catch((err: Error): DaemonView => ({ error: err.message }));
+  const link = await linkState(env, 1500).catch(() => undefined);
+  const where = { env, cwd: options.cwd };
+  const claude = () => guard('hooks', () => claudeChecks(where, (options.claudeCode ?? findClaudeCode)(env)));
+  const node = () => guard('node', () => [nodeCheck(options.nodeVersion ?? process.versions.node)]);
+  if (link) {
+    // Sound plays on the other host: its voxd, through the link, is what there is to check.
+    const daemon = await guard('daemon', () => daemonChecks(env, view, options.clientVersion ?? VERSION, link.host));
+    const config = await configCheck(options.cwd);
+    return [
+      ...(await node()),
+      ...daemon,
+      ...(await guard('remote link', () => remoteChecks(link))),
+      ...(await guard('token', () => [linkTokenCheck(env, link, view)])),
+      ...(await guard('microphone', () => [microphoneCheck(view)])),
+      config.check,
+      ...(await claude()),
+    ];
+  }
   // What every voxd reads (an auto-started one ignores the VOXD_* variables): the settings file, else the defaults.
   const { readSettingsFile, resolveSettings, settingsPath } = await import('@vox/protocol/settings');
   const file = readSettingsFile(settingsPath(env));
@@ -116,7 +174,6 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     transcriberKind: daemonSettings.values['transcriber.kind'],
     vad: daemonSettings.values['listen.vad'],
   };
-  const where = { env, cwd: options.cwd };
   const [config, audio, service, transcriber] = await Promise.all([
     configCheck(options.cwd),
     guard('audio', () => audioChecks(probe, view, setting)),
@@ -160,22 +217,18 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const daemon = await guard('daemon', () => daemonChecks(env, view, options.clientVersion ?? VERSION));
   const isEngine = (c: Check) => c.name.startsWith('engine');
   return [
-    ...(await guard('node', () => [nodeCheck(options.nodeVersion ?? process.versions.node)])),
+    ...(await node()),
     ...daemon.filter((c) => !isEngine(c)),
-    ...(await guard('remote link', () => remoteChecks(env))),
     ...(await guard('token', () => [tokenCheck(env, view, platform)])),
     ...daemon.filter(isEngine),
     ...(await guard('engines', () => engineChecks(probe, selected))),
     ...audio,
-    ...(await guard('recorder', () => [recorderCheck(probe, listenSettings)])),
+    ...(await guard('recorder', async () => [await recorderCheck(probe, listenSettings)])),
     ...transcriber,
     ...(await guard('recognizer', () => [recognizerCheck(env, listenSettings), vadCheck(env, listenSettings)])),
     ...(await guard('microphone', () => [microphoneCheck(view)])),
     config.check,
-    ...(await guard('hooks', () => {
-      const plugin = pluginState(where);
-      return [hooksCheck(where, plugin), ...mcpServerChecks(where, plugin)];
-    })),
+    ...(await claude()),
     ...settings,
     ...service,
   ];

@@ -28,21 +28,31 @@ export interface ListenSettings {
 const RECORDER_FIX =
   '"apt-get install alsa-utils" (arecord) or "apt-get install sox" (rec; "brew install sox" on macOS), or "vox daemon config set listen.recorder /ABSOLUTE/PATH/arecord"';
 
-export function recorderCheck(
-  opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which'>>,
+export async function recorderCheck(
+  opts: Required<Pick<DoctorOptions, 'env' | 'platform' | 'which' | 'captureDevices'>>,
   settings: ListenSettings,
-): Check {
+): Promise<Check> {
   const setting = settings.recorder;
   const names =
     setting === 'auto' ? (opts.platform === 'linux' ? ['arecord', 'rec', 'sox'] : ['rec', 'sox']) : [setting];
   for (const name of names) {
     const path = opts.which(name, opts.env);
-    if (path)
+    if (!path) continue;
+    const what = `${path}${setting === 'auto' ? '' : ' (listen.recorder)'}, as this shell's PATH has it`;
+    // A recorder with nothing to record from fails at "vox listen" (VOX_ERR_MIC_UNAVAILABLE).
+    const capture = await opts.captureDevices(opts.env, opts.platform);
+    if (capture.unknown || capture.devices.length)
       return {
         name: 'recorder',
         level: 'ok',
-        detail: `${path}${setting === 'auto' ? '' : ' (listen.recorder)'}, as this shell's PATH has it`,
+        detail: capture.unknown ? what : `${what}; capture: ${capture.devices.join(', ')}`,
       };
+    return {
+      name: 'recorder',
+      level: 'warn',
+      detail: `no capture device: ${what}, but there is no microphone to record from (looked in ${capture.looked}), so "vox listen" cannot record`,
+      fix: captureFix(opts),
+    };
   }
   return {
     name: 'recorder',
@@ -53,6 +63,15 @@ export function recorderCheck(
         : `listen.recorder ${setting} is not an executable file: "vox listen" cannot record`,
     fix: RECORDER_FIX,
   };
+}
+
+/** What to do without a capture device, naming only the commands this machine has. */
+function captureFix(opts: Required<Pick<DoctorOptions, 'env' | 'which'>>): string {
+  const list = opts.which('arecord', opts.env)
+    ? '"arecord -l" lists the cards that can record'
+    : '"arecord -l" (alsa-utils) lists the cards that can record';
+  const server = opts.which('pactl', opts.env) ? ', "pactl list short sources" the sound server\'s' : '';
+  return `connect a microphone or a headset (${list}${server}); in a container or VM, pass the host's sound device or sound server through`;
 }
 
 /** Whether a key for the transcriber is set (its value is never read out). */

@@ -5,14 +5,14 @@
  * player command with a few milliseconds of silence.
  */
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findExecutable } from '@vox/protocol';
-import type { AudioIoProbe, PlayerName, ProbeResult, TranscriberProbe } from './check.js';
+import type { AudioIoProbe, CaptureProbe, PlayerName, ProbeResult, TranscriberProbe } from './check.js';
 
 const PROBE_TIMEOUT_MS = 5000;
 
@@ -241,4 +241,70 @@ export function sherpaModule(env: NodeJS.ProcessEnv = process.env): ProbeResult 
         'sherpa-onnx-node (an optional dependency of voxd) is not installed, or has no prebuilt package for this platform',
     };
   }
+}
+
+/** A command's stdout (64 kB at most), within PROBE_TIMEOUT_MS; undefined when it fails or takes longer. */
+function outputOf(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out = (out + d).slice(0, 64 * 1024)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROBE_TIMEOUT_MS);
+    child.once('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? out : undefined);
+    });
+  });
+}
+
+/** ALSA's capture devices, as `arecord -l` reads them: /proc/asound/cardN/pcmMc. */
+function alsaCaptures(root = '/proc/asound'): string[] | undefined {
+  let cards: string[];
+  try {
+    cards = readdirSync(root).filter((n) => /^card\d+$/.test(n));
+  } catch {
+    return undefined;
+  }
+  return cards.flatMap((card) => {
+    try {
+      return readdirSync(join(root, card))
+        .filter((n) => /^pcm\d+c$/.test(n))
+        .map((pcm) => `${card.replace('card', 'card ')} device ${pcm.slice(3, -1)}`);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The capture devices a recorder could open: on Linux, ALSA's (/proc/asound)
+ * and the sound server's sources (`pactl list short sources`, when pactl is
+ * there), monitors of outputs left out. Elsewhere doctor cannot tell.
+ */
+export async function captureDevices(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): Promise<CaptureProbe> {
+  if (platform !== 'linux') return { devices: [], looked: 'nothing (only Linux is checked)', unknown: true };
+  const alsa = alsaCaptures() ?? [];
+  const looked = ['/proc/asound'];
+  const pactl = which('pactl', env);
+  let sources: string[] = [];
+  if (pactl) {
+    looked.push('"pactl list short sources"');
+    const out = await outputOf(pactl, ['list', 'short', 'sources'], env);
+    sources = (out ?? '')
+      .split('\n')
+      .map((line) => line.split('\t')[1] ?? '')
+      .filter((name) => name && !name.endsWith('.monitor'))
+      .map((name) => `source ${name}`);
+  }
+  return { devices: [...alsa, ...sources], looked: looked.join(' and ') };
 }

@@ -507,6 +507,7 @@ describe(
       // The real PATH's sh (the fake claude is a script), and no real claude.
       const env = { ...process.env, HOME: home, PATH: `${claudeOnPath(claudeVersion)}:/usr/bin:/bin` };
       delete env.CLAUDE_CONFIG_DIR;
+      delete env.VOX_CLAUDE_CODE; // it names a real Claude Code, which vox finds before PATH
       return spawnSync(process.execPath, [cliJs, ...args], { cwd, env, encoding: 'utf8', timeout: 20_000 });
     }
 

@@ -3,14 +3,16 @@
  * headless machine (no voxd, no sound card) and against a healthy voxd.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AUDIO_LIBRARY_FIX, type StatusResponse } from '@vox/protocol';
+import { createConnection, createServer, type Server } from 'node:net';
+import { AUDIO_LIBRARY_FIX, VERSION, type StatusResponse } from '@vox/protocol';
 import { formatChecks, healthy, type Check, type DaemonView, type DoctorOptions } from '../../src/doctor/check.js';
 import { NODE_LINES, runDoctor } from '../../src/doctor/doctor.js';
-import { probePlayer, which } from '../../src/doctor/probes.js';
+import { captureDevices, probePlayer, which } from '../../src/doctor/probes.js';
+import { writeLink } from '../../src/remote/link.js';
 import { installHooks, settingsPath } from '../../src/claude/hooks-settings.js';
 import { cleanEnv, startDaemon, vox, type Daemon } from '../../../../test/helpers/daemon.js';
 import { needTool } from '../../../../test/helpers/tools.js';
@@ -73,6 +75,8 @@ function options(
     which: (name) => (name === 'aplay' ? '/usr/bin/aplay' : undefined),
     embeddedEngine: () => ({ ok: true, detail: 'embedded in voxd, always available' }),
     serviceInstalled: async () => false,
+    claudeCode: () => ({ path: '/usr/bin/claude', from: 'PATH', version: '2.1.332' }),
+    captureDevices: async () => ({ devices: ['card 0 device 0'], looked: '/proc/asound' }),
     ...rest,
     // HOME and VOX_CONFIG_HOME too: nothing of the machine's (~/.claude.json, ~/.config/vox) is read.
     env: {
@@ -267,7 +271,10 @@ describe('doctor checks', () => {
       c.detail,
       /audio-io: no sound device: ALSA could not open 'default'.*speaker could not open.*aplay failed/,
     );
-    assert.match(c.fix!, /^connect a sound card/);
+    assert.match(c.fix!, /^connect a sound card \("aplay -l" lists none\)/);
+    // Without aplay, the package that brings it, not a command that is not there.
+    const noAplay = byName(await runDoctor(options({ which: () => undefined })), 'audio device');
+    assert.match(noAplay.fix!, /^connect a sound card \("aplay -l", from alsa-utils, lists the cards\)/);
     assert.match(c.fix!, /"vox daemon config set audio file:\/ABSOLUTE\/DIR"/);
     const io = byName(checks, 'audio-io');
     assert.equal(io.level, 'warn');
@@ -353,7 +360,14 @@ describe('doctor checks', () => {
     );
     assert.equal(byName(failing, 'audio (voxd)').level, 'fail');
     assert.match(byName(failing, 'audio (voxd)').detail, /aplay exited with code 1/);
-    assert.match(byName(failing, 'audio (voxd)').fix!, /"vox daemon config set audio command:paplay"/);
+    // Only the player this machine has (options' which: aplay), never paplay or pw-play, which are not here.
+    assert.match(byName(failing, 'audio (voxd)').fix!, /"vox daemon config set audio command:aplay"/);
+    assert.doesNotMatch(byName(failing, 'audio (voxd)').fix!, /paplay|pw-play/);
+    const bare = await runDoctor(
+      options({ which: () => undefined, view: up(status({ sink: { name: 'speaker', ok: false } })) }),
+    );
+    assert.doesNotMatch(byName(bare, 'audio (voxd)').fix!, /command:/);
+    assert.match(byName(bare, 'audio (voxd)').fix!, /pulseaudio-utils brings paplay, alsa-utils aplay/);
     assert.doesNotMatch(byName(failing, 'audio (voxd)').fix!, /VOXD_AUDIO/);
   });
 
@@ -471,6 +485,147 @@ describe('doctor checks', () => {
   );
 });
 
+describe('where doctor runs: without Claude Code, without a microphone, on a linked host', () => {
+  test('no Claude Code: its checks say skip, not warn, so a clean machine can have no warnings from them', async () => {
+    const checks = await runDoctor(options({ claudeCode: () => undefined }));
+    for (const name of ['claude code', 'hooks', 'mcp server']) assert.equal(byName(checks, name).level, 'skip', name);
+    assert.match(byName(checks, 'hooks').detail, /^Claude Code is not installed$/);
+    assert.equal(checks.filter((c) => c.name === 'mcp server').length, 1);
+    assert.match(formatChecks(checks), /^skip  hooks: Claude Code is not installed$/m);
+    // With Claude Code, the same machine still warns that neither route is set up.
+    const present = await runDoctor(options());
+    assert.match(byName(present, 'claude code').detail, /^2\.1\.332 at \/usr\/bin\/claude \(from PATH\)$/);
+    assert.equal(byName(present, 'hooks').level, 'warn');
+    const unknown = byName(
+      await runDoctor(options({ claudeCode: () => ({ path: '/x/claude', from: 'PATH', versionError: 'it hung' }) })),
+      'claude code',
+    );
+    assert.equal(unknown.level, 'warn');
+    assert.match(unknown.detail, /it hung/);
+  });
+
+  test('a recorder with no capture device warns, and the fix names only commands this machine has', async () => {
+    const none = async () => ({ devices: [], looked: '/proc/asound and "pactl list short sources"' });
+    const withArecord = byName(
+      await runDoctor(
+        options({ captureDevices: none, which: (n) => (n === 'arecord' ? '/usr/bin/arecord' : undefined) }),
+      ),
+      'recorder',
+    );
+    assert.equal(withArecord.level, 'warn');
+    assert.match(withArecord.detail, /^no capture device: \/usr\/bin\/arecord/);
+    assert.match(withArecord.fix!, /"arecord -l" lists the cards/);
+    const withRec = byName(
+      await runDoctor(options({ captureDevices: none, which: (n) => (n === 'rec' ? '/usr/bin/rec' : undefined) })),
+      'recorder',
+    );
+    assert.match(withRec.fix!, /"arecord -l" \(alsa-utils\) lists/);
+    const found = byName(
+      await runDoctor(options({ which: (n) => (n === 'arecord' ? '/usr/bin/arecord' : undefined) })),
+      'recorder',
+    );
+    assert.equal(found.level, 'ok');
+    assert.match(found.detail, /capture: card 0 device 0/);
+  });
+
+  test("the capture probe reads the sound server's sources (pactl), leaving out the monitors of outputs", async () => {
+    const bin = dir('bin');
+    const pactl = join(bin, 'pactl');
+    writeFileSync(
+      pactl,
+      '#!/bin/sh\n[ "$*" = "list short sources" ] || exit 2\nprintf \'0\\talsa_output.pci.monitor\\tPipeWire\\n1\\talsa_input.usb-mic\\tPipeWire\\n\'\n',
+    );
+    chmodSync(pactl, 0o755);
+    const r = await captureDevices({ PATH: bin }, 'linux');
+    assert.ok(r.devices.includes('source alsa_input.usb-mic'), JSON.stringify(r));
+    assert.ok(!r.devices.some((d) => d.includes('monitor')), JSON.stringify(r));
+    assert.match(r.looked, /pactl list short sources/);
+    assert.equal((await captureDevices({ PATH: bin }, 'darwin')).unknown, true);
+  });
+
+  describe("a linked host: the other host's voxd through a unix socket, as ssh forwards it", () => {
+    let d: Daemon;
+    let forward: Server;
+    const linked = dir('linked-home');
+    const socket = join(linked, 'remote.sock');
+    before(async () => {
+      d = await startDaemon({ realtime: false });
+      // What "ssh -L socket:127.0.0.1:PORT" does: each connection on the socket goes to voxd's port.
+      forward = createServer((c) => {
+        const up = createConnection({ host: '127.0.0.1', port: d.port });
+        c.pipe(up).pipe(c);
+        up.on('error', () => c.destroy());
+        c.on('error', () => up.destroy());
+      });
+      await new Promise<void>((resolve) => forward.listen(socket, resolve));
+    });
+    after(async () => {
+      await new Promise((resolve) => forward.close(resolve));
+      await d.stop();
+      rmSync(d.home, { recursive: true, force: true });
+    });
+
+    const linkedRun = (token: string) => {
+      writeLink(
+        { VOX_HOME: linked },
+        { host: 'hostA', socket, token, version: VERSION, as: 'devbox', pid: process.pid },
+      );
+      const local = async (): Promise<never> => assert.fail('no local audio, engine or service probe on a linked host');
+      const o = options({
+        home: linked,
+        probeSpeaker: local,
+        probeAudioIo: local,
+        probePlayer: local,
+        probeTranscriber: local,
+        captureDevices: local,
+        serviceInstalled: local,
+        clientVersion: VERSION,
+      });
+      delete o.daemon; // the real view, through the link
+      return runDoctor(o);
+    };
+
+    test('a healthy link: the link, the other voxd and its token are ok, no local checks, no failure', async () => {
+      const checks = await linkedRun(d.token);
+      const text = formatChecks(checks);
+      assert.ok(healthy(checks), text);
+      assert.equal(byName(checks, 'remote link').level, 'ok', text);
+      assert.match(
+        byName(checks, 'daemon').detail,
+        /^reachable at .*remote\.sock \(from remote\.json\), voxd on hostA, pid \d+/,
+      );
+      assert.equal(byName(checks, 'daemon version').level, 'ok', text);
+      const token = byName(checks, 'token');
+      assert.equal(token.level, 'ok', text);
+      assert.match(token.detail, /accepted by voxd on hostA through the link/);
+      const local = [
+        'audio-io',
+        'audio device',
+        'audio (voxd)',
+        'recorder',
+        'transcriber',
+        'service',
+        'daemon settings',
+      ];
+      assert.deepEqual(
+        checks.filter((c) => local.includes(c.name) || /^engine (?!\(voxd default\))/.test(c.name)).map((c) => c.name),
+        [],
+        text,
+      );
+      assert.doesNotMatch(text, /vox daemon restart/);
+      assert.ok(!text.includes(d.token), 'the token is never printed');
+    });
+
+    test('a token the other voxd refuses fails, with the fix that fetches it again', async () => {
+      const checks = await linkedRun('not-the-token');
+      const token = byName(checks, 'token');
+      assert.equal(token.level, 'fail', formatChecks(checks));
+      assert.match(token.detail, /voxd on hostA refused the link's token/);
+      assert.match(token.fix!, /^run "vox remote connect hostA" again/);
+    });
+  });
+});
+
 describe('vox doctor (the binary)', () => {
   const noHardware = (env: NodeJS.ProcessEnv) => {
     // No sound card here, and none reachable: ALSA's config is missing, no sound server, no players on PATH.
@@ -491,7 +646,7 @@ describe('vox doctor (the binary)', () => {
     for (const line of lines.filter(
       (l) => l && !l.startsWith('  fix: ') && !/^\d+ check|^no failures|^everything/.test(l),
     )) {
-      assert.match(line, /^(ok  |warn|fail)  [a-z][a-z0-9 ()-]*: \S/, line);
+      assert.match(line, /^(ok  |warn|fail|skip)  [a-z][a-z0-9 ()-]*: \S/, line);
     }
     const audio = lines.findIndex((l) => l.startsWith('fail  audio device: '));
     assert.ok(audio >= 0, r.stdout);
@@ -504,10 +659,12 @@ describe('vox doctor (the binary)', () => {
       lines.some((l) => /^ok {4}config: none, defaults apply/.test(l)),
       r.stdout,
     );
+    // No Claude Code on this PATH: its checks are skipped, not warnings.
     assert.ok(
-      lines.some((l) => l.startsWith('warn  hooks: ')),
+      lines.some((l) => l === 'skip  hooks: Claude Code is not installed'),
       r.stdout,
     );
+    assert.ok(!lines.some((l) => /^warn {2}(hooks|mcp server):/.test(l)), r.stdout);
     // This Node: ok on a supported line (22+), a warning on end-of-life 20 (the dev machine's).
     const nodeLevel = Number(process.versions.node.split('.')[0]) >= 22 ? 'ok  ' : 'warn';
     assert.ok(
@@ -536,6 +693,10 @@ describe('vox doctor (the binary)', () => {
     test('ok lines for the daemon, its version and the token; exit 0', async () => {
       const claude = dir('claude');
       const env = noHardware({ ...d.env, CLAUDE_CONFIG_DIR: claude });
+      // A stand-in for Claude Code, found as the real one is (VOX_CLAUDE_CODE): it only says its version.
+      const standIn = join(claude, 'claude');
+      writeFileSync(standIn, '#!/bin/sh\necho "2.1.332 (Claude Code)"\n', { mode: 0o755 });
+      env.VOX_CLAUDE_CODE = standIn;
       installHooks(settingsPath('user', { env, cwd: tmp }), { portable: true });
       // The server its mcp_tool hooks call, as "claude mcp add --scope user vox -- vox mcp" registers it.
       writeFileSync(

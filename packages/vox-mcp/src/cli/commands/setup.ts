@@ -7,7 +7,6 @@
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { findExecutable } from '@vox/protocol';
 import { ClientError } from '../../errors.js';
 import {
   applyLinks,
@@ -19,6 +18,7 @@ import {
   voxBins,
   type LinkPlan,
 } from '../../setup/bin-links.js';
+import { findClaudeCode } from '../../claude/claude-code.js';
 import { findMarketplace, pluginCommands, runClaude, shownCommand, stillInstalled } from '../../setup/claude-plugin.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -27,7 +27,8 @@ const USAGE = `Usage: vox setup [options]
 
 Links vox and voxd into ~/.local/bin, so that they run from PATH outside npx
 (says so, and prints the line to add, when that directory is not on PATH).
-When Claude Code (claude) is on PATH, adds this checkout's plugin to it:
+When Claude Code is here (VOX_CLAUDE_CODE, else claude on PATH), adds this
+checkout's plugin to it:
   claude plugin marketplace add <checkout>
   claude plugin install vox@vox
 Running it again changes nothing that is already set up.
@@ -75,7 +76,7 @@ function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean;
     return;
   }
   const commands = pluginCommands(market, o.remove);
-  const claude = findExecutable('claude', ctx.env);
+  const claude = findClaudeCode(ctx.env, { version: false })?.path;
   if (!claude) {
     say(
       `Claude Code: claude is not on PATH. To ${o.remove ? 'remove the plugin' : 'add vox to Claude Code'} later: ${commands.map(shownCommand).join(' && ')}`,
