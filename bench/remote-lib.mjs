@@ -12,15 +12,17 @@ export const VOX = join(ROOT, 'packages/vox-mcp/dist/vox.cjs');
 const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** `audio`: A's sink (default null). Resolves once B's link is up. */
-export async function startRemote({ audio = 'null' } = {}) {
+let started = 0;
+
+/** `audio`: A's sink (default null); `vox`: the vox.cjs that runs on both hosts. Resolves once B's link is up. */
+export async function startRemote({ audio = 'null', vox = VOX } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'vox-bench-remote-'));
   const keys = join(dir, 'keys');
   mkdirSync(keys, { mode: 0o700 });
   mkdirSync('/run/sshd', { recursive: true });
   for (const k of ['host', 'client']) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keys, k)]);
   writeFileSync(join(keys, 'authorized_keys'), readFileSync(join(keys, 'client.pub')));
-  const port = 30000 + (process.pid % 20000);
+  const port = 30000 + ((process.pid + started++) % 20000);
   writeFileSync(
     join(dir, 'sshd_config'),
     `Port ${port}\nListenAddress 127.0.0.1\nHostKey ${join(keys, 'host')}\nAuthorizedKeysFile ${join(keys, 'authorized_keys')}\nPasswordAuthentication no\nStrictModes no\nUsePAM no\nPidFile ${join(dir, 'sshd.pid')}\n`,
@@ -47,7 +49,7 @@ export async function startRemote({ audio = 'null' } = {}) {
   const keeper = spawn(
     process.execPath,
     [
-      VOX,
+      vox,
       'remote',
       'connect',
       'A',
@@ -56,7 +58,7 @@ export async function startRemote({ audio = 'null' } = {}) {
       '--ssh-config',
       sshConfig,
       '--vox',
-      `VOX_HOME=${aHome} ${process.execPath} ${VOX}`,
+      `VOX_HOME=${aHome} ${process.execPath} ${vox}`,
     ],
     { env: bEnv, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -77,6 +79,9 @@ export async function startRemote({ audio = 'null' } = {}) {
     token,
     socket: link.socket,
     links,
+    vox,
+    /** The keeper's ssh that holds the forward now. */
+    tunnel: () => links().at(-1),
     log: () => log,
     async stop() {
       keeper.kill('SIGTERM');

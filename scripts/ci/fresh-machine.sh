@@ -6,7 +6,8 @@
 #   B. no libasound2, no player: the install-and-speak command prints the
 #      no-audio message on one stderr line and exits non-zero; MCP speak says
 #      nothing will be heard;
-#   T. the test command passes;
+#   T. the test command passes, with Claude Code's claude installed beside
+#      node (as `npm i -g` puts it) and one core kept busy (busy-core.sh);
 #   A. with the libasound2 runtime library and ALSA_CONFIG_PATH at ALSA's file
 #      device: the install-and-speak command puts speech into the captured file;
 #   P. outside npx: the README's setup command, then vox and voxd from
@@ -25,9 +26,9 @@ install_cmd=$(node "$repo/scripts/ci/readme-command.mjs" install)
 setup_cmd=$(node "$repo/scripts/ci/readme-command.mjs" setup)
 test_cmd=$(node "$repo/scripts/ci/readme-command.mjs" test)
 runs=" ${VOX_CI_FRESH_RUNS:-B T A P} "
-# P copies the pinned Claude Code into the root (.ci/run has fetched it already).
+# T and P copy the pinned Claude Code into the root (.ci/run has fetched it already).
 claude_bin=
-if [[ $runs == *" P "* ]]; then
+if [[ $runs == *" P "* || $runs == *" T "* ]]; then
   claude_bin=${VOX_CLAUDE_CODE:-$(step 5m "fresh: Claude Code $(cat "$repo/scripts/ci/claude-code-version")" "$repo/scripts/ci/claude-code.sh")}
 fi
 
@@ -227,6 +228,8 @@ run_p() {
   set -euo pipefail
   local out=/home/user/p.out link
   local alsa=($alsa_s)
+  # No Claude Code yet (T's is gone, whatever T did): setup must say how to add the plugin later.
+  rm -f "$root/usr/local/bin/claude"
   # Run alone (VOX_CI_FRESH_RUNS=P), it starts from an installed clone too.
   [ -d "$root/home/user/vox/node_modules" ] || as_user 'npm install --no-audit --no-fund --loglevel=error'
   with_sound
@@ -280,16 +283,23 @@ export setup_cmd claude_bin
 # VOX_CI_FRESH_RUNS picks runs (default "B T A P"; read above).
 failed=()
 [[ $runs != *" B "* ]] || step 15m "fresh B: no libasound2: $install_cmd" bash -c run_b || failed+=(B)
-# T: the suite passes, and leaves no process behind in the root.
+# T: the suite passes, and leaves no process behind in the root. Claude Code
+# sits beside node, where `npm i -g @anthropic-ai/claude-code` puts it (a test
+# that wants no claude must not find this one), and a CPU-bound loop keeps one
+# core busy (a test that waits for a duration instead of a state fails so).
 run_t() {
   set -uo pipefail
-  as_user "$test_cmd" || return 1
-  local left
+  local rc=0 left
+  cp "$claude_bin" "$root/usr/local/bin/claude"
+  chmod 755 "$root/usr/local/bin/claude"
+  "$repo/scripts/ci/busy-core.sh" bash -c 'as_user "$test_cmd"' || rc=1
+  rm -f "$root/usr/local/bin/claude"
   left=$(root_pids)
   [ -z "$left" ] || { kill_root_procs "$test_cmd left processes running in the root"; return 1; }
+  return "$rc"
 }
 export -f run_t root_pids kill_root_procs
-[[ $runs != *" T "* ]] || step 40m "fresh T: $test_cmd (only Node.js, CI unset)" bash -c run_t || { failed+=(T); kill_root_procs "stopping what T left"; }
+[[ $runs != *" T "* ]] || step 50m "fresh T: $test_cmd (only Node.js and claude beside node, CI unset, a busy core)" bash -c run_t || { failed+=(T); kill_root_procs "stopping what T left"; }
 [[ $runs != *" A "* ]] || step 10m "fresh A: libasound2 + ALSA file device: $install_cmd" bash -c run_a || failed+=(A)
 [[ $runs != *" P "* ]] || step 10m "fresh P: outside npx: $setup_cmd, vox from ~/.local/bin, the plugin in Claude Code" bash -c run_p || failed+=(P)
 if [ ${#failed[@]} -gt 0 ]; then

@@ -13,12 +13,13 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  readdirSync,
   readlinkSync,
   realpathSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { ROOT, removeDir, startDaemon, tempDir, vox } from '../helpers/daemon.js';
 import { CLAUDE, claudeSkip } from '../helpers/claude-code.js';
 import { wavStats } from '../helpers/wav.js';
@@ -26,8 +27,24 @@ import { pathLine } from '../../packages/vox-mcp/src/setup/bin-links.js';
 
 const VOX_BIN = realpathSync(join(ROOT, 'packages/vox-mcp/bin/vox.cjs'));
 const VOXD_BIN = realpathSync(join(ROOT, 'packages/voxd/bin/voxd.js'));
-const NODE_DIR = dirname(process.execPath);
 const dirs: string[] = [];
+/**
+ * The system's commands (sh, the coreutils) without any claude: where node
+ * comes from a distribution package, `npm i -g` puts Claude Code's claude in
+ * /usr/bin. One folder of links, for the whole file.
+ */
+const SYSTEM_BIN = (() => {
+  const sys = tempDir('vox-setup-sys-');
+  dirs.push(sys);
+  const linked = new Set(['claude']);
+  for (const from of ['/usr/bin', '/bin']) {
+    for (const name of existsSync(from) ? readdirSync(from) : []) {
+      if (!linked.has(name)) symlinkSync(join(from, name), join(sys, name));
+      linked.add(name);
+    }
+  }
+  return [sys];
+})();
 after(() => dirs.forEach(removeDir));
 
 interface World {
@@ -62,14 +79,14 @@ function world(o: { claude?: boolean; fail?: string; onPath?: boolean } = {}): W
       `console.log('\\u2714 done');\n`,
   );
   chmodSync(fake, 0o755);
+  // node alone, not node's folder: where Claude Code was installed with `npm i -g`, its claude sits beside node.
+  const nodeOnly = join(home, 'node-bin');
+  mkdirSync(nodeOnly);
+  symlinkSync(process.execPath, join(nodeOnly, 'node'));
   const bin = join(home, '.local', 'bin');
-  const path = [
-    ...(o.onPath ? [bin] : []),
-    ...(o.claude === false ? [] : [standIn]),
-    NODE_DIR,
-    '/usr/bin',
-    '/bin',
-  ].join(delimiter);
+  const path = [...(o.onPath ? [bin] : []), ...(o.claude === false ? [] : [standIn]), nodeOnly, ...SYSTEM_BIN].join(
+    delimiter,
+  );
   return {
     home,
     bin,
@@ -201,6 +218,8 @@ describe('vox setup', () => {
 
   test('without claude on PATH it prints the two commands for later', async () => {
     const w = world({ claude: false });
+    // The layout this holds in: a claude beside node (npm i -g) must not be found.
+    for (const d of w.env.PATH!.split(delimiter)) assert.equal(existsSync(join(d, 'claude')), false, `${d}/claude`);
     const r = await setup(w);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(

@@ -7,16 +7,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
   lstatSync,
+  mkdtempSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
@@ -66,9 +68,21 @@ const spoilers: Record<string, Spoil> = {
   },
 };
 
+/**
+ * Made beside the file and renamed over it: a live voxd writes its state
+ * files again as soon as they are gone, so a remove-then-make can find the
+ * name taken. A directory cannot be renamed over a file: that one is made in place.
+ */
 function spoil(path: string, how: Spoil): void {
-  rmSync(path, { recursive: true, force: true });
-  how(path);
+  if (how === spoilers.directory) {
+    rmSync(path, { recursive: true, force: true });
+    how(path);
+    return;
+  }
+  const made = join(mkdtempSync(`${path}.spoil-`), basename(path));
+  how(made);
+  renameSync(made, path);
+  rmSync(dirname(made), { recursive: true, force: true });
 }
 
 /** A VOX_HOME whose auto-started voxd writes WAVs under it with the embedded engine. */

@@ -402,12 +402,45 @@ test(
   },
 );
 
-test('vox remote disconnect ends the keeper and the link', { skip }, async () => {
+test('a second vox remote connect is refused, and the first keeps the link', { skip }, async () => {
   keeper = connect();
   await waitFor(() => keeper.tunnels().length === 1 || undefined, 20_000, `the link (${keeper.log()})`);
+  const args = ['remote', 'connect', 'A', '--as', 'B', '--vox', voxOnA(), '--ssh-config', ssh.sshConfig];
+  const second = await vox(args, { env: bEnv, timeoutMs: 20_000 });
+  assert.equal(second.code, 3, second.stderr);
+  assert.match(
+    second.stderr,
+    new RegExp(
+      `VOX_ERR_CLIENT_REMOTE_LINKED: .*already linked to A by "vox remote connect" \\(pid ${keeper.proc.pid}\\)`,
+    ),
+  );
+  assert.equal(JSON.parse(readFileSync(join(bEnv.VOX_HOME!, 'remote.json'), 'utf8')).pid, keeper.proc.pid);
+  assert.equal(keeper.proc.exitCode, null, 'the first keeper runs on');
+  assert.doesNotMatch(keeper.log(), /disconnected|replaced/);
+});
+
+test('vox remote disconnect ends the keeper, the link and its socket', { skip }, async () => {
+  const sock = join(bEnv.VOX_HOME!, 'remote.sock');
+  assert.ok(existsSync(sock), 'the forward listens on remote.sock');
   const r = await vox(['remote', 'disconnect'], { env: bEnv });
   assert.equal(r.code, 0, r.stderr);
   await waitFor(() => keeper.proc.exitCode !== null || undefined, 10_000, `the keeper to end (${keeper.log()})`);
   assert.match(keeper.log(), /disconnected from A/);
   assert.ok(!existsSync(join(bEnv.VOX_HOME!, 'remote.json')));
+  assert.ok(!existsSync(sock), 'remote.sock is removed');
+});
+
+test('a keeper whose link another keeper took over says it was replaced, not disconnected', { skip }, async () => {
+  keeper = connect();
+  await waitFor(() => keeper.tunnels().length === 1 || undefined, 20_000, `the link (${keeper.log()})`);
+  // What a second connect that raced the refusal writes: the link, with its own (live) pid.
+  const file = join(bEnv.VOX_HOME!, 'remote.json');
+  writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), pid: process.pid }), { mode: 0o600 });
+  await waitFor(() => keeper.proc.exitCode !== null || undefined, 10_000, `the keeper to end (${keeper.log()})`);
+  assert.match(
+    keeper.log(),
+    new RegExp(`replaced: another "vox remote connect" \\(pid ${process.pid}\\) holds the link`),
+  );
+  assert.doesNotMatch(keeper.log(), /disconnected/);
+  rmSync(file);
 });

@@ -5,10 +5,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ROOT, removeDir, tempDir } from '../helpers/daemon.js';
+import { ROOT, removeDir, tempDir, waitFor } from '../helpers/daemon.js';
 import { CLAUDE, claudeSkip } from '../helpers/claude-code.js';
 
 function run(script: string, args: string[]) {
@@ -433,5 +433,50 @@ describe('npm-ci.sh: npm ci installs cleanly and within the size budget', () => 
       assert.equal(r.status, 1);
       assert.match(r.stderr, /npm-ci: node_modules is [56] MB, over its budget of 2 MB/);
     });
+  });
+});
+
+describe('busy-core.sh: the fresh root runs its suite with one core kept busy', () => {
+  const script = join(ROOT, 'scripts/ci/busy-core.sh');
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+
+  test("the loop runs beside the command, ends with it, and the command's exit status is kept", () => {
+    const r = spawnSync('bash', [script, 'sh', '-c', 'kill -0 "$VOX_CI_BUSY_PID" && echo "$VOX_CI_BUSY_PID"; exit 3'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 3, r.stderr);
+    const busy = Number(r.stdout.trim());
+    assert.ok(busy > 0, `the loop ran while the command did: ${r.stdout}`);
+    assert.equal(alive(busy), false, 'the loop ended with the command');
+  });
+
+  test('signalled mid-command (a step limit): the loop and the command end too', async () => {
+    const dir = tempDir('vox-ci-busy-');
+    try {
+      const pids = join(dir, 'pids');
+      const child = spawn('bash', [script, 'sh', '-c', `echo "$VOX_CI_BUSY_PID $$" > ${pids}; exec sleep 600`], {
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      const [busy, cmd] = await waitFor(
+        () => (existsSync(pids) && readFileSync(pids, 'utf8').trim().split(' ').map(Number)) || undefined,
+        20_000,
+        'the command to start',
+      );
+      assert.equal(alive(busy!), true, 'the loop runs');
+      child.kill('SIGTERM');
+      assert.equal(await exited, 143);
+      await waitFor(() => (!alive(busy!) && !alive(cmd!)) || undefined, 10_000, 'the loop and the command to end');
+    } finally {
+      removeDir(dir);
+    }
   });
 });

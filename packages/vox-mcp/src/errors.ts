@@ -40,6 +40,8 @@ export const CLIENT_ERRORS = {
   VOX_ERR_CLIENT_REMOTE_SPOOL_FULL:
     'The link to voxd on another host is down and the spool of speech waiting for it is full.',
   VOX_ERR_CLIENT_REMOTE_SSH: 'vox remote connect: ssh to the other host failed (or what runs there is not vox).',
+  VOX_ERR_CLIENT_REMOTE_LINKED:
+    'vox remote connect: another vox remote connect already keeps the link of this VOX_HOME.',
 } as const;
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

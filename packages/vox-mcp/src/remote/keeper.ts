@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { makeDirs, pidAlive, readRegularFile, VERSION, voxHome } from '@vox/protocol';
 import { ClientError } from '../errors.js';
 import { healthAt, readDaemonState, request, type Endpoint } from '../daemon/http.js';
-import { readLink, SOCKET_FILE, writeLink, type RemoteLink } from './link.js';
+import { alreadyLinked, otherKeeper, readLink, removeSocket, SOCKET_FILE, writeLink, type RemoteLink } from './link.js';
 import { returnToSpool, spoolWaiting, takeSpool } from './spool.js';
 
 export interface KeeperOptions {
@@ -200,25 +200,35 @@ export function endOrphanedSsh(env: NodeJS.ProcessEnv, log: (line: string) => vo
   }
 }
 
-/** Runs until the signal aborts or the link is removed (`vox remote disconnect`): connect, watch the tunnel, reconnect with backoff (at most 1 s apart). */
+/**
+ * Runs until the signal aborts or the link is removed (`vox remote disconnect`): connect, watch the tunnel,
+ * reconnect with backoff (at once after a drop, then at most RETRY_MAX_MS apart).
+ */
 export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => void): Promise<void> {
   makeDirs(voxHome(o.env), 0o700);
+  refuseSecondKeeper(o);
   await refuseLocalVoxd(o);
   const socket = join(voxHome(o.env), SOCKET_FILE);
   endOrphanedSsh(o.env, o.log);
-  let backoff = 100;
+  let backoff = 0;
   let first = true;
   let ptyRefused = false;
+  // The last link's credentials: a reconnect forwards with them at once, and asks A again only when they fail
+  // (one ssh login and one vox run on A fewer: most of a reconnect's time on a loaded machine).
+  let known: Credentials | undefined;
+  const retry = async () => {
+    await sleep(backoff);
+    backoff = Math.min(RETRY_MAX_MS, Math.max(100, backoff * 2));
+  };
   while (!o.signal.aborted) {
     let creds: Credentials;
     try {
-      creds = await fetchCredentials(o);
+      creds = known ?? (await fetchCredentials(o));
     } catch (err) {
       // A wrong version or no vox there is not a dropped link: said once, and the keeper ends.
       if (first || (err as ClientError).code === 'VOX_ERR_CLIENT_REMOTE_VERSION') throw err;
       o.log(`reconnect failed: ${(err as Error).message}`);
-      await sleep(backoff);
-      backoff = Math.min(1000, backoff * 2);
+      await retry();
       if (disconnected(o)) break;
       continue;
     }
@@ -243,21 +253,25 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
       socketPath: socket,
       source: 'remote.json',
     };
-    const up = await waitUp(endpoint, ssh);
+    const up = await waitUp(endpoint, ssh, known ? KNOWN_UP_MS : UP_MS);
     const stop = () => ssh.kill('SIGTERM');
     o.signal.addEventListener('abort', stop, { once: true });
     if (up) {
-      if (!first && disconnected(o)) {
+      if (first ? otherKeeper(o.env) : disconnected(o)) {
         ssh.kill('SIGTERM');
       } else {
         writeLink(o.env, link);
         o.log(`linked to voxd on ${o.host} (pid ${ssh.pid})`);
         first = false;
-        backoff = 100;
+        backoff = 0;
+        known = creds;
         onUp?.(link);
         await watchTunnel(o, endpoint, ssh, ended);
       }
     } else {
+      // ssh that ran and got no answer from voxd there: A's port or token changed, or vox there did; ask again.
+      const sshFailed = ssh.exitCode !== null;
+      if (!sshFailed) known = undefined;
       ssh.kill('SIGTERM');
       // What ssh said is whole once its stderr has closed.
       await ended;
@@ -274,14 +288,36 @@ export async function keepLink(o: KeeperOptions, onUp?: (link: RemoteLink) => vo
     await ended;
     o.signal.removeEventListener('abort', stop);
     if (o.signal.aborted) break;
-    if (disconnected(o)) {
+    const now = readLink(o.env);
+    if (first) {
+      // Never linked: another connect came first, or the forward does not work.
+      if (otherKeeper(o.env)) throw new ClientError('VOX_ERR_CLIENT_REMOTE_LINKED', alreadyLinked(now!));
+      throw new ClientError('VOX_ERR_CLIENT_REMOTE_SSH', `the forward to ${o.host} did not answer`);
+    }
+    if (!now) {
       o.log(`disconnected from ${o.host} ("vox remote disconnect")`);
+      removeSocket(socket);
       break;
     }
-    o.log(`the link to ${o.host} dropped; reconnecting`);
-    await sleep(backoff);
-    backoff = Math.min(1000, backoff * 2);
+    if (now.pid !== process.pid) {
+      o.log(`replaced: another "vox remote connect" (pid ${now.pid}) holds the link to ${now.host} now; this one ends`);
+      break;
+    }
+    if (up) o.log(`the link to ${o.host} dropped; reconnecting`);
+    await retry();
   }
+}
+
+/** The longest wait between two tries to reconnect, in ms: the link is back within this of A answering again. */
+const RETRY_MAX_MS = 500;
+/** How long a new forward has to answer, in ms; with the last link's credentials less, and then A is asked again. */
+const UP_MS = 10_000;
+const KNOWN_UP_MS = 4000;
+
+/** A second connect would silently take the link over from the first: refused, naming the one that runs. */
+function refuseSecondKeeper(o: KeeperOptions): void {
+  const link = readLink(o.env);
+  if (link && otherKeeper(o.env)) throw new ClientError('VOX_ERR_CLIENT_REMOTE_LINKED', alreadyLinked(link));
 }
 
 /** `vox remote disconnect` removed the link file (or another keeper took it over). */
@@ -328,9 +364,13 @@ async function watchTunnel(
 /** How often the keeper checks the tunnel, in ms; a stalled one is restarted within about three of these. */
 const WATCH_MS = 1000;
 
-async function waitUp(endpoint: Endpoint, ssh: ChildProcess): Promise<boolean> {
-  for (const end = Date.now() + 10_000; Date.now() < end && ssh.exitCode === null;) {
-    if (await healthAt(endpoint, 500)) return true;
+/** voxd answers through the new forward, and takes the token (the last link's may be stale). */
+async function waitUp(endpoint: Endpoint, ssh: ChildProcess, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end && ssh.exitCode === null;) {
+    if (await healthAt(endpoint, 500)) {
+      const status = await request(endpoint, 'GET', '/v1/status?limit=0', undefined, 1000).catch(() => undefined);
+      return status?.status === 200;
+    }
     await sleep(20);
   }
   return false;

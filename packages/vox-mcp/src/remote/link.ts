@@ -5,9 +5,9 @@
  * writes it; every client call on B reads it (client/endpoint.ts, and the
  * remote link layer: remote-call.ts).
  */
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDirs, readRegularFile, voxHome } from '@vox/protocol';
+import { makeDirs, pidAlive, readRegularFile, voxHome } from '@vox/protocol';
 import type { Endpoint } from '../daemon/http.js';
 
 export const LINK_FILE = 'remote.json';
@@ -82,4 +82,29 @@ export function writeLink(env: NodeJS.ProcessEnv, link: RemoteLink): void {
 
 export function removeLink(env: NodeJS.ProcessEnv): void {
   rmSync(linkPath(env), { force: true });
+}
+
+/**
+ * The link is kept by a `vox remote connect` that runs, not this process. A
+ * pid reused by another program (a restarted container numbers its processes
+ * again) is not one: where /proc says, its command line must be a connect.
+ */
+export function otherKeeper(env: NodeJS.ProcessEnv): boolean {
+  const pid = readLink(env)?.pid;
+  if (pid === undefined || pid === process.pid || !pidAlive(pid)) return false;
+  const cmd = readRegularFile(`/proc/${pid}/cmdline`, { maxBytes: 16 * 1024 });
+  return !cmd.ok || `\0${cmd.text}`.includes('\0remote\0connect\0');
+}
+
+export function alreadyLinked(link: RemoteLink): string {
+  return `this VOX_HOME is already linked to ${link.host} by "vox remote connect" (pid ${link.pid}); run "vox remote disconnect" first, or give this connect another VOX_HOME`;
+}
+
+/** The forward's socket, once the link is gone: ssh leaves it behind. */
+export function removeSocket(socket: string): void {
+  try {
+    if (lstatSync(socket).isSocket()) rmSync(socket, { force: true });
+  } catch {
+    // not there
+  }
 }

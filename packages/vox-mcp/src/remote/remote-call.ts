@@ -33,6 +33,9 @@ export const remoteLink: Layer =
     }
   };
 
+/** How long a speak through the link waits for voxd's answer before it is spooled, in ms. */
+const SPEAK_ANSWER_MS = 1500;
+
 export async function callRemote<T>(
   env: NodeJS.ProcessEnv,
   endpoint: Endpoint,
@@ -47,14 +50,24 @@ export async function callRemote<T>(
   if (body && typeof body === 'object' && typeof (body as { session?: unknown }).session === 'string' && remote.as) {
     body = { ...body, session: `${remote.as}/${(body as { session: string }).session}` };
   }
+  const speech = body as { requestId?: string; wait?: boolean } | undefined;
+  const spoolable = method === 'POST' && path === '/v1/speak' && !!speech?.requestId && !speech.wait;
   let reply: Reply<T>;
   try {
-    reply = await request<T>(endpoint, method, path, body, timeoutMs, signal);
+    // voxd answers a speak at once (it only queues it): one that waits longer is on a stalled tunnel, and
+    // spooling it then leaves the caller (a hook's 2.5 s) its margin.
+    reply = await request<T>(
+      endpoint,
+      method,
+      path,
+      body,
+      spoolable ? Math.min(timeoutMs, SPEAK_ANSWER_MS) : timeoutMs,
+      signal,
+    );
   } catch (err) {
     if (err instanceof ClientError || (err as Error).name === 'AbortError') throw err;
-    const speech = body as { requestId?: string; wait?: boolean } | undefined;
     // A request that may have arrived is spooled too: its requestId makes the re-send a join, never a second playback.
-    if (method === 'POST' && path === '/v1/speak' && speech?.requestId && !speech.wait) {
+    if (spoolable) {
       spool(env, speech as never);
       return {
         status: 202,

@@ -4,7 +4,8 @@
  * `vox remote disconnect`. docs/remote.md.
  */
 import { hostname } from 'node:os';
-import { VERSION } from '@vox/protocol';
+import { join } from 'node:path';
+import { VERSION, voxHome } from '@vox/protocol';
 import { ClientError } from '../../errors.js';
 import { readToken, healthAt } from '../../daemon/http.js';
 import { resolveEndpoint } from '../../client/endpoint.js';
@@ -49,12 +50,14 @@ export const command = defineCommand({
       return EXIT.OK;
     }
     if (action === 'disconnect') {
-      const [{ removeLink }, { endOrphanedSsh }] = await Promise.all([
+      const [{ removeLink, removeSocket, SOCKET_FILE }, { endOrphanedSsh }] = await Promise.all([
         import('../../remote/link.js'),
         import('../../remote/keeper.js'),
       ]);
       endOrphanedSsh(ctx.env, (line) => ctx.stderr.write(`vox remote: ${line}\n`));
       removeLink(ctx.env);
+      // A running keeper removes it too once its ssh ends; one that no longer runs cannot.
+      removeSocket(join(voxHome(ctx.env), SOCKET_FILE));
       return EXIT.OK;
     }
     if (action !== 'connect' || !host) {

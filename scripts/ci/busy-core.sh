@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# busy-core.sh CMD...: run CMD with one core kept busy beside it (a CPU-bound
+# loop), as on a loaded machine, where a test that waits for a duration
+# instead of a state fails. The loop starts before CMD and is killed after it,
+# whatever happens (CMD fails, this script is signalled or times out); CMD's
+# exit status is this script's.
+set -uo pipefail
+node -e 'for (;;);' &
+busy=$!
+cmd=
+stop() {
+  [ -z "$cmd" ] || kill -TERM "$cmd" 2>/dev/null
+  kill -KILL "$busy" 2>/dev/null
+  wait "$busy" 2>/dev/null
+  return 0
+}
+trap stop EXIT
+trap 'exit 143' TERM INT HUP
+echo "busy-core: a CPU-bound loop (pid $busy) runs beside: $*" >&2
+# In the background, so that a signal to this script is acted on at once; stdin kept (not /dev/null).
+VOX_CI_BUSY_PID=$busy "$@" <&0 &
+cmd=$!
+wait "$cmd"
+rc=$?
+cmd=
+exit "$rc"
