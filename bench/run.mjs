@@ -56,6 +56,7 @@ const BENCHES = [
   { file: 'audio-io.mjs' },
   { file: 'listen.mjs' },
   { file: 'voice-approval.mjs' },
+  { file: 'voice-question.mjs' },
   { file: 'listen-vad.mjs' },
   { file: 'barge-in.mjs' },
   { file: 'voice-barge-in.mjs' },
