@@ -20,6 +20,7 @@
  * Every text is also kept (bounded) for the session's next listen or converse,
  * which returns it first: the way in that works whatever the gate.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { TalkWaitRequest, TalkWaitResponse } from '@vox/protocol';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
@@ -54,17 +55,37 @@ export function channelContent(text: string): string {
   return SPOKEN_PREFIX + text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
+/**
+ * 16 random bytes as hex, the registration's secret: from /dev/urandom where
+ * it exists, so `vox mcp` need not load node:crypto (about 5 ms of start-up
+ * and 1 MB of every session's memory, bench/mcp.mjs); else from node:crypto.
+ */
+async function secretHex(): Promise<string> {
+  try {
+    const fd = openSync('/dev/urandom', 'r');
+    try {
+      const bytes = Buffer.alloc(16);
+      if (readSync(fd, bytes, 0, 16, null) === 16) return bytes.toString('hex');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // No /dev/urandom (Windows): node:crypto below.
+  }
+  const { randomBytes } = await import('node:crypto');
+  return randomBytes(16).toString('hex');
+}
+
 /** Polls until `signal` aborts; never throws. */
 export async function runChannel(o: ChannelOptions): Promise<void> {
   const { call } = await import('../client/call.js');
   const { projectNameFor } = await import('../project/config.js');
   const { sessionLabel } = await import('../project/session.js');
-  const { randomBytes } = await import('node:crypto');
   const { visible, printable } = await import('@vox/protocol');
   const pause = o.pause ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()));
   // Polling never starts voxd: the first call that needs it does.
   const env = { ...o.env, VOX_NO_AUTOSTART: '1' };
-  const secret = randomBytes(16).toString('hex');
+  const secret = await secretHex();
   let backoff = FIRST_BACKOFF_MS;
   let refusedSaid = false;
   while (!o.signal.aborted) {
