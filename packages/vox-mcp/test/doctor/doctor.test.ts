@@ -3,7 +3,16 @@
  * headless machine (no voxd, no sound card) and against a healthy voxd.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -629,7 +638,10 @@ describe('where doctor runs: without Claude Code, without a microphone, on a lin
 describe('vox doctor (the binary)', () => {
   const noHardware = (env: NodeJS.ProcessEnv) => {
     // No sound card here, and none reachable: ALSA's config is missing, no sound server, no players on PATH.
-    const e: NodeJS.ProcessEnv = { ...env, ALSA_CONFIG_PATH: NO_ALSA, PATH: dirname(process.execPath) };
+    // PATH holds node alone: node's own folder may hold claude too (npm i -g beside it, as the fresh root has it).
+    const bin = dir('bin');
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const e: NodeJS.ProcessEnv = { ...env, ALSA_CONFIG_PATH: NO_ALSA, PATH: bin };
     delete e.PULSE_SERVER;
     delete e.XDG_RUNTIME_DIR;
     return e;
