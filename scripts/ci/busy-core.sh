@@ -7,9 +7,12 @@
 set -uo pipefail
 node -e 'for (;;);' &
 busy=$!
-cmd=
 stop() {
-  [ -z "$cmd" ] || kill -TERM "$cmd" 2>/dev/null
+  # Every job, not only a recorded pid: a signal between the command's fork and
+  # `cmd=$!` left the command running (seen on a loaded CI run).
+  local jobs
+  jobs=$(jobs -p)
+  [ -z "$jobs" ] || kill -TERM $jobs 2>/dev/null
   kill -KILL "$busy" 2>/dev/null
   wait "$busy" 2>/dev/null
   return 0
@@ -19,8 +22,5 @@ trap 'exit 143' TERM INT HUP
 echo "busy-core: a CPU-bound loop (pid $busy) runs beside: $*" >&2
 # In the background, so that a signal to this script is acted on at once; stdin kept (not /dev/null).
 VOX_CI_BUSY_PID=$busy "$@" <&0 &
-cmd=$!
-wait "$cmd"
-rc=$?
-cmd=
-exit "$rc"
+wait "$!"
+exit "$?"
