@@ -6,7 +6,7 @@
 //      the floor of a Node stdio server (bench/floor-mcp.cjs: vox's own two
 //      answers, canned);
 //   2. memory: with 8 sessions running, the PSS per session
-//      (/proc/PID/smaps_rollup) <= 1.5x the PSS of an idle bare `node`.
+//      (/proc/PID/smaps_rollup) <= 1.15x the PSS of an idle bare `node` (issue 34; 1.5x before).
 // The machine is noisy, so every figure is a ratio against a baseline measured
 // in the same run, interleaved with it, and medians are taken. Prints one JSON
 // line per figure. Never fails on a figure: budgets are reported, not enforced.
@@ -42,7 +42,7 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 8);
 const EARLY_MS = 2000;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 15000);
 const STARTUP_BUDGET = 2;
-const PSS_BUDGET = 1.5;
+const PSS_BUDGET = 1.15;
 /** Node flags tried for memory (docs/mcp.md says which were kept). */
 const FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=1'];
 

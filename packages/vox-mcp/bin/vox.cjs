@@ -4,8 +4,9 @@
 // loads it too). Every shell script, Biff wall and Claude Code command hook
 // starts one, so it loads as little as it can (docs/benchmarks.md):
 // - `say` and `unmute` get a bundle of their own, dist/vox-say.cjs, and `hook`
-//   another, dist/vox-hook.cjs; every other command gets the whole CLI,
-//   dist/vox-cli.cjs (scripts/bundle.mjs).
+//   another, dist/vox-hook.cjs; `mcp`, which runs for a whole session, gets
+//   dist/vox-mcp.cjs; every other command gets the whole CLI, dist/vox-cli.cjs
+//   (scripts/bundle.mjs).
 // - The two hot bundles are compiled here with a V8 code cache, on every Node
 //   line (Node 20 has no module compile cache): the cache is written at the
 //   end of a run, so it holds the functions that the run compiled, not only
@@ -18,8 +19,8 @@
 //   this user's that no one else can write, in directories of this user's
 //   that are not links. A missing, stale, damaged or unwritable cache only
 //   costs the compile.
-// - The whole CLI uses Node's module compile cache (Node 22.1 and later) in
-//   $XDG_CACHE_HOME/vox/compile-cache.
+// - The whole CLI and vox-mcp.cjs use Node's module compile cache (Node 22.1
+//   and later) in $XDG_CACHE_HOME/vox/compile-cache.
 // NODE_DISABLE_COMPILE_CACHE turns both off (NODE_COMPILE_CACHE, when set,
 // decides for the whole CLI).
 // This file exists before the build (npm links bins before `prepare` runs);
@@ -28,7 +29,7 @@ const command = process.argv[2];
 const hot = command === 'say' || command === 'unmute' ? 'vox-say.cjs' : command === 'hook' ? 'vox-hook.cjs' : undefined;
 
 if (hot) runHot(hot);
-else runCli();
+else runCli(command === 'mcp' ? 'vox-mcp.cjs' : 'vox-cli.cjs');
 
 function notBuilt() {
   process.stderr.write('vox: not built yet; run "npm run build" in the vox repository\n');
@@ -45,7 +46,7 @@ function cacheDir(path, kind) {
   return path.isAbsolute(caches) ? path.join(caches, 'vox', kind) : undefined;
 }
 
-function runCli() {
+function runCli(name) {
   const { enableCompileCache } = require('node:module');
   if (enableCompileCache && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try {
@@ -57,13 +58,13 @@ function runCli() {
     }
   }
   try {
-    require('../dist/vox-cli.cjs');
+    require(`../dist/${name}`);
   } catch (err) {
     // Only a missing bundle is "not built"; anything else is a real error.
     if (
       err &&
       err.code === 'MODULE_NOT_FOUND' &&
-      !require('node:fs').existsSync(require('node:path').join(__dirname, '../dist/vox-cli.cjs'))
+      !require('node:fs').existsSync(require('node:path').join(__dirname, '../dist', name))
     )
       notBuilt();
     throw err;

@@ -85,7 +85,7 @@ const built =
     : 'the bundles are not built; run "npm run build"';
 
 describe('bin/vox.cjs', { skip: built }, () => {
-  test('say and unmute load only their bundle, hook only its own; other commands only the whole CLI', () => {
+  test('say and unmute load only their bundle, hook and mcp only their own; other commands only the whole CLI', () => {
     for (const args of [
       ['say', '--help'],
       ['unmute', '--help'],
@@ -101,7 +101,12 @@ describe('bin/vox.cjs', { skip: built }, () => {
       const r = run(BIN, args, { preload: true });
       assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-hook.cjs'], `vox ${args.join(' ')}`);
     }
-    for (const args of [['--version'], [], ['status', '--help'], ['mcp', '--help'], ['sya']]) {
+    // vox mcp runs for a whole session: its own bundle, not the whole CLI's source, stays in its heap.
+    const mcp = run(BIN, ['mcp', '--help'], { preload: true });
+    assert.equal(mcp.code, 0, mcp.stderr);
+    assert.match(mcp.stdout, /^Usage: vox mcp/);
+    assert.deepEqual(mcp.loaded, ['bin/vox.cjs', 'dist/vox-mcp.cjs'], 'vox mcp --help');
+    for (const args of [['--version'], [], ['status', '--help'], ['sya']]) {
       const r = run(BIN, args, { preload: true });
       assert.deepEqual(r.loaded, ['bin/vox.cjs', 'dist/vox-cli.cjs'], `vox ${args.join(' ')}`);
     }

@@ -23,7 +23,7 @@ import { keptState, moveAside, removeState, writeState } from './access/state-fi
 import { ensureToken, keptToken } from './access/token.js';
 import { createSynthesis } from './synthesis/create.js';
 import { TextPreparer } from './text/preparer.js';
-import { startIdleTrim } from './idle-trim.js';
+import { startIdleTrim } from '@vox/protocol/idle-trim';
 import type { VadMode } from './listen/silero.js';
 import type { TranscriberKind } from './listen/transcription.js';
 

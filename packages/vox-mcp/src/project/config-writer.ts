@@ -14,7 +14,6 @@
  * session changed the file meanwhile, so two sessions configuring at once do
  * not lose each other's keys.
  */
-import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   mkdirSync,
@@ -78,7 +77,7 @@ export function writeFileAtomic(file: string, text: string): void {
   } catch {
     // a new file: the default mode, less the umask
   }
-  const temp = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dirname(file), `.${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('hex')}.tmp`);
   try {
     writeFileSync(temp, text, { flag: 'wx' });
     if (mode !== undefined) chmodSync(temp, mode);

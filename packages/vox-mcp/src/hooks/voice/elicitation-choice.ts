@@ -23,7 +23,6 @@
  * bidi or invisible characters, a message past MAX_MESSAGE_CHARS) leaves the
  * form to the screen: vox says so, logs why and decides nothing.
  */
-import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { MAX_ANSWER_CHARS, normaliseAnswer } from './permission-answer.js';
@@ -154,7 +153,7 @@ export function choiceOf(
   const id =
     typeof payload.elicitation_id === 'string' && payload.elicitation_id.trim()
       ? payload.elicitation_id.trim().slice(0, 100)
-      : `vox-${randomUUID()}`;
+      : `vox-${crypto.randomUUID()}`;
   const unsaid = unsayable(message, options);
   return {
     session,

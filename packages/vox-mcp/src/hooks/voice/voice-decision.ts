@@ -5,7 +5,6 @@
  * the PermissionRequest hook's decision. The turn itself (the lock, the
  * budget, the listen, the log) is voice-turn.ts's.
  */
-import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { spokenToolName } from '../wording.js';
@@ -124,7 +123,7 @@ export function voiceAskOf(
   const id =
     typeof payload.tool_use_id === 'string' && payload.tool_use_id.trim()
       ? payload.tool_use_id.trim().slice(0, 100)
-      : `vox-${randomUUID()}`;
+      : `vox-${crypto.randomUUID()}`;
   const toolInput = readObject(payload.tool_input);
   const suggestions = readList(payload.permission_suggestions);
   return {

@@ -1,5 +1,7 @@
 /**
- * Memory given back while voxd is idle.
+ * Memory given back while a long-lived process is idle: voxd, and each
+ * session's `vox mcp` (not exported from the package's index: only those two
+ * entries load it, as `@vox/protocol/idle-trim`).
  *
  * Design note (docs/benchmarks.md, "voxd at rest"): after start-up, an idle
  * voxd held 94 MB RSS, of which 11.6 MB was V8's young generation, empty but
@@ -19,8 +21,10 @@ type Gc = (options?: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
 export interface IdleTrimOptions {
   /** How often the loop's idleness is looked at (ms). */
   checkMs?: number;
-  /** Below this share of busy time over a period, voxd counts as idle. */
+  /** Below this share of busy time over a period, the process counts as idle. */
   idleUtilization?: number;
+  /** A trim runs once the heap holds this many bytes more than after the last one. */
+  minGrowth?: number;
   log?: { debug(obj: object, msg?: string): void };
 }
 
@@ -49,7 +53,7 @@ export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
   const checkMs = options.checkMs ?? 10_000;
   const idle = options.idleUtilization ?? 0.02;
   let last = performance.eventLoopUtilization();
-  // A trim is worth it once the heap holds this much more than after the last one.
+  const minGrowth = options.minGrowth ?? 2 * 1024 * 1024;
   let floor = 0;
   let trims = 0;
   const timer = setInterval(() => {
@@ -57,7 +61,7 @@ export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
     const before = committed();
-    if (busy >= idle || before < floor + 2 * 1024 * 1024) return;
+    if (busy >= idle || before < floor + minGrowth) return;
     const t0 = performance.now();
     gc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     trims++;
