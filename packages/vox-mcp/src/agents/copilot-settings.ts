@@ -23,7 +23,8 @@ import {
   type Settings,
 } from '../hooks/settings-file.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
-import { isAgentHook, voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
+import { agentHookCommand, isAgentHook, voxServer, type AgentCommandOptions } from './agent-command.js';
+import { fromCopilot } from './copilot.js';
 import { changeReport, type AgentChange } from './agent-settings.js';
 import type { AgentSettings } from '../hooks/agent.js';
 
@@ -44,7 +45,11 @@ export function copilotHooks(opts: AgentCommandOptions): Settings {
   const hooks: Record<string, unknown> = {};
   for (const e of COPILOT_EVENTS)
     hooks[e] = [
-      { type: 'command', bash: voxCommand(`hook --agent copilot ${e}`, opts), timeoutSec: HOOK_TIMEOUT_SECONDS },
+      {
+        type: 'command',
+        bash: agentHookCommand('copilot', e, fromCopilot(e, {}).event, opts),
+        timeoutSec: HOOK_TIMEOUT_SECONDS,
+      },
     ];
   return { version: 1, hooks };
 }

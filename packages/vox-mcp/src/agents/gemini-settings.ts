@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AgentSettings } from '../hooks/agent.js';
 import type { AgentCommandOptions } from './agent-command.js';
 import { changeReport } from './agent-settings.js';
+import { fromGemini } from './gemini.js';
 import { jsonSettings } from './json-settings.js';
 
 /** The events `vox hooks install --agent gemini` registers. */
@@ -22,7 +23,7 @@ export function geminiSettingsPath(env: NodeJS.ProcessEnv): string {
 
 export type GeminiOptions = AgentCommandOptions;
 
-const gemini = jsonSettings('gemini', GEMINI_EVENTS, TIMEOUT_MS);
+const gemini = jsonSettings('gemini', GEMINI_EVENTS, TIMEOUT_MS, fromGemini);
 export const { add: addGemini, remove: removeGemini, install: installGemini, uninstall: uninstallGemini } = gemini;
 
 /** `vox hooks install|uninstall --agent gemini` (cli/agent-table.ts). */
