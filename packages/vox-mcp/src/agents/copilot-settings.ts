@@ -24,12 +24,19 @@ import {
 } from '../hooks/settings-file.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 import { agentHookCommand, isAgentHook, voxServer, type AgentCommandOptions } from './agent-command.js';
-import { fromCopilot } from './copilot.js';
 import { changeReport, type AgentChange } from './agent-settings.js';
 import type { AgentSettings } from '../hooks/agent.js';
 
 /** The events `vox hooks install --agent copilot` registers, in Copilot's names. */
 export const COPILOT_EVENTS = ['sessionStart', 'sessionEnd', 'agentStop', 'permissionRequest'] as const;
+
+/** Each event as vox's (copilot.ts maps them), for the gate (hooks/shell-gate.ts). */
+export const COPILOT_AS_VOX: Readonly<Record<(typeof COPILOT_EVENTS)[number], string>> = {
+  sessionStart: 'SessionStart',
+  sessionEnd: 'SessionEnd',
+  agentStop: 'Stop',
+  permissionRequest: 'PermissionRequest',
+};
 
 export function copilotHome(env: NodeJS.ProcessEnv): string {
   return env.COPILOT_HOME || join(env.HOME || homedir(), '.copilot');
@@ -47,7 +54,7 @@ export function copilotHooks(opts: AgentCommandOptions): Settings {
     hooks[e] = [
       {
         type: 'command',
-        bash: agentHookCommand('copilot', e, fromCopilot(e, {}).event, opts),
+        bash: agentHookCommand('copilot', e, COPILOT_AS_VOX[e], opts),
         timeoutSec: HOOK_TIMEOUT_SECONDS,
       },
     ];

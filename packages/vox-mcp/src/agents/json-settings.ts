@@ -16,7 +16,6 @@ import {
   type Settings,
 } from '../hooks/settings-file.js';
 import { agentHookCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
-import type { VoxEvent } from '../hooks/event.js';
 import type { AgentChange } from './agent-settings.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
 
@@ -33,13 +32,14 @@ const json = (s: Settings, indent: string): string => `${JSON.stringify(s, null,
 
 /**
  * The settings of `agent`: its `events`, each hook with `timeout` in the
- * agent's own unit, gated by the vox event its adapter maps it to (`toEvent`).
+ * agent's own unit, gated by the vox event its adapter maps it to (`renamed`;
+ * the same name when not there; a test holds it to the adapter).
  */
 export function jsonSettings(
   agent: string,
   events: readonly string[],
   timeout: number,
-  toEvent: (event: string, payload: Record<string, never>) => VoxEvent,
+  renamed: Readonly<Record<string, string>> = {},
 ): JsonSettings {
   const group = (opts: AgentCommandOptions) => (event: string) => ({
     matcher: '*',
@@ -47,7 +47,7 @@ export function jsonSettings(
       {
         name: 'vox',
         type: 'command',
-        command: agentHookCommand(agent, event, toEvent(event, {}).event, opts),
+        command: agentHookCommand(agent, event, renamed[event] ?? event, opts),
         timeout,
       },
     ],

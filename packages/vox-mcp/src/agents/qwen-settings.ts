@@ -13,7 +13,6 @@ import type { AgentSettings } from '../hooks/agent.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 import { changeReport } from './agent-settings.js';
 import { jsonSettings } from './json-settings.js';
-import { fromQwen } from './qwen.js';
 
 /** The events `vox hooks install --agent qwen` registers. */
 export const QWEN_EVENTS = [
@@ -37,7 +36,7 @@ export function qwenSettingsPath(env: NodeJS.ProcessEnv, cwd = process.cwd()): s
 }
 
 /** Qwen's hook timeout is in seconds. */
-const qwen = jsonSettings('qwen', QWEN_EVENTS, HOOK_TIMEOUT_SECONDS, fromQwen);
+const qwen = jsonSettings('qwen', QWEN_EVENTS, HOOK_TIMEOUT_SECONDS);
 export const { add: addQwen, remove: removeQwen, install: installQwen, uninstall: uninstallQwen } = qwen;
 
 /** `vox hooks install|uninstall --agent qwen` (cli/agent-table.ts). */

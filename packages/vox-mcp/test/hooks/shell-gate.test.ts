@@ -175,3 +175,30 @@ describe('the shell gate before a hook command', () => {
     assert.ok(!/\$(GEMINI_|CLAUDE_PROJECT_DIR|QWEN_)/.test(gatedCommand('Stop', 'x')));
   });
 });
+
+describe("each agent's installed hooks are gated as the vox event its adapter makes", () => {
+  test('codex, gemini, copilot and qwen: the command is the gated vox hook of that event', async () => {
+    const { agentNamed } = await import('../../src/cli/agent-table.js');
+    const { CODEX_EVENTS, addCodexHooks } = await import('../../src/agents/codex-settings.js');
+    const { GEMINI_EVENTS, addGemini } = await import('../../src/agents/gemini-settings.js');
+    const { QWEN_EVENTS, addQwen } = await import('../../src/agents/qwen-settings.js');
+    const { COPILOT_EVENTS, copilotHooks } = await import('../../src/agents/copilot-settings.js');
+    const opts = { node: '/n', cli: '/v.cjs' };
+    type Groups = Record<string, Array<{ hooks: Array<{ command: string }> }>>;
+    const commands: Array<[string, string, string]> = [];
+    const add = (agent: string, events: readonly string[], hooks: Groups) => {
+      for (const e of events) commands.push([agent, e, hooks[e]!.at(-1)!.hooks[0]!.command]);
+    };
+    add('codex', CODEX_EVENTS, addCodexHooks({}, opts).settings.hooks as Groups);
+    add('gemini', GEMINI_EVENTS, addGemini({}, opts).settings.hooks as Groups);
+    add('qwen', QWEN_EVENTS, addQwen({}, opts).settings.hooks as Groups);
+    const copilot = copilotHooks(opts).hooks as Record<string, Array<{ bash: string }>>;
+    for (const e of COPILOT_EVENTS) commands.push(['copilot', e, copilot[e]![0]!.bash]);
+    assert.equal(commands.length, CODEX_EVENTS.length + GEMINI_EVENTS.length + QWEN_EVENTS.length + 4);
+    for (const [agent, event, command] of commands) {
+      const vox = agentNamed(agent).toEvent(event, {}).event;
+      assert.equal(command, gatedCommand(vox, `/n /v.cjs hook --agent ${agent} ${event}`), `${agent} ${event}`);
+      assert.ok(Object.hasOwn(GATE_KINDS, vox), `${agent} ${event} (${vox}) is gated`);
+    }
+  });
+});
