@@ -5,8 +5,13 @@
 // Second figure (issue 23, work per tick): 200 texts at the inline limit
 // (2,000 characters, prepared on the event loop unless its per-turn budget is
 // spent) sent at once, three times. Budget: p99 <= 50 ms.
+// Third figure (issue 34): the second again while a CPU-bound process (`node
+// -e 'for(;;);'`) runs beside voxd. Budget for the second and third: p99 <=
+// 50 ms, max <= 200 ms.
+// The probes run in a separate process (a node of their own, keep-alive, one
+// connection), so the bench's own sending does not delay them.
 // Baseline: the same probes against the same voxd with nothing else to do.
-import { request, Agent } from 'node:http';
+import { spawn } from 'node:child_process';
 import { median, percentile, report, round, startVoxd } from './lib.mjs';
 
 const MAX = 20_000;
@@ -18,35 +23,47 @@ const BATCH = 10;
 
 // BENCH_VOXD: another build's packages/voxd/dist/main.js (a base to compare with, in the same run).
 const d = await startVoxd({ audio: 'null', ...(process.env.BENCH_VOXD ? { voxd: process.env.BENCH_VOXD } : {}) });
+/** The prober: GET /v1/health every 5 ms on one kept-alive connection until its stdin ends, then the times as JSON. */
+const PROBER = `
+const { request, Agent } = require('node:http');
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function health() {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = request({ host: '127.0.0.1', port: d.port, path: '/v1/health', agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
-    });
-    req.on('error', reject);
-    req.end();
+const times = [];
+let done = false;
+process.stdin.on('data', () => {}).on('end', () => (done = true));
+const health = () => new Promise((resolve, reject) => {
+  const t0 = process.hrtime.bigint();
+  const req = request({ host: '127.0.0.1', port: Number(process.argv[1]), path: '/v1/health', agent }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
   });
-}
-
-async function probe(untilDone) {
-  const times = [];
-  while (!untilDone.done) {
+  req.on('error', reject);
+  req.end();
+});
+(async () => {
+  while (!done) {
     times.push(await health());
     await new Promise((r) => setTimeout(r, 5));
   }
-  return times;
+  agent.destroy();
+  process.stdout.write(JSON.stringify(times));
+})();
+`;
+
+/** Probes in a process of their own until `stop()` is called; resolves to the probes' times. */
+function probe() {
+  const child = spawn(process.execPath, ['-e', PROBER, String(d.port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (s) => (out += s));
+  const times = new Promise((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`prober exited ${code}`)))),
+  );
+  return { stop: () => (child.stdin.end(), times) };
 }
 
 async function probeFor(ms) {
-  const flag = { done: false };
-  const p = probe(flag);
+  const p = probe();
   await new Promise((r) => setTimeout(r, ms));
-  flag.done = true;
-  return p;
+  return p.stop();
 }
 
 const text = (unit, i, len = MAX) =>
@@ -54,8 +71,9 @@ const text = (unit, i, len = MAX) =>
 
 /** Rounds of `batch` texts of `len` characters sent at once (a stop after each), while health is probed. */
 async function underLoad({ rounds, batch, len }) {
-  const flag = { done: false };
-  const probing = probe(flag);
+  const probing = probe();
+  // Let the prober connect first.
+  await new Promise((r) => setTimeout(r, 200));
   let served = 0;
   const t0 = Date.now();
   for (let round = 0; round < rounds; round++) {
@@ -75,23 +93,29 @@ async function underLoad({ rounds, batch, len }) {
     await d.api('POST', '/v1/stop', { scope: 'all' });
   }
   const loadMs = Date.now() - t0;
-  flag.done = true;
-  return { served, loadMs, loaded: await probing };
+  return { served, loadMs, loaded: await probing.stop() };
 }
 
 try {
   const idle = await probeFor(1500);
   // BENCH_HEALTH_ONLY=inline: only the second figure.
   const only = process.env.BENCH_HEALTH_ONLY;
-  for (const [bench, load] of [
+  const inline = { rounds: 3, batch: 200, len: INLINE_LIMIT };
+  for (const [bench, load, busy] of [
     ['health latency under 10 adversarial maximum-length requests at once', { rounds: ROUNDS, batch: BATCH, len: MAX }],
-    [
-      'health latency under 200 adversarial texts at the inline limit at once',
-      { rounds: 3, batch: 200, len: INLINE_LIMIT },
-    ],
+    ['health latency under 200 adversarial texts at the inline limit at once', inline],
+    ['health latency under 200 adversarial texts at the inline limit at once, a busy core beside', inline, true],
   ]) {
     if (only && !bench.includes(only)) continue;
-    const { served, loadMs, loaded } = await underLoad(load);
+    // A CPU-bound process beside voxd: on a 2-core machine, one core is taken.
+    const spinner = busy ? spawn(process.execPath, ['-e', 'for(;;);'], { stdio: 'ignore' }) : undefined;
+    let result;
+    try {
+      result = await underLoad(load);
+    } finally {
+      spinner?.kill('SIGKILL');
+    }
+    const { served, loadMs, loaded } = result;
     report({
       bench,
       requests: served,
@@ -104,10 +128,10 @@ try {
       p99Ms: round(percentile(loaded, 99)),
       maxMs: round(Math.max(...loaded)),
       budgetP99Ms: 50,
-      withinBudget: percentile(loaded, 99) <= 50,
+      ...(load === inline ? { budgetMaxMs: 200 } : {}),
+      withinBudget: percentile(loaded, 99) <= 50 && (load !== inline || Math.max(...loaded) <= 200),
     });
   }
 } finally {
-  agent.destroy();
   await d.stop();
 }

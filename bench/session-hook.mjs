@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // What the plugin's SessionStart command hook costs (issue 19 item 5). Claude
 // Code runs a command hook with /bin/sh -c and the payload on stdin. The
-// plugin's command starts with a shell gate (QUIET_GATE, claude/hook-entries.ts)
-// that exits unless the nearest .vox/config.md mentions "continuous", where
-// alone SessionStart and SessionEnd say anything. Timed, interleaved, medians
+// plugin's command starts with a shell gate (QUIET_GATE, hooks/shell-gate.ts)
+// that exits unless the nearest .vox/config.md sets notify: chatty (or
+// continuous), where alone SessionStart and SessionEnd say anything. Timed, interleaved, medians
 // of BENCH_RUNS (default 40) each, clean environment, SessionStart payload on
 // stdin, against a warm voxd (null sink):
 // - `node -e 0` and `sh -c true`: the baselines (a Node process doing nothing;

@@ -6,6 +6,7 @@
  */
 import { defaultCliPath } from '../hooks/cli-path.js';
 import { isObject } from '../hooks/settings-file.js';
+import { gatedCommand } from '../hooks/shell-gate.js';
 
 export interface AgentCommandOptions {
   /** `vox …` from PATH instead of absolute paths. */
@@ -22,6 +23,15 @@ const quote = (s: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `
 export function voxCommand(args: string, opts: AgentCommandOptions): string {
   if (opts.portable) return `vox ${args}`;
   return `${quote(opts.node ?? process.execPath)} ${quote(opts.cli ?? defaultCliPath())} ${args}`;
+}
+
+/**
+ * The hook command for an agent's `event`, behind the shell gate of the vox
+ * event it maps to (`voxEvent`, hooks/shell-gate.ts): where the project's
+ * config makes that event silent, no node starts.
+ */
+export function agentHookCommand(agent: string, event: string, voxEvent: string, opts: AgentCommandOptions): string {
+  return gatedCommand(voxEvent, voxCommand(`hook --agent ${agent} ${event}`, opts));
 }
 
 /** `vox` as an argv prefix: `[node, cli]`, or `['vox']` with `portable`. */

@@ -16,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
-import { voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
+import { agentHookCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
 import { readSettings, removeFile, replaceFile, SettingsError, type Settings } from '../hooks/settings-file.js';
 import { withVoxServer, withoutVoxServer } from './codex-toml.js';
@@ -41,7 +41,8 @@ const group = (opts: AgentCommandOptions) => (event: string) => ({
   hooks: [
     {
       type: 'command',
-      command: voxCommand(`hook --agent codex ${event}`, opts),
+      // Codex's event names are vox's.
+      command: agentHookCommand('codex', event, event, opts),
       timeout: event === 'SessionEnd' ? SESSION_END_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS,
     },
   ],

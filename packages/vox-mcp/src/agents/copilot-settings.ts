@@ -23,12 +23,20 @@ import {
   type Settings,
 } from '../hooks/settings-file.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
-import { isAgentHook, voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
+import { agentHookCommand, isAgentHook, voxServer, type AgentCommandOptions } from './agent-command.js';
 import { changeReport, type AgentChange } from './agent-settings.js';
 import type { AgentSettings } from '../hooks/agent.js';
 
 /** The events `vox hooks install --agent copilot` registers, in Copilot's names. */
 export const COPILOT_EVENTS = ['sessionStart', 'sessionEnd', 'agentStop', 'permissionRequest'] as const;
+
+/** Each event as vox's (copilot.ts maps them), for the gate (hooks/shell-gate.ts). */
+export const COPILOT_AS_VOX: Readonly<Record<(typeof COPILOT_EVENTS)[number], string>> = {
+  sessionStart: 'SessionStart',
+  sessionEnd: 'SessionEnd',
+  agentStop: 'Stop',
+  permissionRequest: 'PermissionRequest',
+};
 
 export function copilotHome(env: NodeJS.ProcessEnv): string {
   return env.COPILOT_HOME || join(env.HOME || homedir(), '.copilot');
@@ -44,7 +52,11 @@ export function copilotHooks(opts: AgentCommandOptions): Settings {
   const hooks: Record<string, unknown> = {};
   for (const e of COPILOT_EVENTS)
     hooks[e] = [
-      { type: 'command', bash: voxCommand(`hook --agent copilot ${e}`, opts), timeoutSec: HOOK_TIMEOUT_SECONDS },
+      {
+        type: 'command',
+        bash: agentHookCommand('copilot', e, COPILOT_AS_VOX[e], opts),
+        timeoutSec: HOOK_TIMEOUT_SECONDS,
+      },
     ];
   return { version: 1, hooks };
 }

@@ -13,6 +13,9 @@ import { jsonSettings } from './json-settings.js';
 /** The events `vox hooks install --agent gemini` registers. */
 export const GEMINI_EVENTS = ['SessionStart', 'SessionEnd', 'Notification', 'AfterAgent', 'PreCompress'] as const;
 
+/** The events gemini.ts renames, as vox's (for the gate, hooks/shell-gate.ts). */
+export const GEMINI_AS_VOX: Readonly<Record<string, string>> = { AfterAgent: 'Stop', PreCompress: 'PreCompact' };
+
 /** Gemini's hook timeout is in milliseconds. */
 const TIMEOUT_MS = 10_000;
 
@@ -22,7 +25,7 @@ export function geminiSettingsPath(env: NodeJS.ProcessEnv): string {
 
 export type GeminiOptions = AgentCommandOptions;
 
-const gemini = jsonSettings('gemini', GEMINI_EVENTS, TIMEOUT_MS);
+const gemini = jsonSettings('gemini', GEMINI_EVENTS, TIMEOUT_MS, GEMINI_AS_VOX);
 export const { add: addGemini, remove: removeGemini, install: installGemini, uninstall: uninstallGemini } = gemini;
 
 /** `vox hooks install|uninstall --agent gemini` (cli/agent-table.ts). */

@@ -15,7 +15,7 @@ import {
   SettingsError,
   type Settings,
 } from '../hooks/settings-file.js';
-import { voxCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
+import { agentHookCommand, voxServer, type AgentCommandOptions } from './agent-command.js';
 import type { AgentChange } from './agent-settings.js';
 import { withAgentHooks, withoutAgentHooks } from './hook-groups.js';
 
@@ -30,11 +30,27 @@ export interface JsonSettings {
 
 const json = (s: Settings, indent: string): string => `${JSON.stringify(s, null, indent)}\n`;
 
-/** The settings of `agent`: its `events`, each hook with `timeout` in the agent's own unit. */
-export function jsonSettings(agent: string, events: readonly string[], timeout: number): JsonSettings {
+/**
+ * The settings of `agent`: its `events`, each hook with `timeout` in the
+ * agent's own unit, gated by the vox event its adapter maps it to (`renamed`;
+ * the same name when not there; a test holds it to the adapter).
+ */
+export function jsonSettings(
+  agent: string,
+  events: readonly string[],
+  timeout: number,
+  renamed: Readonly<Record<string, string>> = {},
+): JsonSettings {
   const group = (opts: AgentCommandOptions) => (event: string) => ({
     matcher: '*',
-    hooks: [{ name: 'vox', type: 'command', command: voxCommand(`hook --agent ${agent} ${event}`, opts), timeout }],
+    hooks: [
+      {
+        name: 'vox',
+        type: 'command',
+        command: agentHookCommand(agent, event, renamed[event] ?? event, opts),
+        timeout,
+      },
+    ],
   });
   const add: JsonSettings['add'] = (settings, opts, path = 'settings.json') => {
     const { settings: withHooks } = withAgentHooks(settings, agent, events, group(opts), path);

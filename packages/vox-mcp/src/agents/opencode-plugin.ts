@@ -6,6 +6,12 @@
  * `vox hook --agent opencode <event>` with a payload in Claude Code's terms
  * on stdin, and waits for it (at most 10 s). Its state is bounded: one text
  * per session, and at most MAX_IDS assistant message ids.
+ *
+ * The gate (hooks/shell-gate.ts, here in the plugin's own process): both
+ * events say nothing only where the project's config says `notify: off`, so
+ * the plugin reads the nearest `.vox/config.md` above its directory (the
+ * payload's cwd, where vox looks too) by the shell gate's rules, and then
+ * starts no process. Anything it does not follow starts vox, which decides.
  */
 import { voxArgv, type AgentCommandOptions } from './agent-command.js';
 
@@ -13,17 +19,69 @@ import { voxArgv, type AgentCommandOptions } from './agent-command.js';
 export const PLUGIN_HEADER =
   '// vox: written by "vox hooks install --agent opencode"; "vox hooks uninstall --agent opencode" removes it.';
 
+/** The plugin's gate: true when the nearest config surely says `notify: off` (the shell gate's rules, in JS). */
+const OFF = String.raw`function off(directory) {
+  let dir = resolve(directory);
+  let text;
+  for (;;) {
+    const file = join(dir, '.vox', 'config.md');
+    let found = false;
+    try {
+      found = statSync(file).isFile();
+    } catch {}
+    if (found) {
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return false;
+      }
+      break;
+    }
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+  const lines = text.split('\n');
+  if (!/^---\r?$/.test(lines[0])) return false;
+  let notify;
+  for (const l of lines.slice(1)) {
+    if (/^---\s*$/.test(l)) {
+      if (notify === undefined) return false;
+      const w = notify.split(/[ \t]+/);
+      return (w[2] === undefined || w[2].startsWith('#')) && /^(off|"off"|'off')[\x00-\x1f\x7f]?$/.test(w[1]);
+    }
+    if (l.startsWith('---')) return false;
+    if (l === '' || l.startsWith('#')) continue;
+    if (/^\s/.test(l)) {
+      if (/\S/.test(l)) return false;
+      continue;
+    }
+    if (l.includes('\\')) return false;
+    if (/^notify:[ \t]/.test(l)) {
+      if (notify !== undefined) return false;
+      notify = l;
+    } else if (l.includes('notify')) return false;
+  }
+  return false;
+}`;
+
 export function opencodePlugin(opts: AgentCommandOptions): string {
   const argv = voxArgv(opts);
   return `${PLUGIN_HEADER}
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const VOX = ${JSON.stringify(argv)};
 const MAX_IDS = 1000;
 const assistant = new Set();
 const last = new Map();
 
+// vox says nothing for either event where the project's config says notify: off: then no process starts.
+${OFF}
+
 function hook(event, payload) {
+  if (off(payload.cwd)) return Promise.resolve();
   return new Promise((resolve) => {
     let child;
     try {

@@ -27,11 +27,11 @@
  *   `clear` tells the hook tool the new id at once (it says nothing), and the
  *   model's first speech after the clear already has the new label.
  * - SessionStart and SessionEnd say something only in `notify: chatty`,
- *   so their commands start with a gate in the shell itself (QUIET_GATE):
- *   unless the nearest `.vox/config.md` mentions "chatty" (or "continuous"), the hook
- *   exits before node starts. Node costs ~70-130 ms a hook; the gate a few
- *   ms (bench/session-hook.mjs). A false positive only costs that process:
- *   node then reads the config and decides. Claude Code 2.1.332 cannot run
+ *   so their commands start with a gate in the shell itself (QUIET_GATE,
+ *   hooks/shell-gate.ts): unless the nearest `.vox/config.md` sets `notify:
+ *   chatty` (or `continuous`), the hook exits before node starts. Node costs
+ *   ~70-130 ms a hook; the gate a few ms (bench/session-hook.mjs). A config
+ *   the gate does not follow only costs that process: node then decides. Claude Code 2.1.332 cannot run
  *   these two as mcp_tool hooks: "mcp_tool hooks are not available for the
  *   'SessionStart' hook event (no MCP client context)", and at SessionEnd
  *   "MCP server ... is not connected" (its debug log, tried for real).
@@ -44,6 +44,7 @@
  */
 import { defaultCliPath } from '../hooks/cli-path.js';
 import { isObject } from '../hooks/settings-file.js';
+import { shellGate } from '../hooks/shell-gate.js';
 import { HOOK_TIMEOUT_SECONDS, VOICE_HOOK_TIMEOUT_SECONDS } from '../hooks/timeouts.js';
 
 /** The Claude Code events vox handles. */
@@ -177,14 +178,12 @@ export interface HookEntryOptions extends HookCommandOptions {
 export const CONTINUOUS_ONLY_COMMANDS: readonly HookEvent[] = ['SessionStart', 'SessionEnd'];
 
 /**
- * POSIX shell run before node for CONTINUOUS_ONLY_COMMANDS: walks up from the
- * hook's working directory (the session's) to the nearest `.vox/config.md`,
- * in a subshell so the directory stays, and exits 0 unless that file
- * mentions "continuous" or "chatty". No `${...}`: Claude Code substitutes those in a
- * plugin's commands.
+ * POSIX shell run before node for CONTINUOUS_ONLY_COMMANDS (hooks/shell-gate.ts):
+ * exits 0 unless the nearest `.vox/config.md` (from the hook's working
+ * directory, the session's) sets `notify: chatty` (or `continuous`), or is
+ * written in a way the gate does not follow; then node decides.
  */
-export const QUIET_GATE =
-  '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd ..; done; grep -qsE \'continuous|chatty\' .vox/config.md) || exit 0; exec ';
+export const QUIET_GATE = `${shellGate('chatty')}exec `;
 
 /** The shell command Claude Code runs for an event. */
 export function hookCommand(event: HookEvent, opts: HookCommandOptions = {}): string {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addGemini, removeGemini } from '../../src/agents/gemini-settings.js';
 import { agentNamed } from '../../src/cli/agent-table.js';
+import { gatedCommand } from '../../src/hooks/shell-gate.js';
 
 const opts = { node: '/usr/bin/node', cli: '/opt/vox/bin/vox.cjs' };
 
@@ -24,7 +25,8 @@ describe('gemini settings', () => {
     const groups = (next.hooks as Record<string, Array<{ hooks: Array<{ command: string }> }>>).AfterAgent!;
     assert.deepEqual(
       groups.map((g) => g.hooks.map((h) => h.command)),
-      [['mine'], ['/usr/bin/node /opt/vox/bin/vox.cjs hook --agent gemini AfterAgent']],
+      // AfterAgent is Stop: behind the gate that starts nothing where notify is off.
+      [['mine'], [gatedCommand('Stop', '/usr/bin/node /opt/vox/bin/vox.cjs hook --agent gemini AfterAgent')]],
     );
     assert.equal(addGemini(next, opts).changed, false);
   });

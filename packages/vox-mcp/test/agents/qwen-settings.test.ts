@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addQwen, qwenSettingsPath, removeQwen } from '../../src/agents/qwen-settings.js';
 import { qwen } from '../../src/agents/qwen.js';
+import { gatedCommand } from '../../src/hooks/shell-gate.js';
 import { QWEN_EVENTS } from '../../src/agents/qwen-settings.js';
 
 const opts = { node: '/usr/bin/node', cli: '/opt/vox/bin/vox.cjs' };
@@ -24,7 +25,7 @@ describe('qwen settings', () => {
         {
           name: 'vox',
           type: 'command',
-          command: '/usr/bin/node /opt/vox/bin/vox.cjs hook --agent qwen Stop',
+          command: gatedCommand('Stop', '/usr/bin/node /opt/vox/bin/vox.cjs hook --agent qwen Stop'),
           timeout: 10,
         },
       ],
@@ -41,7 +42,7 @@ describe('qwen settings', () => {
     const hooks = addQwen(stale, opts).settings.hooks as Groups;
     assert.deepEqual(
       hooks.Stop!.map((g) => g.hooks.map((h) => h.command)),
-      [['/usr/bin/node /opt/vox/bin/vox.cjs hook --agent qwen Stop']],
+      [[gatedCommand('Stop', '/usr/bin/node /opt/vox/bin/vox.cjs hook --agent qwen Stop')]],
     );
   });
 
