@@ -7,7 +7,8 @@
  * - the band and the status item show who speaks and how much is queued while
  *   two sessions speak (capture-pane);
  * - `/vox-stop` stops this session's speech, playing or queued, and not the
- *   other session's (asserted on voxd's history, not on durations);
+ *   other session's (asserted on voxd's history, not on durations), and so
+ *   does the chord `vox setup` binds (ctrl+x v, keybindings.json);
  * - voxd's token is never on the screen, in the debug log or the transcript;
  * - with voxd gone the band says "vox: off" and the session goes on.
  * And `claude plugin validate` accepts the plugin with its hooks and the mod.
@@ -22,6 +23,7 @@ import { startInteractiveClaude, type InteractiveClaude } from '../helpers/claud
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, writeConfig, type Daemon } from '../helpers/daemon.js';
 import { offlineClaudeEnv, startMessagesApi, type StandIn } from '../helpers/messages-api.js';
 import { needTool } from '../helpers/tools.js';
+import { applyKeybinding, keybindingsPath, planKeybinding } from '../../packages/vox-mcp/src/setup/claude-keys.js';
 
 const LONG =
   'I rewrote the invoice exporter so that every currency is rounded once at the very end of the calculation and never on the way there. The nightly export now matches the ledger to the cent for all of last month, and the report says so.';
@@ -68,6 +70,8 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
     project = join(home, 'web');
     writeConfig(project, 'approveByVoice: true');
     const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
+    // The chord, as vox setup binds it.
+    applyKeybinding(planKeybinding(keybindingsPath(env, home), { remove: false }));
     cc = await startInteractiveClaude({
       home,
       project,
@@ -139,6 +143,17 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
     assert.match(await settled(playing), /^(stopped|interrupted)$/);
     await waitFor(async () => ((await outcome(other)) === 'playing' ? true : undefined), 15_000, "the other's to play");
     await settled(other);
+  });
+
+  test('the chord vox setup binds, ctrl+x v, runs /vox-stop', async (t) => {
+    const playing = await speak(`Third round. ${LONG}`, mine);
+    await waitFor(async () => ((await outcome(playing)) === 'playing' ? true : undefined), 15_000, 'mine to play');
+    const keyAt = Date.now();
+    cc.tmux('send-keys', '-t', 'cc', 'C-x', 'v');
+    assert.match(await settled(playing), /^(stopped|interrupted)$/);
+    // Reported, not asserted (habit 22): from the key to voxd's end of the utterance at the sink.
+    const ended = (await d.api('GET', '/v1/status')).body.history.find((h: { id: string }) => h.id === playing);
+    t.diagnostic(`key to the utterance's end at the sink: ${Date.parse(ended.finishedAt) - keyAt} ms`);
   });
 
   test("voxd's token is never on the screen, in Claude Code's debug log or in the transcript", () => {
