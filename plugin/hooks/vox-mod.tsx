@@ -153,7 +153,8 @@ export const register: Register = (on) => {
   }));
 
   on('ui.render', { component: 'AbovePrompt' }, async ($, e, next) => {
-    if (e.plugin && e.plugin !== $.plugin.name) return next(e);
+    // Off (VOX_CLAUDE_MOD=off, or a -p run): no row at all.
+    if (!stopMine || (e.plugin && e.plugin !== $.plugin.name)) return next(e);
     const { Box, Text } = $.ui.resolve(e);
     return (
       <Box>

@@ -10,7 +10,8 @@
  *   other session's (asserted on voxd's history, not on durations), and so
  *   does the chord `vox setup` binds (ctrl+x v, keybindings.json);
  * - voxd's token is never on the screen, in the debug log or the transcript;
- * - with voxd gone the band says "vox: off" and the session goes on.
+ * - with voxd gone the band says "vox: off" and the session goes on;
+ * - VOX_CLAUDE_MOD=off turns it off.
  * And `claude plugin validate` accepts the plugin with its hooks and the mod.
  */
 import { after, before, describe, test } from 'node:test';
@@ -163,6 +164,32 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
       if (dir.isFile()) where[dir.name] = readFileSync(join(dir.parentPath, dir.name), 'utf8');
     assert.ok(where['debug log']!.includes('$.http.fetch (vox)'), 'the debug log has the mod calling voxd');
     for (const [name, text] of Object.entries(where)) assert.ok(!text.includes(d.token), `the token is in the ${name}`);
+  });
+
+  test('VOX_CLAUDE_MOD=off: the module loads and draws nothing, asks voxd nothing, registers no command', async () => {
+    const offHome = tempDir('vox-claude-mod-off-');
+    const offProject = join(offHome, 'web');
+    writeConfig(offProject, 'notify: normal');
+    const off = await startInteractiveClaude({
+      home: offHome,
+      project: offProject,
+      env: { ...offlineClaudeEnv({ home: offHome, voxHome: d.home, apiUrl: api.url }), VOX_CLAUDE_MOD: 'off' },
+      args: ['--plugin-dir', join(ROOT, 'plugin'), '--permission-mode', 'default'],
+      name: 'mod-off',
+    });
+    try {
+      const log = () => readFileSync(off.debug, 'utf8');
+      await waitFor(
+        () => (/hooks module vox@inline session\.start settled/.test(log()) ? true : undefined),
+        15_000,
+        "the mod's session.start",
+      );
+      assert.doesNotMatch(log(), /\$\.(http\.fetch|ui\.status|command\.register) \(vox\)/);
+      assert.doesNotMatch(off.pane(), /vox: |vox · /);
+    } finally {
+      await off.close();
+      removeDir(offHome);
+    }
   });
 
   test('with voxd gone the band says "vox: off", quietly', async () => {
