@@ -282,6 +282,39 @@ describe('vox setup', () => {
     assert.equal(readFileSync(join(w.bin, 'vox'), 'utf8'), 'mine');
   });
 
+  test("binds ctrl+x v to the mod's /vox-stop in ~/.claude/keybindings.json beside the user's keys; twice changes nothing; --remove restores them", async () => {
+    const w = world();
+    const keys = join(w.home, '.claude', 'keybindings.json');
+    mkdirSync(join(w.home, '.claude'));
+    const theirs = `${JSON.stringify({ bindings: [{ context: 'Chat', bindings: { 'ctrl+e': 'chat:externalEditor' } }] }, null, 2)}\n`;
+    writeFileSync(keys, theirs);
+    let r = await setup(w, ['--dry-run']);
+    assert.match(r.stdout, /^Would bind ctrl\+x v to \/vox-stop in /m);
+    assert.equal(readFileSync(keys, 'utf8'), theirs);
+    r = await setup(w);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      new RegExp(`^Bound ctrl\\+x v to /vox-stop in ${keys} \\(the file as it was: ${keys}\\.vox-backup\\)`, 'm'),
+    );
+    assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')).bindings, [
+      { context: 'Chat', bindings: { 'ctrl+e': 'chat:externalEditor', 'ctrl+x v': 'command:vox-stop' } },
+    ]);
+    assert.equal(readFileSync(`${keys}.vox-backup`, 'utf8'), theirs);
+    const bound = readFileSync(keys, 'utf8');
+    r = await setup(w);
+    assert.match(r.stdout, /^Already bound: ctrl\+x v to \/vox-stop in /m);
+    assert.equal(readFileSync(keys, 'utf8'), bound);
+    r = await setup(w, ['--remove']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Removed the \/vox-stop key binding from /m);
+    assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')), JSON.parse(theirs));
+    // --no-key: the plugin, no key.
+    r = await setup(w, ['--no-key']);
+    assert.doesNotMatch(r.stdout, /vox-stop/);
+    assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')), JSON.parse(theirs));
+  });
+
   test('the vox on PATH speaks: vox say --wait from another directory puts speech into the file sink', async () => {
     const w = world({ onPath: true, claude: false });
     assert.equal((await setup(w, ['--no-plugin'])).code, 0);

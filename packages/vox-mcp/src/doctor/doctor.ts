@@ -22,7 +22,7 @@
  *
  * This module runs the checks in order; check.ts holds the types and the
  * printing, and one module per group: daemon, engines, audio, listen, project,
- * claude (the plugin, the hooks, the MCP servers), remote (a linked host).
+ * claude (the plugin, the hooks, the MCP servers, the vox mod), remote (a linked host).
  * - Where it runs decides what applies: on a host linked with `vox remote`,
  *   the link, the other host's voxd and the link's token, and none of the
  *   local audio, engine, voice-input, settings or service checks; without
@@ -34,6 +34,7 @@ import { audioChecks } from './audio.js';
 import { daemonChecks, settingsCheck, tokenCheck, viewDaemon } from './daemon.js';
 import { engineChecks } from './engines.js';
 import { hooksCheck, mcpServerChecks } from './claude.js';
+import { modCheck } from './claude-mod.js';
 import { pluginState } from '../claude/plugin-state.js';
 import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
 import {
@@ -103,10 +104,16 @@ function claudeChecks(where: { env: NodeJS.ProcessEnv; cwd: string }, found: Cla
       claudeCodeCheck(found),
       { name: 'hooks', level: 'skip', detail },
       { name: 'mcp server', level: 'skip', detail },
+      modCheck(found, pluginState(where), where.env),
     ];
   }
   const plugin = pluginState(where);
-  return [claudeCodeCheck(found), hooksCheck(where, plugin), ...mcpServerChecks(where, plugin)];
+  return [
+    claudeCodeCheck(found),
+    hooksCheck(where, plugin),
+    ...mcpServerChecks(where, plugin),
+    modCheck(found, plugin, where.env),
+  ];
 }
 
 async function defaultServiceInstalled(env: NodeJS.ProcessEnv): Promise<boolean> {

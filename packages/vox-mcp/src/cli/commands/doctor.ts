@@ -24,8 +24,10 @@ the sound server's sources), the transcriber and who holds voxd's
 microphone; this directory's .vox/config.md; Claude Code: its binary and
 version (VOX_CLAUDE_CODE, else claude on PATH; without it, its checks say
 skip), the vox plugin against vox's hooks (user, project and local settings;
-both is the doubled set-up), and the MCP server each mcp_tool hook calls,
-registered; voxd's settings file; the voxd service (installed but not
+both is the doubled set-up), the MCP server each mcp_tool hook calls,
+registered, and whether the vox mod loads (Claude Code 2.1.287 and later,
+the plugin enabled, mods not off by policy) or is skipped, and why; voxd's
+settings file; the voxd service (installed but not
 running is a failure). Fixes name "vox daemon config set KEY VALUE": a voxd
 that a client starts reads its settings file, not VOXD_* variables; they
 name only commands on PATH, else the package that brings one.

@@ -20,6 +20,8 @@ import {
 } from '../../setup/bin-links.js';
 import { findClaudeCode } from '../../claude/claude-code.js';
 import { findMarketplace, pluginCommands, runClaude, shownCommand, stillInstalled } from '../../setup/claude-plugin.js';
+import { applyKeybinding, planKeybinding, STOP_ACTION, STOP_CHORD, keybindingsPath } from '../../setup/claude-keys.js';
+import { SettingsError } from '../../hooks/settings-file.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
 
@@ -31,14 +33,17 @@ When Claude Code is here (VOX_CLAUDE_CODE, else claude on PATH), adds this
 checkout's plugin to it:
   claude plugin marketplace add <checkout>
   claude plugin install vox@vox
+and binds ctrl+x v to /vox-stop (the vox mod: stops the session's speech) in
+~/.claude/keybindings.json, backed up first.
 Running it again changes nothing that is already set up.
 
 Options:
   --bin DIR     link into DIR instead of ~/.local/bin
   --force       replace a file in the way that is not a link vox made
   --no-plugin   only the links; leave Claude Code alone
+  --no-key      add the plugin but no key binding
   --dry-run     say what would be done, do nothing
-  --remove      remove vox's links (only those) and the plugin
+  --remove      remove vox's links (only those), the plugin and its key binding
   -h, --help    show this help
 `;
 
@@ -66,14 +71,14 @@ function linkLine(p: LinkPlan, dryRun: boolean): string {
   return `${verb} ${p.path} -> ${p.target}${p.was && p.action !== 'keep' ? ` (was ${p.was})` : ''}`;
 }
 
-/** The Claude Code half: install (or remove) the plugin when claude is on PATH, else say how to later. */
-function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean; remove: boolean }): void {
+/** The Claude Code half: install (or remove) the plugin when claude is on PATH, else say how to later. True: it was installed (or removed). */
+function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean; remove: boolean }): boolean {
   const market = findMarketplace();
   if (!market) {
     say(
       'Claude Code: no plugin marketplace beside this vox (it is in the vox checkout); register "vox mcp" instead (docs/claude-code.md, route A).',
     );
-    return;
+    return false;
   }
   const commands = pluginCommands(market, o.remove);
   const claude = findClaudeCode(ctx.env, { version: false })?.path;
@@ -81,7 +86,7 @@ function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean;
     say(
       `Claude Code: claude is not on PATH. To ${o.remove ? 'remove the plugin' : 'add vox to Claude Code'} later: ${commands.map(shownCommand).join(' && ')}`,
     );
-    return;
+    return false;
   }
   // Removing what is already gone would fail: only what Claude Code still lists.
   const todo = o.remove ? stillInstalled(claude, market, ctx.env, ctx.cwd) : commands;
@@ -98,6 +103,28 @@ function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean;
     say(`Ran: ${shownCommand(args)}${answer ? ` (${answer})` : ''}`);
   }
   if (!o.dryRun && !o.remove) say('Claude Code loads plugins at session start: restart running sessions.');
+  return true;
+}
+
+/** The chord for the mod's /vox-stop in Claude Code's keybindings.json (../../setup/claude-keys.ts). */
+function keybinding(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean; remove: boolean }): void {
+  const path = keybindingsPath(ctx.env, ctx.env.HOME || homedir());
+  try {
+    const plan = planKeybinding(path, o);
+    const backup = o.dryRun ? undefined : applyKeybinding(plan);
+    const saved = backup ? ` (the file as it was: ${backup})` : '';
+    const line: Record<typeof plan.action, string> = {
+      add: `${o.dryRun ? 'Would bind' : 'Bound'} ${STOP_CHORD} to /vox-stop in ${path}${saved}: it stops the session's speech (the vox mod, Claude Code 2.1.287 and later).`,
+      keep: `Already bound: ${plan.detail} to /vox-stop in ${path}.`,
+      taken: `Not bound: ${STOP_CHORD} is yours in ${path} ("${plan.detail}"). To have a key for /vox-stop, add "CHORD": "${STOP_ACTION}" to its "Chat" bindings.`,
+      remove: `${o.dryRun ? 'Would remove' : 'Removed'} the /vox-stop key binding from ${path}${saved}.`,
+      absent: `No /vox-stop key binding in ${path}.`,
+    };
+    say(line[plan.action]);
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    say(`Key binding: ${err.message}`);
+  }
 }
 
 export const command = defineCommand({
@@ -107,6 +134,7 @@ export const command = defineCommand({
     bin: { type: 'string' },
     force: { type: 'boolean' },
     'no-plugin': { type: 'boolean' },
+    'no-key': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     remove: { type: 'boolean' },
   },
@@ -131,7 +159,11 @@ export const command = defineCommand({
           if (other) say(`Note: ${other} comes before ${dir} on PATH, so a shell runs that vox, not this one.`);
         }
       }
-      if (values['no-plugin'] !== true) plugin(ctx, say, { dryRun, remove });
+      if (values['no-plugin'] !== true) {
+        const done = plugin(ctx, say, { dryRun, remove });
+        // Removing takes the binding out even when claude is gone; adding binds for a plugin installed.
+        if ((done || remove) && values['no-key'] !== true) keybinding(ctx, say, { dryRun, remove });
+      }
       return EXIT.OK;
     } catch (err) {
       // Cause and fix are in the message; exit 1, as it is not voxd's failure (exit 3).

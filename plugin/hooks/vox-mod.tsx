@@ -1,0 +1,165 @@
+/**
+ * The vox mod (Claude Code 2.1.287 and later; docs/claude-code.md, "The vox
+ * mod"): a status item and a band that say what voxd is doing, and
+ * `/vox-stop`, which stops this session's speech mid-turn.
+ *
+ * Design notes:
+ * - It reads voxd's state with the token, as every vox client does: the token
+ *   file and voxd.json in VOX_HOME, read with `$.fs.read` (the token never
+ *   leaves this worker but in the Authorization header to 127.0.0.1; it is
+ *   never drawn, logged or put in the transcript). A read-only route without
+ *   the token was rejected: /v1/status names every session and what it says.
+ * - It costs nothing when voxd is not running: without voxd.json no request is
+ *   made and the tick slows to every 2 s; every call is raced against a timer,
+ *   one tick at a time, and any failure draws "vox: off".
+ * - Only in an interactive session (`e.isInteractive`): a `-p` run draws
+ *   nothing, so it polls nothing.
+ * - VOX_CLAUDE_MOD=off in Claude Code's environment turns it off.
+ */
+import type { Register } from 'claude-code';
+import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
+
+const TICK_MS = 500;
+const OFF_TICK_MS = 2000;
+/** Any one call to voxd or the disk; voxd answers in a few ms. */
+const CALL_MS = 400;
+/** The project's config is read again this often (approval by voice). */
+const CONFIG_MS = 10_000;
+const MAX_IDS = 32;
+
+export const register: Register = (on) => {
+  let band: Band = OFF;
+  let status: VoxStatus | undefined;
+  let endpoint: string | undefined;
+  let token: string | undefined;
+  let home: string | undefined;
+  let approval = false;
+  let configAt = 0;
+  let offUntil = 0;
+  let busy = false;
+  const ids: string[] = [];
+  /** Set once the session has started with the mod on. */
+  let stopMine: (() => Promise<string>) | undefined;
+
+  on('session.start', async ($, e, next) => {
+    if (!e.isInteractive || (await $.env.get('VOX_CLAUDE_MOD')) === 'off') return next(e);
+    const bounded = <T,>(p: Promise<T>, ms = CALL_MS): Promise<T> =>
+      Promise.race([p, new Promise<T>((_, reject) => $.clock.after(ms, () => reject(new Error('timed out'))))]);
+
+    const locate = async (): Promise<boolean> => {
+      home ??= voxHomeOf(
+        {
+          VOX_HOME: await $.env.get('VOX_HOME'),
+          XDG_STATE_HOME: await $.env.get('XDG_STATE_HOME'),
+          HOME: await $.env.get('HOME'),
+        },
+        (await $.session.machine()).sysname === 'Darwin' ? 'darwin' : 'other',
+      );
+      if (!home) return false;
+      endpoint = endpointOf(await bounded($.fs.read(`${home}/voxd.json`, { length: 65536 })));
+      token = tokenOf(await bounded($.fs.read(`${home}/token`, { length: 1024 })));
+      return !!endpoint && !!token;
+    };
+
+    const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+      if ((!endpoint || !token) && !(await locate())) throw new Error('voxd is not running');
+      try {
+        const r = await bounded(
+          $.http.fetch(`${endpoint}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          }),
+        );
+        if (!r.ok) throw new Error(`voxd answered ${r.status}`);
+        return JSON.parse(r.text);
+      } catch (err) {
+        // voxd gone or replaced (another port, another token): found again from VOX_HOME at the next call.
+        endpoint = token = undefined;
+        throw err;
+      }
+    };
+
+    const noteId = async () => {
+      const id = shortId(await $.session.id());
+      if (!ids.includes(id)) {
+        ids.push(id);
+        if (ids.length > MAX_IDS) ids.shift();
+      }
+    };
+
+    const readApproval = async () => {
+      let dir = await $.session.cwd();
+      for (let i = 0; i < 64; i++) {
+        const text = await bounded($.fs.read(`${dir}/.vox/config.md`, { length: 65536 })).catch(() => undefined);
+        if (text !== undefined) return approvesByVoice(text);
+        const up = dir.replace(/\/[^/]*$/, '');
+        if (up === dir || up === '') return false;
+        dir = up;
+      }
+      return false;
+    };
+
+    const draw = (drawn: Band) => {
+      if (drawn.status === band.status && drawn.band === band.band) return;
+      band = drawn;
+      $.ui.status(band.status);
+      $.ui.invalidate('ui.render');
+    };
+
+    const tick = async () => {
+      const now = Date.now();
+      if (busy || now < offUntil) return;
+      busy = true;
+      try {
+        await noteId();
+        if (now - configAt > CONFIG_MS) {
+          configAt = now;
+          approval = await readApproval();
+        }
+        status = (await call('GET', '/v1/status?limit=0')) as VoxStatus;
+        draw(describe(status, ids, approval));
+      } catch {
+        status = undefined;
+        offUntil = Date.now() + OFF_TICK_MS - TICK_MS;
+        draw(OFF);
+      } finally {
+        busy = false;
+      }
+    };
+
+    stopMine = async (): Promise<string> => {
+      await noteId();
+      const stop = (label: string) => call('POST', '/v1/stop', { scope: 'session', session: label });
+      // What the last tick knew is stopped at once; a fresh status finds any label newer than it.
+      const known = status ? myLabels(status, ids) : [];
+      const first = known.map((l) => stop(l).catch(() => undefined));
+      const fresh = myLabels((await call('GET', '/v1/status?limit=0')) as VoxStatus, ids).filter((l) => !known.includes(l));
+      const answers = (await Promise.all([...first, ...fresh.map(stop)])) as Array<{ stopped?: string[] } | undefined>;
+      const stopped = answers.reduce((n, a) => n + (a?.stopped?.length ?? 0), 0);
+      // Claude Code shows a command's output after "vox: ".
+      return stopped ? `stopped ${stopped} of this session (${[...known, ...fresh].join(', ')})` : 'nothing of this session to stop';
+    };
+
+    $.ui.status(band.status);
+    await $.command.register({ name: 'vox-stop', description: "Stop this session's speech (vox)", immediate: true });
+    $.clock.every(TICK_MS, () => void tick());
+    void tick();
+    return next(e);
+  });
+
+  on('command.run', { command: 'vox-stop' }, async () => ({
+    text: stopMine ? await stopMine().catch((err: Error) => `off (${err.message})`) : 'off',
+  }));
+
+  on('ui.render', { component: 'AbovePrompt' }, async ($, e, next) => {
+    // Off (VOX_CLAUDE_MOD=off, or a -p run): no row at all.
+    if (!stopMine || (e.plugin && e.plugin !== $.plugin.name)) return next(e);
+    const { Box, Text } = $.ui.resolve(e);
+    return (
+      <Box>
+        <Text dimColor>{band.band}</Text>
+      </Box>
+    );
+  });
+};
