@@ -45,6 +45,7 @@ import type { VoiceAssignment } from '../voices/assignment.js';
 import { VoxError } from '../errors.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
 import { DuplicateFilter } from './dedup.js';
+import { IdleWaits } from './idle-waits.js';
 import type { Journal, Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
 import { Narration } from './narration.js';
@@ -122,6 +123,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #narration: Narration;
   readonly #voices: VoiceAssignment | undefined;
   readonly #journal: UtteranceJournal;
+  readonly #waits: IdleWaits;
 
   constructor(options: DispatcherOptions) {
     super();
@@ -130,6 +132,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#log = options.log;
     this.#voices = options.voices;
     this.#dedup = new DuplicateFilter(this.#clock);
+    this.#waits = new IdleWaits(this.#dedup);
     // The one writer of utterances' records in the journal (utterance-journal.ts).
     const journal = new UtteranceJournal(options.journal);
     this.#journal = journal;
@@ -159,6 +162,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       maxQueue: options.maxQueue ?? 10_000,
       queue: this.#queue,
       dedup: this.#dedup,
+      waits: this.#waits,
       ledger: this.#ledger,
       player: this.#player,
       journal,
@@ -238,8 +242,9 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return this.#narration.batch(request);
   }
 
-  /** End what `session` narrates, for a new prompt; the ids cut. */
+  /** End what `session` narrates, for a new prompt (which ends its idle wait too); the ids cut. */
   cutNarration(session: string): string[] {
+    this.#waits.end(session);
     return this.#narration.cut(session);
   }
 
