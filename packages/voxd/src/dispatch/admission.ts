@@ -53,6 +53,7 @@ type Spec = Pick<UtteranceFields, 'kind' | 'text' | 'sentences' | 'priority' | '
       | 'signal'
       | 'requestId'
       | 'narration'
+      | 'cacheOnly'
     >
   > &
   Pick<SpeakRequest, 'maxAgeMs' | 'idlePrompt'>;
@@ -106,9 +107,13 @@ export class Admission {
 
   /**
    * Resolves at once with the acceptance (queued, deduped or dropped); `settled` with the final outcome.
-   * A narration (dispatch/narration.ts) comes with its text prepared and its mark.
+   * A narration (dispatch/narration.ts) comes with its text prepared and its mark; a replay (play-again.ts)
+   * with its sentences as rendered, played from the cache only (`cacheOnly`).
    */
-  async speech(input: SpeakInput, narration?: { prepared: PreparedText; mark: NarrationMark }): Promise<Admitted> {
+  async speech(
+    input: SpeakInput,
+    given?: { prepared: PreparedText; mark?: NarrationMark; cacheOnly?: boolean },
+  ): Promise<Admitted> {
     this.#assertOpen();
     // Secrets are said as their kind, and so never reach history, the journal or a log.
     input = withoutSecrets(input);
@@ -121,7 +126,7 @@ export class Admission {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
       }
       const prepared =
-        narration?.prepared ??
+        given?.prepared ??
         (input.verbatim
           ? await prepareAsGiven(input.text, { keepTags: false })
           : await this.#o.prepare(input.text, {
@@ -166,7 +171,8 @@ export class Admission {
           'idlePrompt',
         ]),
         ...(voice !== undefined ? { voice } : {}),
-        ...(narration ? { narration: narration.mark } : {}),
+        ...(given?.mark ? { narration: given.mark } : {}),
+        ...(given?.cacheOnly ? { cacheOnly: true } : {}),
       },
       sink,
     );
