@@ -39,7 +39,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'replay',
-    synopsis: 'replay [N] [--session LABEL]',
+    synopsis: 'replay [N]',
     summary: 'play a recent utterance again, from the cache',
     load: () => import('./commands/replay.js'),
   },
