@@ -130,7 +130,7 @@ describe('the real Claude Code with the vox plugin', { skip }, () => {
       for (const m of JSON.stringify(r.body ?? {}).matchAll(/mcp__plugin_vox_vox__\w+/g)) offered.add(m[0]);
     assert.deepEqual(
       [...offered].sort(),
-      ['configure', 'converse', 'listen', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL),
+      ['configure', 'converse', 'listen', 'recap', 'record', 'speak', 'status', 'stop', 'voices'].map(TOOL),
     );
 
     // What the model got back from speak: compact JSON with every fact.

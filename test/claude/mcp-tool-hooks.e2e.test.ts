@@ -95,6 +95,7 @@ describe('the hook tool of vox mcp with every fixture payload', () => {
       'configure',
       'converse',
       'listen',
+      'recap',
       'record',
       'speak',
       'status',

@@ -68,6 +68,10 @@ export const WIRE_ERRORS = {
     statusCode: 404,
     message: 'No route %s. See docs/protocol.md for the routes voxd serves.',
   },
+  VOX_ERR_REPLAY_NONE: {
+    statusCode: 404,
+    message: 'There is no utterance %s to play again: %s. "vox history" lists what can be replayed.',
+  },
   VOX_ERR_QUEUE_FULL: {
     statusCode: 503,
     message: 'The speech queue holds %s requests already. Wait for it to drain, or stop it with "vox stop --all".',

@@ -69,6 +69,8 @@ export interface HomePaths {
   models: string;
   /** Accepted requests not yet settled (voxd's journal), replayed by the next voxd; mode 0600. */
   journal: string;
+  /** What was said and missed, and the last recap's mark (voxd's recall, `vox recap`, `vox history`); mode 0600. */
+  recall: string;
   /** Written by "vox daemon stop|restart" before voxd is signalled, removed by the next voxd: a waiter's re-send honours it. */
   stopped: string;
 }
@@ -85,6 +87,7 @@ export function homePaths(home: string): HomePaths {
     keys: join(home, 'keys.env'),
     models: join(home, 'models'),
     journal: join(home, 'journal.jsonl'),
+    recall: join(home, 'recall.jsonl'),
     stopped: join(home, STOPPED_FILE),
   };
 }

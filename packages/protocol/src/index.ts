@@ -16,6 +16,7 @@ export * from './wire/chime.js';
 export * from './wire/events.js';
 export * from './wire/listen.js';
 export * from './wire/narration.js';
+export * from './wire/recall.js';
 export * from './wire/speak.js';
 export * from './wire/status.js';
 export * from './wire/stop.js';

@@ -11,6 +11,7 @@ import { readSettingsFile, resolveSettings, settingsPath, type SettingKey } from
 import { EspeakEngine } from './engines/espeak.js';
 import { SherpaEngine } from './engines/sherpa.js';
 import { Journal, journalMaxBytes } from './dispatch/journal.js';
+import { Recall } from './dispatch/recall.js';
 import { SESSION_VOICES_FILE, VoiceAssignment } from './voices/assignment.js';
 import { appendStartupLog, createLogger } from './log/logger.js';
 import { EXIT_ALREADY_RUNNING, takeInstanceLock, voxdVersionAt } from './instance-lock.js';
@@ -203,6 +204,8 @@ const listen = {
   },
   env,
 };
+// What was heard and missed: `vox recap`, `vox history` and `vox replay` after a restart too.
+const recall = new Recall(paths.recall, { log });
 const voices = new VoiceAssignment({ path: join(paths.home, SESSION_VOICES_FILE), log });
 const { app, dispatcher, listener } = await buildServer({
   token,
@@ -213,6 +216,7 @@ const { app, dispatcher, listener } = await buildServer({
   version: VERSION,
   listen,
   journal,
+  recall,
   voices,
 });
 
@@ -291,6 +295,7 @@ shutdownHook = async () => {
   await app.close();
   // After the dispatcher: what it handed over stays in the journal for the next voxd.
   await journal.close();
+  recall.close();
   await text.close();
   await synthesis.close();
   await espeak.close();

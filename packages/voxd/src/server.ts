@@ -31,6 +31,8 @@ import { TalkInbox } from './talk/inbox.js';
 import { synthesizeRoute } from './routes/synthesize.js';
 import { voicesRoute } from './routes/voices.js';
 import type { Journal } from './dispatch/journal.js';
+import type { Recall } from './dispatch/recall.js';
+import { recallRoutes } from './routes/recall.js';
 import { guard } from './access/security.js';
 import type { Sink } from './sinks/sink.js';
 import type { Synthesizer } from './synthesis/synthesizer.js';
@@ -57,6 +59,8 @@ export interface ServerOptions {
   journal?: Journal;
   /** Each session's own voice (voices/assignment.ts). */
   voices?: VoiceAssignment;
+  /** What was heard and missed (dispatch/recall.ts); default: in memory. The caller closes it. */
+  recall?: Recall;
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
@@ -134,6 +138,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.logger ? { log: options.logger } : {}),
     ...(options.journal ? { journal: options.journal } : {}),
     ...(options.voices ? { voices: options.voices } : {}),
+    ...(options.recall ? { recall: options.recall } : {}),
   });
 
   const version = options.version ?? VERSION;
@@ -187,6 +192,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
   });
   await app.register(speakRoute, { dispatcher });
   await app.register(narrationRoute, { dispatcher });
+  await app.register(recallRoutes, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });
   await app.register(listenRoute, { listener });

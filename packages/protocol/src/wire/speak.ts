@@ -44,6 +44,14 @@ export interface SpeakRequest {
    * outcome, and nothing is spoken twice. `vox` sets one on every request.
    */
   requestId?: string;
+  /**
+   * The session's idle prompt ("api is waiting for your input"): said once per
+   * wait. Its duplicate window (`once`) lasts until the session sends anything
+   * else (speech, a chime, a narration) or its narration is cut (a new
+   * prompt), so a re-fired prompt stays quiet while the session waits, and
+   * the next wait is said again. Needs `session`.
+   */
+  idlePrompt?: boolean;
 }
 
 export interface DuplicateInfo {
@@ -109,6 +117,7 @@ export const speakRequestSchema = {
     maxChars: { type: 'integer', minimum: 1, maximum: MAX_TEXT_CHARS },
     verbatim: { type: 'boolean' },
     requestId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' },
+    idlePrompt: { type: 'boolean' },
   },
 } as const;
 

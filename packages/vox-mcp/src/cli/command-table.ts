@@ -32,6 +32,24 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { name: 'stop', synopsis: 'stop [--all]', summary: 'stop speech', load: () => import('./commands/stop.js') },
   {
+    name: 'recap',
+    synopsis: 'recap',
+    summary: 'say what you missed since the last recap',
+    load: () => import('./commands/recap.js'),
+  },
+  {
+    name: 'replay',
+    synopsis: 'replay [N]',
+    summary: 'play a recent utterance again, from the cache',
+    load: () => import('./commands/replay.js'),
+  },
+  {
+    name: 'history',
+    synopsis: 'history [-n N]',
+    summary: 'list recent utterances and what you missed',
+    load: () => import('./commands/history.js'),
+  },
+  {
     name: 'status',
     synopsis: 'status [--watch]',
     summary: "show voxd's state, queue and history",

@@ -67,6 +67,8 @@ export type HookAction =
       dedupKey?: string;
       /** Duplicate window in seconds, at least; default: the project's `dedup`. */
       once?: number;
+      /** The session's idle prompt: said once per wait (voxd's idle-waits.ts), again after `once` at the soonest. */
+      idlePrompt?: boolean;
     }
   | { kind: 'chime'; signal: ChimeSignal; priority: Priority }
   | { kind: 'none'; reason: string };
@@ -109,6 +111,14 @@ export const STOP_MAX_AGE_MS = 120_000;
  * 6 s after the request, if it is still open).
  */
 export const PERMISSION_DEDUP_SECONDS = 20;
+/**
+ * The idle prompt is said once per wait (Claude Code re-fires it about every
+ * 60 s); while the session still waits, a reminder comes after this many
+ * seconds at the soonest. Ten minutes: long enough that a wait is one
+ * sentence, not ten; short enough that a session forgotten for a while asks
+ * again (docs/claude-code.md).
+ */
+export const IDLE_REMINDER_SECONDS = 600;
 /** Idle pings, session start, compaction: noise once old. */
 export const NOTICE_MAX_AGE_MS = NOTIFICATION_MAX_AGE_MS;
 
@@ -209,6 +219,9 @@ function notification(payload: HookPayload, ctx: HookContext, continuous: boolea
         priority: 'notification',
         chime: 'prompt',
         maxAgeMs: NOTICE_MAX_AGE_MS,
+        dedupKey: 'idle prompt',
+        once: IDLE_REMINDER_SECONDS,
+        idlePrompt: true,
       };
     case 'info':
       if (!continuous) return { kind: 'none', reason: `Notification ${type} is heard ${CONTINUOUS_ONLY}` };
@@ -344,5 +357,6 @@ export function hookDelivery(action: HookAction, config: ResolvedConfig, session
     ...(action.once !== undefined ? { once: Math.max(action.once, config.values.dedup) } : {}),
     // One session's repeat is a duplicate; the same words from two sessions are two events.
     dedupKey: `${session} ${action.dedupKey ?? action.text}`,
+    ...(action.idlePrompt ? { idlePrompt: true } : {}),
   });
 }

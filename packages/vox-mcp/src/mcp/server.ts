@@ -13,6 +13,7 @@ import { createProtocol } from './protocol.js';
 import { checkInput, show, type InputSchema } from './schema.js';
 import { errorResult, toolError, type McpTool, type ToolContext } from './tool.js';
 import { configure } from './tools/configure.js';
+import { recap } from './tools/recap.js';
 import { record } from './tools/record.js';
 import { speak } from './tools/speak.js';
 import { status } from './tools/status.js';
@@ -20,7 +21,7 @@ import { stop } from './tools/stop.js';
 import { voices } from './tools/voices.js';
 
 /** The tools the model is offered, in `tools/list` order. */
-export const BUILTIN_TOOLS: readonly McpTool[] = [speak, stop, voices, status, configure, record];
+export const BUILTIN_TOOLS: readonly McpTool[] = [speak, stop, voices, status, configure, record, recap];
 
 export interface VoxMcpOptions {
   env: NodeJS.ProcessEnv;

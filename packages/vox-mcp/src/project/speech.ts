@@ -24,6 +24,8 @@ export interface SpeechOverrides {
   final?: boolean;
   /** The chime to play when the project is muted (`speak: false`). Default `done`. */
   chime?: ChimeSignal;
+  /** The session's idle prompt: said once per wait (SpeakRequest.idlePrompt). */
+  idlePrompt?: boolean;
 }
 
 export type Delivery = { route: '/v1/speak'; body: SpeakRequest } | { route: '/v1/chime'; body: ChimeRequest };
@@ -67,5 +69,6 @@ export function buildDelivery(
   if (o.maxAgeMs !== undefined) body.maxAgeMs = o.maxAgeMs;
   if (o.wait) body.wait = true;
   if (o.final) body.final = true;
+  if (o.idlePrompt) body.idlePrompt = true;
   return { route: '/v1/speak', body };
 }

@@ -13,6 +13,7 @@ import { run } from '../../src/cli/commands/hook.js';
 import type { NotifyMode } from '../../src/project/config-schema.js';
 import { resolveConfig } from '../../src/project/config.js';
 import {
+  IDLE_REMINDER_SECONDS,
   NOTICE_MAX_AGE_MS,
   PERMISSION_DEDUP_SECONDS,
   PERMISSION_MAX_AGE_MS,
@@ -244,6 +245,9 @@ const ROWS: Row[] = [
       priority: 'notification',
       chime: 'prompt',
       maxAgeMs: NOTICE_MAX_AGE_MS,
+      dedupKey: 'idle prompt',
+      once: IDLE_REMINDER_SECONDS,
+      idlePrompt: true,
     },
   },
   {

@@ -121,7 +121,7 @@ const META = {
 const modern = (id: number | string, method: string, params: Record<string, unknown> = {}) =>
   rpc(id, method, { ...params, _meta: META });
 
-const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'listen', 'converse'].map(
+const TOOL_NAMES = ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'recap', 'listen', 'converse'].map(
   (n) => `${n} (output schema)`,
 );
 

@@ -188,13 +188,14 @@ after(async () => {
 });
 
 describe('vox mcp', () => {
-  test('tools/list returns the eight tools with their input schemas', async () => {
+  test('tools/list returns the nine tools with their input schemas', async () => {
     const client = await session(project('list'));
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'configure',
       'converse',
       'listen',
+      'recap',
       'record',
       'speak',
       'status',
@@ -420,6 +421,23 @@ describe('vox mcp', () => {
     const bad = await callTool(client, 'stop', { scope: 'everyone' });
     assert.equal(bad.isError, true);
     assert.match(bad.text, /scope must be one of session, all/);
+  });
+
+  test('recap says what was missed; a second recap says nothing new', async () => {
+    const client = await session(project('recap'));
+    const first = await callTool(client, 'recap');
+    assert.equal(first.isError, undefined, first.text);
+    const sc = first.structuredContent as { id: string; status: string; items: number; sessions: number };
+    assert.equal(sc.status, 'queued');
+    assert.equal(typeof sc.items, 'number');
+    const second = await callTool(client, 'recap');
+    assert.equal(second.isError, undefined, second.text);
+    assert.deepEqual(
+      [(second.structuredContent as { items: number }).items, (second.structuredContent as { text: string }).text],
+      [0, 'Nothing new since the last recap.'],
+    );
+    const bad = await callTool(client, 'recap', { scope: 'all' });
+    assert.equal(bad.isError, true);
   });
 
   test("voices lists the engine's voices, filtered by language", async () => {

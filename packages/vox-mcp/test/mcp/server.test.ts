@@ -278,12 +278,12 @@ describe('JSON-RPC layer', () => {
     });
   });
 
-  test('tools/list: six tools, each with a description and an object input schema', async () => {
+  test('tools/list: seven tools, each with a description and an object input schema', async () => {
     const { mcp } = offline();
     const tools = await mcp.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['speak', 'stop', 'voices', 'status', 'configure', 'record'],
+      ['speak', 'stop', 'voices', 'status', 'configure', 'record', 'recap'],
     );
     for (const t of tools) {
       assert.ok(t.description && t.description.length > 40, t.name);

@@ -24,6 +24,7 @@ import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn, type PreparedText } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import type { DuplicateFilter } from './dedup.js';
+import type { IdleWaits } from './idle-waits.js';
 import type { NarrationMark } from './journal-records.js';
 import { handedOver, sinkHealth, type Ledger } from './ledger.js';
 import { dedupKeyFor, storedKey } from './normalize.js';
@@ -52,9 +53,10 @@ type Spec = Pick<UtteranceFields, 'kind' | 'text' | 'sentences' | 'priority' | '
       | 'signal'
       | 'requestId'
       | 'narration'
+      | 'cacheOnly'
     >
   > &
-  Pick<SpeakRequest, 'maxAgeMs'>;
+  Pick<SpeakRequest, 'maxAgeMs' | 'idlePrompt'>;
 
 export interface Admitted {
   response: SpeakResponse;
@@ -70,6 +72,8 @@ export interface AdmissionOptions {
   maxQueue: number;
   queue: SpeechQueue<Utterance>;
   dedup: DuplicateFilter;
+  /** Sessions waiting for their person: an idle prompt is said once per wait (idle-waits.ts). */
+  waits: IdleWaits;
   ledger: Ledger;
   player: Player;
   journal: UtteranceJournal;
@@ -103,9 +107,13 @@ export class Admission {
 
   /**
    * Resolves at once with the acceptance (queued, deduped or dropped); `settled` with the final outcome.
-   * A narration (dispatch/narration.ts) comes with its text prepared and its mark.
+   * A narration (dispatch/narration.ts) comes with its text prepared and its mark; a replay (play-again.ts)
+   * with its sentences as rendered, played from the cache only (`cacheOnly`).
    */
-  async speech(input: SpeakInput, narration?: { prepared: PreparedText; mark: NarrationMark }): Promise<Admitted> {
+  async speech(
+    input: SpeakInput,
+    given?: { prepared: PreparedText; mark?: NarrationMark; cacheOnly?: boolean },
+  ): Promise<Admitted> {
     this.#assertOpen();
     // Secrets are said as their kind, and so never reach history, the journal or a log.
     input = withoutSecrets(input);
@@ -118,7 +126,7 @@ export class Admission {
         throw new VoxError('VOX_ERR_VOICE_UNKNOWN', JSON.stringify(input.voice), engine.name);
       }
       const prepared =
-        narration?.prepared ??
+        given?.prepared ??
         (input.verbatim
           ? await prepareAsGiven(input.text, { keepTags: false })
           : await this.#o.prepare(input.text, {
@@ -151,9 +159,20 @@ export class Admission {
         windowMs,
         engine: engine.name,
         resolved: engine,
-        ...pick(input, ['rate', 'volume', 'model', 'apiKey', 'session', 'final', 'maxAgeMs', 'requestId']),
+        ...pick(input, [
+          'rate',
+          'volume',
+          'model',
+          'apiKey',
+          'session',
+          'final',
+          'maxAgeMs',
+          'requestId',
+          'idlePrompt',
+        ]),
         ...(voice !== undefined ? { voice } : {}),
-        ...(narration ? { narration: narration.mark } : {}),
+        ...(given?.mark ? { narration: given.mark } : {}),
+        ...(given?.cacheOnly ? { cacheOnly: true } : {}),
       },
       sink,
     );
@@ -230,6 +249,11 @@ export class Admission {
       const joined = this.#join(spec.requestId, spec.dedupKey, spec.apiKey, sink);
       if (joined) return joined;
     }
+    if (spec.session) {
+      // Anything else from the session ends its wait: its next idle prompt is said again.
+      if (spec.idlePrompt) this.#o.waits.waiting(spec.session, spec.dedupKey);
+      else this.#o.waits.end(spec.session);
+    }
     const now = clock();
     const id = randomUUID().slice(0, 8);
     const entry = historyEntry({ ...spec, id }, now);
@@ -281,7 +305,7 @@ export class Admission {
 
     if (queue.length >= this.#o.maxQueue) throw new VoxError('VOX_ERR_QUEUE_FULL', this.#o.maxQueue);
 
-    const { maxAgeMs: askedMaxAgeMs, ...fields } = spec;
+    const { maxAgeMs: askedMaxAgeMs, idlePrompt: _idle, ...fields } = spec;
     const maxAgeMs = askedMaxAgeMs ?? (spec.priority === 'notification' ? NOTIFICATION_MAX_AGE_MS : undefined);
     const u = Utterance.accepted(
       { ...fields, id, acceptedAt: now, ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}) },

@@ -81,6 +81,11 @@ export class DuplicateFilter {
     if (this.#entries.get(key)?.id === id) this.#entries.delete(key);
   }
 
+  /** Forget `key` whatever holds it: its window ends now (an idle prompt's wait is over, idle-waits.ts). */
+  drop(key: string): void {
+    this.#entries.delete(key);
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -45,11 +45,15 @@ import type { VoiceAssignment } from '../voices/assignment.js';
 import { VoxError } from '../errors.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
 import { DuplicateFilter } from './dedup.js';
+import { IdleWaits } from './idle-waits.js';
 import type { Journal, Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
 import { Narration } from './narration.js';
 import { Player, type HoldHandle } from './player.js';
 import { SpeechQueue } from './queue.js';
+import { playAgain } from './play-again.js';
+import { Recall } from './recall.js';
+import { speakRecap } from './recap.js';
 import { restore } from './replay.js';
 import type { Utterance } from './utterance.js';
 import { UtteranceJournal } from './utterance-journal.js';
@@ -91,6 +95,8 @@ export interface DispatcherOptions {
   journal?: Journal;
   /** Each session's own voice (voices/assignment.ts); none: a request without a voice gets the engine's default. */
   voices?: VoiceAssignment;
+  /** What was heard and missed (recall.ts); default: kept in memory only. */
+  recall?: Recall;
   /**
    * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
    * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
@@ -122,6 +128,9 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #narration: Narration;
   readonly #voices: VoiceAssignment | undefined;
   readonly #journal: UtteranceJournal;
+  readonly #waits: IdleWaits;
+  /** What was heard and missed, for recaps, history and replays (recall.ts). */
+  readonly recall: Recall;
 
   constructor(options: DispatcherOptions) {
     super();
@@ -130,6 +139,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     this.#log = options.log;
     this.#voices = options.voices;
     this.#dedup = new DuplicateFilter(this.#clock);
+    this.#waits = new IdleWaits(this.#dedup);
+    this.recall = options.recall ?? new Recall(undefined, { clock: this.#clock });
     // The one writer of utterances' records in the journal (utterance-journal.ts).
     const journal = new UtteranceJournal(options.journal);
     this.#journal = journal;
@@ -138,6 +149,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       historySize: options.historySize ?? 200,
       dedup: this.#dedup,
       journal,
+      recall: this.recall,
       sink: options.sink,
       log: this.#log,
       emit: (event) => this.emit('event', event),
@@ -159,6 +171,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       maxQueue: options.maxQueue ?? 10_000,
       queue: this.#queue,
       dedup: this.#dedup,
+      waits: this.#waits,
       ledger: this.#ledger,
       player: this.#player,
       journal,
@@ -232,14 +245,25 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return this.#admission.speech(input);
   }
 
+  /** Speak what the person missed since the last recap (recap.ts). */
+  recap(): Promise<Admitted & { items: number; sessions: number }> {
+    return speakRecap(this.#admission, this.recall);
+  }
+
+  /** Play the `n`th last played utterance (of `session`) again from the cache (play-again.ts). */
+  replay(n = 1, session?: string): Promise<Admitted & { of: string }> {
+    return playAgain(this.#admission, this.recall, n, session);
+  }
+
   /** Take one batch of a message being written (narration.ts). */
   narrate(request: NarrationRequest): Promise<NarrationResponse> {
     if (this.#admission.closed) return Promise.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
     return this.#narration.batch(request);
   }
 
-  /** End what `session` narrates, for a new prompt; the ids cut. */
+  /** End what `session` narrates, for a new prompt (which ends its idle wait too); the ids cut. */
   cutNarration(session: string): string[] {
+    this.#waits.end(session);
     return this.#narration.cut(session);
   }
 

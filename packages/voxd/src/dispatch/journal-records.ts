@@ -66,6 +66,8 @@ export type JournalEntry = Pick<
   hadApiKey?: boolean;
   /** A narrated message: written again, whole, at each batch (the last record wins). */
   narration?: NarrationMark;
+  /** Played again from the synthesis cache (`vox replay`): never synthesized anew. */
+  cacheOnly?: boolean;
 };
 
 /** How a request ended, as the journal keeps it (for joining re-sends and duplicates after a restart). */
@@ -154,6 +156,7 @@ const ACCEPT_FIELDS: Record<string, Check> = {
   expiresAt: num,
   hadApiKey: bool,
   narration: isNarrationMark,
+  cacheOnly: bool,
 };
 const ACCEPT_REQUIRED = ['id', 'kind', 'priority', 'text', 'sentences', 'dedupKey', 'windowMs', 'acceptedAt'];
 

@@ -19,6 +19,7 @@ import {
 } from '@vox/protocol';
 import { NO_OUTPUT_FIX, type Sink, type SinkState } from '../sinks/sink.js';
 import type { DuplicateFilter } from './dedup.js';
+import type { Recall } from './recall.js';
 import type { UtteranceJournal } from './utterance-journal.js';
 import { eventBase, type Utterance } from './utterance.js';
 
@@ -60,6 +61,8 @@ export interface LedgerOptions {
   historySize: number;
   dedup: DuplicateFilter;
   journal: UtteranceJournal;
+  /** What was heard and missed, kept across restarts (recall.ts). */
+  recall: Recall;
   sink: Sink;
   log: { info(obj: object, msg?: string): void } | undefined;
   /** Where events go (the dispatcher's `event`). */
@@ -124,6 +127,7 @@ export class Ledger {
     const { journal, dedup, clock, sink, log } = this.#options;
     if (!u.settle(outcome, clock(), reason)) return;
     journal.settle(u, outcome, reason, code);
+    this.#options.recall.settled(u, outcome);
     // A stop starts the window too: what the user silenced is not repeated at once.
     if (outcome === 'played' || outcome === 'stopped') dedup.played(u.dedupKey, u.id, outcome);
     else dedup.forget(u.dedupKey, u.id);

@@ -66,7 +66,7 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
     synthesizer.synthesize({
       text: u.sentences[i]!,
       engine,
-      ...pick(u, ['voice', 'rate', 'model', 'apiKey']),
+      ...pick(u, ['voice', 'rate', 'model', 'apiKey', 'cacheOnly']),
       signal: synthSignal,
       leading: i === first,
     });

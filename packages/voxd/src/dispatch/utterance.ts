@@ -319,6 +319,7 @@ export const KEPT = [
   'signal',
   'expiresAt',
   'narration',
+  'cacheOnly',
 ] as const;
 
 /** The fields every event about `u` carries. */

@@ -88,7 +88,9 @@ export interface EngineRegistry {
    * /v1/synthesize pass it, so it is resolved once), or a name to resolve
    * here. The text is prepared for that engine.
    */
-  synthesize(request: SynthesisRequest & { engine: Engine | string; apiKey?: string }): Promise<RegistrySynthesis>;
+  synthesize(
+    request: SynthesisRequest & { engine: Engine | string; apiKey?: string; cacheOnly?: boolean },
+  ): Promise<RegistrySynthesis>;
   /** Voices of the named engine, or of the automatic one. */
   voices(engine?: string): Promise<Voice[]>;
   readonly keys: Keys;
@@ -159,24 +161,24 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     return embedded;
   }
 
+  const keyOf = (engine: Engine, req: SynthesisRequest) =>
+    cache?.key({
+      engine: engine.name,
+      model: req.model,
+      voice: req.voice,
+      rate: req.rate,
+      volume: req.volume,
+      params: engine.cacheParams?.(req),
+      text: req.text,
+    });
+
   /** One try on one engine: the cache, else the engine up to its first chunk. */
   async function attempt(
     engine: Engine,
     req: SynthesisRequest & { apiKey?: string },
     cacheable: boolean,
   ): Promise<RegistrySynthesis> {
-    const key =
-      cache && cacheable
-        ? cache.key({
-            engine: engine.name,
-            model: req.model,
-            voice: req.voice,
-            rate: req.rate,
-            volume: req.volume,
-            params: engine.cacheParams?.(req),
-            text: req.text,
-          })
-        : undefined;
+    const key = cacheable ? keyOf(engine, req) : undefined;
     if (key && cache) {
       const hit = await cache.get(key).catch(() => undefined);
       if (hit)
@@ -203,16 +205,37 @@ export function createEngineRegistry(options: EngineRegistryOptions): EngineRegi
     };
   }
 
+  /** A replay: the audio the cache holds for `req` on `engine`, never synthesized anew. */
+  async function cached(engine: Engine, req: SynthesisRequest): Promise<RegistrySynthesis> {
+    // The audio just played may still be on its way to the cache.
+    await Promise.allSettled([...writes]);
+    const key = keyOf(engine, req);
+    const hit = key && cache ? await cache.get(key).catch(() => undefined) : undefined;
+    if (!hit)
+      throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', {
+        message: `the audio of "${req.text.slice(0, 60)}" is no longer in the cache, and a replay never synthesizes`,
+      });
+    return {
+      engine: engine.name,
+      cached: true,
+      synthesis: { format: hit.format, chunks: replay(hit.pcm, req.signal) },
+    };
+  }
+
   async function synthesize(
-    request: SynthesisRequest & { engine: Engine | string; apiKey?: string },
+    request: SynthesisRequest & { engine: Engine | string; apiKey?: string; cacheOnly?: boolean },
   ): Promise<RegistrySynthesis> {
     const given = typeof request.engine === 'object';
     const engine = typeof request.engine === 'object' ? request.engine : await resolve(request.engine, request.voice);
+    if (request.cacheOnly) {
+      const { engine: _e, apiKey: _k, cacheOnly: _c, ...base } = request;
+      return cached(engine, base);
+    }
     // A caller's key goes only to the cloud engine it named, never to whichever `auto` found.
     // An engine resolved already counts as named, as its name did before (the dispatcher passed the name resolve() gave).
     const named = given || (request.engine !== undefined && request.engine !== 'auto');
     const ownKey = request.apiKey && named && CLOUD.has(engine.name) ? request.apiKey : undefined;
-    const { engine: _name, apiKey: _key, ...base } = request;
+    const { engine: _name, apiKey: _key, cacheOnly: _cache, ...base } = request;
     const req: SynthesisRequest & { apiKey?: string } = ownKey ? { ...base, apiKey: ownKey } : base;
     // A request with its own key is never cached, even when the key went unused.
     const cacheable = request.apiKey === undefined;

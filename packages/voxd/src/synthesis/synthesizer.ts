@@ -9,8 +9,11 @@ import { VoxError } from '../errors.js';
 
 export interface Synthesizer {
   resolve(requested?: string, voice?: string): Promise<Engine>;
-  /** `engine`: what resolve() gave for this request; the text is prepared for it (tags only if it performs them). */
-  synthesize(request: SynthesisRequest & { engine: Engine; apiKey?: string }): Promise<{
+  /**
+   * `engine`: what resolve() gave for this request; the text is prepared for it (tags only if it performs them).
+   * `cacheOnly`: the audio must come from the synthesis cache (a replay), else this fails.
+   */
+  synthesize(request: SynthesisRequest & { engine: Engine; apiKey?: string; cacheOnly?: boolean }): Promise<{
     engine: string;
     fallbackReason?: string;
     cached?: boolean;
@@ -27,7 +30,9 @@ export function singleEngine(engine: Engine): Synthesizer {
       }
       return engine;
     },
-    async synthesize({ engine: _resolved, ...request }) {
+    async synthesize({ engine: _resolved, cacheOnly, ...request }) {
+      if (cacheOnly)
+        throw new VoxError('VOX_ERR_SYNTHESIS_FAILED', { message: 'there is no synthesis cache to replay from' });
       return { engine: engine.name, synthesis: await engine.synthesize(request) };
     },
   };
