@@ -36,12 +36,18 @@ const LINES = [
   'That is everything for this task.',
 ];
 const LINE_DELAY_MS = 400;
+/** A reply that takes far longer to say than the test takes to cut it: each line its own sentence. */
+const RAMBLE = Array.from(
+  { length: 16 },
+  (_, i) => `Part ${i + 1} of the report covers one more module that I read through from its top to its bottom.`,
+);
 
 interface HistoryEntry {
   id: string;
   text: string;
   session?: string;
   outcome: string;
+  reason?: string;
   startedAt?: string;
   finishedAt?: string;
 }
@@ -63,6 +69,7 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
 
   function model(req: MessagesRequest): Turn {
     if (!req.tools?.length) return { text: 'ok' };
+    if (userText(lastUser(req)).includes('RAMBLE')) return { text: `${RAMBLE.join('\n')}\n` };
     if (userText(lastUser(req)).includes('NARRATE'))
       return { text: `${LINES.join('\n')}\n`, lineDelayMs: LINE_DELAY_MS, onSent: () => (sentAt = Date.now()) };
     return { text: 'Hello.' };
@@ -180,5 +187,38 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
       mine.map((h) => h.id),
       [narration.id],
     );
+  });
+
+  test("/clear, then a new prompt: the old reply's narration is cut though the session has a new label", async () => {
+    await d.idle();
+    const debug = join(home, 'claude-debug.log');
+    type('RAMBLE through the report');
+    const old = await waitFor(
+      async () => (await history()).find((h) => h.text.startsWith('Part 1 of the report') && h.outcome === 'playing'),
+      30_000,
+      'the long narration to play',
+    );
+    type('/clear');
+    await waitFor(
+      () => (/SessionStart:clear/.test(readFileSync(debug, 'utf8')) ? true : undefined),
+      20_000,
+      'SessionStart:clear',
+    );
+    // Still speaking: 16 long sentences take far longer than a /clear.
+    assert.equal((await history()).find((h) => h.id === old.id)?.outcome, 'playing');
+    type('hello again');
+    const hello = await waitFor(
+      async () => (await history()).find((h) => h.text === 'Hello.' && h.session !== old.session),
+      30_000,
+      'the new reply under the new label',
+    );
+    const ended = await waitFor(
+      async () => (await history()).find((h) => h.id === old.id && h.outcome !== 'playing' && h.outcome !== 'queued'),
+      120_000,
+      'the old narration to end',
+    );
+    assert.notEqual(hello.session, old.session, '/clear gave the session a new label');
+    assert.equal(ended.outcome, 'stopped', `the old reply was cut, not read to its end: ${JSON.stringify(ended)}`);
+    assert.match(ended.reason ?? '', /new prompt/);
   });
 });

@@ -221,6 +221,49 @@ test('two sessions narrating share the voice in turns, and an important ask from
   }
 });
 
+const SHORT = Array.from({ length: 14 }, (_, i) => `Part ${i + 1} is short.`);
+
+/** Audio in a WAV being written, in ms (the file sink writes in real time; the header's size comes at the end). */
+function writtenMs(file: string): number {
+  const b = readFileSync(file);
+  if (b.length < 44) return 0;
+  return ((b.length - 44) / (b.readUInt32LE(24) * 2)) * 1000;
+}
+
+test('a narration paused for an ask continues its own turn when it resumes: the other session waits one turn, not two', async (t) => {
+  const d = await startDaemon();
+  t.after(() => stopDaemonsUnder(d.home));
+  const a = await batch(d, 'alpha#1', 'ma', 0, `${SHORT.join('\n')}\n`, true);
+  const b = await batch(d, 'beta#2', 'mb', 0, `${SHORT.join('\n')}\n`, true);
+  assert.equal(a.body.sentences, SHORT.length);
+  // Alpha holds the voice, beta waits; late in alpha's first turn a third session's ask cuts in.
+  await waitFor(
+    () => {
+      const [first] = wavsOf(d, a.body.id);
+      return first && writtenMs(first) >= 4000 ? true : undefined;
+    },
+    60_000,
+    "alpha's first turn to be 4 s in",
+  );
+  const ask = await d.api('POST', '/v1/speak', {
+    text: 'gamma needs your permission.',
+    priority: 'important',
+    session: 'gamma#3',
+  });
+  assert.equal(ask.body.status, 'queued');
+  for (const id of [a.body.id, b.body.id, ask.body.id]) assert.equal((await settled(d, id)).outcome, 'played');
+  const files = d.wavs();
+  const order = files.map((f) => /^\d+-(.+)\.wav$/.exec(basename(f))![1]!);
+  // The turn state: alpha, the ask, alpha again, and only then beta.
+  const firstB = order.indexOf(b.body.id);
+  assert.deepEqual(order.slice(0, 3), [a.body.id, ask.body.id, a.body.id], order.join(' '));
+  assert.equal(firstB, 3, order.join(' '));
+  // Alpha's turn around the ask is one turn: 6 s, plus the sentence it ended on, plus the one cut and said again.
+  const sentenceMs = Math.max(...(await Promise.all(SHORT.slice(0, 2).map((s) => synthesizedMs(d, s)))));
+  const turn = playedMs([files[0]!, files[2]!]);
+  assert.ok(turn <= 6000 + 2 * sentenceMs + 250, `alpha's turn: ${turn} ms of audio (a sentence: ${sentenceMs} ms)`);
+});
+
 test('kill -9 between batches: the message carries on mid-paragraph, nothing lost, nothing twice', async (t) => {
   const home = tempDir();
   t.after(() => stopDaemonsUnder(home));

@@ -54,6 +54,8 @@ function model(req: MessagesRequest): Turn {
 interface Logged {
   session: string;
   requestId: string;
+  sessionId?: string;
+  toolUseId?: string;
   tool: string;
   transcript: string;
   answer: string | null;
@@ -118,6 +120,11 @@ describe('permission prompts answered by voice', () => {
     assert.equal(entry!.behavior, 'allow');
     assert.match(entry!.session, /^allowed#/);
     assert.match(entry!.requestId, /\S/);
+    // Claude Code's own session id, so the decision can be matched to the session's transcript and tool call.
+    assert.match(entry!.sessionId ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-/, JSON.stringify(entry));
+    assert.equal(entry!.session, `allowed#${entry!.sessionId!.replace(/[^a-zA-Z0-9]/g, '').slice(0, 6)}`);
+    // Claude Code 2.1.332 sends no tool_use_id with PermissionRequest: none is made up.
+    assert.equal(entry!.toolUseId, undefined);
     // What was asked, by name and the command whole, every character said (hooks/voice/spoken-command.ts), before listening.
     const history = (await d.api('GET', '/v1/status')).body.history as Array<{ text: string; session?: string }>;
     const asked = history.filter((h) => h.session === entry!.session && h.text.includes('wants to run'));
@@ -332,6 +339,11 @@ describe('permission prompts answered by voice', () => {
       assert.equal(logged.length, 2, JSON.stringify(logged));
       const order = logged.map((e) => Number(e.requestId.replace('toolu_two_', '')));
       assert.deepEqual([...order].sort(), [0, 1]);
+      // The payload's own ids, as they came: a decision matches its tool call.
+      assert.deepEqual(
+        logged.map((e) => [e.toolUseId, e.sessionId]),
+        order.map((i) => [`toolu_two_${i}`, `0000000${i}-aaaa-4bbb-8ccc-dddddddddddd`]),
+      );
       assert.deepEqual(
         logged.map((e) => [e.transcript, e.behavior]),
         [

@@ -70,7 +70,15 @@ export interface NarrationResponse {
 /** POST /v1/narration/cut: a new prompt in the session ends what it narrates. */
 export interface NarrationCutRequest {
   session: string;
+  /**
+   * The session's earlier labels, cut as well: after Claude Code's `/clear` the
+   * same session goes on under a new id, and the reply before it is still its own.
+   */
+  earlier?: string[];
 }
+
+/** Most earlier labels one cut names (as many as a `vox mcp` keeps, project/session.ts). */
+export const NARRATION_CUT_MAX_EARLIER = 32;
 
 export interface NarrationCutResponse {
   /** The utterances that were cut (playing or waiting). */
@@ -101,7 +109,7 @@ export const narrationCutRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['session'],
-  properties: { session },
+  properties: { session, earlier: { type: 'array', maxItems: NARRATION_CUT_MAX_EARLIER, items: session } },
 } as const;
 
 /** Compiles only while each request type and its schema agree (schema-type.ts). */

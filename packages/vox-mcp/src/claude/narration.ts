@@ -1,7 +1,8 @@
 /**
  * Narration from Claude Code's hooks (`narrate: stream`): each MessageDisplay
  * batch goes to voxd's POST /v1/narration as it is shown, and a new prompt
- * (UserPromptSubmit) cuts what the session still narrates. voxd speaks the
+ * (UserPromptSubmit) cuts what the session still narrates, under every label
+ * it has had (a `/clear` gives it a new one). voxd speaks the
  * sentences (docs/claude-code.md, "Narration").
  *
  * Design notes:
@@ -17,7 +18,12 @@
  * - A muted project (`speak: false`), `notify: off` or `quiet` narrates nothing; the
  *   announce label starts the message; pronunciations apply as to any text.
  */
-import { NARRATION_MAX_DELTA_CHARS, type NarrationCutRequest, type NarrationRequest } from '@vox/protocol';
+import {
+  NARRATION_CUT_MAX_EARLIER,
+  NARRATION_MAX_DELTA_CHARS,
+  type NarrationCutRequest,
+  type NarrationRequest,
+} from '@vox/protocol';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { announceLabel } from '../project/config.js';
 import { applyPronunciations } from '../project/pronunciation-matcher.js';
@@ -40,9 +46,14 @@ export function narrationDelivery(
   payload: HookPayload,
   config: ResolvedConfig,
   session: string,
+  earlier: readonly string[] = [],
 ): NarrationDelivery | undefined {
   if (!narrates(config)) return undefined;
-  if (event === 'UserPromptSubmit') return { route: '/v1/narration/cut', body: { session } };
+  if (event === 'UserPromptSubmit') {
+    // Every label the session has had: after /clear the reply before it still speaks under the old one.
+    const others = [...new Set(earlier)].filter((l) => l !== session).slice(-NARRATION_CUT_MAX_EARLIER);
+    return { route: '/v1/narration/cut', body: others.length ? { session, earlier: others } : { session } };
+  }
   if (event !== 'MessageDisplay') return undefined;
   const message = str(payload.message_id).trim();
   const index = Number(str(payload.index));

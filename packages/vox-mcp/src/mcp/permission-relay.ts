@@ -110,7 +110,8 @@ export async function relayPermission(o: RelayOptions, params: unknown): Promise
     const { requestId, tool, toolInput } = request;
     const outcome = await handle({
       event: 'PermissionRequest',
-      payload: { tool_name: tool, tool_use_id: requestId, ...(toolInput ? { tool_input: toolInput } : {}) },
+      // The channel's request id is no tool_use_id: it names the ask in the log, as requestId only.
+      payload: { tool_name: tool, permission_request_id: requestId, ...(toolInput ? { tool_input: toolInput } : {}) },
       config,
       session,
       env: o.env,

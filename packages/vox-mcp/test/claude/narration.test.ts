@@ -40,6 +40,14 @@ test('a batch becomes a /v1/narration request with the project voice, in order b
     route: '/v1/narration/cut',
     body: { session: 'api#1' },
   });
+  // After /clear: the labels the session had before are cut too (the current one named once).
+  assert.deepEqual(
+    narrationDelivery('UserPromptSubmit', {}, config({}), 'api#2', ['api#1', 'web#1', 'api#2', 'api#1']),
+    {
+      route: '/v1/narration/cut',
+      body: { session: 'api#2', earlier: ['api#1', 'web#1'] },
+    },
+  );
 });
 
 test('only where the project narrates: summary, off, quiet and muted projects send nothing', () => {

@@ -214,6 +214,7 @@ export class Player {
 
   /** A narration's pass ended: its turn is over (back behind the others), it waits for its next batch, or it is done. */
   #afterPass(u: Utterance): void {
+    u.newTurn();
     if (u.current < u.sentences.length) this.#o.queue.pushBack(u);
     else if (!u.narration!.final) u.park();
     else this.#o.ledger.settle(u, 'played');

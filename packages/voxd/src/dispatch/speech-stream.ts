@@ -27,7 +27,8 @@ export interface SpeechStreamOptions {
   journal: UtteranceJournal;
   /**
    * Asked before each sentence after the first of a pass, with the ms of
-   * audio the pass played: true ends the pass there (a narration's turn is
+   * audio the turn played (this pass, and the passes of the turn before a
+   * pause: `Utterance.turnMs`): true ends the pass there (a narration's turn is
    * over and others wait), and the utterance's `current` is that sentence.
    */
   endTurn?: (u: Utterance, audioMs: number) => boolean;
@@ -99,9 +100,11 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
   async function* chunks(): AsyncGenerator<Buffer> {
     let cur = head;
     let played = 0;
+    // What the turn had played before this pass (a pass resumed after a pause), so the turn is not begun again.
+    const before = u.turnMs;
     try {
       for (let i = first; i < u.sentences.length; i++) {
-        if (i > first && endTurn?.(u, played / bytesPerMs)) {
+        if (i > first && endTurn?.(u, before + played / bytesPerMs)) {
           u.reach(i);
           journal.progress(u);
           return;
@@ -149,6 +152,7 @@ export async function speechAudio(u: Utterance, signal: AbortSignal, options: Sp
         journal.progress(u);
       }
     } finally {
+      u.spent(played / bytesPerMs);
       disarm();
     }
   }

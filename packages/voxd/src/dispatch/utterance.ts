@@ -69,6 +69,7 @@ export class Utterance {
   #abortReason: AbortReason | undefined;
   #abortDetail: string | undefined;
   #ended: Promise<void> | undefined;
+  #turnMs = 0;
   #settled = false;
   #waiters: Array<(r: SpeakResponse) => void> = [];
   #result: SpeakResponse | undefined;
@@ -258,6 +259,25 @@ export class Utterance {
   /** A narration that played all it has waits out of the queue for its next batch. */
   park(): void {
     this.#parked = true;
+  }
+
+  /** A narration's audio in its current turn, from the passes before this one, in ms. */
+  get turnMs(): number {
+    return this.#turnMs;
+  }
+
+  /**
+   * A pass played `ms` of audio. A pass paused by another's speech (an ask)
+   * and resumed continues the same turn: a fresh one would keep the other
+   * narrating sessions waiting a whole turn more (docs/priorities.md).
+   */
+  spent(ms: number): void {
+    this.#turnMs += ms;
+  }
+
+  /** Its turn is over (it yielded to others, or waits for its next batch): the next pass starts a new one. */
+  newTurn(): void {
+    this.#turnMs = 0;
   }
 
   /** Out of waiting: queued again with a new batch, or about to settle. */

@@ -37,8 +37,9 @@ export const narrationRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = as
     '/v1/narration/cut',
     { schema: { body: narrationCutRequestSchema } },
     async (request): Promise<NarrationCutResponse> => {
-      const cut = dispatcher.cutNarration(request.body.session);
-      if (cut.length) request.log.info({ session: request.body.session, cut }, 'narration cut');
+      const { session, earlier = [] } = request.body;
+      const cut = [session, ...earlier].flatMap((s) => dispatcher.cutNarration(s));
+      if (cut.length) request.log.info({ session, earlier, cut }, 'narration cut');
       return { cut };
     },
   );

@@ -74,3 +74,22 @@ test('a batch is queued with its sentences; a re-send is repeated; a cut names t
   const none = await app.inject(post('/v1/narration/cut', { session: 'api#9a1b2c' }));
   assert.deepEqual(none.json(), { cut: [] }, 'nothing left to cut');
 });
+
+test("a cut naming the session's earlier labels (a /clear) cuts their narration too, and no other session's", async (t) => {
+  const rig = routeRig();
+  const { app } = await buildServer(rig.options);
+  t.after(() => app.close());
+  const start = (session: string, message: string) =>
+    app.inject(post('/v1/narration', { session, message, index: 0, final: false, delta: 'One sentence here.\n' }));
+  const old = (await start('api#9a1b2c', 'msg_old')).json().id;
+  const other = (await start('web#777777', 'msg_other')).json().id;
+  const fresh = (await start('api#c1ea12', 'msg_new')).json().id;
+  const cut = await app.inject(post('/v1/narration/cut', { session: 'api#c1ea12', earlier: ['api#9a1b2c'] }));
+  assert.equal(cut.statusCode, 200);
+  assert.deepEqual(new Set(cut.json().cut), new Set([fresh, old]));
+  assert.ok(!cut.json().cut.includes(other), 'another session goes on');
+  const tooMany = await app.inject(
+    post('/v1/narration/cut', { session: 'api#c1ea12', earlier: Array.from({ length: 33 }, (_, i) => `api#${i}`) }),
+  );
+  assert.equal(tooMany.statusCode, 400);
+});

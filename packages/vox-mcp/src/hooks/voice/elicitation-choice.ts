@@ -27,7 +27,7 @@ import type { ResolvedConfig } from '../../project/config-schema.js';
 import type { HookPayload } from '../event.js';
 import { MAX_ANSWER_CHARS, normaliseAnswer } from './permission-answer.js';
 import { oneLine, readObject } from './voice-decision.js';
-import { askByVoice, leaveToScreen, type VoiceOutcome } from './voice-turn.js';
+import { agentIdsOf, askByVoice, leaveToScreen, type AgentIds, type VoiceOutcome } from './voice-turn.js';
 
 /** Most options read out: a longer list is no question to answer by ear. */
 export const MAX_OPTIONS = 8;
@@ -78,6 +78,8 @@ export interface ElicitationChoice {
   options: ChoiceOption[];
   /** The elicitation's id when Claude Code sends one, else one made here; logged with the answer. */
   requestId: string;
+  /** The payload's own session_id, logged as it came. */
+  ids?: AgentIds;
   /** Why it cannot be said as written, when it cannot: the form is then left to the screen. */
   unsaid?: string;
 }
@@ -155,6 +157,7 @@ export function choiceOf(
       ? payload.elicitation_id.trim().slice(0, 100)
       : `vox-${crypto.randomUUID()}`;
   const unsaid = unsayable(message, options);
+  const ids = agentIdsOf(payload);
   return {
     session,
     projectName: config.projectName,
@@ -163,6 +166,7 @@ export function choiceOf(
     field,
     options,
     requestId: id,
+    ...(ids.sessionId ? { ids: { sessionId: ids.sessionId } } : {}),
     ...(unsaid ? { unsaid } : {}),
   };
 }
@@ -222,6 +226,7 @@ export function chooseByVoice(
       {
         session: c.session,
         requestId: c.requestId,
+        ...(c.ids ? { ids: c.ids } : {}),
         text: `${c.projectName}: ${c.server} asks a question that vox cannot say faithfully (${c.unsaid}). Answer it on screen.`,
         logged,
       },
@@ -233,6 +238,7 @@ export function chooseByVoice(
     {
       session: c.session,
       requestId: c.requestId,
+      ...(c.ids ? { ids: c.ids } : {}),
       text: choiceText(c),
       verbatim: true,
       match: (transcript) => matchChoice(transcript, c),

@@ -11,7 +11,7 @@ import { spokenToolName } from '../wording.js';
 import { matchAnswer, type PermissionAnswer } from './permission-answer.js';
 import { alwaysRules } from './always-rules.js';
 import { spokenCommand } from './spoken-command.js';
-import { askByVoice, leaveToScreen, type VoiceOutcome } from './voice-turn.js';
+import { agentIdsOf, askByVoice, leaveToScreen, type AgentIds, type VoiceOutcome } from './voice-turn.js';
 
 export { ANSWER_LISTEN, VOICE_BUDGET_MS } from './voice-turn.js';
 
@@ -23,8 +23,10 @@ export interface PermissionAsk {
   toolInput?: Record<string, unknown>;
   /** The prompt's `permission_suggestions`: what "always" keeps. */
   suggestions?: unknown[];
-  /** Claude Code's tool_use_id when it sends one, else an id made here; logged with the decision. */
+  /** Claude Code's tool_use_id when it sends one (or the channel relay's request id), else an id made here; logged with the decision. */
   requestId: string;
+  /** The payload's own session_id and tool_use_id, logged as they came. */
+  ids?: AgentIds;
 }
 
 export type VoiceDecision = VoiceOutcome<PermissionAnswer, PermissionOutput>;
@@ -120,10 +122,9 @@ export function voiceAskOf(
     return undefined;
   const tool = typeof payload.tool_name === 'string' ? payload.tool_name.trim() : '';
   if (!tool) return undefined;
-  const id =
-    typeof payload.tool_use_id === 'string' && payload.tool_use_id.trim()
-      ? payload.tool_use_id.trim().slice(0, 100)
-      : `vox-${crypto.randomUUID()}`;
+  const given = [payload.tool_use_id, payload.permission_request_id].find((v) => typeof v === 'string' && v.trim());
+  const id = typeof given === 'string' ? given.trim().slice(0, 100) : `vox-${crypto.randomUUID()}`;
+  const ids = agentIdsOf(payload);
   const toolInput = readObject(payload.tool_input);
   const suggestions = readList(payload.permission_suggestions);
   return {
@@ -131,6 +132,7 @@ export function voiceAskOf(
     projectName: config.projectName,
     tool,
     requestId: id,
+    ...(Object.keys(ids).length ? { ids } : {}),
     ...(toolInput ? { toolInput } : {}),
     ...(suggestions ? { suggestions } : {}),
   };
@@ -179,6 +181,7 @@ export function decideByVoice(
     {
       session: ask.session,
       requestId: ask.requestId,
+      ...(ask.ids ? { ids: ask.ids } : {}),
       text: question.text,
       verbatim: true,
       match: (transcript) => matchAnswer(transcript, always),
@@ -203,6 +206,7 @@ function notAsked(
     {
       session: ask.session,
       requestId: ask.requestId,
+      ...(ask.ids ? { ids: ask.ids } : {}),
       text: question.text,
       logged: () => ({ tool: ask.tool, behavior: null }),
     },

@@ -21,8 +21,9 @@
  * - A question that was not spoken (muted project, deduplicated, failed,
  *   stopped) decides nothing: nothing is recorded for it.
  * - Every outcome is logged (VOX_HOME/logs/voice-decisions.jsonl, one JSON
- *   line: time, session, request id, transcript, answer, what it decided;
- *   decision-log.ts). A decision that cannot be logged is not returned.
+ *   line: time, session, request id, the agent's own session id and
+ *   tool_use_id where its payload has them, transcript, answer, what it
+ *   decided; decision-log.ts, docs/talk-back.md). A decision that cannot be logged is not returned.
  */
 import type { ListenResponse } from '@vox/protocol';
 import { call } from '../../client/call.js';
@@ -37,12 +38,32 @@ export const VOICE_BUDGET_MS = VOICE_HOOK_TIMEOUT_SECONDS * 1000 - 5000;
 /** The listen of an answer: a few words, ended by a short silence. */
 export const ANSWER_LISTEN = Object.freeze({ silenceMs: 700, startTimeoutMs: 4000, maxSeconds: 6 });
 
+/** The agent's own ids of what is asked, where its payload has them: a decision matches its tool call by them. */
+export interface AgentIds {
+  /** The payload's `session_id` (Claude Code's session, not vox's label). */
+  sessionId?: string;
+  /** The payload's `tool_use_id`: the tool call the permission is for. */
+  toolUseId?: string;
+}
+
+const ID_MAX_CHARS = 200;
+
+/** The ids a hook payload carries (strings, bounded); none made up. */
+export function agentIdsOf(payload: { session_id?: unknown; tool_use_id?: unknown }): AgentIds {
+  const id = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, ID_MAX_CHARS) : undefined);
+  const sessionId = id(payload.session_id);
+  const toolUseId = id(payload.tool_use_id);
+  return { ...(sessionId ? { sessionId } : {}), ...(toolUseId ? { toolUseId } : {}) };
+}
+
 /** A question a hook asks by voice: what is said, and how an answer becomes the hook's output. */
 export interface VoiceQuestion<A extends string, O> {
   /** The session label, e.g. `api#5e55a0`. */
   session: string;
   /** Claude Code's id of the request when it sends one, else one made here; logged with the outcome. */
   requestId: string;
+  /** The agent's ids, logged as they came. */
+  ids?: AgentIds;
   /** What is spoken before listening. */
   text: string;
   /** Spoken exactly as given (no prose cleanup in voxd), and only decided on when voxd says it spoke that text. */
@@ -83,6 +104,7 @@ export async function askByVoice<A extends string, O>(
     logDecision(env, {
       session: q.session,
       requestId: q.requestId,
+      ...q.ids,
       transcript: d.transcript.slice(0, 200),
       answer: d.answer ?? null,
       reason: d.reason,
@@ -148,7 +170,7 @@ async function turn<A extends string, O>(
 export async function leaveToScreen<A extends string, O>(
   env: NodeJS.ProcessEnv,
   config: ResolvedConfig,
-  q: Pick<VoiceQuestion<A, O>, 'session' | 'requestId' | 'text' | 'logged'>,
+  q: Pick<VoiceQuestion<A, O>, 'session' | 'requestId' | 'ids' | 'text' | 'logged'>,
   why: string,
 ): Promise<VoiceOutcome<A, O>> {
   const reason = `not asked by voice: ${why}`;
@@ -158,6 +180,7 @@ export async function leaveToScreen<A extends string, O>(
     logDecision(env, {
       session: q.session,
       requestId: q.requestId,
+      ...q.ids,
       transcript: '',
       answer: null,
       reason,

@@ -168,14 +168,19 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   const event = args.event as string;
   const payload: HookPayload = {};
   for (const f of HOOK_FIELDS) if (typeof args[f] === 'string' && args[f] !== '') payload[f] = args[f];
-  const [{ handle }, { resolveConfig }, { adoptSessionId, sessionLabel }, { PermissionAsks, asksFile }, client] =
-    await Promise.all([
-      import('../../hooks/handle.js'),
-      import('../../project/config.js'),
-      import('../../project/session.js'),
-      import('../../hooks/permission-asks.js'),
-      import('../../client/call.js'),
-    ]);
+  const [
+    { handle },
+    { resolveConfig },
+    { adoptSessionId, labelsUsed, sessionLabel },
+    { PermissionAsks, asksFile },
+    client,
+  ] = await Promise.all([
+    import('../../hooks/handle.js'),
+    import('../../project/config.js'),
+    import('../../project/session.js'),
+    import('../../hooks/permission-asks.js'),
+    import('../../client/call.js'),
+  ]);
   // Remembered here and in VOX_HOME, where the command hooks' processes read it too.
   asks ??= new PermissionAsks(undefined, asksFile(ctx.env));
   let config;
@@ -196,7 +201,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
     if (!narration) return done;
     if (event === 'UserPromptSubmit') narration.narrated(session);
-    const d = narration.narrationDelivery(event, payload, config, session);
+    const d = narration.narrationDelivery(event, payload, config, session, labelsUsed());
     if (!d) return done;
     const post = async () => {
       const refused = await send(ctx, client, event, d.route, d.body);
