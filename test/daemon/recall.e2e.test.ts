@@ -68,6 +68,28 @@ describe('vox recap, vox replay and vox history, across a kill -9', () => {
     assert.equal(second.text, 'Nothing new since the last recap.');
   });
 
+  test('what was cut by more important speech or expired before it started is missed', async () => {
+    // A notification playing is cut (outcome interrupted) by an important one; a message that may wait 1 ms expires.
+    const cut = await d.api('POST', '/v1/speak', { text: LONG, session: 'ops#000001', priority: 'notification' });
+    await waitFor(async () => (await d.api('GET', '/v1/status')).body.playing?.id === cut.body.id || undefined);
+    const stale = await d.api('POST', '/v1/speak', { text: 'Docs is waiting.', session: 'docs#4d5e6f', maxAgeMs: 1 });
+    const urgent = await d.api('POST', '/v1/speak', {
+      text: 'Api tests failed.',
+      session: 'api#9a1b2c',
+      priority: 'important',
+      wait: true,
+    });
+    assert.equal(urgent.body.status, 'played');
+    await d.idle();
+    const outcome = async (id: string) =>
+      (await d.api('GET', '/v1/status')).body.history.find((h: { id: string }) => h.id === id)?.outcome;
+    assert.equal(await outcome(cut.body.id), 'interrupted');
+    assert.equal(await outcome(stale.body.id), 'expired');
+    const r = await json(['recap', '--wait']);
+    assert.equal(r.items, 2, r.text);
+    assert.equal(r.text, `You missed 2 things. From ops: ${LONG} From docs: Docs is waiting.`);
+  });
+
   test('past the cap, the newest are said and the rest counted', async () => {
     await missWhileBusy(Array.from({ length: 14 }, (_, i): [string, string] => ['web#1f2e3d', `Item ${i + 1} done.`]));
     const r = await json(['recap']);

@@ -10,12 +10,13 @@
  *   synced: a `kill -9` keeps the page cache, as for the journal's settles.
  * - Missed is decided when the utterance settles (`missed`), so a later
  *   kind of item (one held by a focus mode) joins the recap by writing
- *   `missed: true`. Today: `failed` and `dropped` (the queue's priority rules
- *   or the journal's cap dropped it: never heard). Not missed: played;
- *   stopped (the person silenced it); interrupted (cut by speech that
- *   outranked it, which the person heard instead); expired (it was stale
- *   news: an idle ping, a permission already answered); replaced (a newer
- *   one of its session said it); deduplicated (its original was said).
+ *   `missed: true`. Today (issue 33: "held, cut, expired or digested"):
+ *   `failed`, `dropped` (the queue's priority rules or the journal's cap
+ *   dropped it: never heard), `interrupted` (cut by speech that outranked
+ *   it: heard in part at most) and `expired` (never started in time). Not
+ *   missed: played; stopped (the person silenced it, or moved on to a new
+ *   prompt); replaced (a newer one of its session said it); deduplicated
+ *   (its original was said).
  * - Bounded: the last MAX_KEPT utterances. The file is rewritten with only
  *   those (tmp file, rename) once it holds twice as many lines. A record
  *   keeps the text spoken (cut at TEXT_CHARS) and, for replay, its sentences
@@ -44,7 +45,7 @@ const MAX_READ_BYTES = 64 * 1024 * 1024;
 export const RECAP_KEY = 'vox recap ';
 export const REPLAY_KEY = 'vox replay ';
 
-const MISSED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'dropped']);
+const MISSED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'dropped', 'interrupted', 'expired']);
 
 /** One utterance as kept. */
 export interface Recalled {

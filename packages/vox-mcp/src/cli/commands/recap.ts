@@ -7,12 +7,12 @@ import { reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox recap [--wait] [--json]
 
-Says what you missed since the last recap: speech that failed, or that the
-queue dropped for more important speech, grouped by session, the newest
-last; the ten newest are said and the rest counted ("And 12 more."). A
-second recap right after says "Nothing new since the last recap." Speech
-you stopped, or that was cut, expired or repeated, is not missed. voxd keeps
-this across restarts (VOX_HOME/recall.jsonl).
+Says what you missed since the last recap: speech that failed, that the
+queue dropped or cut for more important speech, or that expired before it
+started, grouped by session, the newest last; the ten newest are said and the
+rest counted ("And 12 more."). A second recap right after says "Nothing new
+since the last recap." Speech you stopped, replaced or repeated is not
+missed. voxd keeps this across restarts (VOX_HOME/recall.jsonl).
   --wait           return once the recap has been said
   --json           print voxd's response
   -h, --help       show this help

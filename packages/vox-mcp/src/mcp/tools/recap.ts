@@ -24,7 +24,7 @@ const RECAP_OUTPUT: InputSchema = {
 export const recap: McpTool = {
   name: 'recap',
   description:
-    'Say aloud what the user missed since the last recap: speech from any session that failed or was dropped for more important speech, grouped by session, newest last. A second recap right after says "Nothing new since the last recap." Use it when the user asks what they missed.',
+    'Say aloud what the user missed since the last recap: speech from any session that failed, was dropped or cut for more important speech, or expired before it started, grouped by session, newest last. A second recap right after says "Nothing new since the last recap." Use it when the user asks what they missed.',
   input: RECAP_INPUT,
   output: RECAP_OUTPUT,
   async run(_args, ctx) {
