@@ -42,6 +42,9 @@ const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
   logs: ['--follwo', '--follow'],
   talk: ['--jsn', '--json'],
   remote: ['--ass', '--as'],
+  recap: ['--wiat', '--wait'],
+  replay: ['--sesion', '--session'],
+  history: ['--lnies', '--lines'],
 };
 /** Every command of the table (src/cli/command-table.ts), with its typo. */
 const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [

@@ -219,6 +219,8 @@ test('voice asks only where the project says approveByVoice: true, and never wit
     projectName: 'api',
     tool: 'Bash',
     requestId: 'toolu_1',
+    // Claude Code's own ids, for the decision log (issue 32, item 7).
+    ids: { toolUseId: 'toolu_1' },
     toolInput: { command: 'npm test' },
   });
   assert.match(

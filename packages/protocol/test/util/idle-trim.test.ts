@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { startIdleTrim } from '../src/idle-trim.js';
+import { startIdleTrim } from '../../src/util/idle-trim.js';
 
 const committed = () => v8.getHeapSpaceStatistics().reduce((n, s) => n + s.physical_space_size, 0);
 
