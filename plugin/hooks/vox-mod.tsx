@@ -48,7 +48,7 @@ export const register: Register = (on) => {
   /** Set once the session has started with the mod on. */
   let stopMine: (() => Promise<string>) | undefined;
   let talkMine: (() => Promise<string>) | undefined;
-  /** The label of this session's `/vox-talk` listen while it runs. */
+  /** The label of this session's `/vox-talk` listen while it runs; '' while it starts. */
   let talking: string | undefined;
 
   on('session.start', async ($, e, next) => {
@@ -188,10 +188,19 @@ export const register: Register = (on) => {
     };
 
     talkMine = async (): Promise<string> => {
-      if (talking) return (await endListen(talking)) ? 'ending the recording' : 'still transcribing';
-      await noteId();
-      if ((!endpoint || !token) && !(await locate())) throw new Error('voxd is not running');
-      const label = talkLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
+      // Claimed before the first await: two presses in one tick start one listen.
+      if (talking === '') return 'starting the listen';
+      if (talking !== undefined) return (await endListen(talking)) ? 'ending the recording' : 'still transcribing';
+      talking = '';
+      let label: string;
+      try {
+        await noteId();
+        if ((!endpoint || !token) && !(await locate())) throw new Error('voxd is not running');
+        label = talkLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
+      } catch (err) {
+        talking = undefined;
+        throw err;
+      }
       talking = label;
       // Out of this command hook: it answers at once, and the prompt is submitted from a timer, where Claude Code allows it.
       $.clock.after(0, () => void listenAndSubmit(label));

@@ -8,6 +8,7 @@
  *   marked as spoken: the Messages API receives it as the user's message, and
  *   the session's speech playing when the key was pressed is cut (barge-in);
  * - its chord, ctrl+x t as `vox setup` binds it, does the same;
+ * - a second press ends the recording at once (the band shows the microphone open for this session);
  * - an empty transcript, and silence, submit nothing: a quiet line says so;
  * - voxd's token is nowhere Claude Code writes or draws.
  * From the end of the fixture's speech to the prompt reaching the Messages
@@ -15,7 +16,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pinnedSkip } from '../helpers/claude-code.js';
 import { startInteractiveClaude, type InteractiveClaude } from '../helpers/claude-tmux.js';
@@ -137,6 +138,20 @@ describe('/vox-talk in the real Claude Code, in tmux', { skip: pinnedSkip || nee
     const before = prompts.length;
     cc.type('/vox-talk');
     await screen(/vox-talk: no speech within \d+ ms; nothing sent/, 'the quiet line');
+    assert.equal(prompts.length, before, 'no prompt reached the model');
+  });
+
+  test('a second /vox-talk ends the recording at once: nothing was said, so nothing is sent', async () => {
+    // The microphone stays quiet longer than the start timeout would wait; only the second press ends it.
+    writeFileSync(join(rig.home, 'mic.json'), JSON.stringify({ leadMs: 60_000 }));
+    const before = prompts.length;
+    // The band of the listen before this one is gone first: the open microphone seen next is this listen's.
+    await screen(/ · mic: closed · /, 'the band to show the microphone closed');
+    cc.type('/vox-talk');
+    await screen(/mic: open, web#\w+ \(this session\)/, 'the band to show the microphone open for this session');
+    cc.type('/vox-talk');
+    await screen(/vox: ending the recording/, "the second press's answer");
+    await screen(/vox-talk: no speech was heard; nothing sent/, 'the quiet line');
     assert.equal(prompts.length, before, 'no prompt reached the model');
   });
 
