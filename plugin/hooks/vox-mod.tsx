@@ -1,7 +1,8 @@
 /**
  * The vox mod (Claude Code 2.1.287 and later; docs/claude-code.md, "The vox
- * mod"): a status item and a band that say what voxd is doing, and
- * `/vox-stop`, which stops this session's speech mid-turn.
+ * mod"): a status item and a band that say what voxd is doing,
+ * `/vox-stop`, which stops this session's speech mid-turn, and `/vox-talk`,
+ * push-to-talk into this session (talk.ts).
  *
  * Design notes:
  * - It reads voxd's state with the token, as every vox client does: the token
@@ -14,10 +15,16 @@
  *   one tick at a time, and any failure draws "vox: off".
  * - Only in an interactive session (`e.isInteractive`): a `-p` run draws
  *   nothing, so it polls nothing.
+ * - `/vox-talk` answers at once and listens outside its command hook: Claude
+ *   Code refuses `$.prompt.submit` from a `command.run` hook (the turn it
+ *   would wait on is the one the hook holds), and the UI must not wait on
+ *   the microphone. The listen is bounded (talk.ts); past the bound the mod
+ *   ends its own listen so the microphone is not held.
  * - VOX_CLAUDE_MOD=off in Claude Code's environment turns it off.
  */
 import type { Register } from 'claude-code';
 import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
+import { talkBoundMs, talkLabel, talkOutcome, talkRequest, type ListenAnswer } from './talk.js';
 
 const TICK_MS = 500;
 const OFF_TICK_MS = 2000;
@@ -40,6 +47,9 @@ export const register: Register = (on) => {
   const ids: string[] = [];
   /** Set once the session has started with the mod on. */
   let stopMine: (() => Promise<string>) | undefined;
+  let talkMine: (() => Promise<string>) | undefined;
+  /** The label of this session's `/vox-talk` listen while it runs; '' while it starts. */
+  let talking: string | undefined;
 
   on('session.start', async ($, e, next) => {
     if (!e.isInteractive || (await $.env.get('VOX_CLAUDE_MOD')) === 'off') return next(e);
@@ -61,23 +71,34 @@ export const register: Register = (on) => {
       return !!endpoint && !!token;
     };
 
-    const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const call = async (method: string, path: string, body?: unknown, ms = CALL_MS): Promise<unknown> => {
       if ((!endpoint || !token) && !(await locate())) throw new Error('voxd is not running');
+      let r;
       try {
-        const r = await bounded(
+        r = await bounded(
           $.http.fetch(`${endpoint}${path}`, {
             method,
             headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
             ...(body ? { body: JSON.stringify(body) } : {}),
           }),
+          ms,
         );
-        if (!r.ok) throw new Error(`voxd answered ${r.status}`);
-        return JSON.parse(r.text);
       } catch (err) {
         // voxd gone or replaced (another port, another token): found again from VOX_HOME at the next call.
         endpoint = token = undefined;
         throw err;
       }
+      if (!r.ok) {
+        // voxd's error code (VOX_ERR_…) says why, in a few letters; its message may quote the request.
+        let code: unknown;
+        try {
+          code = (JSON.parse(r.text) as { code?: unknown }).code;
+        } catch {
+          // Not voxd's JSON: the status alone.
+        }
+        throw new Error(`voxd answered ${r.status}${typeof code === 'string' ? ` ${code.slice(0, 60)}` : ''}`);
+      }
+      return JSON.parse(r.text);
     };
 
     const noteId = async () => {
@@ -141,8 +162,59 @@ export const register: Register = (on) => {
       return stopped ? `stopped ${stopped} of this session (${[...known, ...fresh].join(', ')})` : 'nothing of this session to stop';
     };
 
+    /** The listen of a /vox-talk, then its transcript submitted, or one quiet line; never throws. */
+    const listenAndSubmit = async (label: string) => {
+      const request = talkRequest(label);
+      try {
+        const outcome = talkOutcome((await call('POST', '/v1/listen', request, talkBoundMs(request))) as ListenAnswer);
+        if ('quiet' in outcome) $.ui.log(outcome.quiet);
+        // Submitted as the person's words (asUser), marked as spoken; it starts its turn once the session is idle.
+        else await $.prompt.submit({ text: outcome.submit, asUser: true });
+      } catch (err) {
+        $.ui.log(`vox-talk: ${(err as Error).message}; nothing sent`);
+        // Gave up waiting (or voxd failed): end this listen if it still runs, so the microphone is not held.
+        await endListen(label).catch(() => undefined);
+      } finally {
+        talking = undefined;
+      }
+    };
+
+    /** Ends this session's listen now (POST /v1/stop by its id): voxd transcribes what it recorded. */
+    const endListen = async (label: string): Promise<boolean> => {
+      const l = ((await call('GET', '/v1/status?limit=0')) as VoxStatus).listening;
+      if (!l || l.session !== label) return false;
+      await call('POST', '/v1/stop', { scope: 'id', id: l.id });
+      return true;
+    };
+
+    talkMine = async (): Promise<string> => {
+      // Claimed before the first await: two presses in one tick start one listen.
+      if (talking === '') return 'starting the listen';
+      if (talking !== undefined) return (await endListen(talking)) ? 'ending the recording' : 'still transcribing';
+      talking = '';
+      let label: string;
+      try {
+        await noteId();
+        if ((!endpoint || !token) && !(await locate())) throw new Error('voxd is not running');
+        label = talkLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
+      } catch (err) {
+        talking = undefined;
+        throw err;
+      }
+      talking = label;
+      // Out of this command hook: it answers at once, and the prompt is submitted from a timer, where Claude Code allows it.
+      $.clock.after(0, () => void listenAndSubmit(label));
+      return 'listening: speak, then pause (/vox-talk again ends it)';
+    };
+
     $.ui.status(band.status);
     await $.command.register({ name: 'vox-stop', description: "Stop this session's speech (vox)", immediate: true });
+    await $.command.register({
+      name: 'vox-talk',
+      description: 'Push-to-talk: say a prompt to this session (vox)',
+      immediate: true,
+      isTerminalOnly: true,
+    });
     $.clock.every(TICK_MS, () => void tick());
     void tick();
     return next(e);
@@ -150,6 +222,10 @@ export const register: Register = (on) => {
 
   on('command.run', { command: 'vox-stop' }, async () => ({
     text: stopMine ? await stopMine().catch((err: Error) => `off (${err.message})`) : 'off',
+  }));
+
+  on('command.run', { command: 'vox-talk' }, async () => ({
+    text: talkMine ? await talkMine().catch((err: Error) => `off (${err.message})`) : 'off',
   }));
 
   on('ui.render', { component: 'AbovePrompt' }, async ($, e, next) => {

@@ -109,7 +109,10 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
     });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /modules: hooks\/vox-mod\.tsx/);
-    assert.match(r.stdout, /vox-mod\.tsx hooks: session\.start, command\.run\{command=vox-stop\}, ui\.render/);
+    assert.match(
+      r.stdout,
+      /vox-mod\.tsx hooks: session\.start, command\.run\{command=vox-stop\}, command\.run\{command=vox-talk\}, ui\.render/,
+    );
     assert.match(r.stdout, /vox-mod\.tsx env reads: HOME, VOX_CLAUDE_MOD, VOX_HOME, XDG_STATE_HOME/);
     assert.match(r.stdout, /hooks: MessageDisplay "" mcp_tool plugin:vox:vox hook/);
     assert.match(r.stdout, /Validation passed/);

@@ -282,7 +282,7 @@ describe('vox setup', () => {
     assert.equal(readFileSync(join(w.bin, 'vox'), 'utf8'), 'mine');
   });
 
-  test("binds ctrl+x v to the mod's /vox-stop in ~/.claude/keybindings.json beside the user's keys; twice changes nothing; --remove restores them", async () => {
+  test("binds ctrl+x v to the mod's /vox-stop and ctrl+x t to its /vox-talk in ~/.claude/keybindings.json beside the user's keys; twice changes nothing; --remove restores them", async () => {
     const w = world();
     const keys = join(w.home, '.claude', 'keybindings.json');
     mkdirSync(join(w.home, '.claude'));
@@ -290,6 +290,7 @@ describe('vox setup', () => {
     writeFileSync(keys, theirs);
     let r = await setup(w, ['--dry-run']);
     assert.match(r.stdout, /^Would bind ctrl\+x v to \/vox-stop in /m);
+    assert.match(r.stdout, /^Would bind ctrl\+x t to \/vox-talk in /m);
     assert.equal(readFileSync(keys, 'utf8'), theirs);
     r = await setup(w);
     assert.equal(r.code, 0, r.stderr);
@@ -297,21 +298,31 @@ describe('vox setup', () => {
       r.stdout,
       new RegExp(`^Bound ctrl\\+x v to /vox-stop in ${keys} \\(the file as it was: ${keys}\\.vox-backup\\)`, 'm'),
     );
+    assert.match(r.stdout, /^Bound ctrl\+x t to \/vox-talk in .*: push-to-talk/m);
     assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')).bindings, [
-      { context: 'Chat', bindings: { 'ctrl+e': 'chat:externalEditor', 'ctrl+x v': 'command:vox-stop' } },
+      {
+        context: 'Chat',
+        bindings: {
+          'ctrl+e': 'chat:externalEditor',
+          'ctrl+x v': 'command:vox-stop',
+          'ctrl+x t': 'command:vox-talk',
+        },
+      },
     ]);
     assert.equal(readFileSync(`${keys}.vox-backup`, 'utf8'), theirs);
     const bound = readFileSync(keys, 'utf8');
     r = await setup(w);
     assert.match(r.stdout, /^Already bound: ctrl\+x v to \/vox-stop in /m);
+    assert.match(r.stdout, /^Already bound: ctrl\+x t to \/vox-talk in /m);
     assert.equal(readFileSync(keys, 'utf8'), bound);
     r = await setup(w, ['--remove']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Removed the \/vox-stop key binding from /m);
+    assert.match(r.stdout, /^Removed the \/vox-talk key binding from /m);
     assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')), JSON.parse(theirs));
     // --no-key: the plugin, no key.
     r = await setup(w, ['--no-key']);
-    assert.doesNotMatch(r.stdout, /vox-stop/);
+    assert.doesNotMatch(r.stdout, /vox-stop|vox-talk/);
     assert.deepEqual(JSON.parse(readFileSync(keys, 'utf8')), JSON.parse(theirs));
   });
 

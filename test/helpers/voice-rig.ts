@@ -27,14 +27,19 @@ export interface VoiceRig {
   close(): Promise<void>;
 }
 
-export async function startVoiceRig(prefix: string, model: (req: MessagesRequest) => Turn): Promise<VoiceRig> {
+export async function startVoiceRig(
+  prefix: string,
+  model: (req: MessagesRequest) => Turn,
+  o: { realtime?: boolean } = {},
+): Promise<VoiceRig> {
   const stt = await startTranscriptionApi();
   const home = tempDir(prefix);
   const control = join(home, 'mic.json');
   const silence = writeSilentWav(join(home, 'silence.wav'), 8000);
   writeFileSync(control, '{}');
   const d = await startDaemon({
-    realtime: false,
+    // The sink plays at the speed of speech only where a test needs speech to be playing.
+    realtime: o.realtime ?? false,
     env: {
       VOXD_RECORDER: join(FIXTURES, 'listen', 'arecord'),
       VOX_TEST_MIC_CONTROL: control,

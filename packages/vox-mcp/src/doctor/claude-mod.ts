@@ -78,6 +78,6 @@ export function modCheck(
   return {
     name,
     level: 'ok',
-    detail: `Claude Code ${found.version} loads the vox mod in each interactive session (mods: ${MODS_SINCE} and later; not under --safe-mode): a band and a status item from voxd, /vox-stop`,
+    detail: `Claude Code ${found.version} loads the vox mod in each interactive session (mods: ${MODS_SINCE} and later; not under --safe-mode): a band and a status item from voxd, /vox-stop, /vox-talk`,
   };
 }

@@ -20,7 +20,7 @@ import {
 } from '../../setup/bin-links.js';
 import { findClaudeCode } from '../../claude/claude-code.js';
 import { findMarketplace, pluginCommands, runClaude, shownCommand, stillInstalled } from '../../setup/claude-plugin.js';
-import { applyKeybinding, planKeybinding, STOP_ACTION, STOP_CHORD, keybindingsPath } from '../../setup/claude-keys.js';
+import { applyKeybindings, keybindingsPath, planKeybinding, VOX_KEYS } from '../../setup/claude-keys.js';
 import { SettingsError } from '../../hooks/settings-file.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -33,7 +33,8 @@ When Claude Code is here (VOX_CLAUDE_CODE, else claude on PATH), adds this
 checkout's plugin to it:
   claude plugin marketplace add <checkout>
   claude plugin install vox@vox
-and binds ctrl+x v to /vox-stop (the vox mod: stops the session's speech) in
+and binds ctrl+x v to /vox-stop (the vox mod: stops the session's speech)
+and ctrl+x t to /vox-talk (push-to-talk into the session) in
 ~/.claude/keybindings.json, backed up first.
 Running it again changes nothing that is already set up.
 
@@ -41,9 +42,9 @@ Options:
   --bin DIR     link into DIR instead of ~/.local/bin
   --force       replace a file in the way that is not a link vox made
   --no-plugin   only the links; leave Claude Code alone
-  --no-key      add the plugin but no key binding
+  --no-key      add the plugin but no key bindings
   --dry-run     say what would be done, do nothing
-  --remove      remove vox's links (only those), the plugin and its key binding
+  --remove      remove vox's links (only those), the plugin and its key bindings
   -h, --help    show this help
 `;
 
@@ -106,21 +107,23 @@ function plugin(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean;
   return true;
 }
 
-/** The chord for the mod's /vox-stop in Claude Code's keybindings.json (../../setup/claude-keys.ts). */
+/** The chords for the mod's commands in Claude Code's keybindings.json (../../setup/claude-keys.ts). */
 function keybinding(ctx: CliContext, say: (s: string) => void, o: { dryRun: boolean; remove: boolean }): void {
   const path = keybindingsPath(ctx.env, ctx.env.HOME || homedir());
   try {
-    const plan = planKeybinding(path, o);
-    const backup = o.dryRun ? undefined : applyKeybinding(plan);
+    const plans = VOX_KEYS.map((key) => planKeybinding(path, o, key));
+    const backup = o.dryRun ? undefined : applyKeybindings(plans);
     const saved = backup ? ` (the file as it was: ${backup})` : '';
-    const line: Record<typeof plan.action, string> = {
-      add: `${o.dryRun ? 'Would bind' : 'Bound'} ${STOP_CHORD} to /vox-stop in ${path}${saved}: it stops the session's speech (the vox mod, Claude Code 2.1.287 and later).`,
-      keep: `Already bound: ${plan.detail} to /vox-stop in ${path}.`,
-      taken: `Not bound: ${STOP_CHORD} is yours in ${path} ("${plan.detail}"). To have a key for /vox-stop, add "CHORD": "${STOP_ACTION}" to its "Chat" bindings.`,
-      remove: `${o.dryRun ? 'Would remove' : 'Removed'} the /vox-stop key binding from ${path}${saved}.`,
-      absent: `No /vox-stop key binding in ${path}.`,
-    };
-    say(line[plan.action]);
+    for (const { action, detail, key } of plans) {
+      const line: Record<typeof action, string> = {
+        add: `${o.dryRun ? 'Would bind' : 'Bound'} ${key.chord} to ${key.command} in ${path}${saved}: ${key.does} (the vox mod, Claude Code 2.1.287 and later).`,
+        keep: `Already bound: ${detail} to ${key.command} in ${path}.`,
+        taken: `Not bound: ${key.chord} is yours in ${path} ("${detail}"). To have a key for ${key.command}, add "CHORD": "${key.action}" to its "Chat" bindings.`,
+        remove: `${o.dryRun ? 'Would remove' : 'Removed'} the ${key.command} key binding from ${path}${saved}.`,
+        absent: `No ${key.command} key binding in ${path}.`,
+      };
+      say(line[action]);
+    }
   } catch (err) {
     if (!(err instanceof SettingsError)) throw err;
     say(`Key binding: ${err.message}`);
