@@ -6,10 +6,14 @@
 // - `without`: `--strict-mcp-config` with no server;
 // - `plugin`: the vox plugin installed from this repository's marketplace,
 //   its server and its hooks (SessionStart and SessionEnd gated in the shell,
-//   tool calls for the rest): budget 1.05x of `without` (issue 19);
+//   tool calls for the rest);
 // - `mcp`: `vox mcp` alone (the plugin's server, as its .mcp.json starts it);
-// - `minimal` and `http`: the floors of any stdio server (a process) and of
-//   any HTTP one (none), reported beside them.
+// - `minimal`: the floor of any stdio server (answers initialize and
+//   tools/list, exits on the first signal). The budget (issue 32, restating
+//   issue 19's, which sat below this floor: Claude Code 2.1.332 checks for a
+//   stdio server's exit on a fixed 50 ms poll after SIGINT) is `plugin` at
+//   most 1.05x `minimal`, medians of the same run (`pluginToMinimal`);
+// - `http`: the floor of an HTTP server (no process), reported beside them.
 // BENCH_VOX names another vox entry for the `mcp` side (an older build).
 //
 // Why: Claude Code 2.1.332 never closes a stdio MCP server's stdin at exit; it
@@ -26,6 +30,7 @@ import { join } from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } from './lib.mjs';
 
+/** `plugin` over `minimal`, medians of the same run (issue 32). */
 const BUDGET = 1.05;
 const runs = Number(process.argv[2] ?? 15);
 const debugDir = process.env.CLAUDE_EXIT_DEBUG;
@@ -179,6 +184,7 @@ try {
   });
   const ratio = m('mcp') / m('without');
   const pluginRatio = m('plugin') / m('without');
+  const pluginToMinimal = m('plugin') / m('minimal');
   const exitOf = (name) => median(exits[name]);
   report({
     bench: 'claude-exit',
@@ -201,8 +207,9 @@ try {
     exitRatio: Object.fromEntries(
       names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) / exitOf('without'), 3)]),
     ),
+    pluginToMinimal: round(pluginToMinimal, 3),
     budget: BUDGET,
-    withinBudget: pluginRatio <= BUDGET,
+    withinBudget: pluginToMinimal <= BUDGET,
   });
 } finally {
   await api.close();

@@ -298,8 +298,8 @@ export function substitute(input, data) {
  * its stdin; `vox` names another entry), initialized. rpc() resolves with the result and the ms until
  * its answer line arrived; close() ends its stdin and waits for its exit.
  */
-export async function warmMcp({ cwd, env, vox = VOX }) {
-  const server = spawn(process.execPath, [vox, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'inherit'] });
+export async function warmMcp({ cwd, env, vox = VOX, args = [vox, 'mcp'] }) {
+  const server = spawn(process.execPath, args, { cwd, env, stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting = new Map();
   let buffer = '';
   server.stdout.setEncoding('utf8').on('data', (chunk) => {

@@ -12,8 +12,14 @@
 // any path can cost. Also for comparison: `vox hook` as a process per event
 // (what command hooks pay). Medians of BENCH_RUNS (default 200; 30 for the
 // process). Prints one JSON line. Needs `npm run build` first.
+//
+// And a MessageDisplay batch (issue 32 item 6: ≤ a do-nothing server's +
+// 2 ms, median): the hook tool's call for one batch of a narrating project
+// (`narrate: stream`), as Claude Code substitutes vox's MessageDisplay entry,
+// against the same line to a server that answers every call at once and does
+// nothing (bench/floor-mcp.cjs), interleaved in the same run.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,15 +28,36 @@ import { ROOT, VOX, median, percentile, report, round, startVoxd, substitute, ti
 const RUNS = Math.max(50, Number(process.env.BENCH_RUNS ?? 200));
 const PROCESS_RUNS = 30;
 const BUDGET_MS = 5;
+/** A MessageDisplay batch: at most this much over a do-nothing server's, median (issue 32). */
+const BATCH_BUDGET_MS = 2;
 const FIXTURE = 'permission-request.json';
 const payload = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'hooks', FIXTURE), 'utf8'));
 const { mcpToolHook } = await import(pathToFileURL(join(ROOT, 'packages/vox-mcp/dist/claude/hook-entries.js')).href);
 
 const d = await startVoxd({ audio: 'null' });
 const cwd = join(d.home, 'api');
+// The batches' project narrates; the PermissionRequest's has no config (as before).
+const narrating = join(d.home, 'narrating');
+mkdirSync(join(narrating, '.vox'), { recursive: true });
+writeFileSync(join(narrating, '.vox', 'config.md'), '---\nnarrate: stream\n---\n');
 const env = { ...d.env, VOX_NO_AUTOSTART: '1' };
 const mcp = await warmMcp({ cwd: d.home, env });
 const { server, rpc } = mcp;
+const nothing = await warmMcp({
+  cwd: d.home,
+  env,
+  args: [
+    join(ROOT, 'bench', 'floor-mcp.cjs'),
+    JSON.stringify({
+      initialize: {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'nothing', version: '1' },
+      },
+      'tools/call': { content: [] },
+    }),
+  ],
+});
 try {
   let n = 0;
   const event = () => ({ ...payload, cwd, session_id: `bench-${process.pid}-${n++}` });
@@ -82,6 +109,35 @@ try {
       req.end(body);
     });
 
+  // MessageDisplay batches: one message of many batches, a sentence each, as a reply streams.
+  const batchEntry = mcpToolHook('MessageDisplay', 'vox');
+  const session = `bench-batch-${process.pid}`;
+  let batch = 0;
+  const batchArgs = () =>
+    substitute(batchEntry.input, {
+      session_id: session,
+      cwd: narrating,
+      hook_event_name: 'MessageDisplay',
+      message_id: `msg_bench_${Math.floor(batch / 50)}`,
+      index: batch % 50,
+      final: batch++ % 50 === 49,
+      delta: 'The tests pass now, and the build is clean. ',
+    });
+  const batchVia = async (side) => {
+    const { result, ms } = await side.rpc('tools/call', { name: batchEntry.tool, arguments: batchArgs() });
+    if (result.isError) throw new Error(`the hook tool failed: ${JSON.stringify(result.content)}`);
+    return ms;
+  };
+  const batches = { vox: [], nothing: [] };
+  for (let i = 0; i < 20; i++) {
+    await batchVia(mcp);
+    await batchVia(nothing);
+  }
+  for (let i = 0; i < RUNS; i++) {
+    batches.vox.push(await batchVia(mcp));
+    batches.nothing.push(await batchVia(nothing));
+  }
+
   for (let i = 0; i < 10; i++) {
     await viaMcp();
     await direct();
@@ -115,8 +171,17 @@ try {
     processPerHookMedianMs: round(median(processTimes)),
     budgetMs: BUDGET_MS,
     withinBudget: mcpMedian <= BUDGET_MS,
+    messageDisplay: {
+      medianMs: round(median(batches.vox)),
+      p90Ms: round(percentile(batches.vox, 90)),
+      nothingMedianMs: round(median(batches.nothing)),
+      addedMs: round(median(batches.vox) - median(batches.nothing)),
+      budgetAddedMs: BATCH_BUDGET_MS,
+      withinBudget: median(batches.vox) - median(batches.nothing) <= BATCH_BUDGET_MS,
+    },
   });
 } finally {
   await mcp.close();
+  await nothing.close();
   await d.stop();
 }

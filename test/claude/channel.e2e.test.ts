@@ -14,7 +14,9 @@
  *   `notifications/claude/channel/permission_request`; vox announces it, and
  *   with `approveByVoice: true` the user's "deny" / "allow" closes the dialog;
  * - the plugin installed from its marketplace, as `plugin:vox@vox`, the same;
- * - with the channels feature off, the gate's own reason in the --debug log.
+ * - with the channels feature off, the gate's own reason in the --debug log,
+ *   and `vox talk` exits 8 saying the session will not show the text; so too
+ *   for a session started without --channels.
  *
  * The gates an offline run passes (docs/talk-back.md lists them): vox mcp
  * declares the capability and negotiates the legacy era with Claude Code; an
@@ -398,9 +400,31 @@ describe("Claude Code's channels, interactive in tmux", { skip: claudeSkip || ne
     }
   });
 
-  test("with the channels feature off, the --debug log gives that gate's reason, after the era and provider gates passed", async () => {
-    const c = claudeHome(join(home, 'off'), {});
-    const off = session('channel-off', project, c.env, c.args);
+  /** A project of its own (a label vox talk names alone), trusted in the Claude Code HOME `dir`. */
+  function ownProject(dir: string, name: string): string {
+    const path = join(home, name);
+    mkdirSync(join(path, '.git'), { recursive: true });
+    const state = JSON.parse(readFileSync(join(dir, '.claude.json'), 'utf8'));
+    state.projects[path] = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true };
+    writeFileSync(join(dir, '.claude.json'), JSON.stringify(state));
+    return path;
+  }
+
+  /** `vox talk NAME TEXT` once NAME's vox mcp polls (exit 4 until then). */
+  const talkOnce = (name: string, text: string) =>
+    waitFor(
+      async () => {
+        const t = await vox(['talk', name, text], { env: d.env });
+        return t.code === 4 ? undefined : t;
+      },
+      20_000,
+      `the ${name} session to be live`,
+    );
+
+  test("with the channels feature off, the --debug log gives that gate's reason, after the era and provider gates passed; vox talk says the session will not show the text and exits 8", async () => {
+    const dir = join(home, 'off');
+    const c = claudeHome(dir, {});
+    const off = session('channel-off', ownProject(dir, 'docs'), c.env, c.args);
     try {
       // No confirmation here: Claude Code asks it only of a session whose channels can be on.
       const log = await waitFor(
@@ -418,8 +442,40 @@ describe("Claude Code's channels, interactive in tmux", { skip: claudeSkip || ne
         15_000,
         'the notice on screen',
       );
+      const r = await talkOnce('docs', 'are you there');
+      assert.equal(r.code, 8, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(
+        r.stderr,
+        /docs#[0-9a-f]+ will not show this now: Claude Code's channels research preview is off for this account/,
+      );
     } finally {
       off.kill();
+    }
+  });
+
+  test('a session started without --channels drops channel messages: vox talk says so and exits 8', async () => {
+    const dir = join(home, 'plain');
+    const c = claudeHome(dir, { tengu_harbor: true });
+    const withoutChannels = c.args.filter((a) => a !== '--dangerously-load-development-channels' && a !== 'server:vox');
+    const plain = session('channel-plain', ownProject(dir, 'lib'), c.env, withoutChannels);
+    try {
+      const r = await talkOnce('lib', 'run the linter');
+      assert.equal(r.code, 8, r.stderr);
+      assert.match(r.stderr, /lib#[0-9a-f]+ will not show this now: the session was started without --channels/);
+      assert.match(r.stderr, /held for its next listen or converse/);
+      // Claude Code's own word for it, which its screen hides: the gate refused vox's server.
+      const log = await waitFor(
+        () => {
+          const text = existsSync(c.debug) ? readFileSync(c.debug, 'utf8') : '';
+          return /Channel notifications skipped/.test(text) ? text : undefined;
+        },
+        30_000,
+        'the gate to decide',
+      );
+      assert.match(log, /MCP server "vox": Channel notifications skipped: server vox not in --channels list/);
+    } finally {
+      plain.kill();
     }
   });
 });

@@ -191,7 +191,10 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(bargeIn ? { bargeIn } : {}),
   });
   await app.register(speakRoute, { dispatcher });
-  await app.register(narrationRoute, { dispatcher });
+  await app.register(narrationRoute, {
+    dispatcher,
+    resolve: (engine, voice) => options.synthesizer.resolve(engine, voice),
+  });
   await app.register(recallRoutes, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });

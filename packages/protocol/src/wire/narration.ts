@@ -85,6 +85,26 @@ export interface NarrationCutResponse {
   cut: string[];
 }
 
+/**
+ * POST /v1/narration/warm: a session about to narrate (its `vox mcp` started,
+ * or a prompt was submitted) asks voxd to get ready what its first batch will
+ * need: the engine it resolves to started (the embedded eSpeak's worker
+ * thread) and the voice looked up. Nothing is spoken.
+ */
+export interface NarrationWarmRequest {
+  session: string;
+  voice?: string;
+  engine?: string;
+  model?: string;
+}
+
+export interface NarrationWarmResponse {
+  /** The engine narration with these settings resolves to. */
+  engine: string;
+  ready: boolean;
+  reason?: string;
+}
+
 const session = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
 export const narrationRequestSchema = {
@@ -112,6 +132,19 @@ export const narrationCutRequestSchema = {
   properties: { session, earlier: { type: 'array', maxItems: NARRATION_CUT_MAX_EARLIER, items: session } },
 } as const;
 
+export const narrationWarmRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session'],
+  properties: {
+    session,
+    voice: speakRequestSchema.properties.voice,
+    engine: speakRequestSchema.properties.engine,
+    model: speakRequestSchema.properties.model,
+  },
+} as const;
+
 /** Compiles only while each request type and its schema agree (schema-type.ts). */
 type NarrationRequestChecked = Agreed<SchemaAgrees<NarrationRequest, typeof narrationRequestSchema>>;
 type NarrationCutRequestChecked = Agreed<SchemaAgrees<NarrationCutRequest, typeof narrationCutRequestSchema>>;
+type NarrationWarmRequestChecked = Agreed<SchemaAgrees<NarrationWarmRequest, typeof narrationWarmRequestSchema>>;

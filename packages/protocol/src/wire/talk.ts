@@ -11,9 +11,21 @@ export interface TalkRequest {
   text: string;
 }
 
+/**
+ * What a session's `vox mcp` learned of Claude Code's channel gate
+ * (vox's mcp/channel-gate.ts): `open` only when its session asked for vox's
+ * channel; `reason` says why, for people.
+ */
+export interface ChannelGate {
+  open: boolean;
+  reason: string;
+}
+
 export interface TalkResponse {
   /** The full label of the session the text went to. */
   delivered: string;
+  /** The gate its `vox mcp` reported with its last poll; absent from an older `vox mcp`, which reports none. */
+  channel?: ChannelGate;
 }
 
 /**
@@ -27,6 +39,8 @@ export interface TalkWaitRequest {
   session: string;
   secret?: string;
   waitMs?: number;
+  /** Whether Claude Code will show this session's channel messages, as far as its `vox mcp` can tell. */
+  channel?: ChannelGate;
 }
 
 export interface TalkWaitResponse {
@@ -56,6 +70,12 @@ export const talkWaitRequestSchema = {
     session: sessionLabel,
     secret: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
     waitMs: { type: 'integer', minimum: 0, maximum: 60000 },
+    channel: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['open', 'reason'],
+      properties: { open: { type: 'boolean' }, reason: { type: 'string', maxLength: 1000 } },
+    },
   },
 } as const;
 

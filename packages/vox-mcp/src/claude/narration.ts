@@ -17,12 +17,18 @@
  *   so that Stop does not read the reply a second time (`narrated()`).
  * - A muted project (`speak: false`), `notify: off` or `quiet` narrates nothing; the
  *   announce label starts the message; pronunciations apply as to any text.
+ * - A session that narrates asks voxd to warm its engine when its `vox mcp`
+ *   starts and at each new prompt (`narrationWarm`): the first batch of a
+ *   reply must not wait for the engine (the embedded eSpeak's worker starts
+ *   on first use, 650 to 1,200 ms). A quiet project asks nothing, so voxd
+ *   starts nothing for it.
  */
 import {
   NARRATION_CUT_MAX_EARLIER,
   NARRATION_MAX_DELTA_CHARS,
   type NarrationCutRequest,
   type NarrationRequest,
+  type NarrationWarmRequest,
 } from '@vox/protocol';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { announceLabel } from '../project/config.js';
@@ -81,6 +87,17 @@ export function narrationDelivery(
   if (v.engine !== 'auto') body.engine = v.engine;
   if (v.model !== undefined) body.model = v.model;
   return { route: '/v1/narration', body };
+}
+
+/** The warm-up request of a session whose project narrates; undefined when it does not. */
+export function narrationWarm(config: ResolvedConfig, session: string): NarrationWarmRequest | undefined {
+  if (!narrates(config)) return undefined;
+  const v = config.values;
+  const body: NarrationWarmRequest = { session };
+  if (v.voice !== undefined) body.voice = v.voice;
+  if (v.engine !== 'auto') body.engine = v.engine;
+  if (v.model !== undefined) body.model = v.model;
+  return body;
 }
 
 /** Batches of one session go to voxd one after another, in the order Claude Code showed them. */

@@ -45,6 +45,8 @@ export const EXIT = {
   AUTH: 6,
   /** The project's .vox/config.md is invalid. */
   CONFIG_INVALID: 7,
+  /** `vox talk`: the text was held, but the session's Claude Code will not show it, or vox cannot tell that it will. */
+  NOT_SHOWN: 8,
 } as const;
 
 /** The signals a long-running command ends on: Ctrl-C, a polite kill, the terminal (or the session) going away. */

@@ -16,12 +16,13 @@
  * otherwise forge other markup.
  *
  * Claude Code answers no notification, so vox cannot learn whether a channel
- * was shown: it gates channels (see docs/talk-back.md "Talking to a session").
+ * was shown: each poll carries what vox mcp could learn of the gate from its
+ * session's command line (channel-gate.ts), which voxd hands to `vox talk`.
  * Every text is also kept (bounded) for the session's next listen or converse,
  * which returns it first: the way in that works whatever the gate.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { TalkWaitRequest, TalkWaitResponse } from '@vox/protocol';
+import type { ChannelGate, TalkWaitRequest, TalkWaitResponse } from '@vox/protocol';
 
 export const CHANNEL_METHOD = 'notifications/claude/channel';
 const POLL_MS = 25_000;
@@ -48,6 +49,8 @@ export interface ChannelOptions {
   signal: AbortSignal;
   /** Waits `ms` between polls; default a timer (a test records the pauses instead). */
   pause?: (ms: number) => Promise<void>;
+  /** Claude Code's channel gate for this session; default what the session's command line says (channel-gate.ts). */
+  gate?: ChannelGate;
 }
 
 /** The channel notification's content for a text said with `vox talk`: marked, its markup escaped. */
@@ -86,15 +89,18 @@ export async function runChannel(o: ChannelOptions): Promise<void> {
   // Polling never starts voxd: the first call that needs it does.
   const env = { ...o.env, VOX_NO_AUTOSTART: '1' };
   const secret = await secretHex();
+  const channel = o.gate ?? (await import('./channel-gate.js')).sessionChannelGate(o.env);
   let backoff = FIRST_BACKOFF_MS;
   let refusedSaid = false;
+  // A voxd older than the gate refuses the field (400): poll without it.
+  let sendGate = true;
   while (!o.signal.aborted) {
     // voxd refuses a label with control characters; a directory's name may hold them.
     const session = visible(sessionLabel(projectNameFor(o.cwd), o.env));
     const startedAt = Date.now();
     let early = true;
     try {
-      const body: TalkWaitRequest = { session, secret, waitMs: POLL_MS };
+      const body: TalkWaitRequest = { session, secret, waitMs: POLL_MS, ...(sendGate ? { channel } : {}) };
       const reply = await call<TalkWaitResponse | { message?: string }>(
         env,
         'POST',
@@ -106,6 +112,10 @@ export async function runChannel(o: ChannelOptions): Promise<void> {
           startTimeoutMs: 1000,
         },
       );
+      if (reply.status === 400 && sendGate) {
+        sendGate = false;
+        continue;
+      }
       if (reply.status !== 200) {
         if (!refusedSaid && reply.status === 409)
           o.log(`vox mcp: vox talk: ${printable(String((reply.body as { message?: string }).message))}; trying again`);

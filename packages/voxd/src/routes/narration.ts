@@ -2,15 +2,31 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   narrationCutRequestSchema,
   narrationRequestSchema,
+  narrationWarmRequestSchema,
   type NarrationCutRequest,
+  type NarrationWarmRequest,
+  type NarrationWarmResponse,
   type NarrationCutResponse,
   type NarrationRequest,
   type NarrationResponse,
 } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
+import type { Engine } from '../engines/engine.js';
 
-/** POST /v1/narration (one batch of a message being written) and POST /v1/narration/cut (a new prompt). */
-export const narrationRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = async (app, { dispatcher }) => {
+interface NarrationRouteOptions {
+  dispatcher: Dispatcher;
+  /** The engine a request with these settings gets (the synthesizer's resolve). */
+  resolve(engine?: string, voice?: string): Promise<Engine>;
+}
+
+/**
+ * POST /v1/narration (one batch of a message being written), POST
+ * /v1/narration/cut (a new prompt) and POST /v1/narration/warm (a session
+ * about to narrate: its engine started, so the first batch does not wait for
+ * the embedded eSpeak's worker, 650 to 1,200 ms; started only for a session
+ * that narrates, so voxd's idle memory stays as it was where nobody does).
+ */
+export const narrationRoute: FastifyPluginAsync<NarrationRouteOptions> = async (app, { dispatcher, resolve }) => {
   app.post<{ Body: NarrationRequest }>(
     '/v1/narration',
     { schema: { body: narrationRequestSchema } },
@@ -41,6 +57,23 @@ export const narrationRoute: FastifyPluginAsync<{ dispatcher: Dispatcher }> = as
       const cut = [session, ...earlier].flatMap((s) => dispatcher.cutNarration(s));
       if (cut.length) request.log.info({ session, earlier, cut }, 'narration cut');
       return { cut };
+    },
+  );
+  app.post<{ Body: NarrationWarmRequest }>(
+    '/v1/narration/warm',
+    { schema: { body: narrationWarmRequestSchema } },
+    async (request): Promise<NarrationWarmResponse> => {
+      const { session, engine: requested, voice } = request.body;
+      const t0 = performance.now();
+      const engine = await resolve(requested, voice);
+      const readiness = await engine.ready();
+      // The voice's lookup (a job in the embedded engine's worker) is made once, here rather than at the first batch.
+      if (readiness.ready && voice !== undefined) await engine.knowsVoice?.(voice).catch(() => undefined);
+      request.log.info(
+        { session, engine: engine.name, ready: readiness.ready, ms: Math.round(performance.now() - t0) },
+        'narration warm',
+      );
+      return { engine: engine.name, ready: readiness.ready, ...(readiness.ready ? {} : { reason: readiness.reason }) };
     },
   );
 };

@@ -18,7 +18,10 @@ export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, {
     async (request): Promise<TalkResponse> => {
       const r = inbox.deliver(request.body.session, request.body.text);
       if ('problem' in r) throw new VoxError('VOX_ERR_TALK_UNKNOWN_SESSION', r.problem);
-      request.log.info({ session: r.delivered, chars: request.body.text.length }, 'talk delivered');
+      request.log.info(
+        { session: r.delivered, chars: request.body.text.length, channelOpen: r.channel?.open },
+        'talk delivered',
+      );
       return r;
     },
   );
@@ -29,8 +32,8 @@ export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, {
       // The response's close (not the request's, which fires once its body is read): the poller hung up.
       const hangUp = new AbortController();
       reply.raw.once('close', () => hangUp.abort());
-      const { session, secret, waitMs } = request.body;
-      const r = await inbox.wait(session, secret, waitMs ?? 25_000, hangUp.signal);
+      const { session, secret, waitMs, channel } = request.body;
+      const r = await inbox.wait(session, secret, waitMs ?? 25_000, hangUp.signal, channel);
       if ('taken' in r) throw new VoxError('VOX_ERR_TALK_SESSION_TAKEN', session, r.taken);
       return r;
     },

@@ -25,6 +25,7 @@
  *   a client that makes a new one per label is held by the idle bound.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ChannelGate } from '@vox/protocol';
 
 interface Box {
   secret: string;
@@ -33,6 +34,8 @@ interface Box {
   seenAt: number;
   /** Its last poll hung up (its vox mcp stopped), and none has come since. */
   hungUp: boolean;
+  /** Claude Code's channel gate as its vox mcp last reported it (an older one reports none). */
+  channel?: ChannelGate;
 }
 
 export interface InboxOptions {
@@ -45,7 +48,7 @@ export interface InboxOptions {
   maxPerClient?: number;
 }
 
-export type Delivery = { delivered: string } | { problem: string };
+export type Delivery = { delivered: string; channel?: ChannelGate } | { problem: string };
 
 /** A poll's answer: the texts and the registration's secret, or why the label is not the poller's. */
 export type Waited = { texts: string[]; secret: string } | { taken: string };
@@ -77,11 +80,18 @@ export class TalkInbox {
    * the next one or after `waitMs` (empty). Takes nothing when the label is
    * registered to another secret.
    */
-  wait(label: string, secret: string | undefined, waitMs: number, signal?: AbortSignal): Promise<Waited> {
+  wait(
+    label: string,
+    secret: string | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
+    channel?: ChannelGate,
+  ): Promise<Waited> {
     this.#prune();
     const b = this.#claim(label, secret);
     if ('taken' in b) return Promise.resolve(b);
     b.seenAt = this.#clock();
+    b.channel = channel;
     b.hungUp = false;
     b.waiter?.([]);
     if (b.held.length || waitMs === 0) return Promise.resolve({ texts: b.held.splice(0), secret: b.secret });
@@ -113,7 +123,7 @@ export class TalkInbox {
         problem: `session ${label.delivered} already holds ${this.#maxHeld} texts it has not taken; its vox mcp is not polling`,
       };
     else box.held.push(text);
-    return label;
+    return box.channel ? { ...label, channel: box.channel } : label;
   }
 
   /** The live label `name` is: itself, or the one live label of project `name`. */

@@ -93,3 +93,18 @@ test("a cut naming the session's earlier labels (a /clear) cuts their narration 
   );
   assert.equal(tooMany.statusCode, 400);
 });
+
+test('a warm-up resolves the engine and answers it ready, speaking nothing; it is guarded and its body checked', async (t) => {
+  const rig = routeRig();
+  const { app, dispatcher } = await buildServer(rig.options);
+  t.after(() => app.close());
+  await assertGuarded(app, post('/v1/narration/warm', { session: 'api#9a1b2c' }));
+  const r = await app.inject(post('/v1/narration/warm', { session: 'api#9a1b2c' }));
+  assert.equal(r.statusCode, 200, r.body);
+  assert.equal(r.json().ready, true);
+  assert.equal(typeof r.json().engine, 'string');
+  const bad = await app.inject(post('/v1/narration/warm', { session: 'api#9a1b2c', delta: 'x' }));
+  assert.deepEqual(bad.json(), wireError('VOX_ERR_BODY_INVALID', 'unknown field "delta"'));
+  assert.equal(dispatcher.counters.accepted, 0);
+  assert.deepEqual(rig.engine.requests, []);
+});

@@ -17,13 +17,16 @@ ones when it cannot find yours.
   --json       print voxd's answer
   -h, --help   show this help
 
-Exit codes: 0 delivered; 2 bad usage, or no session named; 3 voxd unreachable
-or the listen failed; 4 no such live session (the live labels are listed).
+Exit codes: 0 delivered, to a session started with vox in its channel list;
+2 bad usage, or no session named; 3 voxd unreachable or the listen failed;
+4 no such live session (the live labels are listed); 8 held for the session,
+but its Claude Code will not show it, or vox cannot tell that it will (the
+reason is on stderr).
 `;
 
-/** Claude Code answers no notification: what vox can and cannot know of its channel gate. */
+/** Claude Code answers no notification: vox knows only what the session's command line says (mcp/channel-gate.ts). */
 const GATE_NOTE =
-  'sent as a Claude Code channel message (notifications/claude/channel). Claude Code shows it only when its channel gates pass (the session started with --channels or --dangerously-load-development-channels naming the vox server, and the channels research preview on for the account: otherwise its --debug log says "Channel notifications skipped: channels feature is not currently available"), and it does not say whether it did; the text is also held for that session\'s next listen or converse';
+  "Claude Code also needs the channels research preview on for the account and a first-party provider, which vox cannot see; claude --debug logs 'Channel notifications skipped: <reason>' when a gate refuses";
 
 export const command = defineCommand({
   name: 'talk',
@@ -78,9 +81,20 @@ export const command = defineCommand({
       return exitForStatus(reply.status);
     }
     const r = reply.body as TalkResponse;
+    const label = printable(String(r.delivered));
     if (flags.json) ctx.stdout.write(`${printableJson(JSON.stringify(r))}\n`);
-    else ctx.stdout.write(`delivered to ${printable(String(r.delivered))}\n`);
-    ctx.stderr.write(`vox talk: ${GATE_NOTE}\n`);
+    if (!r.channel?.open) {
+      // Held all the same: the session's next listen or converse returns it.
+      const why = r.channel
+        ? printable(r.channel.reason)
+        : "the session's vox mcp is older than vox talk's gate check, so vox cannot tell whether Claude Code shows channel messages";
+      ctx.stderr.write(
+        `vox talk: ${label} will not show this now: ${why}. The text is held for its next listen or converse; start Claude Code with --dangerously-load-development-channels plugin:vox@vox (or server:NAME for your own vox server) to have it shown (docs/talk-back.md)\n`,
+      );
+      return EXIT.NOT_SHOWN;
+    }
+    if (!flags.json) ctx.stdout.write(`delivered to ${label}\n`);
+    ctx.stderr.write(`vox talk: ${printable(r.channel.reason)}; ${GATE_NOTE}\n`);
     return EXIT.OK;
   },
 });

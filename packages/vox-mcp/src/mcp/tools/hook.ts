@@ -150,8 +150,13 @@ export const hookTool: McpTool = {
       import('../../client/call.js'),
     ]);
     const config = await resolveConfig(ctx.cwd).catch(() => undefined);
-    // A project that narrates has its first batch answered without a module to load.
-    if (config?.values.narrate === 'stream') await import('../../claude/narration.js');
+    // A project that narrates has its first batch answered without a module to load, and voxd's engine warm.
+    if (config?.values.narrate === 'stream') {
+      const { narrationWarm } = await import('../../claude/narration.js');
+      const warm = narrationWarm(config, await ctx.session(config));
+      // A voxd that runs warms its engine; none is started from here (the first prompt's cut starts it).
+      if (warm) await ctx.call('POST', '/v1/narration/warm', warm).catch(() => {});
+    }
     // The connection to voxd (its state file, token, a kept-alive socket), if one runs: never started from here.
     await ctx.call('GET', '/v1/health').catch(() => {});
   },
@@ -207,7 +212,13 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
       const refused = await send(ctx, client, event, d.route, d.body);
       return refused === undefined ? undefined : failed(refused);
     };
-    if (event === 'UserPromptSubmit') return (await narration.inOrder(session, post)) ?? done;
+    if (event === 'UserPromptSubmit') {
+      const cut = await narration.inOrder(session, post);
+      // The reply's first batch comes after the model's first words: its engine gets ready meanwhile.
+      const warm = narration.narrationWarm(config, session);
+      if (warm) void send(ctx, client, event, '/v1/narration/warm', warm);
+      return cut ?? done;
+    }
     // A batch is answered at once and sent behind the session's earlier ones: Claude Code shows
     // nothing of the reply until the hook answers. What voxd refuses is said on stderr.
     narration.noteNarrated(session);

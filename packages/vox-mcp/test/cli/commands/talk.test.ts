@@ -35,7 +35,8 @@ test('vox talk escapes the control characters of the labels and messages voxd se
           message: `No session to talk to: no live session "docs"; live sessions: api#1, ${EVIL}.`,
           statusCode: 404,
         });
-      send(200, { delivered: EVIL });
+      // The third is for a session whose vox mcp reports its channel gate closed.
+      send(200, { delivered: EVIL, channel: { open: talks !== 3, reason: `listed ${EVIL}` } });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -67,9 +68,14 @@ test('vox talk escapes the control characters of the labels and messages voxd se
     const sent = await runTalk(['docs', 'hello']);
     assert.equal(sent.code, 0, sent.err);
     assert.equal(sent.out, `delivered to ${SHOWN}\n`);
+    assert.ok(sent.err.includes(`listed ${SHOWN}`), sent.err);
+    const closed = await runTalk(['docs', 'hello']);
+    assert.equal(closed.code, 8, closed.err);
+    assert.ok(!/[\x00-\x08\x0b-\x1f\x7f\u202e]/.test(closed.err), JSON.stringify(closed.err));
+    assert.ok(closed.err.includes(`${SHOWN} will not show this now: listed ${SHOWN}`), closed.err);
     const json = await runTalk(['--json', 'docs', 'hello']);
     assert.ok(!/[\x00-\x08\x0b-\x1f\x7f\u202e]/.test(json.out), JSON.stringify(json.out));
-    assert.deepEqual(JSON.parse(json.out), { delivered: EVIL });
+    assert.deepEqual(JSON.parse(json.out), { delivered: EVIL, channel: { open: true, reason: `listed ${EVIL}` } });
   } finally {
     await new Promise((r) => server.close(r));
     rmSync(home, { recursive: true, force: true });
