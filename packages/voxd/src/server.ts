@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
-import { Dispatcher } from './dispatch/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { ConnectionLimit } from './connections.js';
 import {
@@ -63,7 +63,7 @@ export interface ServerOptions {
   /** What was heard and missed (dispatch/recall.ts); default: in memory. The caller closes it. */
   recall?: Recall;
   /** The settings `attention` and `digestMs` (dispatch/attention.ts); default `all`. */
-  attention?: { mode: 'all' | 'focus'; digestMs: number };
+  attention?: DispatcherOptions['attention'];
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */

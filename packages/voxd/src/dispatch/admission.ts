@@ -174,8 +174,7 @@ export class Admission {
         ]),
         ...(voice !== undefined ? { voice } : {}),
         ...(given?.mark ? { narration: given.mark } : {}),
-        ...(given?.cacheOnly ? { cacheOnly: true } : {}),
-        ...(given?.held ? { held: given.held } : {}),
+        ...(given?.cacheOnly || given?.held ? pick(given, ['cacheOnly', 'held']) : {}),
       },
       sink,
     );
@@ -198,8 +197,7 @@ export class Admission {
         dedupKey: `chime:${signal}`,
         windowMs: CHIME_DEDUP_SECONDS * 1000,
         ...(options.session ? { session: options.session } : {}),
-        ...(options.volume !== undefined ? { volume: options.volume } : {}),
-        ...(options.held ? { held: options.held } : {}),
+        ...pick(options, ['volume', 'held']),
       },
       sink,
     );
@@ -322,13 +320,7 @@ export class Admission {
     ledger.record(entry);
     ledger.byId.set(id, u);
 
-    if (held) {
-      // Not queued: settled at once, its duplicate window started (ledger.ts), kept for the digest (recall.ts).
-      ledger.emit('queued', eventBase(u));
-      dedup.begin(u.dedupKey, id, u.windowMs);
-      ledger.settle(u, 'held', held);
-      return { response: { id, status: 'held', text: u.text, reason: held, sink }, settled: ledger.outcomeOf(u) };
-    }
+    if (held) return settleHeld(u, held, this.#o, sink);
     if (u.narration && u.sentences.length === 0) {
       // A narration with no whole sentence yet waits for its next batch, out of the queue.
       u.park();
@@ -393,4 +385,12 @@ export class Admission {
   #assertOpen(): void {
     if (this.#closed) throw new VoxError('VOX_ERR_SHUTTING_DOWN');
   }
+}
+
+/** Not queued: settled at once, its duplicate window started (ledger.ts), kept for the digest (recall.ts). */
+function settleHeld(u: Utterance, held: string, o: AdmissionOptions, sink: SinkHealth): Admitted {
+  o.ledger.emit('queued', eventBase(u));
+  o.dedup.begin(u.dedupKey, u.id, u.windowMs);
+  o.ledger.settle(u, 'held', held);
+  return { response: { id: u.id, status: 'held', text: u.text, reason: held, sink }, settled: o.ledger.outcomeOf(u) };
 }

@@ -42,7 +42,7 @@ import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import { VoxError } from '../errors.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
-import { Attention } from './attention.js';
+import { Attention, type AttentionOptions } from './attention.js';
 import { DuplicateFilter } from './dedup.js';
 import { IdleWaits } from './idle-waits.js';
 import type { Journal, Replay } from './journal.js';
@@ -96,8 +96,8 @@ export interface DispatcherOptions {
   voices?: VoiceAssignment;
   /** What was heard and missed (recall.ts); default: kept in memory only. */
   recall?: Recall;
-  /** The daemon settings `attention` and `digestMs` (attention.ts); default `all`. */
-  attention?: { mode: 'all' | 'focus'; digestMs: number };
+  /** The daemon settings `attention` and `digestMs` (attention.ts; timers for tests); default `all`. */
+  attention?: Pick<AttentionOptions, 'mode' | 'digestMs' | 'timers'>;
   /**
    * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
    * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
