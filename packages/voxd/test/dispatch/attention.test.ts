@@ -136,7 +136,11 @@ test('the digest waits for a quiet moment', async (t) => {
   const texts = (await r.status()).history.map((h: HistoryEntry) => h.text);
   assert.ok(texts[0]!.startsWith('While you were in api'), 'the digest was spoken');
   // Spoken at once, it would have been queued while api played.
-  assert.deepEqual(events.slice(0, 2), ['finished long', 'queued other'], 'the digest came after api finished');
+  assert.deepEqual(
+    events.slice(0, 2),
+    ['finished long', 'queued other'],
+    `the digest came after api finished: ${events.join(', ')}`,
+  );
 });
 
 test('a recap says what is held, once, and takes the place of the digest; attention: all holds nothing', async (t) => {
