@@ -42,9 +42,10 @@ const TYPOS: Record<string, [typo: string, meant: string | undefined]> = {
   logs: ['--follwo', '--follow'],
   talk: ['--jsn', '--json'],
   remote: ['--ass', '--as'],
+  focus: ['--jsn', '--json'],
   recap: ['--wiat', '--wait'],
   replay: ['--sesion', '--session'],
-  history: ['--lnies', '--lines'],
+  history: ['--lnes', '--lines'],
 };
 /** Every command of the table (src/cli/command-table.ts), with its typo. */
 const COMMANDS = commandNames().map((name): [string, string, string | undefined] => [
@@ -114,7 +115,7 @@ test('a mistyped action, a missing value or a value the flag does not take gets 
     ],
     [
       ['daemon', 'config', 'sett', 'audio', 'null'],
-      'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n',
+      'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n',
     ],
     [
       ['chime', 'dnoe'],

@@ -12,6 +12,7 @@ export * from './util/process.js';
 export * from './util/regular-file.js';
 // The wire, one module per route or route family (wire/common.ts keeps its field schemas to itself).
 export type { ChimeSignal, Outcome, Priority } from './wire/common.js';
+export * from './wire/attention.js';
 export * from './wire/chime.js';
 export * from './wire/events.js';
 export * from './wire/listen.js';

@@ -89,7 +89,7 @@ describe('parseSettings', () => {
         line: 1,
         key: 'audoi',
         allowed:
-          'audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs',
+          'audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs',
         message: undefined,
       },
     );
@@ -228,6 +228,8 @@ describe('resolveSettings', () => {
       'transcriber.model': 'default',
       'transcriber.timeoutMs': 'default',
       'sherpa.idleUnloadMs': 'default',
+      attention: 'default',
+      digestMs: 'default',
     });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });

@@ -218,6 +218,7 @@ const { app, dispatcher, listener } = await buildServer({
   journal,
   recall,
   voices,
+  attention: { mode: settings.values.attention as 'all' | 'focus', digestMs: settings.values.digestMs },
 });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);

@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';
-import { Dispatcher } from './dispatch/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import type { Engine } from './engines/engine.js';
 import { ConnectionLimit } from './connections.js';
 import {
@@ -18,6 +18,7 @@ import {
 import { chimeRoute } from './routes/chime.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import { eventsRoute } from './routes/events.js';
+import { focusRoutes } from './routes/focus.js';
 import { listenerSlot, listenRoute, type ListenerSlot } from './routes/listen.js';
 import type { TranscriberConfig } from './listen/transcriber.js';
 import type { VadMode } from './listen/silero.js';
@@ -61,6 +62,8 @@ export interface ServerOptions {
   voices?: VoiceAssignment;
   /** What was heard and missed (dispatch/recall.ts); default: in memory. The caller closes it. */
   recall?: Recall;
+  /** The settings `attention` and `digestMs` (dispatch/attention.ts); default `all`. */
+  attention?: DispatcherOptions['attention'];
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
@@ -139,6 +142,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.journal ? { journal: options.journal } : {}),
     ...(options.voices ? { voices: options.voices } : {}),
     ...(options.recall ? { recall: options.recall } : {}),
+    ...(options.attention ? { attention: options.attention } : {}),
   });
 
   const version = options.version ?? VERSION;
@@ -196,13 +200,14 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     resolve: (engine, voice) => options.synthesizer.resolve(engine, voice),
   });
   await app.register(recallRoutes, { dispatcher });
+  await app.register(focusRoutes, { dispatcher });
   await app.register(chimeRoute, { dispatcher });
   await app.register(stopRoute, { dispatcher, listener });
-  await app.register(listenRoute, { listener });
+  await app.register(listenRoute, { listener, answered: (s) => dispatcher.attention.focus(s, 'voice') });
   await app.register(voicesRoute, { resolve });
   const inbox = new TalkInbox();
   app.addHook('preClose', async () => inbox.close());
-  await app.register(talkRoute, { inbox });
+  await app.register(talkRoute, { inbox, talked: (s) => dispatcher.attention.focus(s, 'talk') });
   const events = new EventStream({
     ...options.events,
     onDrop: () =>

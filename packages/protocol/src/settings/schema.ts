@@ -7,6 +7,7 @@ import { isAbsolute } from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../defaults.js';
 import { ENGINE_NAMES } from '../engines.js';
 import { closest } from '../util/closest.js';
+import { ATTENTION_MODES } from '../wire/attention.js';
 
 const fold = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** The closest candidate to a likely typo, after the synonyms (folded name -> candidate). */
@@ -51,6 +52,10 @@ export interface DaemonSettings {
   'transcriber.timeoutMs': number;
   /** A voice model with no synthesis for this long (ms) is unloaded (its host process exits); 0 keeps models loaded. Default 0. */
   'sherpa.idleUnloadMs': number;
+  /** `all`: every session speaks; `focus`: a session the person is not in speaks only when it needs them (docs/attention.md). Default `all`. */
+  attention: string;
+  /** `attention: focus`: at most one digest of what was held per this many ms. Default 180000. */
+  digestMs: number;
 }
 
 export type SettingKey = keyof DaemonSettings;
@@ -69,7 +74,12 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
   'sherpa.idleUnloadMs': 0,
+  attention: 'all',
+  digestMs: 180_000,
 });
+
+/** The shortest `digestMs`: a digest never comes sooner than 30 s after the first item it holds anyway. */
+export const MIN_DIGEST_MS = 30_000;
 
 /** The longest `sherpa.idleUnloadMs` (one day, in ms). */
 export const MAX_IDLE_UNLOAD_MS = 86_400_000;
@@ -226,6 +236,19 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
       const n = v as number;
       return n === 0 || (n >= 100 && n <= MAX_IDLE_UNLOAD_MS) ? undefined : 'out of range';
     },
+  },
+  attention: {
+    type: 'string',
+    env: 'VOXD_ATTENTION',
+    allowed: `one of ${ATTENTION_MODES.join(', ')} (focus: a session the person is not in speaks only when it needs them; the rest waits for a digest)`,
+    check: oneOf(ATTENTION_MODES),
+  },
+  digestMs: {
+    type: 'integer',
+    env: 'VOXD_DIGEST_MS',
+    allowed: `an integer from ${MIN_DIGEST_MS} to 3600000 (ms between two digests of held speech, e.g. 180000 for 3 minutes)`,
+    check: (v) =>
+      Number.isInteger(v) && (v as number) >= MIN_DIGEST_MS && (v as number) <= 3_600_000 ? undefined : 'out of range',
   },
 });
 

@@ -18,7 +18,9 @@ export type Outcome =
   | 'interrupted'
   | 'replaced'
   | 'dropped'
-  | 'stopped';
+  | 'stopped'
+  /** Not spoken: a background session's speech in `attention: focus`, kept for the digest and the recap. */
+  | 'held';
 
 // JSON schemas (fastify validates with ajv). additionalProperties:false names unknown fields.
 

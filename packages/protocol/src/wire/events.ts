@@ -2,7 +2,16 @@
 import type { Priority } from './common.js';
 
 export type EventType =
-  'queued' | 'started' | 'finished' | 'deduped' | 'expired' | 'interrupted' | 'failed' | 'replaced' | 'dropped';
+  | 'queued'
+  | 'started'
+  | 'finished'
+  | 'deduped'
+  | 'expired'
+  | 'interrupted'
+  | 'failed'
+  | 'replaced'
+  | 'dropped'
+  | 'held';
 
 export interface VoxEvent {
   type: EventType;

@@ -52,6 +52,12 @@ export interface SpeakRequest {
    * the next wait is said again. Needs `session`.
    */
   idlePrompt?: boolean;
+  /**
+   * The request needs the person (a question, a failure): with the daemon
+   * setting `attention: focus` it is spoken even from a session the person
+   * is not in (docs/attention.md). `important` speech needs them anyway.
+   */
+  needsPerson?: boolean;
 }
 
 export interface DuplicateInfo {
@@ -118,6 +124,7 @@ export const speakRequestSchema = {
     verbatim: { type: 'boolean' },
     requestId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' },
     idlePrompt: { type: 'boolean' },
+    needsPerson: { type: 'boolean' },
   },
 } as const;
 

@@ -54,6 +54,8 @@ export interface StatusResponse {
     expired: number;
     interrupted: number;
     dropped: number;
+    /** Held for the digest (`attention: focus`); absent from a voxd older than it. */
+    held?: number;
   };
   history: HistoryEntry[];
   /**

@@ -38,6 +38,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./commands/recap.js'),
   },
   {
+    name: 'focus',
+    synopsis: 'focus [LABEL]',
+    summary: 'name the session you are in, or show it',
+    load: () => import('./commands/focus.js'),
+  },
+  {
     name: 'replay',
     synopsis: 'replay [N]',
     summary: 'play a recent utterance again, from the cache',

@@ -19,7 +19,7 @@ import type { ResolvedConfig } from '../project/config-schema.js';
 import type { Delivery } from '../project/speech.js';
 import type { HookPayload } from './event.js';
 import type { PermissionAsks } from './permission-asks.js';
-import { decideHook, hookDelivery, unattended, VOICE_EVENTS, type HookAction } from './policy.js';
+import { decideHook, focusReason, hookDelivery, unattended, VOICE_EVENTS, type HookAction } from './policy.js';
 
 export interface HookCall {
   /** vox's event (event.ts), as the agent's adapter made it. */
@@ -54,6 +54,9 @@ export type HookOutcome =
 export async function handle(call: HookCall): Promise<HookOutcome> {
   const { event, payload, config, session, env, asks } = call;
   const now = Date.now();
+  // The person is in this session now (voxd's attention); whatever voxd answers, the event goes on.
+  const focus = focusReason(event, payload);
+  if (focus && !call.dryRun) await call.send('/v1/focus', { session, reason: focus }).catch(() => undefined);
   if (call.voice && !call.dryRun && VOICE_EVENTS.has(event) && config.values.approveByVoice) {
     // Loaded only where a project answers by voice: every other hook event pays nothing for it.
     const { voiceAnswerOf } = await import('./voice/voice-answer.js');

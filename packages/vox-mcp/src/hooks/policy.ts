@@ -69,6 +69,8 @@ export type HookAction =
       once?: number;
       /** The session's idle prompt: said once per wait (voxd's idle-waits.ts), again after `once` at the soonest. */
       idlePrompt?: boolean;
+      /** It needs the person: spoken from a background session under `attention: focus` (docs/attention.md). */
+      needsPerson?: boolean;
     }
   | { kind: 'chime'; signal: ChimeSignal; priority: Priority }
   | { kind: 'none'; reason: string };
@@ -258,6 +260,16 @@ export const SESSION_START_WORDS: Record<string, string | undefined> = {
 
 const CONTINUOUS_ONLY = 'only in notify: chatty (or continuous)';
 
+/**
+ * Whether an event says where the person is (voxd's focus, docs/attention.md): a prompt typed in the
+ * session, or the session started or resumed (not a /clear or a compaction, which keep it where it is).
+ */
+export function focusReason(event: string, payload: HookPayload): 'prompt' | 'start' | undefined {
+  if (event === 'UserPromptSubmit') return 'prompt';
+  const source = str(payload.source) || 'startup';
+  return event === 'SessionStart' && (source === 'startup' || source === 'resume') ? 'start' : undefined;
+}
+
 /** The events a project with `approveByVoice: true` may answer by voice (voice/voice-answer.ts). */
 export const VOICE_EVENTS: ReadonlySet<string> = new Set(['PermissionRequest', 'Elicitation']);
 
@@ -298,6 +310,7 @@ export function decideHook(event: string, payload: HookPayload, ctx: HookContext
         priority: 'message',
         chime: 'error',
         maxAgeMs: STOP_MAX_AGE_MS,
+        needsPerson: true,
       };
     case 'SubagentStop':
       if (!continuous) return { kind: 'none', reason: `SubagentStop is heard ${CONTINUOUS_ONLY}` };
@@ -358,5 +371,6 @@ export function hookDelivery(action: HookAction, config: ResolvedConfig, session
     // One session's repeat is a duplicate; the same words from two sessions are two events.
     dedupKey: `${session} ${action.dedupKey ?? action.text}`,
     ...(action.idlePrompt ? { idlePrompt: true } : {}),
+    ...(action.needsPerson ? { needsPerson: true } : {}),
   });
 }

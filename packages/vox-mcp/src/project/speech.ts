@@ -26,6 +26,8 @@ export interface SpeechOverrides {
   chime?: ChimeSignal;
   /** The session's idle prompt: said once per wait (SpeakRequest.idlePrompt). */
   idlePrompt?: boolean;
+  /** It needs the person (a failure): spoken from a background session too (SpeakRequest.needsPerson). */
+  needsPerson?: boolean;
 }
 
 export type Delivery = { route: '/v1/speak'; body: SpeakRequest } | { route: '/v1/chime'; body: ChimeRequest };
@@ -70,5 +72,6 @@ export function buildDelivery(
   if (o.wait) body.wait = true;
   if (o.final) body.final = true;
   if (o.idlePrompt) body.idlePrompt = true;
+  if (o.needsPerson) body.needsPerson = true;
   return { route: '/v1/speak', body };
 }

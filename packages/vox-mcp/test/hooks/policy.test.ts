@@ -145,6 +145,7 @@ const ROWS: Row[] = [
       priority: 'message',
       chime: 'error',
       maxAgeMs: STOP_MAX_AGE_MS,
+      needsPerson: true,
     },
   },
   {
@@ -158,6 +159,7 @@ const ROWS: Row[] = [
       priority: 'message',
       chime: 'error',
       maxAgeMs: STOP_MAX_AGE_MS,
+      needsPerson: true,
     },
   },
   {

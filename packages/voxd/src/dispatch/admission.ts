@@ -11,7 +11,6 @@ import {
   CHIME_DEDUP_SECONDS,
   DEFAULT_DEDUP_SECONDS,
   NOTIFICATION_MAX_AGE_MS,
-  redactSecrets,
   type ChimeSignal,
   type Priority,
   type SinkHealth,
@@ -27,7 +26,7 @@ import type { DuplicateFilter } from './dedup.js';
 import type { IdleWaits } from './idle-waits.js';
 import type { NarrationMark } from './journal-records.js';
 import { handedOver, sinkHealth, type Ledger } from './ledger.js';
-import { dedupKeyFor, storedKey } from './normalize.js';
+import { dedupKeyFor, storedKey, withoutSecrets } from './normalize.js';
 import type { Player } from './player.js';
 import type { SpeechQueue } from './queue.js';
 import type { UtteranceJournal } from './utterance-journal.js';
@@ -56,7 +55,10 @@ type Spec = Pick<UtteranceFields, 'kind' | 'text' | 'sentences' | 'priority' | '
       | 'cacheOnly'
     >
   > &
-  Pick<SpeakRequest, 'maxAgeMs' | 'idlePrompt'>;
+  Pick<SpeakRequest, 'maxAgeMs' | 'idlePrompt'> & {
+    /** Held by attention.ts (a background session): settled `held`, never queued; why. */
+    held?: string;
+  };
 
 export interface Admitted {
   response: SpeakResponse;
@@ -112,7 +114,7 @@ export class Admission {
    */
   async speech(
     input: SpeakInput,
-    given?: { prepared: PreparedText; mark?: NarrationMark; cacheOnly?: boolean },
+    given?: { prepared?: PreparedText; mark?: NarrationMark; cacheOnly?: boolean; held?: string },
   ): Promise<Admitted> {
     this.#assertOpen();
     // Secrets are said as their kind, and so never reach history, the journal or a log.
@@ -172,7 +174,7 @@ export class Admission {
         ]),
         ...(voice !== undefined ? { voice } : {}),
         ...(given?.mark ? { narration: given.mark } : {}),
-        ...(given?.cacheOnly ? { cacheOnly: true } : {}),
+        ...(given?.cacheOnly || given?.held ? pick(given, ['cacheOnly', 'held']) : {}),
       },
       sink,
     );
@@ -181,7 +183,7 @@ export class Admission {
   /** A chime. Each signal has a fixed 5 s duplicate window. */
   async chime(
     signal: ChimeSignal,
-    options: { session?: string; priority?: Priority; volume?: number },
+    options: { session?: string; priority?: Priority; volume?: number; held?: string },
   ): Promise<Admitted> {
     this.#assertOpen();
     const sink = await this.#audible();
@@ -195,7 +197,7 @@ export class Admission {
         dedupKey: `chime:${signal}`,
         windowMs: CHIME_DEDUP_SECONDS * 1000,
         ...(options.session ? { session: options.session } : {}),
-        ...(options.volume !== undefined ? { volume: options.volume } : {}),
+        ...pick(options, ['volume', 'held']),
       },
       sink,
     );
@@ -305,7 +307,7 @@ export class Admission {
 
     if (queue.length >= this.#o.maxQueue) throw new VoxError('VOX_ERR_QUEUE_FULL', this.#o.maxQueue);
 
-    const { maxAgeMs: askedMaxAgeMs, idlePrompt: _idle, ...fields } = spec;
+    const { maxAgeMs: askedMaxAgeMs, idlePrompt: _idle, held, ...fields } = spec;
     const maxAgeMs = askedMaxAgeMs ?? (spec.priority === 'notification' ? NOTIFICATION_MAX_AGE_MS : undefined);
     const u = Utterance.accepted(
       { ...fields, id, acceptedAt: now, ...(maxAgeMs !== undefined ? { expiresAt: now + maxAgeMs } : {}) },
@@ -318,6 +320,7 @@ export class Admission {
     ledger.record(entry);
     ledger.byId.set(id, u);
 
+    if (held) return settleHeld(u, held, this.#o, sink);
     if (u.narration && u.sentences.length === 0) {
       // A narration with no whole sentence yet waits for its next batch, out of the queue.
       u.park();
@@ -333,10 +336,8 @@ export class Admission {
     if (!admission.admitted) {
       ledger.emit('queued', eventBase(u));
       ledger.settle(u, 'dropped', admission.reason);
-      return {
-        response: { id, status: 'dropped', text: u.text, reason: admission.reason!, sink },
-        settled: ledger.outcomeOf(u),
-      };
+      const reason = admission.reason!;
+      return { response: { id, status: 'dropped', text: u.text, reason, sink }, settled: ledger.outcomeOf(u) };
     }
     dedup.begin(u.dedupKey, id, u.windowMs);
     if (u.requestId) ledger.byRequest.set(u.requestId, u);
@@ -386,10 +387,10 @@ export class Admission {
   }
 }
 
-/** The request with every secret in its text and duplicate key said as its kind (@vox/protocol secrets.ts). */
-function withoutSecrets(input: SpeakInput): SpeakInput {
-  const text = redactSecrets(input.text).text;
-  const dedupKey = input.dedupKey === undefined ? undefined : redactSecrets(input.dedupKey).text;
-  if (text === input.text && dedupKey === input.dedupKey) return input;
-  return { ...input, text, ...(dedupKey !== undefined ? { dedupKey } : {}) };
+/** Not queued: settled at once, its duplicate window started (ledger.ts), kept for the digest (recall.ts). */
+function settleHeld(u: Utterance, held: string, o: AdmissionOptions, sink: SinkHealth): Admitted {
+  o.ledger.emit('queued', eventBase(u));
+  o.dedup.begin(u.dedupKey, u.id, u.windowMs);
+  o.ledger.settle(u, 'held', held);
+  return { response: { id: u.id, status: 'held', text: u.text, reason: held, sink }, settled: o.ledger.outcomeOf(u) };
 }

@@ -17,14 +17,12 @@
  * restarted voxd replays what had not settled (restore()): same ids, order,
  * priorities and sessions, resuming a cut utterance at its sentence. A
  * re-send with the same `requestId` is joined to the request it repeats.
- * On shutdown, queued speech is handed over to the next voxd instead of
- * failing, and callers that wait are cut off so that they re-send there.
+ * On shutdown, queued speech is handed over to the next voxd; callers that wait are cut off to re-send there.
  *
- * This class wires the parts: admission.ts (what is taken, and how),
- * player.ts (the loop, cuts, holds), speech-stream.ts (an utterance's
- * audio), ledger.ts (outcomes, history, counters, re-sends) and replay.ts;
- * utterance.ts owns each utterance's states, and utterance-journal.ts is the
- * only writer of their records in the journal.
+ * This class wires the parts: admission.ts (what is taken, and how), player.ts (the loop, cuts, holds),
+ * speech-stream.ts (an utterance's audio), ledger.ts (outcomes, history, counters, re-sends), replay.ts and
+ * attention.ts (the focus, and what other sessions may say); utterance.ts owns each utterance's states,
+ * and utterance-journal.ts is the only writer of their records in the journal.
  */
 import { EventEmitter } from 'node:events';
 import type {
@@ -44,6 +42,7 @@ import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
 import type { VoiceAssignment } from '../voices/assignment.js';
 import { VoxError } from '../errors.js';
 import { Admission, type Admitted, type SpeakInput } from './admission.js';
+import { Attention, type AttentionOptions } from './attention.js';
 import { DuplicateFilter } from './dedup.js';
 import { IdleWaits } from './idle-waits.js';
 import type { Journal, Replay } from './journal.js';
@@ -97,6 +96,8 @@ export interface DispatcherOptions {
   voices?: VoiceAssignment;
   /** What was heard and missed (recall.ts); default: kept in memory only. */
   recall?: Recall;
+  /** The daemon settings `attention` and `digestMs` (attention.ts; timers for tests); default `all`. */
+  attention?: Pick<AttentionOptions, 'mode' | 'digestMs' | 'timers'>;
   /**
    * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
    * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
@@ -131,6 +132,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #waits: IdleWaits;
   /** What was heard and missed, for recaps, history and replays (recall.ts). */
   readonly recall: Recall;
+  /** The session the person is in, and what the others may say (attention.ts). */
+  readonly attention: Attention;
 
   constructor(options: DispatcherOptions) {
     super();
@@ -152,7 +155,10 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       recall: this.recall,
       sink: options.sink,
       log: this.#log,
-      emit: (event) => this.emit('event', event),
+      emit: (event) => {
+        this.emit('event', event);
+        if (event.type === 'held') this.attention.schedule();
+      },
     });
     this.#player = new Player({
       queue: this.#queue,
@@ -178,8 +184,18 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       voices: options.voices,
       log: this.#log,
     });
+    this.attention = new Attention({
+      ...(options.attention ?? { mode: 'all', digestMs: 180_000 }),
+      recall: this.recall,
+      clock: this.#clock,
+      quiet: () => !this.#player.playing && this.#queue.length === 0,
+      idle: () => this.idle(),
+      admission: this.#admission,
+      log: this.#log,
+    });
     this.#narration = new Narration({
       admission: this.#admission,
+      holds: (session) => this.attention.holds({ session, priority: 'text', kind: 'speech' }),
       queue: this.#queue,
       player: this.#player,
       ledger: this.#ledger,
@@ -223,14 +239,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
 
   /** How many are queued in each class. */
   queuedByPriority(): Record<Priority, number> {
-    const q = this.#queue;
-    return {
-      important: q.count('important'),
-      message: q.count('message'),
-      text: q.count('text'),
-      progress: q.count('progress'),
-      notification: q.count('notification'),
-    };
+    return this.#queue.counts();
   }
 
   history(): HistoryEntry[] {
@@ -242,7 +251,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
    * deduped or dropped); `settled` resolves with the final outcome.
    */
   speak(input: SpeakInput): Promise<Admitted> {
-    return this.#admission.speech(input);
+    const held = this.attention.holds({ ...input, kind: 'speech' });
+    return this.#admission.speech(input, held ? { held } : undefined);
   }
 
   /** Speak what the person missed since the last recap (recap.ts). */
@@ -261,8 +271,9 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     return this.#narration.batch(request);
   }
 
-  /** End what `session` narrates, for a new prompt (which ends its idle wait too); the ids cut. */
+  /** End what `session` narrates, for a new prompt (which ends its idle wait, and moves the focus there); the ids cut. */
   cutNarration(session: string): string[] {
+    this.attention.focus(session, 'prompt');
     this.#waits.end(session);
     return this.#narration.cut(session);
   }
@@ -272,7 +283,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
     signal: ChimeSignal,
     options: { session?: string; priority?: Priority; volume?: number } = {},
   ): Promise<Admitted> {
-    return this.#admission.chime(signal, options);
+    const held = this.attention.holds({ ...options, kind: 'chime' });
+    return this.#admission.chime(signal, held ? { ...options, held } : options);
   }
 
   /** Replay what the journal held when voxd started (replay.ts). Call once, before serving. */
@@ -373,6 +385,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   async close(graceMs = 1500): Promise<void> {
     if (this.#admission.closed) return this.#player.idle();
     this.#admission.close();
+    this.attention.close();
     this.#player.release();
     for (const u of this.#queue.removeWhere(() => true))
       this.#ledger.shutDown(u, 'voxd shut down before it was spoken');

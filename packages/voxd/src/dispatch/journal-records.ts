@@ -117,6 +117,7 @@ const SETTLED_OUTCOMES: readonly string[] = [
   'replaced',
   'interrupted',
   'deduped',
+  'held',
 ] satisfies Outcome[];
 /** Settles kept while reading (the journal keeps fewer: keepSettled). */
 const MAX_SETTLED_READ = 4096;

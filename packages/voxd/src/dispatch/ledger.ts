@@ -48,6 +48,7 @@ const EVENT_OF: Record<Outcome, EventType | undefined> = {
   stopped: 'interrupted',
   replaced: 'replaced',
   dropped: 'dropped',
+  held: 'held',
   queued: undefined,
   playing: undefined,
   deduped: undefined,
@@ -78,6 +79,7 @@ export class Ledger {
     expired: 0,
     interrupted: 0,
     dropped: 0,
+    held: 0,
   };
   /** Accepted and not yet settled, by id. */
   readonly byId = new Map<string, Utterance>();
@@ -128,8 +130,9 @@ export class Ledger {
     if (!u.settle(outcome, clock(), reason)) return;
     journal.settle(u, outcome, reason, code);
     this.#options.recall.settled(u, outcome);
-    // A stop starts the window too: what the user silenced is not repeated at once.
-    if (outcome === 'played' || outcome === 'stopped') dedup.played(u.dedupKey, u.id, outcome);
+    // A stop starts the window too: what the user silenced is not repeated at once; so does a hold (a digest says it).
+    if (outcome === 'played' || outcome === 'stopped' || outcome === 'held')
+      dedup.played(u.dedupKey, u.id, outcome === 'held' ? 'played' : outcome);
     else dedup.forget(u.dedupKey, u.id);
     this.#count(outcome);
     const type = EVENT_OF[outcome];
@@ -211,6 +214,9 @@ export class Ledger {
       case 'replaced':
       case 'dropped':
         c.dropped += 1;
+        break;
+      case 'held':
+        c.held = (c.held ?? 0) + 1;
         break;
     }
   }

@@ -50,6 +50,8 @@ export interface NarrationOptions {
   ledger: Ledger;
   journal: UtteranceJournal;
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void } | undefined;
+  /** Why a session's narration is held (attention.ts: a background session), or undefined. */
+  holds?: (session: string) => string | undefined;
   /** NARRATION_IDLE_MS, for tests. */
   idleMs?: number;
   /** MAX_LIVE_NARRATIONS, for tests. */
@@ -245,6 +247,9 @@ export class Narration {
       this.#maxChars,
     );
     const text = sentences.join(' ');
+    // A background session's message is held whole: its first sentences are kept for the digest, the rest dropped.
+    const held = this.#o.holds?.(req.session);
+    if (held && !text) return { status: 'dropped', sentences: 0, reason: held };
     const { response } = await this.#o.admission.speech(
       {
         text: text || '(narration)',
@@ -254,8 +259,9 @@ export class Narration {
         once: DEFAULT_DEDUP_SECONDS,
         ...pickVoice(req),
       },
-      { prepared: { text, sentences }, mark },
+      { prepared: { text, sentences }, mark, ...(held ? { held } : {}) },
     );
+    if (response.status === 'held') this.#remember(key, held!);
     if (response.status !== 'queued')
       return {
         id: response.id,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { redactSecrets } from '@vox/protocol';
 
 /**
  * The duplicate key of a text. Two requests are the same announcement when
@@ -37,4 +38,12 @@ export function dedupKeyFor(text: string, dedupKey?: string): string {
  */
 export function storedKey(key: string): string {
   return key.length <= 64 ? key : `#${createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/** The request with every secret in its text and duplicate key said as its kind (@vox/protocol secrets.ts). */
+export function withoutSecrets<T extends { text: string; dedupKey?: string | undefined }>(input: T): T {
+  const text = redactSecrets(input.text).text;
+  const dedupKey = input.dedupKey === undefined ? undefined : redactSecrets(input.dedupKey).text;
+  if (text === input.text && dedupKey === input.dedupKey) return input;
+  return { ...input, text, ...(dedupKey !== undefined ? { dedupKey } : {}) };
 }

@@ -13,7 +13,7 @@
  * a node per item for removal, and per-session indexes of queued `text` and
  * `progress`, the only classes whose rules look for a session's items.
  */
-import type { Priority } from '@vox/protocol';
+import { PRIORITIES, type Priority } from '@vox/protocol';
 
 export interface QueueItem {
   id: string;
@@ -109,6 +109,11 @@ export class SpeechQueue<T extends QueueItem> {
   }
 
   /** Queued items of one class. */
+  /** How many are queued in each class. */
+  counts(): Record<Priority, number> {
+    return Object.fromEntries(PRIORITIES.map((p) => [p, this.count(p)])) as Record<Priority, number>;
+  }
+
   count(priority: Priority): number {
     return this.#lists.get(priority)!.size;
   }

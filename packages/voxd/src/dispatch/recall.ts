@@ -8,10 +8,9 @@
  * - One JSON line per settled speech utterance (`u`), and one per recap
  *   (`m`: the number of the last item it covered). Written at once, not
  *   synced: a `kill -9` keeps the page cache, as for the journal's settles.
- * - Missed is decided when the utterance settles (`missed`), so a later
- *   kind of item (one held by a focus mode) joins the recap by writing
- *   `missed: true`. Today (issue 33: "held, cut, expired or digested"):
- *   `failed`, `dropped` (the queue's priority rules or the journal's cap
+ * - Missed is decided when the utterance settles (`missed`): `held` (a
+ *   background session's, attention.ts, until a digest says it: an `h`
+ *   line), `failed`, `dropped` (the queue's priority rules or the journal's cap
  *   dropped it: never heard), `interrupted` (cut by speech that outranked
  *   it: heard in part at most) and `expired` (never started in time). Not
  *   missed: played; stopped (the person silenced it, or moved on to a new
@@ -45,7 +44,9 @@ const MAX_READ_BYTES = 64 * 1024 * 1024;
 export const RECAP_KEY = 'vox recap ';
 export const REPLAY_KEY = 'vox replay ';
 
-const MISSED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'dropped', 'interrupted', 'expired']);
+const MISSED: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'dropped', 'interrupted', 'expired', 'held']);
+/** The duplicate-key prefix of a digest's own speech (attention.ts): not recorded either. */
+export const DIGEST_KEY = 'vox digest ';
 
 /** One utterance as kept. */
 export interface Recalled {
@@ -69,7 +70,8 @@ export interface Recalled {
   sentences?: string[];
 }
 
-type Line = Recalled | { t: 'm'; n: number; at: number };
+/** `m`: a recap covered up to item `n`; `h`: a digest covered up to item `upTo`, and said (the person heard) `ns`. */
+type Line = Recalled | { t: 'm'; n: number; at: number } | { t: 'h'; ns: number[]; upTo: number; at: number };
 
 export interface RecallLog {
   warn(obj: object, msg?: string): void;
@@ -83,6 +85,8 @@ export class Recall {
   #next = 1;
   /** The number of the last item a recap covered. */
   #mark = 0;
+  /** The number of the last item a digest covered. */
+  #digested = 0;
   #fd: number | undefined;
   #lines = 0;
   #failed = false;
@@ -97,7 +101,8 @@ export class Recall {
 
   /** `u` settled in `outcome`: kept (speech only, and not a recap's or a replay's own). */
   settled(u: Utterance, outcome: Outcome): void {
-    if (u.kind !== 'speech' || u.dedupKey.startsWith(RECAP_KEY) || u.dedupKey.startsWith(REPLAY_KEY)) return;
+    const own = [RECAP_KEY, REPLAY_KEY, DIGEST_KEY].some((k) => u.dedupKey.startsWith(k));
+    if (u.kind !== 'speech' || own) return;
     const e = u.entry;
     const fallback = e.fallbackReason !== undefined;
     const sentences = fallback ? u.sentences.map((s) => stripTags(s)) : [...u.sentences];
@@ -137,6 +142,23 @@ export class Recall {
     if (last <= this.#mark) return;
     this.#mark = last;
     this.#write({ t: 'm', n: last, at: this.#clock() });
+  }
+
+  /** Held since the last recap and the last digest, oldest first (attention.ts). */
+  held(): Recalled[] {
+    return this.missed().filter((r) => r.outcome === 'held' && r.n > this.#digested);
+  }
+
+  /** A digest covered the items up to `upTo` and said `ns`: those are heard, no longer missed. */
+  heard(ns: readonly number[], upTo: number): void {
+    this.#hear(new Set(ns));
+    this.#digested = Math.max(this.#digested, upTo);
+    this.#write({ t: 'h', ns: [...ns], upTo, at: this.#clock() });
+  }
+
+  #hear(ns: ReadonlySet<number>): void {
+    for (let i = this.#items.length - 1; i >= 0 && ns.size > 0; i--)
+      if (ns.has(this.#items[i]!.n)) this.#items[i]!.missed = false;
   }
 
   /** The played utterances that can be played again, newest first (of `session` when given). */
@@ -194,7 +216,8 @@ export class Recall {
   /** Rewrite with the items kept and the mark (tmp file, rename). */
   #compact(path: string): void {
     this.#items = this.#items.slice(-MAX_KEPT);
-    const lines: Line[] = [...this.#items, { t: 'm', n: this.#mark, at: this.#clock() }];
+    const at = this.#clock();
+    const lines: Line[] = [...this.#items, { t: 'm', n: this.#mark, at }, { t: 'h', ns: [], upTo: this.#digested, at }];
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, lines.map((l) => JSON.stringify(l)).join('\n') + '\n', { mode: 0o600 });
     renameSync(tmp, path);
@@ -231,11 +254,14 @@ export class Recall {
       const line = parse(raw);
       if (!line) bad++;
       else if (line.t === 'm') this.#mark = Math.max(this.#mark, line.n);
-      else {
+      else if (line.t === 'h') {
+        this.#hear(new Set(line.ns));
+        this.#digested = Math.max(this.#digested, line.upTo);
+      } else {
         this.#items.push(line);
         if (this.#items.length > 2 * MAX_KEPT) this.#items = this.#items.slice(-MAX_KEPT);
       }
-      if (line) this.#next = Math.max(this.#next, line.n + 1);
+      if (line && line.t !== 'h') this.#next = Math.max(this.#next, line.n + 1);
     }
     this.#items = this.#items.slice(-MAX_KEPT);
     if (bad) this.#log?.warn({ path, lines: bad }, 'recall lines voxd did not write were skipped');
@@ -250,6 +276,7 @@ const OUTCOMES: readonly string[] = [
   'stopped',
   'replaced',
   'dropped',
+  'held',
 ] satisfies Outcome[];
 
 /** A line as voxd writes it, or undefined (a torn or foreign line). */
@@ -262,6 +289,12 @@ function parse(raw: string): Line | undefined {
   }
   if (typeof v !== 'object' || v === null) return undefined;
   const r = v as Record<string, unknown>;
+  if (r.t === 'h') {
+    const ok = Array.isArray(r.ns) && r.ns.every((n) => Number.isSafeInteger(n)) && Number.isSafeInteger(r.upTo);
+    return ok && typeof r.at === 'number'
+      ? { t: 'h', ns: r.ns as number[], upTo: r.upTo as number, at: r.at }
+      : undefined;
+  }
   if (!Number.isSafeInteger(r.n) || (r.n as number) < 0 || typeof r.at !== 'number') return undefined;
   if (r.t === 'm') return { t: 'm', n: r.n as number, at: r.at };
   const opt = (k: string, type: string) => r[k] === undefined || typeof r[k] === type;

@@ -41,7 +41,11 @@ export function listenerSlot(
   };
 }
 
-export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async (app, { listener }) => {
+export const listenRoute: FastifyPluginAsync<{
+  listener: ListenerSlot;
+  /** A session answered by voice: the person is in it (dispatch/attention.ts). */
+  answered?: (session: string) => void;
+}> = async (app, { listener, answered }) => {
   app.post<{ Body: ListenRequest | undefined }>(
     '/v1/listen',
     {
@@ -65,6 +69,7 @@ export const listenRoute: FastifyPluginAsync<{ listener: ListenerSlot }> = async
           { session: request.body?.session, endedBy: result.endedBy, transcribed: result.transcribed },
           'listen',
         );
+        if (result.transcribed && request.body?.session) answered?.(request.body.session);
         return result;
       } catch (err) {
         const audioPath = (err as { audioPath?: string }).audioPath;

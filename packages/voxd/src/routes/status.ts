@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type {
+  AttentionStatusField,
   HealthResponse,
   ListeningStatus,
   NarratingStatusField,
@@ -50,7 +51,11 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         },
       },
     },
-    async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField> => {
+    async (
+      request,
+    ): Promise<
+      StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField & AttentionStatusField
+    > => {
       const { dispatcher } = deps;
       const offset = Number(request.query.offset ?? 0);
       const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
@@ -90,6 +95,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         narrating: dispatcher.narrating(limit),
         listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
         sessionVoices: dispatcher.sessionVoices(),
+        attention: dispatcher.attention.status(),
         ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
       };
     },

@@ -11,7 +11,11 @@ import { VoxError } from '../errors.js';
 import type { TalkInbox } from '../talk/inbox.js';
 
 /** POST /v1/talk (from `vox talk`) and POST /v1/talk/wait (the long poll of each `vox mcp`, which owns its label: talk/inbox.ts). */
-export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, { inbox }) => {
+export const talkRoute: FastifyPluginAsync<{
+  inbox: TalkInbox;
+  /** The person talked to a session: they are in it (dispatch/attention.ts). */
+  talked?: (session: string) => void;
+}> = async (app, { inbox, talked }) => {
   app.post<{ Body: TalkRequest }>(
     '/v1/talk',
     { schema: { body: talkRequestSchema } },
@@ -22,6 +26,7 @@ export const talkRoute: FastifyPluginAsync<{ inbox: TalkInbox }> = async (app, {
         { session: r.delivered, chars: request.body.text.length, channelOpen: r.channel?.open },
         'talk delivered',
       );
+      talked?.(r.delivered);
       return r;
     },
   );

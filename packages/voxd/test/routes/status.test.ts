@@ -61,8 +61,10 @@ test('an idle voxd: its version, process, engine and sink, an empty queue and no
     expired: 0,
     interrupted: 0,
     dropped: 0,
+    held: 0,
   });
   assert.deepEqual(body.history, []);
+  assert.deepEqual(body.attention, { mode: 'all', focus: null, held: [] }, 'nobody in focus yet, nothing held');
   assert.equal(body.listening, null);
   assert.deepEqual(body.narrating, { length: 0, items: [] });
   assert.deepEqual(body.sessionVoices, []);

@@ -178,6 +178,10 @@ async function speak(ctx: CliContext, values: FlagValues<typeof FLAGS>, position
     case 'failed':
       report(`${res.error?.code ?? 'failed'}: ${res.error?.message ?? res.reason ?? 'playback failed'}`);
       return EXIT.PLAYBACK_FAILED;
+    case 'held':
+      // attention: focus, and this session is not the person's: a digest or vox recap says it.
+      report(`held${res.reason ? `: ${res.reason}` : ''}`);
+      return EXIT.OK;
     default:
       // dropped, expired, replaced, interrupted, stopped: reported, not an error of the caller's.
       report(`${res.status}${res.reason ? `: ${res.reason}` : ''}`);

@@ -9,6 +9,8 @@ import {
   compareVersions,
   printable as safe,
   VERSION,
+  type AttentionStatus,
+  type AttentionStatusField,
   type NarratingStatusField,
   type SessionVoices,
   type StatusResponse,
@@ -42,14 +44,14 @@ function clip(text: string, n = 60): string {
 const p = (v: unknown) => printable(v);
 
 export function formatStatus(
-  s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField,
+  s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField & AttentionStatusField,
   clientVersion = VERSION,
 ): string {
   const lines = [
     `voxd ${s.version} (client ${clientVersion}${s.version !== clientVersion ? ', versions differ: run "vox daemon restart"' : ''}), pid ${s.pid}, up ${Math.round(s.uptimeMs / 1000)} s`,
     `engine: ${p(s.engine.name)} ${s.engine.ready ? 'ready' : `NOT READY: ${p(s.engine.reason)}`}`,
     `audio:  ${p(s.sink.name)} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${p(s.sink.detail)})` : ''}${s.sink.lastError ? ` last error: ${p(s.sink.lastError)}` : ''}`,
-    `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}`,
+    `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}${s.counters.held ? `, held ${s.counters.held}` : ''}`,
     `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
     // Only while someone holds it: the line says who ("vox stop" ends a listen), whether it is open, and how many wait.
     ...(s.listening ? [`mic:    ${micHolder(s.listening)}`] : []),
@@ -59,6 +61,8 @@ export function formatStatus(
           `stt:    ${s.transcriber.using ? p(s.transcriber.using) : `none${s.transcriber.problem ? ` (${p(s.transcriber.problem)})` : ''}`} (transcriber.kind ${p(s.transcriber.kind)})`,
         ]
       : []),
+    // The session the person is in, and what is held of the others (an older voxd does not say).
+    ...(s.attention ? attentionLines(s.attention) : []),
     `queue:  ${s.queue.length}`,
     ...s.queue.items.slice(0, 10).map((q) => `  [${p(q.priority)}] ${p(q.session ?? '-')}: ${clip(q.text)}`),
     // Narrations out of the queue until the model writes more (an older voxd sends none).
@@ -89,6 +93,15 @@ export function formatStatus(
       ),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** "focus:  api#9a1b2c (prompt; attention focus)" and, while some is held, a line a session. */
+export function attentionLines(a: AttentionStatus): string[] {
+  const due = a.digestDueAt ? `, digest due ${p(a.digestDueAt.slice(11, 19))}` : '';
+  return [
+    `focus:  ${a.focus ? `${p(a.focus)} (${p(a.reason ?? '?')}; ` : 'none yet ('}attention ${p(a.mode)}${due})`,
+    ...a.held.slice(0, 10).map((h) => `  held ${String(h.held).padStart(3)} ${p(h.session || '-')}`),
+  ];
 }
 
 /** Who has the microphone: a listen (its session, whether it records, who waits), or the voice barge-in monitor. */

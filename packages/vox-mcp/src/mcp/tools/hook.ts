@@ -204,6 +204,12 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
   if (event === 'MessageDisplay' || event === 'UserPromptSubmit') {
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
+    // A new prompt moves voxd's focus here: the narration cut says so, else a focus of its own (docs/attention.md).
+    // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost.
+    if (!narration && event === 'UserPromptSubmit') {
+      await send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' });
+      return done;
+    }
     if (!narration) return done;
     if (event === 'UserPromptSubmit') narration.narrated(session);
     const d = narration.narrationDelivery(event, payload, config, session, labelsUsed());

@@ -70,6 +70,7 @@ export const OUTCOMES = [
   'replaced',
   'dropped',
   'stopped',
+  'held',
 ] as const;
 const WHY: InputSchema = { type: 'string', description: 'Why the text is not, or not fully, spoken as asked.' };
 

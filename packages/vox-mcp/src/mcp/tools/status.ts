@@ -1,6 +1,7 @@
 /** The status tool: voxd's state and this session's configuration. */
 import {
   VERSION,
+  type AttentionStatusField,
   type NarratingStatusField,
   type SessionVoices,
   type StatusResponse,
@@ -66,6 +67,26 @@ const STATUS_OUTPUT: InputSchema = {
         playing: { anyOf: [ITEM, { type: 'null' }] },
         queued: { type: 'integer' },
         queue: { type: 'array', items: ITEM },
+        attention: {
+          type: 'object',
+          description:
+            'The session the person is in (focus), the daemon setting attention (all, or focus: other sessions speak only when they need the person), and what is held per session for the next digest.',
+          properties: {
+            mode: str,
+            focus: { anyOf: [str, { type: 'null' }] },
+            reason: str,
+            held: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { session: str, held: { type: 'integer' } },
+                required: ['session', 'held'],
+              },
+            },
+            digestDueAt: str,
+          },
+          required: ['mode', 'focus', 'held'],
+        },
         narrating: {
           type: 'array',
           description:
@@ -119,7 +140,7 @@ function errorFact(err: unknown): Structured {
   return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
 }
 
-function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): Structured {
+function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField & AttentionStatusField): Structured {
   const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
     id: q.id,
     ...(q.session ? { session: q.session } : {}),
@@ -149,6 +170,17 @@ function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): 
     narrating: (s.narrating?.items ?? [])
       .slice(0, STATUS_ITEMS)
       .map((n) => ({ id: n.id, session: n.session, spoken: n.spoken, waitingMs: n.waitingMs })),
+    ...(s.attention
+      ? {
+          attention: {
+            mode: s.attention.mode,
+            focus: s.attention.focus,
+            ...(s.attention.reason ? { reason: s.attention.reason } : {}),
+            held: s.attention.held.slice(0, STATUS_ITEMS),
+            ...(s.attention.digestDueAt ? { digestDueAt: s.attention.digestDueAt } : {}),
+          },
+        }
+      : {}),
     voices: (s.sessionVoices ?? [])
       .slice(0, STATUS_ITEMS)
       .map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
