@@ -36,6 +36,8 @@ describe('vox recap, vox replay and vox history, across a kill -9', () => {
     await run(['stop', '--all']);
     await d.idle();
   }
+  const outcomeOf = async (id: string) =>
+    (await d.api('GET', '/v1/status')).body.history.find((h: { id: string }) => h.id === id)?.outcome;
   const wavOf = (id: string) => d.wavs().find((f) => f.endsWith(`-${id}.wav`));
 
   before(async () => {
@@ -69,22 +71,22 @@ describe('vox recap, vox replay and vox history, across a kill -9', () => {
   });
 
   test('what was cut by more important speech or expired before it started is missed', async () => {
-    // A notification playing is cut (outcome interrupted) by an important one; a message that may wait 1 ms expires.
+    // A notification playing is cut (outcome interrupted) by an important one; a message that may wait 1 ms,
+    // sent while the important one plays (nothing cuts that), expires.
     const cut = await d.api('POST', '/v1/speak', { text: LONG, session: 'ops#000001', priority: 'notification' });
-    await waitFor(async () => (await d.api('GET', '/v1/status')).body.playing?.id === cut.body.id || undefined);
-    const stale = await d.api('POST', '/v1/speak', { text: 'Docs is waiting.', session: 'docs#4d5e6f', maxAgeMs: 1 });
+    const playing = async (id: string) => (await d.api('GET', '/v1/status')).body.playing?.id === id || undefined;
+    await waitFor(() => playing(cut.body.id));
     const urgent = await d.api('POST', '/v1/speak', {
-      text: 'Api tests failed.',
+      text: `Api tests failed. ${LONG}`,
       session: 'api#9a1b2c',
       priority: 'important',
-      wait: true,
     });
-    assert.equal(urgent.body.status, 'played');
+    await waitFor(() => playing(urgent.body.id));
+    const stale = await d.api('POST', '/v1/speak', { text: 'Docs is waiting.', session: 'docs#4d5e6f', maxAgeMs: 1 });
     await d.idle();
-    const outcome = async (id: string) =>
-      (await d.api('GET', '/v1/status')).body.history.find((h: { id: string }) => h.id === id)?.outcome;
-    assert.equal(await outcome(cut.body.id), 'interrupted');
-    assert.equal(await outcome(stale.body.id), 'expired');
+    assert.equal(await outcomeOf(urgent.body.id), 'played');
+    assert.equal(await outcomeOf(cut.body.id), 'interrupted');
+    assert.equal(await outcomeOf(stale.body.id), 'expired');
     const r = await json(['recap', '--wait']);
     assert.equal(r.items, 2, r.text);
     assert.equal(r.text, `You missed 2 things. From ops: ${LONG} From docs: Docs is waiting.`);
