@@ -130,7 +130,8 @@ let finals = 0;
 export function finalText(text: string, config: ResolvedConfig, session: string): NarrationDelivery | undefined {
   if (!text.trim() || !told.unheard(session, text)) return undefined;
   const t = { key: `stop-${Date.now().toString(36)}-${++finals}`, text };
-  told.transcript(session, t.key, t.text);
+  // As a text shown: its transcript line, when it comes, matches it.
+  told.display(session, t.key, t.text);
   return deliveryOf(t, config, session);
 }
 
