@@ -16,26 +16,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ALL_HOOK_EVENTS, mcpToolHook, type HookEvent } from '../../packages/vox-mcp/src/claude/hook-entries.js';
 import { EXPECTED, type HistoryEntry } from '../helpers/hook-expectations.js';
+import { substitute } from '../helpers/hook-input.js';
 import { FIXTURES, VOX, removeDir, startDaemon, tempDir, type Daemon, vox, writeConfig } from '../helpers/daemon.js';
 
 const FIXTURE_ROOT = '/home/dev';
-
-/** Claude Code's substitution: `${a.b}` from the hook input; missing or null is "", objects are JSON, the rest String(). */
-export function substitute(input: Record<string, string>, payload: Record<string, unknown>): Record<string, string> {
-  const at = (path: string): unknown =>
-    path
-      .split('.')
-      .reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), payload);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(input)) {
-    out[k] = v.replace(/\$\{([a-zA-Z_][a-zA-Z0-9_.]*)\}/g, (_, path: string) => {
-      const value = at(path);
-      if (value === undefined || value === null) return '';
-      return typeof value === 'object' ? JSON.stringify(value) : String(value);
-    });
-  }
-  return out;
-}
 
 describe('the hook tool of vox mcp with every fixture payload', () => {
   let d: Daemon;

@@ -169,7 +169,7 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     let calledAt: number | undefined;
     for (const line of log) {
       const at = Date.parse(line.slice(0, 24));
-      if (line.includes('mcp_tool calling plugin:vox:vox/hook with 7 arg')) calledAt = at;
+      if (line.includes('mcp_tool calling plugin:vox:vox/hook with 8 arg')) calledAt = at;
       else if (calledAt !== undefined && line.includes('Hook output')) {
         hookMs.push(at - calledAt);
         calledAt = undefined;

@@ -119,9 +119,9 @@ describe('narration in the real Claude Code', { skip: claudeSkip }, () => {
     assert.equal(narration.priority, 'text');
     assert.doesNotMatch(narration.text, /Math\.round|reduce|\| file/);
     // The Stop hook ran (after MessageDisplay) and said nothing more: one utterance of the session in all.
-    // The plugin's calls, by their argument count: UserPromptSubmit (3), MessageDisplay (7), then Stop (5).
+    // The plugin's calls, by their argument count: UserPromptSubmit (4), MessageDisplay (8), then Stop (6).
     const calls = [...log.matchAll(/mcp_tool calling plugin:vox:vox\/hook with (\d+) arg/g)].map((m) => Number(m[1]));
-    assert.deepEqual(calls, [3, 7, 5], 'UserPromptSubmit, MessageDisplay and Stop called the hook tool, in that order');
+    assert.deepEqual(calls, [4, 8, 6], 'UserPromptSubmit, MessageDisplay and Stop called the hook tool, in that order');
     const mine = (await history()).filter((h) => h.session === narration.session);
     assert.deepEqual(
       mine.map((h) => h.id),

@@ -65,9 +65,11 @@ export const HOOK_EVENTS = [
  * commands (Claude Code waits on every MessageDisplay batch, and a process
  * each would hold the screen), and only where Claude Code has MessageDisplay.
  * Not in HOOK_EVENTS: a setup without them (command hooks, an older Claude
- * Code) is still installed whole.
+ * Code) is still installed whole. PostToolUse reads what the transcript holds
+ * and MessageDisplay missed (claude/transcript-narration.ts): it passes the
+ * transcript's path alone, never the tool's input or output, so the call stays small.
  */
-export const NARRATION_EVENTS = ['UserPromptSubmit', 'MessageDisplay'] as const;
+export const NARRATION_EVENTS = ['UserPromptSubmit', 'MessageDisplay', 'PostToolUse'] as const;
 
 /** Every event vox may have an entry for. */
 export const ALL_HOOK_EVENTS = [...HOOK_EVENTS, ...NARRATION_EVENTS] as const;
@@ -97,15 +99,16 @@ export const MESSAGE_DISPLAY_SINCE = '2.1.152';
 const EVENT_FIELDS: Record<HookEvent, readonly string[]> = {
   PermissionRequest: ['tool_name', 'tool_input', 'permission_suggestions', 'tool_use_id'],
   Notification: ['notification_type', 'message'],
-  Stop: ['stop_hook_active', 'last_assistant_message'],
+  Stop: ['stop_hook_active', 'last_assistant_message', 'transcript_path'],
   StopFailure: ['error'],
-  SubagentStop: ['stop_hook_active'],
+  SubagentStop: ['stop_hook_active', 'transcript_path'],
   SessionStart: ['source'],
   SessionEnd: ['reason'],
   PreCompact: ['trigger'],
   Elicitation: ['mcp_server_name', 'message', 'requested_schema', 'mode', 'elicitation_id'],
-  UserPromptSubmit: [],
-  MessageDisplay: ['message_id', 'index', 'final', 'delta'],
+  UserPromptSubmit: ['transcript_path'],
+  MessageDisplay: ['message_id', 'index', 'final', 'delta', 'transcript_path'],
+  PostToolUse: ['transcript_path'],
 };
 
 /** The first Claude Code that runs `mcp_tool` hooks. */

@@ -157,7 +157,16 @@ describe('hook commands', () => {
       index: '${index}',
       final: '${final}',
       delta: '${delta}',
+      transcript_path: '${transcript_path}',
     });
+    // PostToolUse reads the transcript's new tail: its path alone, never the tool's input or output.
+    assert.deepEqual(mcpToolHook('PostToolUse', 'speech').input, {
+      event: 'PostToolUse',
+      session_id: '${session_id}',
+      cwd: '${cwd}',
+      transcript_path: '${transcript_path}',
+    });
+    assert.equal(voxHookEntries(OPTS).PostToolUse, undefined, 'no PostToolUse command hook');
     assert.equal(
       voxHookEntries({ ...OPTS, server: 'speech', type: 'mcp_tool', narration: false }).MessageDisplay,
       undefined,
@@ -173,6 +182,7 @@ describe('hook commands', () => {
         cwd: '${cwd}',
         stop_hook_active: '${stop_hook_active}',
         last_assistant_message: '${last_assistant_message}',
+        transcript_path: '${transcript_path}',
       },
       timeout: HOOK_TIMEOUT_SECONDS,
     });

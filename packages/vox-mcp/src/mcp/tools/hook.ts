@@ -28,7 +28,9 @@
  *   announcement per permission ask (hooks/permission-asks.ts, shared with
  *   the command hooks' processes through VOX_HOME), the voice answer, the
  *   policy. Narration (MessageDisplay, UserPromptSubmit) is Claude Code's
- *   alone and stays here (claude/narration.ts).
+ *   alone and stays here (claude/narration.ts), with what the transcript
+ *   holds and MessageDisplay missed, read at PostToolUse, Stop, SubagentStop
+ *   and a message's first batch (claude/transcript-narration.ts).
  * - voxd gets the short timeouts of `vox hook` (2 s, 5 s to start one): a hook
  *   must never hold the session.
  * - With `approveByVoice: true` a PermissionRequest, or an Elicitation that
@@ -38,7 +40,8 @@
  *   prompt or dialog stays.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { WireError } from '@vox/protocol';
+import type { NarrationRequest, WireError } from '@vox/protocol';
+import type { NarrationDelivery } from '../../claude/narration.js';
 import type { HookPayload } from '../../hooks/event.js';
 import type { PermissionAsks } from '../../hooks/permission-asks.js';
 import type { InputSchema } from '../schema.js';
@@ -76,6 +79,7 @@ export const HOOK_FIELDS = [
   'requested_schema',
   'mode',
   'elicitation_id',
+  'transcript_path',
 ] as const;
 
 const field = (description: string): InputSchema => ({ type: 'string', maxLength: 4 * 1024 * 1024, description });
@@ -99,6 +103,9 @@ export const HOOK_INPUT: InputSchema = {
 };
 
 const EMPTY: CallToolResult = { content: [] };
+
+/** The events that read the transcript's new tail (MessageDisplay: before a message's first batch). */
+const TRANSCRIPT_EVENTS = new Set(['PostToolUse', 'Stop', 'SubagentStop', 'MessageDisplay']);
 
 /**
  * UserPromptSubmit's answer: an empty hook output in JSON. Claude Code 2.1.332
@@ -152,7 +159,10 @@ export const hookTool: McpTool = {
     const config = await resolveConfig(ctx.cwd).catch(() => undefined);
     // A project that narrates has its first batch answered without a module to load, and voxd's engine warm.
     if (config?.values.narrate === 'stream') {
-      const { narrationWarm } = await import('../../claude/narration.js');
+      const [{ narrationWarm }] = await Promise.all([
+        import('../../claude/narration.js'),
+        import('../../claude/transcript-narration.js'),
+      ]);
       const warm = narrationWarm(config, await ctx.session(config));
       // A voxd that runs warms its engine; none is started from here (the first prompt's cut starts it).
       if (warm) await ctx.call('POST', '/v1/narration/warm', warm).catch(() => {});
@@ -202,6 +212,19 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   // Loaded only where a project narrates (narrate: stream): a batch, or a new prompt that cuts it.
   const narration =
     config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
+  // And the transcript, where MessageDisplay missed a text (claude/transcript-narration.ts).
+  const transcript = narration?.narrates(config) ? await import('../../claude/transcript-narration.js') : undefined;
+  const path = transcript?.transcriptPathOf(payload);
+  /** A batch sent behind the session's earlier ones; what voxd refuses is said on stderr. */
+  const queue = (d: NarrationDelivery): Promise<void> => {
+    narration!.noteNarrated(session);
+    return narration!
+      .inOrder(session, () => send(ctx, client, event, d.route, d.body))
+      .then((refused) => void (refused && process.stderr.write(`vox: ${refused}\n`)));
+  };
+  if (transcript && path && TRANSCRIPT_EVENTS.has(event) && (event !== 'MessageDisplay' || payload.index === '0'))
+    for (const d of transcript.catchUp(path, config, session)) void queue(d);
+  if (event === 'PostToolUse') return EMPTY;
   if (event === 'MessageDisplay' || event === 'UserPromptSubmit') {
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
     // A new prompt moves voxd's focus here: the narration cut says so, else a focus of its own (docs/attention.md).
@@ -211,31 +234,31 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
       return done;
     }
     if (!narration) return done;
-    if (event === 'UserPromptSubmit') narration.narrated(session);
+    if (event === 'UserPromptSubmit') {
+      narration.narrated(session);
+      transcript?.markTurn(session, path);
+    }
     const d = narration.narrationDelivery(event, payload, config, session, labelsUsed());
     if (!d) return done;
-    const post = async () => {
-      const refused = await send(ctx, client, event, d.route, d.body);
-      return refused === undefined ? undefined : failed(refused);
-    };
     if (event === 'UserPromptSubmit') {
-      const cut = await narration.inOrder(session, post);
+      const refused = await narration.inOrder(session, () => send(ctx, client, event, d.route, d.body));
       // The reply's first batch comes after the model's first words: its engine gets ready meanwhile.
       const warm = narration.narrationWarm(config, session);
       if (warm) void send(ctx, client, event, '/v1/narration/warm', warm);
-      return cut ?? done;
+      return refused === undefined ? done : failed(refused);
     }
+    // Told from the transcript already: not again.
+    const body = d.body as NarrationRequest;
+    if (transcript && !transcript.told.display(session, body.message, String(payload.delta ?? ''))) return done;
     // A batch is answered at once and sent behind the session's earlier ones: Claude Code shows
-    // nothing of the reply until the hook answers. What voxd refuses is said on stderr.
-    narration.noteNarrated(session);
-    const queued = narration.inOrder(session, post).then((refused) => {
-      if (refused)
-        process.stderr.write(
-          `${(refused.content[0] as { text?: string } | undefined)?.text ?? 'vox: a narration batch failed'}\n`,
-        );
-    });
+    // nothing of the reply until the hook answers.
+    const queued = queue(d);
     if (narration.backlog(session) > narration.MAX_BACKLOG) await queued;
     return done;
+  }
+  if (event === 'Stop' && transcript) {
+    const last = transcript.finalText(String(payload.last_assistant_message ?? ''), config, session);
+    if (last) void queue(last);
   }
   const outcome = await handle({
     event,
