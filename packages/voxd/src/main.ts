@@ -4,6 +4,8 @@
  * takes the single-instance lock (instance-lock.ts), builds the server,
  * listens, handles signals and shuts down.
  */
+// First, for its side effect: modules Fastify and pino load and voxd never uses load only if reached.
+import './lazy-requires.js';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION, homePaths, voxHome } from '@vox/protocol';

@@ -1,0 +1,79 @@
+/**
+ * Modules voxd's dependencies load and voxd never uses, loaded only if
+ * something reaches into them. Imported first by main.ts, for its side effect.
+ *
+ * Design note (docs/benchmarks.md, "Where voxd's memory goes"): Fastify's
+ * server module requires `node:https`, `node:http2` and `node:dns` at load,
+ * for the TLS, HTTP/2 and several-address listeners voxd never asks for
+ * (plain HTTP on one loopback address); its plugin checks require `semver`
+ * for plugins that name a Fastify version (voxd's do not); pino's transport
+ * module requires `thread-stream` for transports (voxd writes its own
+ * stream). A resolve hook (`module.registerHooks`, Node 22.15 and later;
+ * without it nothing changes) gives each of those importers, and them alone,
+ * a stand-in: an object that loads the real module the first time one of its
+ * properties is read.
+ */
+import { createRequire, registerHooks } from 'node:module';
+
+/** Importer (the end of its URL) -> the specifiers it is given stand-ins for. */
+const LAZY: Array<[RegExp, Set<string>]> = [
+  [/\/node_modules\/fastify\/lib\/server\.js$/, new Set(['node:https', 'node:http2', 'node:dns'])],
+  [/\/node_modules\/fastify\/lib\/plugin-utils\.js$/, new Set(['semver'])],
+  [/\/node_modules\/pino\/lib\/transport\.js$/, new Set(['thread-stream'])],
+];
+const SCHEME = 'vox-lazy:';
+const KEY = Symbol.for('vox.lazyRequire');
+
+/** A stand-in for what `load()` returns: loaded at the first property read, then passed through. */
+export function lazyModule(load: () => object): object {
+  let real: object | undefined;
+  const target = () => (real ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(target(), key),
+      has: (_, key) => Reflect.has(target(), key),
+      ownKeys: () => Reflect.ownKeys(target()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const d = Reflect.getOwnPropertyDescriptor(target(), key);
+        return d && { ...d, configurable: true };
+      },
+    },
+  );
+}
+
+/** The stand-ins made so far, by `specifier\0importer`. */
+const standIns = new Map<string, object>();
+
+function standIn(key: string): object {
+  let s = standIns.get(key);
+  if (!s) {
+    const [specifier, importer] = key.split('\0') as [string, string];
+    s = lazyModule(() => createRequire(importer)(specifier) as object);
+    standIns.set(key, s);
+  }
+  return s;
+}
+
+if (typeof registerHooks === 'function') {
+  (globalThis as Record<symbol, unknown>)[KEY] = standIn;
+  registerHooks({
+    resolve(specifier, context, next) {
+      const parent = context.parentURL;
+      if (parent && LAZY.some(([importer, names]) => names.has(specifier) && importer.test(parent))) {
+        return { url: `${SCHEME}${encodeURIComponent(`${specifier}\0${parent}`)}`, shortCircuit: true };
+      }
+      return next(specifier, context);
+    },
+    load(url, context, next) {
+      if (!url.startsWith(SCHEME)) return next(url, context);
+      const key = decodeURIComponent(url.slice(SCHEME.length));
+      // A CommonJS module whose exports are the stand-in.
+      return {
+        format: 'commonjs',
+        source: `module.exports = globalThis[Symbol.for('vox.lazyRequire')](${JSON.stringify(key)});`,
+        shortCircuit: true,
+      };
+    },
+  });
+}
