@@ -284,8 +284,9 @@ writeState(paths.state, daemonState);
 rmSync(paths.stopped, { force: true });
 keepFiles(paths.home, [keptState(paths.state, daemonState), keptToken(paths.token, token)], (msg) => log.warn(msg));
 serving = true;
-// Idle, the heap's slack goes back to the system (idle-trim.ts).
-const trim = startIdleTrim({ log });
+// Idle, the heap's slack goes back to the system (idle-trim.ts), looked at every 5 s (the
+// default 10 s left a request's garbage up to 20 s; the budget is 15 s, docs/benchmarks.md).
+const trim = startIdleTrim({ checkMs: 5_000, minGrowth: 1024 * 1024, log });
 log.info({ port: boundPort, host, sink: sink.name, version: VERSION, activated }, 'voxd listening');
 process.stderr.write(`voxd ${VERSION} listening on ${host}:${boundPort} (audio: ${sink.name})\n`);
 shutdownHook = async () => {
