@@ -1,11 +1,11 @@
 /**
- * The idle trim (idle-trim.ts): once the loop has been idle for a period and
+ * The idle trim (@vox/protocol/idle-trim): once the loop has been idle for a period and
  * the heap grew, one memory-reducing collection gives the slack back.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
-import { startIdleTrim } from '../src/idle-trim.js';
+import { startIdleTrim } from '@vox/protocol/idle-trim';
 
 const committed = () => v8.getHeapSpaceStatistics().reduce((n, s) => n + s.physical_space_size, 0);
 
