@@ -55,9 +55,13 @@ function standIn(key: string): object {
   return s;
 }
 
-if (typeof registerHooks === 'function') {
+/** The stand-ins' source: a CommonJS module whose exports are the stand-in for `key`. */
+const source = (key: string) => `module.exports = globalThis[Symbol.for('vox.lazyRequire')](${JSON.stringify(key)});`;
+
+function register(): { deregister(): void } | undefined {
+  if (typeof registerHooks !== 'function') return undefined;
   (globalThis as Record<symbol, unknown>)[KEY] = standIn;
-  registerHooks({
+  return registerHooks({
     resolve(specifier, context, next) {
       const parent = context.parentURL;
       if (parent && LAZY.some(([importer, names]) => names.has(specifier) && importer.test(parent))) {
@@ -67,13 +71,19 @@ if (typeof registerHooks === 'function') {
     },
     load(url, context, next) {
       if (!url.startsWith(SCHEME)) return next(url, context);
-      const key = decodeURIComponent(url.slice(SCHEME.length));
-      // A CommonJS module whose exports are the stand-in.
-      return {
-        format: 'commonjs',
-        source: `module.exports = globalThis[Symbol.for('vox.lazyRequire')](${JSON.stringify(key)});`,
-        shortCircuit: true,
-      };
+      return { format: 'commonjs', source: source(decodeURIComponent(url.slice(SCHEME.length))), shortCircuit: true };
     },
   });
+}
+
+const hooks = register();
+
+/**
+ * Called once the importers above are loaded (main.ts, after its imports): the
+ * hook is removed, so the modules voxd loads later, on its first requests, take
+ * Node's own path (with the hook in place, the first request after start took
+ * 60 ms more).
+ */
+export function endLazyRequires(): void {
+  hooks?.deregister();
 }

@@ -4,8 +4,8 @@
  * takes the single-instance lock (instance-lock.ts), builds the server,
  * listens, handles signals and shuts down.
  */
-// First, for its side effect: modules Fastify and pino load and voxd never uses load only if reached.
-import './lazy-requires.js';
+// First: modules Fastify and pino load and voxd never uses load only if reached.
+import { endLazyRequires } from './lazy-requires.js';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION, homePaths, voxHome } from '@vox/protocol';
@@ -29,6 +29,9 @@ import { TextPreparer } from './text/preparer.js';
 import { startIdleTrim } from '@vox/protocol/idle-trim';
 import type { VadMode } from './listen/silero.js';
 import type { TranscriberKind } from './listen/transcription.js';
+
+// Fastify and pino are loaded: later loads need no stand-ins.
+endLazyRequires();
 
 /** Set once VOX_HOME/logs is usable: start-up failures go there too, not only to stderr. */
 let startupLogDir: string | undefined;
