@@ -11,11 +11,6 @@
  * - it hands the file stream one chunk at a time: every line that waited,
  *   joined (one fs write per turn of the event loop, not one per line), so
  *   the log keeps up with any flood a working disk can take;
- * - while lines keep coming, a write starts at most every `gapMs`: each fs
- *   write is a call into libuv's thread pool, and on a loaded machine the
- *   event loop could wait there behind a pool thread that lost its core (a
- *   burst of 200 requests made hundreds of writes). A line after a quiet
- *   spell is written at once;
  * - lines logged while more than `limit` bytes wait (a slow, full or blocked
  *   disk) are dropped and counted, never queued; once the file stream takes
  *   lines again, one warn line, in the place of the dropped ones, says how
@@ -31,14 +26,11 @@ export interface LogStreamOptions {
   base?: Record<string, unknown>;
   /** The clock, ms since the epoch (tests). Default Date.now. */
   now?: () => number;
-  /** Least time between the starts of two writes while lines keep coming, in ms. Default 50. */
-  gapMs?: number;
 }
 
 /** pino's numeric level for warn. */
 const WARN = 40;
 const DEFAULT_LIMIT = 1024 * 1024;
-const DEFAULT_GAP_MS = 50;
 
 export class LogStream {
   /** Lines waiting for the file stream. */
@@ -52,10 +44,6 @@ export class LogStream {
   private readonly limit: number;
   private readonly base: Record<string, unknown>;
   private readonly now: () => number;
-  private readonly gapMs: number;
-  /** When the last write started (performance.now()), and the timer of the next while within gapMs of it. */
-  private lastWriteAt = -Infinity;
-  private timer: NodeJS.Timeout | undefined;
   /** Lines dropped since the start, including lines the file stream failed to write. */
   droppedTotal = 0;
   /** The last error of the file stream, if any (a full disk, a file-size limit). */
@@ -68,7 +56,6 @@ export class LogStream {
     this.limit = options.limit ?? DEFAULT_LIMIT;
     this.base = options.base ?? {};
     this.now = options.now ?? Date.now;
-    this.gapMs = options.gapMs ?? DEFAULT_GAP_MS;
     // A write error (ENOSPC, EFBIG) must not become an uncaught exception: the log is best effort.
     inner.on('error', (err: Error) => {
       this.lastError = err;
@@ -93,7 +80,7 @@ export class LogStream {
     }
     this.pending.push(line);
     this.pendingLength += line.length;
-    if (this.inFlight === 0) this.soon();
+    if (this.inFlight === 0) this.next();
     return true;
   }
 
@@ -104,26 +91,6 @@ export class LogStream {
       return;
     }
     if (cb) this.flushWaiters.push(cb);
-    // Asked for: the lines go now, not after the gap.
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.next();
-    }
-  }
-
-  /** The next write: at once, or gapMs after the last one started. */
-  private soon(): void {
-    if (this.timer) return;
-    const wait = this.lastWriteAt + this.gapMs - performance.now();
-    if (wait <= 0 || this.flushWaiters.length > 0 || (this.pending.length === 0 && !this.spell)) {
-      this.next();
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.next();
-    }, wait);
   }
 
   /** The "N lines dropped" line, pino-shaped. */
@@ -157,14 +124,13 @@ export class LogStream {
     this.pending = [];
     this.pendingLength = 0;
     this.inFlight = chunk.length;
-    this.lastWriteAt = performance.now();
     const done = (err?: Error | null) => {
       this.inFlight = 0;
       if (err) {
         this.lastError = err;
         this.droppedTotal += count;
       }
-      this.soon();
+      this.next();
     };
     try {
       this.inner.write(chunk, done);
