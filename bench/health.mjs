@@ -12,6 +12,8 @@
 // connection), so the bench's own sending does not delay them.
 // Baseline: the same probes against the same voxd with nothing else to do.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { median, percentile, report, round, startVoxd } from './lib.mjs';
 
 const MAX = 20_000;
@@ -69,12 +71,20 @@ async function probeFor(ms) {
 const text = (unit, i, len = MAX) =>
   (unit.repeat(Math.ceil(len / unit.length)).slice(0, len - 8) + ` r${i}`).slice(0, len);
 
+/** CPU time voxd's main thread (its event loop) has used, in ms: work on the loop, whatever the machine's load. */
+function loopCpuMs() {
+  // Fields 14 and 15 of /proc/PID/task/PID/stat (after the command's closing parenthesis): utime and stime, in ticks of 10 ms.
+  const fields = readFileSync(`/proc/${d.pid}/task/${d.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Rounds of `batch` texts of `len` characters sent at once (a stop after each), while health is probed. */
 async function underLoad({ rounds, batch, len }) {
   const probing = probe();
   // Let the prober connect first.
   await new Promise((r) => setTimeout(r, 200));
   let served = 0;
+  const cpu0 = loopCpuMs();
   const t0 = Date.now();
   for (let round = 0; round < rounds; round++) {
     const texts = Array.from({ length: batch }, (_, i) => {
@@ -93,7 +103,8 @@ async function underLoad({ rounds, batch, len }) {
     await d.api('POST', '/v1/stop', { scope: 'all' });
   }
   const loadMs = Date.now() - t0;
-  return { served, loadMs, loaded: await probing.stop() };
+  const loopMs = loopCpuMs() - cpu0;
+  return { served, loadMs, loopMs, loaded: await probing.stop() };
 }
 
 try {
@@ -115,12 +126,14 @@ try {
     } finally {
       spinner?.kill('SIGKILL');
     }
-    const { served, loadMs, loaded } = result;
+    const { served, loadMs, loopMs, loaded } = result;
     report({
       bench,
       requests: served,
       chars: load.len,
       loadMs,
+      loopCpuMs: loopMs,
+      loadAverage: round(loadavg()[0]),
       probes: loaded.length,
       idleMedianMs: round(median(idle)),
       idleP99Ms: round(percentile(idle, 99)),

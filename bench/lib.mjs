@@ -155,7 +155,9 @@ export function startupFigures(times, name, budget) {
 export async function startVoxd({ audio = 'null', env = {}, voxd = VOXD } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'vox-bench-'));
   const fullEnv = cleanEnv({ VOX_HOME: home, VOXD_PORT: '0', VOXD_AUDIO: audio, VOXD_ENGINE: 'espeak', ...env });
-  const proc = spawn(process.execPath, [voxd], { env: fullEnv, stdio: 'ignore' });
+  // BENCH_VOXD_FLAGS: Node flags for voxd alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), to see where its time goes.
+  const flags = process.env.BENCH_VOXD_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const proc = spawn(process.execPath, [...flags, voxd], { env: fullEnv, stdio: 'ignore' });
   let state;
   for (let i = 0; i < 400 && !state; i++) {
     await new Promise((r) => setTimeout(r, 50));

@@ -6,10 +6,14 @@
  * The outcome is returned (with the exit code of docs/cli.md); main.ts says
  * it and exits.
  */
-import { get as httpGet } from 'node:http';
+import { createRequire } from 'node:module';
 import lockfile from 'proper-lockfile';
 import { DEFAULT_HOST, pidAlive, type DaemonState, type HomePaths } from '@vox/protocol';
 import { readState } from './access/state-file.js';
+
+// Required, not imported: an ES import of node:http builds its module namespace, which reads
+// every export, lazy ones too, and so loads undici with TLS and HTTP/2 (13 MB of RSS idle voxd never uses).
+const { get: httpGet } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /** Exit codes (docs/cli.md): 1 cannot start, 2 bad flags or settings, 3 another voxd runs for this VOX_HOME. */
 export const EXIT_ALREADY_RUNNING = 3;

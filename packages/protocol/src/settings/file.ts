@@ -2,12 +2,22 @@
  * The settings file: where it lives, and reading and parsing it. The only
  * part of the settings that imports `yaml`.
  */
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Node, type YAMLMap } from 'yaml';
+import type { Node, YAMLMap } from 'yaml';
 import { readRegularFile } from '../util/regular-file.js';
 import { isSettingKey, SETTING_KEYS, type DaemonSettings, type SettingKey } from './schema.js';
 import { checkSetting, unknownSettingProblem, type SettingsProblem } from './problems.js';
+
+/**
+ * `yaml`, loaded on the first file to parse: most voxd processes have no
+ * settings file, and the module costs an idle process 3 to 4 MB (PSS) for as
+ * long as it lives (docs/benchmarks.md, "Where voxd's memory goes").
+ */
+let yamlModule: typeof import('yaml') | undefined;
+const yaml = (): typeof import('yaml') =>
+  (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /** Most bytes of a settings file: every setting with comments fits in a few KB. */
 export const SETTINGS_FILE_MAX_BYTES = 64 * 1024;
@@ -60,6 +70,7 @@ export interface ParsedSettings {
  * expanded, and after MAX_PROBLEMS the rest are only counted.
  */
 export function parseSettings(text: string, file: string): ParsedSettings {
+  const { isAlias, isMap, isScalar, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, prettyErrors: false, lineCounter });
   const out: ParsedSettings = { values: {}, lines: {}, problems: [] };

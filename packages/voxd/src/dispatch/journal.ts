@@ -95,6 +95,8 @@ export class Journal {
   #settledHead = 0;
   #liveBytes = 0;
   #closed = false;
+  /** A compaction waiting for the end of this turn (#compactSoon). */
+  #compactTimer: NodeJS.Immediate | undefined;
 
   private constructor(path: string, options: JournalOptions) {
     this.path = path;
@@ -179,7 +181,7 @@ export class Journal {
     this.#pending.set(entry.id, { entry, bytes, ...(old?.sentence !== undefined ? { sentence: old.sentence } : {}) });
     this.#liveBytes += bytes - (old?.bytes ?? 0);
     // A narration written again at each batch leaves its older records behind.
-    if (old && this.#file.bytes > this.#compactBytes && this.#file.bytes > 2 * this.#liveBytes) this.#compact();
+    if (old) this.#compactSoon();
     return this.#file.synced();
   }
 
@@ -203,7 +205,7 @@ export class Journal {
     this.#settled.push({ rec: full, bytes });
     this.#liveBytes += bytes;
     this.#trimSettled();
-    if (this.#file.bytes > this.#compactBytes && this.#file.bytes > 2 * this.#liveBytes) this.#compact();
+    this.#compactSoon();
   }
 
   /**
@@ -213,6 +215,7 @@ export class Journal {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#compactTimer) clearImmediate(this.#compactTimer);
     await this.#file.close();
   }
 
@@ -248,8 +251,34 @@ export class Journal {
     for (let i = this.#settledHead; i < this.#settled.length; i++) this.#liveBytes += this.#settled[i]!.bytes;
   }
 
+  /**
+   * Compact once the file is past compactBytes and twice the live records, at
+   * the end of this turn: a stop of 200 long texts settles them in one turn,
+   * and compacting at each halving of what is live meant seven rewrites, each
+   * with its syncs, while the event loop waited. A file at four times what is
+   * live is compacted at once (a long burst in one turn stays bounded).
+   */
+  #compactSoon(): void {
+    const bytes = this.#file.bytes;
+    if (bytes <= this.#compactBytes || bytes <= 2 * this.#liveBytes) return;
+    if (bytes > 2 * this.#compactBytes && bytes > 4 * this.#liveBytes) {
+      this.#compact();
+      return;
+    }
+    this.#compactTimer ??= setImmediate(() => {
+      this.#compactTimer = undefined;
+      if (this.#closed) return;
+      const now = this.#file.bytes;
+      if (now > this.#compactBytes && now > 2 * this.#liveBytes) this.#compact();
+    });
+  }
+
   /** Rewrite the file with what is live, atomically: tmp file, sync, rename, sync the directory. */
   #compact(): void {
+    if (this.#compactTimer) {
+      clearImmediate(this.#compactTimer);
+      this.#compactTimer = undefined;
+    }
     this.#trimSettled();
     const parts: string[] = [];
     for (let i = this.#settledHead; i < this.#settled.length; i++)

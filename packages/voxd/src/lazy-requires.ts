@@ -1,0 +1,89 @@
+/**
+ * Modules voxd's dependencies load and voxd never uses, loaded only if
+ * something reaches into them. Imported first by main.ts, for its side effect.
+ *
+ * Design note (docs/benchmarks.md, "Where voxd's memory goes"): Fastify's
+ * server module requires `node:https`, `node:http2` and `node:dns` at load,
+ * for the TLS, HTTP/2 and several-address listeners voxd never asks for
+ * (plain HTTP on one loopback address); its plugin checks require `semver`
+ * for plugins that name a Fastify version (voxd's do not); pino's transport
+ * module requires `thread-stream` for transports (voxd writes its own
+ * stream). A resolve hook (`module.registerHooks`, Node 22.15 and later;
+ * without it nothing changes) gives each of those importers, and them alone,
+ * a stand-in: an object that loads the real module the first time one of its
+ * properties is read.
+ */
+import { createRequire, registerHooks } from 'node:module';
+
+/** Importer (the end of its URL) -> the specifiers it is given stand-ins for. */
+const LAZY: Array<[RegExp, Set<string>]> = [
+  [/\/node_modules\/fastify\/lib\/server\.js$/, new Set(['node:https', 'node:http2', 'node:dns'])],
+  [/\/node_modules\/fastify\/lib\/plugin-utils\.js$/, new Set(['semver'])],
+  [/\/node_modules\/pino\/lib\/transport\.js$/, new Set(['thread-stream'])],
+];
+const SCHEME = 'vox-lazy:';
+const KEY = Symbol.for('vox.lazyRequire');
+
+/** A stand-in for what `load()` returns: loaded at the first property read, then passed through. */
+export function lazyModule(load: () => object): object {
+  let real: object | undefined;
+  const target = () => (real ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(target(), key),
+      has: (_, key) => Reflect.has(target(), key),
+      ownKeys: () => Reflect.ownKeys(target()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const d = Reflect.getOwnPropertyDescriptor(target(), key);
+        return d && { ...d, configurable: true };
+      },
+    },
+  );
+}
+
+/** The stand-ins made so far, by `specifier\0importer`. */
+const standIns = new Map<string, object>();
+
+function standIn(key: string): object {
+  let s = standIns.get(key);
+  if (!s) {
+    const [specifier, importer] = key.split('\0') as [string, string];
+    s = lazyModule(() => createRequire(importer)(specifier) as object);
+    standIns.set(key, s);
+  }
+  return s;
+}
+
+/** The stand-ins' source: a CommonJS module whose exports are the stand-in for `key`. */
+const source = (key: string) => `module.exports = globalThis[Symbol.for('vox.lazyRequire')](${JSON.stringify(key)});`;
+
+function register(): { deregister(): void } | undefined {
+  if (typeof registerHooks !== 'function') return undefined;
+  (globalThis as Record<symbol, unknown>)[KEY] = standIn;
+  return registerHooks({
+    resolve(specifier, context, next) {
+      const parent = context.parentURL;
+      if (parent && LAZY.some(([importer, names]) => names.has(specifier) && importer.test(parent))) {
+        return { url: `${SCHEME}${encodeURIComponent(`${specifier}\0${parent}`)}`, shortCircuit: true };
+      }
+      return next(specifier, context);
+    },
+    load(url, context, next) {
+      if (!url.startsWith(SCHEME)) return next(url, context);
+      return { format: 'commonjs', source: source(decodeURIComponent(url.slice(SCHEME.length))), shortCircuit: true };
+    },
+  });
+}
+
+const hooks = register();
+
+/**
+ * Called once the importers above are loaded (main.ts, after its imports): the
+ * hook is removed, so the modules voxd loads later, on its first requests, take
+ * Node's own path (with the hook in place, the first request after start took
+ * 60 ms more).
+ */
+export function endLazyRequires(): void {
+  hooks?.deregister();
+}
