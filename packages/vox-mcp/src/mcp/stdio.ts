@@ -6,11 +6,17 @@
  * first. When `signal` aborts (SIGINT, SIGTERM or SIGHUP: Claude Code never
  * closes a stdio server's stdin at exit, it signals, then SIGKILLs 0.5 s
  * later, and MCP's stdio shutdown expects a server to exit on SIGTERM), it
- * stops reading and lets go of stdin, sends what is ready, answers each
+ * reads on for LATE_MS (or until stdin ends) and serves what comes: Claude
+ * Code sends a StopFailure hook call and SIGINT about 12 ms later, and under
+ * load the call reached the pipe after the signal was handled (it was lost).
+ * Then it stops reading and lets go of stdin, sends what is ready, answers each
  * request still in flight with a JSON-RPC error (SHUTTING_DOWN), writes
- * nothing after, and resolves at once; the entry then exits (cli/context.ts
+ * nothing after, and resolves; the entry then exits (cli/context.ts
  * `interrupted`), which hangs up the requests to voxd (a listen's microphone
- * is released). Nothing waits on voxd, and what voxd accepted plays on.
+ * is released), once hook calls had their moment (cli/commands/mcp.ts). Nothing
+ * waits on voxd, and what voxd accepted plays on. LATE_MS keeps the exit
+ * within Claude Code's first 50 ms poll of a signalled server
+ * (docs/benchmarks-history.md, "claude-exit"), so it costs its exit nothing.
  * Rejected: waiting for the in-flight answers (a tool call can wait on voxd
  * for minutes: a listen, a voxd being started); cancelling them as
  * `notifications/cancelled` does (a cancelled `speak` that voxd queued
@@ -21,6 +27,9 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorResponse, RPC } from './protocol.js';
 import { createVoxMcp } from './server.js';
 import type { McpTool } from './tool.js';
+
+/** After the signal, how long messages still on their way are read and served, in ms (see the note above). */
+export const LATE_MS = 25;
 
 /** Longest message read from stdin, in characters (the SDK's stdio transport caps its buffer at the same 10 Mi). */
 const MAX_LINE_CHARS = 10 * 1024 * 1024;
@@ -129,7 +138,15 @@ export function serveStdio(io: StdioOptions): Promise<number> {
     };
     io.stdin.setEncoding('utf8');
     io.stdin.on('data', onData);
+    /** Once signalled: ends the reading on (after LATE_MS, or at stdin's end) and lets go. */
+    let late: (() => void) | undefined;
     const finish = async () => {
+      // Signalled: stdin's end (a last line without its newline is served) ends the wait for late messages.
+      if (late) {
+        if (buffer.trim()) receive(buffer);
+        buffer = '';
+        return late();
+      }
       talk.abort();
       if (buffer.trim()) receive(buffer);
       buffer = '';
@@ -152,8 +169,17 @@ export function serveStdio(io: StdioOptions): Promise<number> {
     });
 
     const shutdown = () => {
-      if (ended) return;
+      if (ended || late) return;
       talk.abort();
+      // A message on its way when the signal came is read and served as usual (see the note above).
+      const timer = setTimeout(() => late!(), io.stdin.readableEnded || io.stdin.destroyed ? 0 : LATE_MS);
+      late = () => {
+        clearTimeout(timer);
+        late = () => {};
+        letGo();
+      };
+    };
+    const letGo = () => {
       // Stop reading, and release stdin (an open pipe would keep the process alive).
       io.stdin.off('data', onData);
       io.stdin.pause();

@@ -33,8 +33,13 @@ export const remoteLink: Layer =
     }
   };
 
-/** How long a speak through the link waits for voxd's answer before it is spooled, in ms. */
-const SPEAK_ANSWER_MS = 1500;
+/**
+ * How long a speak through the link waits for voxd's answer before it is spooled, in ms. voxd answers a
+ * speak at once; 1 s leaves a hook (2.5 s in all, with its start and exit under load) half a second of
+ * margin, and a live tunnel that is only slow costs nothing: the spooled speech is re-sent by its
+ * requestId, a join, never a second playback.
+ */
+const SPEAK_ANSWER_MS = 1000;
 
 export async function callRemote<T>(
   env: NodeJS.ProcessEnv,

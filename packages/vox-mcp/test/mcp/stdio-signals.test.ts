@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cleanEnv } from '../../../../test/helpers/daemon.js';
+import { cleanEnv, waitFor } from '../../../../test/helpers/daemon.js';
 import { silentServer, startVox, type SilentServer, type VoxChild } from '../../../../test/helpers/signals.js';
 
 const root = mkdtempSync(join(tmpdir(), 'vox-mcp-signals-'));
@@ -147,6 +147,55 @@ describe('serveStdio with a signal (injected streams)', () => {
     finish();
     await new Promise((r) => setImmediate(r));
     assert.equal(out.trim().split('\n').length, 2, 'the late result is not written');
+  });
+});
+
+describe('serveStdio: a message on its way when the signal comes', () => {
+  // Claude Code writes a StopFailure hook call about 12 ms before its SIGINT; on a loaded machine the line
+  // reached the pipe after the signal was handled. Here it is written after the abort, deterministically.
+  test('a hook call that arrives after the signal is served and reaches voxd; then stdin is let go', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { PassThrough } = await import('node:stream');
+    const { serveStdio } = await import('../../src/mcp/stdio.js');
+    const { hookTool } = await import('../../src/mcp/tools/hook.js');
+    const project = join(root, 'late');
+    mkdirSync(join(project, '.vox'), { recursive: true });
+    writeFileSync(join(project, '.vox', 'config.md'), '---\nnotify: normal\n---\n');
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const ac = new AbortController();
+    const served = serveStdio({
+      env: cleanEnv(join(root, 'late-home'), { VOXD_URL: voxd.url, VOXD_TOKEN: 'test-token', VOX_NO_AUTOSTART: '1' }),
+      cwd: project,
+      stdin,
+      stdout,
+      stderr: new PassThrough(),
+      tools: [hookTool],
+      signal: ac.signal,
+    });
+    stdin.write(`${JSON.stringify(initialize)}\n`);
+    await waitFor(() => out.includes('"id":1') || undefined, 20_000, 'the handshake');
+    const before = voxd.seen.length;
+    ac.abort();
+    const event = { event: 'StopFailure', session_id: '0000aaaa-cccc', cwd: project, error: 'invalid_request' };
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'hook', arguments: event } })}\n`,
+    );
+    assert.equal(await served, 0);
+    assert.ok(stdin.destroyed, 'stdin is released after the late message');
+    assert.match(
+      out,
+      /"id":9/,
+      'the late call is answered (its answer is cut off by the exit: voxd never answers here)',
+    );
+    // Its answer was cut off (SHUTTING_DOWN) by the exit; the call goes on to voxd, as the drain at exit lets it.
+    await waitFor(
+      () => voxd.seen.slice(before).some((l) => l.startsWith('POST /v1/speak')) || undefined,
+      20_000,
+      'the late StopFailure at voxd',
+    );
   });
 });
 

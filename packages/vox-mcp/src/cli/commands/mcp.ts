@@ -18,8 +18,11 @@ import type { McpTool } from '../../mcp/tool.js';
  */
 const EXTRA_TOOLS: readonly McpTool[] = [listenTool, converseTool, hookTool];
 
-/** At exit, how long hook calls and narration batches still on their way may take, in ms (well under Claude Code's SIGTERM, 100 ms after SIGINT). */
-const DRAIN_MS = 80;
+/**
+ * At exit, how long hook calls and narration batches still on their way may take, in ms: after the
+ * server's LATE_MS (mcp/stdio.ts), still under Claude Code's SIGTERM, 100 ms after SIGINT.
+ */
+const DRAIN_MS = 60;
 
 const USAGE = `Usage: vox mcp
 
