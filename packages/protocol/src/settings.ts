@@ -39,6 +39,8 @@ export {
   isSettingKey,
   LOG_LEVELS,
   MAX_IDLE_UNLOAD_MS,
+  parseQuietHours,
+  QUIET_MICROPHONE_MODES,
   RECORDERS,
   VAD_MODES,
   TRANSCRIBER_KINDS,
@@ -48,6 +50,7 @@ export {
   SETTINGS_SCHEMA,
   transcriberUrlProblem,
   type DaemonSettings,
+  type QuietWindow,
   type SettingKey,
   type SettingRule,
 } from './settings/schema.js';

@@ -218,6 +218,7 @@ const { app, dispatcher, listener } = await buildServer({
   journal,
   recall,
   voices,
+  quiet: { hours: settings.values['quiet.hours'], microphone: settings.values['quiet.microphone'], env },
 });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);

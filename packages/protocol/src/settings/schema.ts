@@ -51,6 +51,10 @@ export interface DaemonSettings {
   'transcriber.timeoutMs': number;
   /** A voice model with no synthesis for this long (ms) is unloaded (its host process exits); 0 keeps models loaded. Default 0. */
   'sherpa.idleUnloadMs': number;
+  /** Local times between which all speech is held and asks are only chimed, `HH:MM-HH:MM` (may cross midnight); '' for none. Default ''. */
+  'quiet.hours': string;
+  /** While another program records from the microphone, hold speech (`auto`: watch it with pactl, else /proc/asound) or not (`off`). Default `auto`. */
+  'quiet.microphone': string;
 }
 
 export type SettingKey = keyof DaemonSettings;
@@ -69,6 +73,8 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   'transcriber.model': 'whisper-1',
   'transcriber.timeoutMs': 30_000,
   'sherpa.idleUnloadMs': 0,
+  'quiet.hours': '',
+  'quiet.microphone': 'auto',
 });
 
 /** The longest `sherpa.idleUnloadMs` (one day, in ms). */
@@ -80,6 +86,24 @@ export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
 export const BARGE_IN_MODES = ['off', 'voice'] as const;
 /** The values of `transcriber.kind` (voxd's listen/transcription.ts). */
 export const TRANSCRIBER_KINDS = ['auto', 'server', 'local'] as const;
+
+/** The values of `quiet.microphone` (voxd's quiet/mic-watch.ts). */
+export const QUIET_MICROPHONE_MODES = ['auto', 'off'] as const;
+
+/** A quiet hours window in minutes after local midnight; `start` > `end` crosses midnight. */
+export interface QuietWindow {
+  start: number;
+  end: number;
+}
+
+/** `HH:MM-HH:MM` (24-hour local times, different) as minutes, or undefined. */
+export function parseQuietHours(spec: string): QuietWindow | undefined {
+  const m = /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*-\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(spec);
+  if (!m) return undefined;
+  const start = Number(m[1]) * 60 + Number(m[2]);
+  const end = Number(m[3]) * 60 + Number(m[4]);
+  return start === end ? undefined : { start, end };
+}
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -226,6 +250,18 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
       const n = v as number;
       return n === 0 || (n >= 100 && n <= MAX_IDLE_UNLOAD_MS) ? undefined : 'out of range';
     },
+  },
+  'quiet.hours': {
+    type: 'string',
+    env: 'VOXD_QUIET_HOURS',
+    allowed: 'two different 24-hour local times, HH:MM-HH:MM, e.g. 22:00-07:00 (across midnight), or "" for none',
+    check: (v) => (typeof v === 'string' && (v === '' || parseQuietHours(v)) ? undefined : 'not a window'),
+  },
+  'quiet.microphone': {
+    type: 'string',
+    env: 'VOXD_QUIET_MICROPHONE',
+    allowed: `one of ${QUIET_MICROPHONE_MODES.join(', ')} (auto: hold speech while another program records from the microphone)`,
+    check: oneOf(QUIET_MICROPHONE_MODES),
   },
 });
 

@@ -38,6 +38,7 @@ import type {
   StopScope,
   VoxEvent,
 } from '@vox/protocol';
+import type { QuietGate } from '../quiet/gate.js';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
@@ -97,6 +98,8 @@ export interface DispatcherOptions {
   voices?: VoiceAssignment;
   /** What was heard and missed (recall.ts); default: kept in memory only. */
   recall?: Recall;
+  /** Holds all speech while closed: paused, the microphone in use, quiet hours (quiet/gate.ts). */
+  quiet?: QuietGate;
   /**
    * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
    * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
@@ -162,6 +165,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       playbackGraceMs: options.playbackGraceMs ?? 2000,
       stream: { synthesizer: options.synthesizer, timeoutMs: options.synthesisTimeoutMs ?? 30_000, journal },
       log: this.#log,
+      gate: options.quiet,
     });
     this.#admission = new Admission({
       synthesizer: options.synthesizer,

@@ -3,6 +3,8 @@ import type {
   HealthResponse,
   ListeningStatus,
   NarratingStatusField,
+  QuietStatus,
+  QuietStatusField,
   SessionVoices,
   StatusResponse,
   TranscriberStatusField,
@@ -26,6 +28,8 @@ export interface StatusDeps {
   listener?: ListenerSlot;
   /** Barge-in by voice (listen.bargeIn: voice): its recorder is open while vox speaks. */
   bargeIn?: { readonly status: ListeningStatus | null };
+  /** Whether all speech is held and why (quiet/gate.ts), with MPRIS and the microphone watch. */
+  quiet?: () => QuietStatus;
 }
 
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
@@ -50,7 +54,9 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         },
       },
     },
-    async (request): Promise<StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField> => {
+    async (
+      request,
+    ): Promise<StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField & QuietStatusField> => {
       const { dispatcher } = deps;
       const offset = Number(request.query.offset ?? 0);
       const limit = Math.min(Number(request.query.limit ?? STATUS_DEFAULT_LIMIT), STATUS_MAX_LIMIT);
@@ -90,6 +96,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         narrating: dispatcher.narrating(limit),
         listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
         sessionVoices: dispatcher.sessionVoices(),
+        ...(deps.quiet ? { quiet: deps.quiet() } : {}),
         ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
       };
     },
