@@ -45,6 +45,8 @@ describe('vox daemon config: the settings file', () => {
         'transcriber.model=whisper-1:default',
         'transcriber.timeoutMs=30000:default',
         'sherpa.idleUnloadMs=0:default',
+        'quiet.hours=:default',
+        'quiet.microphone=auto:default',
       ],
     );
   });
