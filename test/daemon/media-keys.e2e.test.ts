@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { needTool } from '../helpers/tools.js';
-import { removeDir, startDaemon, tempDir, waitFor, type Daemon } from '../helpers/daemon.js';
+import { removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from '../helpers/daemon.js';
 import { startSessionBus, type SessionBus } from '../helpers/session-bus.js';
 
 let n = 0;
@@ -53,6 +53,8 @@ describe('MPRIS: media keys through playerctl on a real session bus', { skip }, 
     await waitFor(() => bus.playerctl('status') === 'Playing' || undefined, 20_000, 'playerctl status Playing');
     assert.equal((await status()).quiet.mpris.served, true);
     assert.match(bus.playerctl('metadata', 'xesam:title'), /^Message \d+: this first sentence/);
+    const doctor = await vox(['doctor'], { env: { ...d.env, VOX_NO_AUTOSTART: '1' }, timeoutMs: 60_000 });
+    assert.match(doctor.stdout, /media keys.*serving org\.mpris\.MediaPlayer2\.vox/);
     await d.api('POST', '/v1/stop', { scope: 'all' });
     await d.idle();
   });
@@ -72,6 +74,8 @@ describe('MPRIS: media keys through playerctl on a real session bus', { skip }, 
     );
     assert.equal(held.queue.items[0].id, id, 'the utterance cut waits at the head of the queue');
     assert.equal(bus.playerctl('status'), 'Paused');
+    const shown = await vox(['status'], { env: { ...d.env, VOX_NO_AUTOSTART: '1' }, timeoutMs: 30_000 });
+    assert.match(shown.stdout, /^held: {3}paused by a media key \(MPRIS\)$/m);
     // Something new queues meanwhile, and does not start.
     const later = await speak('Queued while paused.');
     assert.equal((await status()).playing, null);
