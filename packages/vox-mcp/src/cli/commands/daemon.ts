@@ -34,7 +34,8 @@ Actions:
               env or default), or read, change or remove one (keys: audio,
               engine, port, host, logLevel, listen.recorder, listen.vad,
               listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model,
-              transcriber.timeoutMs, sherpa.idleUnloadMs;
+              transcriber.timeoutMs, sherpa.idleUnloadMs, quiet.hours,
+              quiet.microphone;
               docs/operations.md)
 
 Options:
