@@ -184,9 +184,9 @@ export class MprisBus {
     this.#player = player;
   }
 
-  /** Connect to the session bus (DBUS_SESSION_BUS_ADDRESS) and export the objects; no name yet. */
-  static async connect(controls: MprisControls, onError: (err: Error) => void): Promise<MprisBus> {
-    const bus = dbus.sessionBus();
+  /** Connect to the session bus at `address` (DBUS_SESSION_BUS_ADDRESS) and export the objects; no name yet. */
+  static async connect(address: string, controls: MprisControls, onError: (err: Error) => void): Promise<MprisBus> {
+    const bus = dbus.sessionBus({ busAddress: address });
     bus.on('error', onError);
     const player = new PlayerInterface(controls);
     bus.export(OBJECT_PATH, new Root('org.mpris.MediaPlayer2'));

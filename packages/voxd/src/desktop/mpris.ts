@@ -92,7 +92,7 @@ export class Mpris {
     this.#bus ??= (async () => {
       try {
         const { MprisBus } = await import('./mpris-bus.js');
-        const bus = await MprisBus.connect(this.#controls, (err) =>
+        const bus = await MprisBus.connect(this.#o.env.DBUS_SESSION_BUS_ADDRESS!, this.#controls, (err) =>
           this.#o.log?.warn({ err: err.message }, 'the session bus failed'),
         );
         const name = await bus.own(MPRIS_NAME);
