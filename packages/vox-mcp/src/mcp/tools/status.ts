@@ -2,6 +2,7 @@
 import {
   VERSION,
   type NarratingStatusField,
+  type QuietStatusField,
   type SessionVoices,
   type StatusResponse,
   type WireError,
@@ -76,6 +77,11 @@ const STATUS_OUTPUT: InputSchema = {
             required: ['id', 'session', 'spoken', 'waitingMs'],
           },
         },
+        held: {
+          ...strings,
+          description:
+            'Why voxd holds all speech now (paused by a media key, the microphone in use by another program, quiet hours); empty: not held.',
+        },
         voices: {
           type: 'array',
           description: "Each session's own voice, most recently used first.",
@@ -119,7 +125,7 @@ function errorFact(err: unknown): Structured {
   return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
 }
 
-function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): Structured {
+function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField & QuietStatusField): Structured {
   const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
     id: q.id,
     ...(q.session ? { session: q.session } : {}),
@@ -149,6 +155,7 @@ function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField): 
     narrating: (s.narrating?.items ?? [])
       .slice(0, STATUS_ITEMS)
       .map((n) => ({ id: n.id, session: n.session, spoken: n.spoken, waitingMs: n.waitingMs })),
+    ...(s.quiet ? { held: s.quiet.reasons.map((r) => r.detail) } : {}),
     voices: (s.sessionVoices ?? [])
       .slice(0, STATUS_ITEMS)
       .map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
