@@ -65,6 +65,7 @@ const BENCHES = [
   { file: 'narration.mjs' },
   { file: 'narration-bounds.mjs' },
   { file: 'session-voices.mjs' },
+  { file: 'media-keys.mjs' },
 ];
 
 const dir = fileURLToPath(new URL('.', import.meta.url));

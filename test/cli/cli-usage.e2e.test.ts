@@ -115,7 +115,7 @@ test('a mistyped action, a missing value or a value the flag does not take gets 
     ],
     [
       ['daemon', 'config', 'sett', 'audio', 'null'],
-      'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n',
+      'vox daemon: config: expected get, set or unset, not "sett"; did you mean "set"? (keys: audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs, quiet.hours, quiet.microphone). Usage: vox daemon config [get KEY | set KEY VALUE | unset KEY] [--json]. See "vox daemon --help".\n',
     ],
     [
       ['chime', 'dnoe'],

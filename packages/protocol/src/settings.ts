@@ -40,6 +40,8 @@ export {
   LOG_LEVELS,
   MAX_IDLE_UNLOAD_MS,
   MIN_DIGEST_MS,
+  parseQuietHours,
+  QUIET_MICROPHONE_MODES,
   RECORDERS,
   VAD_MODES,
   TRANSCRIBER_KINDS,
@@ -49,6 +51,7 @@ export {
   SETTINGS_SCHEMA,
   transcriberUrlProblem,
   type DaemonSettings,
+  type QuietWindow,
   type SettingKey,
   type SettingRule,
 } from './settings/schema.js';

@@ -10,6 +10,7 @@ import {
   audioSpecProblem,
   checkSetting,
   formatProblem,
+  parseQuietHours,
   parseSettings,
   readSettingsFile,
   resolveSettings,
@@ -89,7 +90,7 @@ describe('parseSettings', () => {
         line: 1,
         key: 'audoi',
         allowed:
-          'audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs',
+          'audio, engine, port, host, logLevel, listen.recorder, listen.vad, listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model, transcriber.timeoutMs, sherpa.idleUnloadMs, attention, digestMs, quiet.hours, quiet.microphone',
         message: undefined,
       },
     );
@@ -230,6 +231,8 @@ describe('resolveSettings', () => {
       'sherpa.idleUnloadMs': 'default',
       attention: 'default',
       digestMs: 'default',
+      'quiet.hours': 'default',
+      'quiet.microphone': 'default',
     });
     assert.equal(resolveSettings({ env: { VOXD_PORT: '0' }, file }).values.port, 0);
   });
@@ -307,5 +310,24 @@ describe('readSettingsFile', () => {
     const f = join(tmp, 'v.yaml');
     writeFileSync(f, 'port: 1234\n');
     assert.deepEqual(readSettingsFile(f).values, { port: 1234 });
+  });
+});
+
+describe('quiet.hours and quiet.microphone', () => {
+  test('a window is two different 24-hour times, across midnight or not; "" is none', () => {
+    assert.deepEqual(parseQuietHours('22:00-07:00'), { start: 1320, end: 420 });
+    assert.deepEqual(parseQuietHours(' 9:30 - 12:00 '), { start: 570, end: 720 });
+    for (const bad of ['22:00', '24:00-07:00', '22:00-22:00', '10pm-7am', '22:60-07:00'])
+      assert.equal(parseQuietHours(bad), undefined, bad);
+    assert.equal(checkSetting('quiet.hours', '', 'x'), undefined);
+    assert.equal(checkSetting('quiet.hours', '22:00-07:00', 'x'), undefined);
+    assert.ok(checkSetting('quiet.hours', '22-7', 'x'));
+    assert.equal(SETTINGS_DEFAULTS['quiet.hours'], '');
+  });
+
+  test('the microphone watch is auto or off; a typo gets the closest', () => {
+    assert.equal(SETTINGS_DEFAULTS['quiet.microphone'], 'auto');
+    assert.equal(checkSetting('quiet.microphone', 'off', 'x'), undefined);
+    assert.match(checkSetting('quiet.microphone', 'of', 'x')!.message, /did you mean "off"/);
   });
 });

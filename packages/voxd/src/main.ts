@@ -224,6 +224,7 @@ const { app, dispatcher, listener } = await buildServer({
   recall,
   voices,
   attention: { mode: settings.values.attention as 'all' | 'focus', digestMs: settings.values.digestMs },
+  quiet: { hours: settings.values['quiet.hours'], microphone: settings.values['quiet.microphone'], env },
 });
 
 const listenFds = Number(env.LISTEN_FDS ?? 0);

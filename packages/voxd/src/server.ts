@@ -39,6 +39,10 @@ import type { Sink } from './sinks/sink.js';
 import type { Synthesizer } from './synthesis/synthesizer.js';
 import type { PrepareFn } from './text/preparer.js';
 import type { VoiceAssignment } from './voices/assignment.js';
+import { QuietGate } from './quiet/gate.js';
+import { QuietHours } from './quiet/quiet-hours.js';
+import { MicWatch } from './quiet/mic-watch.js';
+import { Mpris } from './desktop/mpris.js';
 
 export { singleEngine } from './synthesis/synthesizer.js';
 
@@ -66,6 +70,11 @@ export interface ServerOptions {
   attention?: DispatcherOptions['attention'];
   /** Most connections held at once; default a share of the descriptor limit (connections.ts). */
   maxConnections?: number;
+  /**
+   * What holds all speech besides a request (quiet/): quiet hours (`HH:MM-HH:MM`), the watch of other programs
+   * recording (`auto` or `off`), and MPRIS on the session bus of `env`. None: only the gate, opened by nothing.
+   */
+  quiet?: { hours: string; microphone: string; env: NodeJS.ProcessEnv };
   /** Voice input (POST /v1/listen); without it, listens record nothing and say so. */
   listen?: {
     home: string;
@@ -132,6 +141,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     reply.hijack();
     request.raw.socket.destroy();
   });
+  const gate = new QuietGate();
   const dispatcher = new Dispatcher({
     synthesizer: options.synthesizer,
     sink: options.sink,
@@ -143,7 +153,9 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.voices ? { voices: options.voices } : {}),
     ...(options.recall ? { recall: options.recall } : {}),
     ...(options.attention ? { attention: options.attention } : {}),
+    quiet: gate,
   });
+  const quiet = options.quiet && startQuiet(options.quiet, gate, dispatcher, options.logger);
 
   const version = options.version ?? VERSION;
   const startedAt = performance.now();
@@ -180,6 +192,7 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
       : undefined;
   // The microphone first (a listen holds the player), then drain speech before the sink and engines go away.
   app.addHook('onClose', async () => {
+    quiet?.close();
     await bargeIn?.close();
     await listener.loaded()?.close();
     await dispatcher.close();
@@ -193,6 +206,12 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     startedAt,
     listener,
     ...(bargeIn ? { bargeIn } : {}),
+    quiet: () => ({
+      held: gate.held,
+      reasons: gate.reasons(),
+      mpris: quiet?.mpris.status() ?? { available: false, served: false, detail: 'not started (no desktop parts)' },
+      microphone: quiet?.mic?.status() ?? { watch: 'none', detail: 'off (quiet.microphone)' },
+    }),
   });
   await app.register(speakRoute, { dispatcher });
   await app.register(narrationRoute, {
@@ -223,6 +242,28 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     ...(options.synthesizeMaxBytes ? { maxBytes: options.synthesizeMaxBytes } : {}),
   });
   return { app, dispatcher, events, listener, connections };
+}
+
+/** Quiet hours, the microphone watch and MPRIS, each holding or opening `gate`; closed together. */
+function startQuiet(
+  o: NonNullable<ServerOptions['quiet']>,
+  gate: QuietGate,
+  dispatcher: Dispatcher,
+  logger?: FastifyBaseLogger,
+) {
+  const log = logger ? { log: logger } : {};
+  const hours = o.hours ? new QuietHours(o.hours, gate) : undefined;
+  const mic = o.microphone === 'off' ? undefined : new MicWatch({ gate, env: o.env, ...log });
+  const mpris = new Mpris({ dispatcher, gate, env: o.env, ...log });
+  return {
+    mic,
+    mpris,
+    close() {
+      mpris.close();
+      mic?.close();
+      hours?.close();
+    },
+  };
 }
 
 async function voiceBargeIn(

@@ -56,6 +56,10 @@ export interface DaemonSettings {
   attention: string;
   /** `attention: focus`: at most one digest of what was held per this many ms. Default 180000. */
   digestMs: number;
+  /** Local times between which all speech is held and asks are only chimed, `HH:MM-HH:MM` (may cross midnight); '' for none. Default ''. */
+  'quiet.hours': string;
+  /** While another program records from the microphone, hold speech (`auto`: watch it with pactl, else /proc/asound) or not (`off`). Default `auto`. */
+  'quiet.microphone': string;
 }
 
 export type SettingKey = keyof DaemonSettings;
@@ -76,6 +80,8 @@ export const SETTINGS_DEFAULTS: Readonly<DaemonSettings> = Object.freeze({
   'sherpa.idleUnloadMs': 0,
   attention: 'all',
   digestMs: 180_000,
+  'quiet.hours': '',
+  'quiet.microphone': 'auto',
 });
 
 /** The shortest `digestMs`: a digest never comes sooner than 30 s after the first item it holds anyway. */
@@ -90,6 +96,24 @@ export const VAD_MODES = ['auto', 'silero', 'energy'] as const;
 export const BARGE_IN_MODES = ['off', 'voice'] as const;
 /** The values of `transcriber.kind` (voxd's listen/transcription.ts). */
 export const TRANSCRIBER_KINDS = ['auto', 'server', 'local'] as const;
+
+/** The values of `quiet.microphone` (voxd's quiet/mic-watch.ts). */
+export const QUIET_MICROPHONE_MODES = ['auto', 'off'] as const;
+
+/** A quiet hours window in minutes after local midnight; `start` > `end` crosses midnight. */
+export interface QuietWindow {
+  start: number;
+  end: number;
+}
+
+/** `HH:MM-HH:MM` (24-hour local times, different) as minutes, or undefined. */
+export function parseQuietHours(spec: string): QuietWindow | undefined {
+  const m = /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*-\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(spec);
+  if (!m) return undefined;
+  const start = Number(m[1]) * 60 + Number(m[2]);
+  const end = Number(m[3]) * 60 + Number(m[4]);
+  return start === end ? undefined : { start, end };
+}
 
 /** Recorder programs voxd knows the arguments of (voxd's capture.ts). */
 export const RECORDERS = ['arecord', 'rec', 'sox'] as const;
@@ -249,6 +273,18 @@ export const SETTINGS_SCHEMA: { readonly [K in SettingKey]: SettingRule } = Obje
     allowed: `an integer from ${MIN_DIGEST_MS} to 3600000 (ms between two digests of held speech, e.g. 180000 for 3 minutes)`,
     check: (v) =>
       Number.isInteger(v) && (v as number) >= MIN_DIGEST_MS && (v as number) <= 3_600_000 ? undefined : 'out of range',
+  },
+  'quiet.hours': {
+    type: 'string',
+    env: 'VOXD_QUIET_HOURS',
+    allowed: 'two different 24-hour local times, HH:MM-HH:MM, e.g. 22:00-07:00 (across midnight), or "" for none',
+    check: (v) => (typeof v === 'string' && (v === '' || parseQuietHours(v)) ? undefined : 'not a window'),
+  },
+  'quiet.microphone': {
+    type: 'string',
+    env: 'VOXD_QUIET_MICROPHONE',
+    allowed: `one of ${QUIET_MICROPHONE_MODES.join(', ')} (auto: hold speech while another program records from the microphone)`,
+    check: oneOf(QUIET_MICROPHONE_MODES),
   },
 });
 

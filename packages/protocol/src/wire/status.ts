@@ -135,6 +135,26 @@ export interface NarratingStatusField {
   narrating?: { length: number; items: NarratingItem[] };
 }
 
+/**
+ * Why voxd holds all speech (its quiet gate): `paused` by a media key (MPRIS),
+ * `microphone` in use by another program, `quiet-hours`.
+ */
+export type QuietReason = 'paused' | 'microphone' | 'quiet-hours';
+
+/** `quiet` in GET /v1/status: whether speech is held and why, and the desktop parts that can hold it. */
+export interface QuietStatus {
+  held: boolean;
+  reasons: Array<{ reason: QuietReason; detail: string }>;
+  /** voxd as a media player on the session bus: `served` while it owns its name; `detail` says why not. */
+  mpris: { available: boolean; served: boolean; detail: string };
+  /** The watch for other programs recording: `pactl`, `alsa` (/proc/asound) or `none`. */
+  microphone: { watch: 'pactl' | 'alsa' | 'none'; detail: string };
+}
+
+export interface QuietStatusField {
+  quiet?: QuietStatus;
+}
+
 export interface HealthResponse {
   ok: boolean;
   version: string;

@@ -37,6 +37,7 @@ import { hooksCheck, mcpServerChecks } from './claude.js';
 import { modCheck } from './claude-mod.js';
 import { pluginState } from '../claude/plugin-state.js';
 import { microphoneCheck, recognizerCheck, recorderCheck, transcriberCheck, vadCheck } from './listen.js';
+import { quietChecks } from './quiet.js';
 import {
   captureDevices,
   embeddedEngine,
@@ -234,6 +235,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...transcriber,
     ...(await guard('recognizer', () => [recognizerCheck(env, listenSettings), vadCheck(env, listenSettings)])),
     ...(await guard('microphone', () => [microphoneCheck(view)])),
+    ...(await guard('quiet', () => quietChecks(view, env, platform, probe.which))),
     config.check,
     ...(await claude()),
     ...settings,

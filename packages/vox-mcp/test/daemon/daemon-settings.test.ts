@@ -47,6 +47,8 @@ describe('vox daemon config: the settings file', () => {
         'sherpa.idleUnloadMs=0:default',
         'attention=all:default',
         'digestMs=180000:default',
+        'quiet.hours=:default',
+        'quiet.microphone=auto:default',
       ],
     );
   });

@@ -36,6 +36,7 @@ import type {
   StopScope,
   VoxEvent,
 } from '@vox/protocol';
+import type { QuietGate } from '../quiet/gate.js';
 import type { Sink } from '../sinks/sink.js';
 import type { Synthesizer } from '../synthesis/synthesizer.js';
 import { prepareAsGiven, type PrepareFn } from '../text/preparer.js';
@@ -98,6 +99,8 @@ export interface DispatcherOptions {
   recall?: Recall;
   /** The daemon settings `attention` and `digestMs` (attention.ts; timers for tests); default `all`. */
   attention?: Pick<AttentionOptions, 'mode' | 'digestMs' | 'timers'>;
+  /** Holds all speech while closed: paused, the microphone in use, quiet hours (quiet/gate.ts). */
+  quiet?: QuietGate;
   /**
    * Narration's limits (narration.ts), for tests: how long a message waits for its next batch, how many live at
    * once (in all, of one session), the window of order (batches held, for how long), a message's most characters.
@@ -168,6 +171,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
       playbackGraceMs: options.playbackGraceMs ?? 2000,
       stream: { synthesizer: options.synthesizer, timeoutMs: options.synthesisTimeoutMs ?? 30_000, journal },
       log: this.#log,
+      gate: options.quiet,
     });
     this.#admission = new Admission({
       synthesizer: options.synthesizer,

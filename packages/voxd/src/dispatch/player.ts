@@ -5,9 +5,13 @@
  * decides what the cut means: an interrupted `message` or `text` goes back
  * to the front of its class, to resume later, unless a stop landed between
  * the cut and the requeue (the stop wins). A listen holds the player: nothing
- * new starts while the hold lasts.
+ * new starts while the hold lasts. The quiet gate (quiet/gate.ts) holds it
+ * too, for as long as its reasons last: the utterance playing is cut to
+ * resume, and an ask waiting gets one chime.
  */
 import { NARRATION_TURN_MS, type WireErrorCode } from '@vox/protocol';
+import { CHIME_FORMAT, chimePcm } from '../audio/chimes.js';
+import type { QuietGate } from '../quiet/gate.js';
 import type { Sink } from '../sinks/sink.js';
 import type { Ledger } from './ledger.js';
 import { PlaybackWatchdog } from './playback-watchdog.js';
@@ -24,6 +28,8 @@ export interface PlayerOptions {
   playbackGraceMs: number;
   stream: SpeechStreamOptions;
   log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void } | undefined;
+  /** Holds all speech while it is closed (quiet/gate.ts); none: never held. */
+  gate?: QuietGate | undefined;
 }
 
 export class Player {
@@ -39,6 +45,11 @@ export class Player {
     const endTurn = (u: Utterance, audioMs: number): boolean =>
       u.narration !== undefined && audioMs >= NARRATION_TURN_MS && options.queue.waitingAtOrAbove(u.priority);
     this.#o = { ...options, stream: { ...options.stream, endTurn } };
+    // Held: what plays is cut, to resume from its sentence once the gate opens. A chime ends on its own.
+    options.gate?.on('change', (held) => {
+      if (held && this.#playing?.kind === 'speech') this.abort('interrupt-resume', 'held: ' + heldWhy(options.gate!));
+      this.kick();
+    });
   }
 
   get playing(): Utterance | null {
@@ -103,6 +114,7 @@ export class Player {
 
   /** Start the loop, unless it runs. */
   kick(): void {
+    this.#o.gate?.poke();
     if (this.#running) return;
     this.#running = true;
     let done!: () => void;
@@ -117,6 +129,12 @@ export class Player {
             held.lead = undefined;
             if (lead) await this.#play(lead);
             else await held.wake();
+            continue;
+          }
+          const gate = this.#o.gate;
+          if (gate?.held) {
+            if (this.#o.queue.length === 0) break;
+            await this.#whileHeld(gate);
             continue;
           }
           const u = this.#o.queue.shift();
@@ -134,6 +152,26 @@ export class Player {
         done();
       }
     })();
+  }
+
+  /** Held by the quiet gate: each ask waiting is announced by one chime (never spoken), then wait for a change. */
+  async #whileHeld(gate: QuietGate): Promise<void> {
+    const woken = gate.wake();
+    const asks = this.#o.queue.first(this.#o.queue.count('important'));
+    if (asks.some((u) => u.kind === 'speech' && gate.firstSight(u))) {
+      const pcm = chimePcm('attention');
+      await this.#o.sink
+        .play(
+          CHIME_FORMAT,
+          (async function* () {
+            yield pcm;
+          })(),
+          new AbortController().signal,
+          { id: 'quiet-chime' },
+        )
+        .catch((err: Error) => this.#o.log?.warn({ err: err.message }, 'the chime for an ask held in quiet failed'));
+    }
+    await woken;
   }
 
   async #play(u: Utterance): Promise<void> {
@@ -251,6 +289,12 @@ export class Player {
     }
   }
 }
+
+const heldWhy = (gate: QuietGate): string =>
+  gate
+    .reasons()
+    .map((r) => r.detail)
+    .join('; ');
 
 /** What a listen holds: release it, let its question through, restart its time limit. */
 export interface HoldHandle {

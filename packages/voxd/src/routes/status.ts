@@ -4,6 +4,8 @@ import type {
   HealthResponse,
   ListeningStatus,
   NarratingStatusField,
+  QuietStatus,
+  QuietStatusField,
   SessionVoices,
   StatusResponse,
   TranscriberStatusField,
@@ -27,6 +29,8 @@ export interface StatusDeps {
   listener?: ListenerSlot;
   /** Barge-in by voice (listen.bargeIn: voice): its recorder is open while vox speaks. */
   bargeIn?: { readonly status: ListeningStatus | null };
+  /** Whether all speech is held and why (quiet/gate.ts), with MPRIS and the microphone watch. */
+  quiet?: () => QuietStatus;
 }
 
 export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) => {
@@ -54,7 +58,12 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
     async (
       request,
     ): Promise<
-      StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField & AttentionStatusField
+      StatusResponse &
+        SessionVoices &
+        TranscriberStatusField &
+        NarratingStatusField &
+        AttentionStatusField &
+        QuietStatusField
     > => {
       const { dispatcher } = deps;
       const offset = Number(request.query.offset ?? 0);
@@ -96,6 +105,7 @@ export const statusRoutes: FastifyPluginAsync<StatusDeps> = async (app, deps) =>
         listening: deps.listener?.loaded()?.status ?? deps.bargeIn?.status ?? null,
         sessionVoices: dispatcher.sessionVoices(),
         attention: dispatcher.attention.status(),
+        ...(deps.quiet ? { quiet: deps.quiet() } : {}),
         ...((t) => (t ? { transcriber: t } : {}))(await deps.listener?.transcriber()),
       };
     },

@@ -35,7 +35,7 @@ Actions:
               engine, port, host, logLevel, listen.recorder, listen.vad,
               listen.bargeIn, transcriber.kind, transcriber.url, transcriber.model,
               transcriber.timeoutMs, sherpa.idleUnloadMs, attention,
-              digestMs;
+              digestMs, quiet.hours, quiet.microphone;
               docs/operations.md)
 
 Options:

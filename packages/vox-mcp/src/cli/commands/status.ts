@@ -12,6 +12,7 @@ import {
   type AttentionStatus,
   type AttentionStatusField,
   type NarratingStatusField,
+  type QuietStatusField,
   type SessionVoices,
   type StatusResponse,
   type TranscriberStatusField,
@@ -44,7 +45,12 @@ function clip(text: string, n = 60): string {
 const p = (v: unknown) => printable(v);
 
 export function formatStatus(
-  s: StatusResponse & SessionVoices & TranscriberStatusField & NarratingStatusField & AttentionStatusField,
+  s: StatusResponse &
+    SessionVoices &
+    TranscriberStatusField &
+    NarratingStatusField &
+    AttentionStatusField &
+    QuietStatusField,
   clientVersion = VERSION,
 ): string {
   const lines = [
@@ -53,6 +59,8 @@ export function formatStatus(
     `audio:  ${p(s.sink.name)} ${s.sink.ok ? 'ok' : 'FAILING'}${s.sink.detail ? ` (${p(s.sink.detail)})` : ''}${s.sink.lastError ? ` last error: ${p(s.sink.lastError)}` : ''}`,
     `counts: accepted ${s.counters.accepted}, played ${s.counters.played}, deduped ${s.counters.deduped}, failed ${s.counters.failed}, expired ${s.counters.expired}, interrupted ${s.counters.interrupted}, dropped ${s.counters.dropped}${s.counters.held ? `, held ${s.counters.held}` : ''}`,
     `now:    ${s.playing ? `[${p(s.playing.priority)}] ${p(s.playing.session ?? '-')}: ${clip(s.playing.text)}` : 'silent'}`,
+    // Only while speech is held for all (paused by a media key, the microphone in use, quiet hours): why.
+    ...(s.quiet?.held ? [`held:   ${s.quiet.reasons.map((r) => p(r.detail)).join('; ')}`] : []),
     // Only while someone holds it: the line says who ("vox stop" ends a listen), whether it is open, and how many wait.
     ...(s.listening ? [`mic:    ${micHolder(s.listening)}`] : []),
     // What a listen would transcribe with (an older voxd does not say).

@@ -3,6 +3,7 @@ import {
   VERSION,
   type AttentionStatusField,
   type NarratingStatusField,
+  type QuietStatusField,
   type SessionVoices,
   type StatusResponse,
   type WireError,
@@ -97,6 +98,11 @@ const STATUS_OUTPUT: InputSchema = {
             required: ['id', 'session', 'spoken', 'waitingMs'],
           },
         },
+        held: {
+          ...strings,
+          description:
+            'Why voxd holds all speech now (paused by a media key, the microphone in use by another program, quiet hours); empty: not held.',
+        },
         voices: {
           type: 'array',
           description: "Each session's own voice, most recently used first.",
@@ -140,7 +146,9 @@ function errorFact(err: unknown): Structured {
   return typeof e?.code === 'string' ? { code: e.code, message: e.message } : { message: e?.message ?? String(err) };
 }
 
-function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField & AttentionStatusField): Structured {
+function daemonFacts(
+  s: StatusResponse & SessionVoices & NarratingStatusField & AttentionStatusField & QuietStatusField,
+): Structured {
   const item = (q: { id: string; session?: string; priority: string; text: string; startedAt?: string }) => ({
     id: q.id,
     ...(q.session ? { session: q.session } : {}),
@@ -181,6 +189,7 @@ function daemonFacts(s: StatusResponse & SessionVoices & NarratingStatusField & 
           },
         }
       : {}),
+    ...(s.quiet ? { held: s.quiet.reasons.map((r) => r.detail) } : {}),
     voices: (s.sessionVoices ?? [])
       .slice(0, STATUS_ITEMS)
       .map((v) => ({ session: v.session, engine: v.engine, voice: v.voice })),
