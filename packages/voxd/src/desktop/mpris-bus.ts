@@ -1,11 +1,13 @@
 /**
- * The MPRIS objects on the session bus (dbus-next): `org.mpris.MediaPlayer2`
+ * The MPRIS objects on the session bus (@particle/dbus-next, a kept fork of
+ * dbus-next without its optional native usocket, whose node-gyp 7 broke the
+ * install of speaker): `org.mpris.MediaPlayer2`
  * and `org.mpris.MediaPlayer2.Player` at /org/mpris/MediaPlayer2. Loaded only
  * by mpris.ts, only when a session bus exists and vox has something to say,
  * so a voxd without a bus never loads dbus-next (some 3 MB of heap).
  * The methods only call the controls; what they mean lives in mpris.ts.
  */
-import dbus, { type MessageBus, type Variant } from 'dbus-next';
+import dbus, { type MessageBus, type Variant } from '@particle/dbus-next';
 
 const OBJECT_PATH = '/org/mpris/MediaPlayer2';
 const NO_TRACK = '/org/mpris/MediaPlayer2/TrackList/NoTrack';
