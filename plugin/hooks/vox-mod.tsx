@@ -153,8 +153,12 @@ export const register: Register = (on) => {
 
     /** The person is in this session (voxd's attention); bounded as every call, and a failure costs the key nothing. */
     const focusHere = async (known: readonly string[], key: 'vox-talk' | 'vox-stop'): Promise<void> => {
-      const label = talkLabel(known, await $.session.cwd(), shortId(await $.session.id()));
-      await call('POST', '/v1/focus', focusRequest(label, key)).catch(() => undefined);
+      try {
+        const label = talkLabel(known, await $.session.cwd(), shortId(await $.session.id()));
+        await call('POST', '/v1/focus', focusRequest(label, key));
+      } catch {
+        // Never rejects: the key's own work is what the person asked for.
+      }
     };
 
     stopMine = async (): Promise<string> => {
