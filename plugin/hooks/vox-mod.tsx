@@ -2,7 +2,8 @@
  * The vox mod (Claude Code 2.1.287 and later; docs/claude-code.md, "The vox
  * mod"): a status item and a band that say what voxd is doing,
  * `/vox-stop`, which stops this session's speech mid-turn, and `/vox-talk`,
- * push-to-talk into this session (talk.ts).
+ * push-to-talk into this session (talk.ts). Both move voxd's focus to this
+ * session (focus.ts).
  *
  * Design notes:
  * - It reads voxd's state with the token, as every vox client does: the token
@@ -24,6 +25,7 @@
  */
 import type { Register } from 'claude-code';
 import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
+import { focusRequest } from './focus.js';
 import { talkBoundMs, talkLabel, talkOutcome, talkRequest, type ListenAnswer } from './talk.js';
 
 const TICK_MS = 500;
@@ -149,6 +151,16 @@ export const register: Register = (on) => {
       }
     };
 
+    /** The person is in this session (voxd's attention); bounded as every call, and a failure costs the key nothing. */
+    const focusHere = async (known: readonly string[], key: 'vox-talk' | 'vox-stop'): Promise<void> => {
+      try {
+        const label = talkLabel(known, await $.session.cwd(), shortId(await $.session.id()));
+        await call('POST', '/v1/focus', focusRequest(label, key));
+      } catch {
+        // Never rejects: the key's own work is what the person asked for.
+      }
+    };
+
     stopMine = async (): Promise<string> => {
       await noteId();
       const stop = (label: string) => call('POST', '/v1/stop', { scope: 'session', session: label });
@@ -156,7 +168,9 @@ export const register: Register = (on) => {
       const known = status ? myLabels(status, ids) : [];
       const first = known.map((l) => stop(l).catch(() => undefined));
       const fresh = myLabels((await call('GET', '/v1/status?limit=0')) as VoxStatus, ids).filter((l) => !known.includes(l));
+      const focused = focusHere([...fresh, ...known], 'vox-stop');
       const answers = (await Promise.all([...first, ...fresh.map(stop)])) as Array<{ stopped?: string[] } | undefined>;
+      await focused;
       const stopped = answers.reduce((n, a) => n + (a?.stopped?.length ?? 0), 0);
       // Claude Code shows a command's output after "vox: ".
       return stopped ? `stopped ${stopped} of this session (${[...known, ...fresh].join(', ')})` : 'nothing of this session to stop';
@@ -204,6 +218,7 @@ export const register: Register = (on) => {
       talking = label;
       // Out of this command hook: it answers at once, and the prompt is submitted from a timer, where Claude Code allows it.
       $.clock.after(0, () => void listenAndSubmit(label));
+      await focusHere([label], 'vox-talk');
       return 'listening: speak, then pause (/vox-talk again ends it)';
     };
 

@@ -2,11 +2,13 @@
  * `/vox-talk`'s pure part (plugin/hooks/talk.ts): the listen the mod asks
  * for (within @vox/protocol's schema, a restatement the mod cannot import),
  * its bound, the label, and what an answer becomes: a prompt marked as
- * spoken, or a quiet line and nothing sent.
+ * spoken, or a quiet line and nothing sent. And the focus both keys send
+ * (plugin/hooks/focus.ts), within POST /v1/focus's schema.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { listenRequestSchema } from '@vox/protocol';
+import { FOCUS_REASONS, focusRequestSchema, listenRequestSchema } from '@vox/protocol';
+import { focusRequest } from '../../plugin/hooks/focus.js';
 import { SPOKEN_MARK, talkBoundMs, talkLabel, talkOutcome, talkRequest } from '../../plugin/hooks/talk.js';
 
 describe("/vox-talk's listen and what it submits", () => {
@@ -52,5 +54,21 @@ describe("/vox-talk's listen and what it submits", () => {
       quiet: 'vox-talk: nothing was heard; nothing sent',
     });
     assert.deepEqual(talkOutcome({}), { quiet: 'vox-talk: nothing was heard; nothing sent' });
+  });
+});
+
+describe("the mod's keys move voxd's focus to this session", () => {
+  test("/vox-talk is a talk, /vox-stop names the session as vox focus does; both within POST /v1/focus's schema", () => {
+    const talk = focusRequest('web#3c07f0', 'vox-talk');
+    const stop = focusRequest('web#3c07f0', 'vox-stop');
+    assert.deepEqual(talk, { session: 'web#3c07f0', reason: 'talk' });
+    assert.deepEqual(stop, { session: 'web#3c07f0', reason: 'named' });
+    const { session } = focusRequestSchema.properties;
+    for (const body of [talk, stop]) {
+      assert.deepEqual(Object.keys(body).sort(), ['reason', 'session'], 'only fields of POST /v1/focus');
+      for (const k of focusRequestSchema.required) assert.ok(k in body, k);
+      assert.ok((FOCUS_REASONS as readonly string[]).includes(body.reason), body.reason);
+      assert.ok(body.session.length >= session.minLength && body.session.length <= session.maxLength);
+    }
   });
 });

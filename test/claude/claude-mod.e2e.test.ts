@@ -8,7 +8,8 @@
  *   two sessions speak (capture-pane);
  * - `/vox-stop` stops this session's speech, playing or queued, and not the
  *   other session's (asserted on voxd's history, not on durations), and so
- *   does the chord `vox setup` binds (ctrl+x v, keybindings.json);
+ *   does the chord `vox setup` binds (ctrl+x v, keybindings.json); it moves
+ *   voxd's focus to this session (status.attention.focus);
  * - voxd's token is never on the screen, in the debug log or the transcript;
  * - with voxd gone the band says "vox: off" and the session goes on;
  * - VOX_CLAUDE_MOD=off turns it off.
@@ -129,9 +130,19 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
     await band(new RegExp(`vox: speaking ${OTHER}, 1 queued`), 'the status item');
     assert.equal(await outcome(queued), 'queued', 'the test saw it while it was queued');
 
+    // The person was elsewhere; /vox-stop acts in this session, so the focus moves here.
+    assert.equal((await d.api('POST', '/v1/focus', { session: OTHER, reason: 'named' })).status, 200);
     // /vox-stop drops this session's queued speech and leaves the other's playing.
     cc.type('/vox-stop');
     assert.equal(await settled(queued), 'stopped');
+    await waitFor(
+      async () => {
+        const a = (await d.api('GET', '/v1/status')).body.attention;
+        return a.focus === mine && a.reason === 'named' ? true : undefined;
+      },
+      15_000,
+      "voxd's focus to move to this session",
+    );
     assert.equal(await outcome(other), 'playing', "the other session's speech plays on");
     await band(/stopped 1 of this session/, "the command's answer");
     await band(new RegExp(`vox · speaking: ${OTHER}, voice \\S+ · 0 queued`), 'the band without the queue');

@@ -2,7 +2,7 @@
 import type { RecapResponse } from '@vox/protocol';
 import { call } from '../../client/call.js';
 import { defineCommand } from '../command.js';
-import { EXIT } from '../context.js';
+import { EXIT, type CliContext } from '../context.js';
 import { reportWireError } from '../report.js';
 
 const USAGE = `Usage: vox recap [--wait] [--json]
@@ -22,18 +22,21 @@ export const command = defineCommand({
   name: 'recap',
   usage: USAGE,
   flags: { wait: { type: 'boolean' }, json: { type: 'boolean' } },
-  async run({ ctx, flags }) {
-    const reply = await call<RecapResponse>(ctx.env, 'POST', '/v1/recap', flags.wait ? { wait: true } : {});
-    if (reply.status >= 300) return reportWireError(ctx, 'recap', reply.status, reply.body);
-    const r = reply.body;
-    if (flags.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
-    else
-      ctx.stdout.write(
-        r.items === 0
-          ? `nothing new since the last recap (${r.status})\n`
-          : `recap of ${r.items} missed from ${r.sessions} session${r.sessions === 1 ? '' : 's'}: ${r.status}\n`,
-      );
-    return r.status === 'failed' ? EXIT.PLAYBACK_FAILED : EXIT.OK;
-  },
+  run: ({ ctx, flags }) => recap(ctx, 'recap', { wait: flags.wait === true, json: flags.json === true }),
 });
+
+/** Asks voxd for the recap and says what it covers; `vox talk "what did I miss"` runs it too. */
+export async function recap(ctx: CliContext, name: string, o: { wait: boolean; json: boolean }): Promise<number> {
+  const reply = await call<RecapResponse>(ctx.env, 'POST', '/v1/recap', o.wait ? { wait: true } : {});
+  if (reply.status >= 300) return reportWireError(ctx, name, reply.status, reply.body);
+  const r = reply.body;
+  if (o.json) ctx.stdout.write(`${JSON.stringify(r)}\n`);
+  else
+    ctx.stdout.write(
+      r.items === 0
+        ? `nothing new since the last recap (${r.status})\n`
+        : `recap of ${r.items} missed from ${r.sessions} session${r.sessions === 1 ? '' : 's'}: ${r.status}\n`,
+    );
+  return r.status === 'failed' ? EXIT.PLAYBACK_FAILED : EXIT.OK;
+}
 export const run = command.run;

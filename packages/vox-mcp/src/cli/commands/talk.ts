@@ -13,7 +13,8 @@ TEXT it cuts the speech playing and listens once (push-to-talk): say the
 session's label first, "api: run the tests". An explicit SESSION wins over a
 label said or typed first. A label is the session's project name, or its full
 label (project#id) when two sessions share a project; "vox talk" lists the live
-ones when it cannot find yours.
+ones when it cannot find yours. "What did I miss?" (or "what have I missed"),
+said or typed alone with no SESSION, runs vox recap instead.
   --json       print voxd's answer
   -h, --help   show this help
 
@@ -35,6 +36,9 @@ export const command = defineCommand({
   flags: { json: { type: 'boolean' } },
   async run({ ctx, flags, args }) {
     const { parseAddress } = await import('../../talk/address.js');
+    const { isRecapPhrase } = await import('../../talk/recap-phrase.js');
+    const recap = async () =>
+      (await import('./recap.js')).recap(ctx, 'talk', { wait: false, json: flags.json === true });
     const { call } = await import('../../client/call.js');
     let session: string | undefined = args.length === 2 ? args[0] : undefined;
     let text: string | undefined = args.length === 2 ? args[1] : args[0];
@@ -57,6 +61,10 @@ export const command = defineCommand({
         return EXIT.REJECTED;
       }
       text = heard.text;
+      if (session === undefined && isRecapPhrase(text)) return recap();
+    } else if (session === undefined && isRecapPhrase(text)) {
+      // The recap is asked for, not a session: it speaks what was missed (vox recap).
+      return recap();
     } else {
       // Typed: still cut the speech playing at once, as a press of the key does.
       await call(ctx.env, 'POST', '/v1/stop', { scope: 'current' });
