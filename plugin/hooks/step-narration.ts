@@ -75,6 +75,19 @@ export class StepNarration {
   }
 }
 
+/**
+ * The label the mod narrates under: the one voxd knows for the session's
+ * current id (after `/clear` the session has a new id, and `vox mcp` narrates
+ * under the new label; voxd keeps one source per label's turn), else the
+ * folder's name and the short id, as `vox mcp` names it.
+ */
+export function stepLabel(known: readonly string[], cwd: string, shortId: string): string {
+  const current = known.find((l) => l.endsWith(`#${shortId}`));
+  if (current) return current;
+  const name = (cwd.replace(/\/+$/, '').split('/').pop() ?? '').replace(/[^A-Za-z0-9._-]/g, '').slice(0, 40);
+  return `${name || 'claude'}#${shortId}`;
+}
+
 /** Whether the mod narrates: only when asked (VOX_CLAUDE_MOD_NARRATION=on), and never a subagent's steps. */
 export function narratesSteps(setting: string | undefined, agentId: string | undefined): boolean {
   return setting === 'on' && !agentId;

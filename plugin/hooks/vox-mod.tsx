@@ -28,7 +28,7 @@
  */
 import type { Register } from 'claude-code';
 import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
-import { narratesSteps, StepNarration, type StepBatch } from './step-narration.js';
+import { narratesSteps, StepNarration, stepLabel, type StepBatch } from './step-narration.js';
 import { talkBoundMs, talkLabel, talkOutcome, talkRequest, type ListenAnswer } from './talk.js';
 
 const TICK_MS = 500;
@@ -217,7 +217,7 @@ export const register: Register = (on) => {
 
     if (narratesSteps(await $.env.get('VOX_CLAUDE_MOD_NARRATION'), undefined)) {
       narrationLabel = async () =>
-        talkLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
+        stepLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
       let posted: Promise<unknown> = Promise.resolve();
       postBatch = (batch) => {
         // In order, one at a time, each bounded; none while voxd is known to be off.

@@ -9,7 +9,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { narrationRequestSchema } from '@vox/protocol';
-import { MAX_OPEN_CHARS, messageOf, narratesSteps, StepNarration } from '../../plugin/hooks/step-narration.js';
+import {
+  MAX_OPEN_CHARS,
+  messageOf,
+  narratesSteps,
+  StepNarration,
+  stepLabel,
+} from '../../plugin/hooks/step-narration.js';
 
 test('pieces of a block become batches of whole lines, in order; the stop sends the rest as the last', () => {
   const s = new StepNarration('shop#3c07f0', 'turn_01', 2);
@@ -52,4 +58,10 @@ test('narrated only when asked, and never a subagent', () => {
   assert.equal(narratesSteps(undefined, undefined), false);
   assert.equal(narratesSteps('off', undefined), false);
   assert.equal(narratesSteps('on', 'agent-1'), false);
+});
+
+test("the label: the one voxd knows for the session's current id (after /clear), else the folder and the short id", () => {
+  assert.equal(stepLabel(['web#aaaaaa', 'web-app#bbbbbb'], '/home/me/web', 'bbbbbb'), 'web-app#bbbbbb');
+  assert.equal(stepLabel(['web#aaaaaa'], '/home/me/web/', 'bbbbbb'), 'web#bbbbbb');
+  assert.equal(stepLabel([], '/', 'cccccc'), 'claude#cccccc');
 });
