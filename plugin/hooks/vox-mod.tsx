@@ -21,11 +21,16 @@
  *   would wait on is the one the hook holds), and the UI must not wait on
  *   the microphone. The listen is bounded (talk.ts); past the bound the mod
  *   ends its own listen so the microphone is not held.
+ * - With VOX_CLAUDE_MOD_NARRATION=on it narrates the model's text as it
+ *   streams (`turn.step`, step-narration.ts), ahead of MessageDisplay; voxd
+ *   speaks each turn from one source, so nothing is said twice. It never
+ *   holds the stream: batches are posted in order behind it, each bounded.
  * - VOX_CLAUDE_MOD=off in Claude Code's environment turns it off.
  */
 import type { Register } from 'claude-code';
 import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
 import { focusRequest } from './focus.js';
+import { narratesSteps, StepNarration, stepLabel, type StepBatch } from './step-narration.js';
 import { talkBoundMs, talkLabel, talkOutcome, talkRequest, type ListenAnswer } from './talk.js';
 
 const TICK_MS = 500;
@@ -50,6 +55,9 @@ export const register: Register = (on) => {
   /** Set once the session has started with the mod on. */
   let stopMine: (() => Promise<string>) | undefined;
   let talkMine: (() => Promise<string>) | undefined;
+  /** Set once the session has started with VOX_CLAUDE_MOD_NARRATION=on: this session's label, and a batch posted in order. */
+  let narrationLabel: (() => Promise<string>) | undefined;
+  let postBatch: ((batch: StepBatch) => void) | undefined;
   /** The label of this session's `/vox-talk` listen while it runs; '' while it starts. */
   let talking: string | undefined;
 
@@ -222,6 +230,18 @@ export const register: Register = (on) => {
       return 'listening: speak, then pause (/vox-talk again ends it)';
     };
 
+    if (narratesSteps(await $.env.get('VOX_CLAUDE_MOD_NARRATION'), undefined)) {
+      narrationLabel = async () =>
+        stepLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
+      let posted: Promise<unknown> = Promise.resolve();
+      postBatch = (batch) => {
+        // In order, one at a time, each bounded; none while voxd is known to be off.
+        posted = posted.then(() =>
+          Date.now() < offUntil ? undefined : call('POST', '/v1/narration', batch).catch(() => undefined),
+        );
+      };
+    }
+
     $.ui.status(band.status);
     await $.command.register({ name: 'vox-stop', description: "Stop this session's speech (vox)", immediate: true });
     await $.command.register({
@@ -233,6 +253,28 @@ export const register: Register = (on) => {
     $.clock.every(TICK_MS, () => void tick());
     void tick();
     return next(e);
+  });
+
+  on('turn.step', async function* ($, e, next) {
+    if (!postBatch || !narrationLabel || !narratesSteps('on', e.agentId)) return yield* next(e);
+    const post = postBatch;
+    let step: StepNarration | undefined;
+    try {
+      step = new StepNarration(await narrationLabel(), e.turnId, e.index);
+    } catch {
+      // No label (the session's id unreadable): the step streams unnarrated.
+    }
+    const stream = next(e);
+    for await (const c of stream) {
+      if (step && c.kind === 'text') {
+        const b = step.text(c.index, c.text);
+        if (b) post(b);
+      } else if (step && c.kind === 'stop') step.end().forEach(post);
+      yield c;
+    }
+    // A stream that ended without its stop chunk (aborted): the blocks end where they are.
+    step?.end().forEach(post);
+    return await stream.result;
   });
 
   on('command.run', { command: 'vox-stop' }, async () => ({

@@ -112,9 +112,12 @@ describe('the vox mod in the real Claude Code, in tmux', { skip: pinnedSkip || n
     assert.match(r.stdout, /modules: hooks\/vox-mod\.tsx/);
     assert.match(
       r.stdout,
-      /vox-mod\.tsx hooks: session\.start, command\.run\{command=vox-stop\}, command\.run\{command=vox-talk\}, ui\.render/,
+      /vox-mod\.tsx hooks: session\.start, turn\.step, command\.run\{command=vox-stop\}, command\.run\{command=vox-talk\}, ui\.render/,
     );
-    assert.match(r.stdout, /vox-mod\.tsx env reads: HOME, VOX_CLAUDE_MOD, VOX_HOME, XDG_STATE_HOME/);
+    assert.match(
+      r.stdout,
+      /vox-mod\.tsx env reads: HOME, VOX_CLAUDE_MOD, VOX_CLAUDE_MOD_NARRATION, VOX_HOME, XDG_STATE_HOME/,
+    );
     assert.match(r.stdout, /hooks: MessageDisplay "" mcp_tool plugin:vox:vox hook/);
     assert.match(r.stdout, /Validation passed/);
   });

@@ -34,6 +34,15 @@ export const NARRATION_MAX_PER_SESSION = 16;
 export const NARRATION_HOLD_BATCHES = 8;
 export const NARRATION_HOLD_MS = 2000;
 
+/**
+ * Which path sent a batch: `mcp` (vox mcp: MessageDisplay or the transcript,
+ * the default) or `mod` (the vox mod, from Claude Code's `turn.step`). The
+ * first source to narrate a session after a cut narrates it until the next
+ * cut; another source's batches meanwhile are `dropped`, so a text two paths
+ * saw is spoken once.
+ */
+export type NarrationSource = 'mcp' | 'mod';
+
 /** POST /v1/narration: one batch of a message being written. */
 export interface NarrationRequest {
   /** The session label (required: narration is per session). */
@@ -46,6 +55,8 @@ export interface NarrationRequest {
   final: boolean;
   /** The newly completed lines (MessageDisplay's `delta`; may be empty). */
   delta: string;
+  /** The path that saw the text (default `mcp`). */
+  source?: NarrationSource;
   voice?: string;
   rate?: number;
   volume?: number;
@@ -59,7 +70,7 @@ export interface NarrationResponse {
   /**
    * `queued`: taken (its sentences are queued or wait for the rest of theirs);
    * `repeated`: this index was taken before (a re-send), nothing changed;
-   * `dropped`: not spoken, with `reason` (the message's narration was stopped or cut).
+   * `dropped`: not spoken, with `reason` (the message's narration was stopped or cut, or another source narrates the session's turn).
    */
   status: 'queued' | 'repeated' | 'dropped';
   /** Sentences this batch completed. */
@@ -117,6 +128,7 @@ export const narrationRequestSchema = {
     index: { type: 'integer', minimum: 0, maximum: 1_000_000 },
     final: { type: 'boolean' },
     delta: { type: 'string', maxLength: NARRATION_MAX_DELTA_CHARS },
+    source: { type: 'string', enum: ['mcp', 'mod'] },
     voice: speakRequestSchema.properties.voice,
     rate: speakRequestSchema.properties.rate,
     volume: speakRequestSchema.properties.volume,

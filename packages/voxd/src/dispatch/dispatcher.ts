@@ -46,6 +46,7 @@ import { IdleWaits } from './idle-waits.js';
 import type { Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
 import { Narration } from './narration.js';
+import { NarrationOwners } from './narration-owners.js';
 import { Player, type HoldHandle } from './player.js';
 import { SpeechQueue } from './queue.js';
 import { playAgain } from './play-again.js';
@@ -82,6 +83,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #player: Player;
   readonly #admission: Admission;
   readonly #narration: Narration;
+  /** Which path narrates each session's turn (the vox mod or vox mcp): a text two paths saw is spoken once. */
+  readonly #owners = new NarrationOwners();
   readonly #voices: VoiceAssignment | undefined;
   readonly #journal: UtteranceJournal;
   readonly #waits: IdleWaits;
@@ -224,6 +227,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   /** Take one batch of a message being written (narration.ts). */
   narrate(request: NarrationRequest): Promise<NarrationResponse> {
     if (this.#admission.closed) return Promise.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    const other = this.#owners.claim(request.session, request.source ?? 'mcp');
+    if (other) return Promise.resolve({ status: 'dropped', sentences: 0, reason: other });
     return this.#narration.batch(request);
   }
 
@@ -231,6 +236,7 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   cutNarration(session: string): string[] {
     this.attention.focus(session, 'prompt');
     this.#waits.end(session);
+    this.#owners.cut(session);
     return this.#narration.cut(session);
   }
 

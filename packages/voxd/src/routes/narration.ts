@@ -40,6 +40,7 @@ export const narrationRoute: FastifyPluginAsync<NarrationRouteOptions> = async (
           message: b.message,
           index: b.index,
           final: b.final,
+          ...(b.source ? { source: b.source } : {}),
           status: r.status,
           sentences: r.sentences,
         },
