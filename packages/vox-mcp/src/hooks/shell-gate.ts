@@ -68,7 +68,8 @@ export function shellGate(kind: GateKind): string {
   const k = KINDS[kind];
   const none = k.def ? 'exit 1' : 'exit 0';
   return [
-    '(until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd .. || exit 1; done;',
+    // Silent whatever it meets (an unreadable file, a directory it cannot enter): the agent shows a hook's stderr.
+    '(exec 2>/dev/null; until [ -f .vox/config.md ] || [ "$PWD" = / ]; do cd .. || exit 1; done;',
     // No file: the defaults; where they are silent, the home's file (if any) may still open the gate.
     k.def
       ? '[ -f .vox/config.md ] || exit 1;'
