@@ -52,8 +52,18 @@ describe('vox talk "what did I miss"', () => {
     await d.api('POST', '/v1/stop', { scope: 'all' });
     await d.idle();
   }
-  const wavOf = (id: string) =>
-    waitFor(() => d.wavs().find((f) => f.endsWith(`-${id}.wav`)), 20_000, `the recap ${id} at the sink`);
+  /** The recap's WAV once it has played whole: the file sink writes it as it plays (a loaded machine read it half-made). */
+  const wavOf = async (id: string) => {
+    await waitFor(
+      async () =>
+        (await d.api('GET', '/v1/status')).body.history.some(
+          (h: { id: string; outcome: string }) => h.id === id && h.outcome === 'played',
+        ) || undefined,
+      60_000,
+      `the recap ${id} played`,
+    );
+    return waitFor(() => d.wavs().find((f) => f.endsWith(`-${id}.wav`)), 20_000, `the recap ${id} at the sink`);
+  };
 
   before(async () => {
     stt = await startTranscriptionApi();
