@@ -86,7 +86,10 @@ describe('silent hooks start no node in the real CLIs', () => {
           CODEX_HOME: codexHome,
           VOX_NO_AUTOSTART: '1',
           PATH: `${bin}:/usr/bin:/bin`,
+          // Codex's sandbox leaves its mount targets in TMPDIR: a TMPDIR of its own, removed with root.
+          TMPDIR: join(base, 'tmp'),
         };
+        mkdirSync(env.TMPDIR, { recursive: true });
         const inst = await vox(['hooks', 'install', '--agent', 'codex', '--portable'], { env });
         assert.equal(inst.code, 0, inst.stderr);
         await d.idle();
