@@ -11,7 +11,6 @@
 // by bench/floor-mcp.cjs (a stdio server that answers and does nothing). A
 // turn starts with UserPromptSubmit (the transcript marked). Medians of
 // BENCH_RUNS (default 200). Prints one JSON line. Needs `npm run build` first.
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,44 +25,23 @@ const LINES = readFileSync(join(ROOT, 'test/fixtures/transcripts/claude-2.1.332-
 const assistant = JSON.parse(LINES[36]);
 const attachment = LINES[25];
 
-/** bench/floor-mcp.cjs as a warm server: initialize and tools/call answered, nothing done. */
-async function floorServer(cwd, env) {
-  const answers = {
-    initialize: {
-      protocolVersion: '2025-11-25',
-      capabilities: { tools: {} },
-      serverInfo: { name: 'floor', version: '1' },
-    },
-    'tools/call': { content: [] },
-  };
-  const child = spawn(process.execPath, [join(ROOT, 'bench/floor-mcp.cjs'), JSON.stringify(answers)], {
+/** bench/floor-mcp.cjs as a warm server (warmMcp's client, as bench/mcp-tool-hook.mjs has it): initialize and tools/call answered, nothing done. */
+const floorServer = (cwd, env) =>
+  warmMcp({
     cwd,
     env,
-    stdio: ['pipe', 'pipe', 'inherit'],
+    args: [
+      join(ROOT, 'bench/floor-mcp.cjs'),
+      JSON.stringify({
+        initialize: {
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'floor', version: '1' },
+        },
+        'tools/call': { content: [] },
+      }),
+    ],
   });
-  const waiting = new Map();
-  let buffer = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    buffer += chunk;
-    for (let i; (i = buffer.indexOf('\n')) !== -1;) {
-      const message = JSON.parse(buffer.slice(0, i));
-      buffer = buffer.slice(i + 1);
-      const t = process.hrtime.bigint();
-      waiting.get(message.id)?.({ message, t });
-      waiting.delete(message.id);
-    }
-  });
-  let nextId = 1;
-  const rpc = (method, params) => {
-    const id = nextId++;
-    const answered = new Promise((resolve) => waiting.set(id, resolve));
-    const t0 = process.hrtime.bigint();
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    return answered.then(({ message, t }) => ({ result: message.result, ms: Number(t - t0) / 1e6 }));
-  };
-  await rpc('initialize', {});
-  return { rpc, close: () => child.stdin.end() };
-}
 
 const d = await startVoxd({ audio: 'null' });
 const project = join(d.home, 'billing');
@@ -114,7 +92,7 @@ try {
     withinBudget: v - f <= BUDGET_MS,
   });
 } finally {
-  floor.close();
+  await floor.close();
   await vox.close();
   await d.stop();
 }
