@@ -20,39 +20,26 @@
 // Needs `npm run build`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { cleanEnv, median, percentile, report, ROOT, round, TimedSink } from './lib.mjs';
+import {
+  cleanEnv,
+  median,
+  percentile,
+  report,
+  ROOT,
+  round,
+  TimedSink,
+  BENCH_TOKEN as TOKEN,
+  postJson as post,
+} from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 const LONG =
   'This announcement is long on purpose, so that there is time to cut it while it plays. It goes on with a second sentence about nothing in particular.';
-
-function post(port, path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // When the last recorder's group got its SIGKILL (ProcessTree.killNow's first act).

@@ -341,3 +341,28 @@ export async function warmMcp({ cwd, env, vox = VOX, args = [vox, 'mcp'] }) {
     },
   };
 }
+
+/** The token of the benches that build voxd in process (`buildServer({ token })`). */
+export const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
+
+/** POST `body` as JSON to an in-process voxd on `port` with BENCH_TOKEN; resolves with the status and the parsed answer. */
+export function postJson(port, path, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -18,20 +18,29 @@
 // the voxd children. Needs dbus-daemon; never fails on a figure.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dbus from '@particle/dbus-next';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { median, percentile, report, round, rssMb, startVoxd, TimedSink, VOXD } from './lib.mjs';
+import {
+  median,
+  percentile,
+  report,
+  round,
+  rssMb,
+  startVoxd,
+  TimedSink,
+  VOXD,
+  BENCH_TOKEN as TOKEN,
+  postJson as post,
+} from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const RSS_RUNS = Number(process.env.BENCH_RSS_RUNS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 10_000);
 const BASE = process.env.BENCH_BASE_VOXD;
-const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 const LONG =
   'This announcement is long on purpose, so that there is time to skip it while it plays. ' +
   'It goes on with a second sentence about nothing in particular. ' +
@@ -45,26 +54,6 @@ async function sessionBus(dir) {
   });
   await new Promise((r) => proc.stdout.once('data', r));
   return { address, close: () => new Promise((r) => (proc.once('exit', r), proc.kill())) };
-}
-
-function post(port, path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', resolve);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
 }
 
 async function latency(bus) {

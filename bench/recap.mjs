@@ -9,40 +9,17 @@
 // and p95 over BENCH_RUNS trials (default 15) and their ratio; never fails on
 // a duration. Needs `npm run build` first.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { Recall } from '../packages/voxd/dist/dispatch/recall.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { median, percentile, report, round, TimedSink } from './lib.mjs';
+import { median, percentile, report, round, TimedSink, BENCH_TOKEN as TOKEN, postJson as post } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const ITEMS = 1000;
 const BUDGET_MS = 300;
-const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
-
-function post(port, path, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'vox-bench-recap-'));
 const lines = Array.from({ length: ITEMS }, (_, i) =>

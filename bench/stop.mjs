@@ -9,43 +9,19 @@
 // for a direct dispatcher.stop() call. Prints one JSON line per figure; never
 // fails on a duration. Needs `npm run build` first.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer, singleEngine } from '../packages/voxd/dist/server.js';
 import { EspeakEngine } from '../packages/voxd/dist/engines/espeak.js';
 import { FileSink } from '../packages/voxd/dist/sinks/file.js';
-import { median, percentile, report, round, TimedSink } from './lib.mjs';
+import { median, percentile, report, round, TimedSink, BENCH_TOKEN as TOKEN, postJson as post } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
 const BUDGET_MS = 100;
-const TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 const LONG =
   'This announcement is long on purpose, so that there is time to stop it while it plays. ' +
   'It goes on with a second sentence about nothing in particular. ' +
   'A third sentence follows, and then a fourth one closes it.';
-
-function post(port, path, body) {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
