@@ -69,7 +69,12 @@ export async function startInteractiveClaude(o: {
     debug,
   );
   assert.equal(started.status, 0, String(started.stderr));
-  await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt');
+  await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt').catch(
+    (e: Error) => {
+      tmux('kill-server');
+      throw new Error(`${e.message}; the screen:\n${pane()}`);
+    },
+  );
   return {
     debug,
     tmux,

@@ -8,10 +8,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLAUDE, claudeSkip } from '../helpers/claude-code.js';
+import { claudeSkip } from '../helpers/claude-code.js';
+import { startInteractiveClaude, type InteractiveClaude } from '../helpers/claude-tmux.js';
 import { ROOT, removeDir, startDaemon, tempDir, waitFor, writeConfig, type Daemon } from '../helpers/daemon.js';
 import {
   lastUser,
@@ -58,13 +58,8 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
   let home: string;
   let project: string;
   let sentAt = 0;
-  const socket = `vox-narr-${process.pid}`;
-  const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
-  const pane = () => tmux('capture-pane', '-p', '-t', 'cc').stdout ?? '';
-  const type = (text: string) => {
-    tmux('send-keys', '-t', 'cc', '-l', text);
-    tmux('send-keys', '-t', 'cc', 'Enter');
-  };
+  let cc: InteractiveClaude;
+  const type = (text: string) => cc.type(text);
   const history = async (): Promise<HistoryEntry[]> => (await d.api('GET', '/v1/status')).body.history;
 
   function model(req: MessagesRequest): Turn {
@@ -81,59 +76,16 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     home = tempDir('vox-claude-narr-tmux-');
     project = join(home, 'web');
     writeConfig(project, 'narrate: stream');
-    const env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url });
-    writeFileSync(
-      join(home, '.claude.json'),
-      JSON.stringify({
-        hasCompletedOnboarding: true,
-        theme: 'dark',
-        customApiKeyResponses: { approved: [env.ANTHROPIC_API_KEY!.slice(-20)], rejected: [] },
-        projects: { [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-      }),
-    );
-    const tmp = join(home, 'tmp');
-    mkdirSync(tmp);
-    const envArgs = Object.entries({ ...env, TMPDIR: tmp }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const args = [
-      '--plugin-dir',
-      join(ROOT, 'plugin'),
-      '--permission-mode',
-      'default',
-      '--debug-file',
-      join(home, 'claude-debug.log'),
-    ];
-    const started = tmux(
-      'new-session',
-      '-d',
-      '-s',
-      'cc',
-      '-x',
-      '160',
-      '-y',
-      '50',
-      '-c',
+    cc = await startInteractiveClaude({
+      home,
       project,
-      ...envArgs,
-      CLAUDE!,
-      ...args,
-    );
-    assert.equal(started.status, 0, started.stderr);
-    await waitFor(() => (/manual mode on|for shortcuts/.test(pane()) ? true : undefined), 30_000, 'the prompt').catch(
-      (e: Error) => {
-        throw new Error(`${e.message}; the screen:\n${pane()}`);
-      },
-    );
+      env: offlineClaudeEnv({ home, voxHome: d.home, apiUrl: api.url }),
+      args: ['--plugin-dir', join(ROOT, 'plugin'), '--permission-mode', 'default'],
+      name: 'narr',
+    });
   });
   after(async () => {
-    if (existsSync(join(home ?? '', 'claude-debug.log'))) {
-      type('/exit');
-      await waitFor(
-        () => (tmux('has-session', '-t', 'cc').status !== 0 ? true : undefined),
-        10_000,
-        'claude to exit',
-      ).catch(() => {});
-    }
-    tmux('kill-server');
+    await cc?.close();
     await api?.close();
     await d?.stop();
     if (d) removeDir(d.home);
@@ -164,7 +116,7 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     assert.equal(done.outcome, 'played');
     assert.equal(done.text, [LINES[0], LINES[1], 'A code block of one line.', ...LINES.slice(5)].join(' '));
     // Each batch's hook inside Claude Code, from its debug log ("calling" to the hook's output): reported, not asserted.
-    const log = readFileSync(join(home, 'claude-debug.log'), 'utf8').split('\n');
+    const log = readFileSync(cc.debug, 'utf8').split('\n');
     const hookMs: number[] = [];
     let calledAt: number | undefined;
     for (const line of log) {
@@ -191,7 +143,7 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
 
   test("/clear, then a new prompt: the old reply's narration is cut though the session has a new label", async () => {
     await d.idle();
-    const debug = join(home, 'claude-debug.log');
+    const debug = cc.debug;
     type('RAMBLE through the report');
     const old = await waitFor(
       async () => (await history()).find((h) => h.text.startsWith('Part 1 of the report') && h.outcome === 'playing'),
