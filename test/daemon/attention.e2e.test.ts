@@ -11,13 +11,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mcpToolHook } from '../../packages/vox-mcp/src/claude/hook-entries.js';
-import { substitute } from '../helpers/hook-input.js';
 import type { HistoryEntry } from '../helpers/hook-expectations.js';
-import { VOX, removeDir, startDaemon, tempDir, vox, writeConfig, type Daemon } from '../helpers/daemon.js';
+import { removeDir, startDaemon, tempDir, vox, writeConfig, type Daemon } from '../helpers/daemon.js';
 
 const IDS = {
   api: '9a1b2c3d-0000-4000-8000-000000000001',
@@ -121,42 +116,5 @@ describe('attention: focus, through vox hook', () => {
     const shown = JSON.parse((await vox(['focus', '--json'], { env })).stdout);
     assert.equal(shown.focus, 'docs');
     assert.deepEqual(shown.held, [{ session: label('api'), held: 1 }]);
-  });
-
-  test("the plugin's hook tool: a prompt's call answers before its focus is sent, and the Stop call right after it is judged with the focus moved", async () => {
-    assert.equal((await focus()).focus, 'docs');
-    const client = new Client({ name: 'claude-code-like', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [VOX, 'mcp'],
-        cwd: join(root, 'web'),
-        env: env as Record<string, string>,
-        stderr: 'pipe',
-      }),
-    );
-    try {
-      const call = async (event: 'UserPromptSubmit' | 'Stop', extra: object) =>
-        (await client.callTool({
-          name: 'hook',
-          arguments: substitute(mcpToolHook(event, 'vox').input, JSON.parse(payload('web', event, extra))),
-        })) as CallToolResult;
-      await d.idle();
-      const seen = new Set(((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).map((h) => h.id));
-      const prompt = await call('UserPromptSubmit', { prompt: 'now the changelog' });
-      assert.deepEqual(prompt.content, [{ type: 'text', text: '{}' }]);
-      const summary = await call('Stop', { last_assistant_message: 'The changelog is written.' });
-      assert.equal(summary.isError, undefined, JSON.stringify(summary.content));
-      await d.idle();
-      const added = ((await d.api('GET', '/v1/status')).body.history as HistoryEntry[]).filter((h) => !seen.has(h.id));
-      assert.deepEqual(
-        added.map((h) => [h.outcome, h.session, h.text]),
-        [['played', label('web'), 'The changelog is written.']],
-      );
-      assert.equal((await focus()).focus, label('web'));
-      assert.equal((await focus()).reason, 'prompt');
-    } finally {
-      await client.close();
-    }
   });
 });

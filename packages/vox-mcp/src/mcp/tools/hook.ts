@@ -135,13 +135,6 @@ export async function drainHookSends(ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * The last prompt's focus, sent after the UserPromptSubmit call was answered:
- * this tool's next request to voxd (the Stop summary) goes after it, so the
- * focus still moves before the session's own speech is judged by it.
- */
-let focusing: Promise<unknown> = Promise.resolve();
-
 /** This process's announced permission asks (one process per session). */
 let asks: PermissionAsks | undefined;
 
@@ -235,12 +228,9 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   if (event === 'MessageDisplay' || event === 'UserPromptSubmit') {
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
     // A new prompt moves voxd's focus here: the narration cut says so, else a focus of its own (docs/attention.md).
-    // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost. So it is
-    // answered at once (Claude Code holds the prompt until then) and the focus is sent behind (see `focusing`).
+    // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost.
     if (!narration && event === 'UserPromptSubmit') {
-      const sent = (focusing = send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' }));
-      running.add(sent);
-      void sent.finally(() => running.delete(sent));
+      await send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' });
       return done;
     }
     if (!narration) return done;
@@ -295,7 +285,6 @@ async function send(
   route: string,
   body: unknown,
 ): Promise<string | undefined> {
-  await focusing;
   try {
     const reply = await client.call<WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
       startTimeoutMs: START_TIMEOUT_MS,
