@@ -15,6 +15,16 @@
 //   most 1.05x `minimal`, medians of the same run (`pluginToMinimal`);
 // - `http`: the floor of an HTTP server (no process), reported beside them.
 // BENCH_VOX names another vox entry for the `mcp` side (an older build).
+// CLAUDE_EXIT_SPLIT=1 adds copies of plugin/, each without a part, loaded with
+// `--plugin-dir` (where the plugin's cost over its own server goes, issue 32):
+// `dir` (all of it), `dirNoMod` (no `modules`), `dirNoHooks` (the mod, no
+// hooks), `dirMcpHooks` (the mcp_tool hooks alone), `dirServer` (the server
+// alone), `dirEmptyMod` (the server and a mod that does nothing), `dirTrueCmd`
+// (the hooks without the mod, the two command hooks running `true`: what any
+// command hook costs in Claude Code).
+// CLAUDE_EXIT_BASE=DIR adds `pluginBase`: the plugin installed from another
+// checkout (built), for a before and after in the same run.
+// CLAUDE_EXIT_SIDES=a,b,... times only those sides (`minimal` always).
 //
 // Why: Claude Code 2.1.332 never closes a stdio MCP server's stdin at exit; it
 // sends SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after that. A `vox mcp`
@@ -23,7 +33,7 @@
 // `node bench/claude-exit.mjs [RUNS]` (default 15 per side). With
 // CLAUDE_EXIT_DEBUG=DIR, each run writes Claude Code's debug log there.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -34,6 +44,9 @@ import { ROOT, VOX, cleanEnv, median, percentile, report, round, startVoxd } fro
 const BUDGET = 1.05;
 const runs = Number(process.argv[2] ?? 15);
 const debugDir = process.env.CLAUDE_EXIT_DEBUG;
+const split = process.env.CLAUDE_EXIT_SPLIT === '1';
+const only = process.env.CLAUDE_EXIT_SIDES?.split(',').filter(Boolean);
+const baseTree = process.env.CLAUDE_EXIT_BASE;
 
 const { CLAUDE, claudeSkip } = await tsImport('../test/helpers/claude-code.ts', import.meta.url);
 if (!CLAUDE) {
@@ -83,6 +96,55 @@ process.stdin.on('data', (d) => {
   }
 });`;
 
+/** A mod that does nothing: what Claude Code's mods cost a plugin by themselves. */
+const EMPTY_MOD = `import type { Register } from 'claude-code';
+export const register: Register = (on) => {
+  on('session.start', async ($, e, next) => next(e));
+};
+`;
+
+/**
+ * The split's copies of plugin/ (CLAUDE_EXIT_SPLIT): each name, and what its
+ * hooks.json keeps (undefined: no hooks.json at all).
+ */
+const isCommand = (entry) => entry.hooks.every((h) => h.type === 'command');
+const PLUGIN_PARTS = {
+  dir: (h) => h,
+  dirNoMod: ({ modules, ...h }) => h,
+  dirNoHooks: ({ hooks, ...h }) => h,
+  dirMcpHooks: ({ modules, hooks, ...h }) => ({
+    ...h,
+    hooks: Object.fromEntries(
+      Object.entries(hooks)
+        .map(([event, entries]) => [event, entries.filter((e) => !isCommand(e))])
+        .filter(([, entries]) => entries.length),
+    ),
+  }),
+  dirServer: () => undefined,
+  dirEmptyMod: ({ hooks, ...h }) => ({ ...h, modules: ['./empty-mod.ts'] }),
+  dirTrueCmd: ({ modules, hooks, ...h }) => ({
+    ...h,
+    hooks: Object.fromEntries(
+      Object.entries(hooks).map(([event, entries]) => [
+        event,
+        entries.map((e) => (isCommand(e) ? { ...e, hooks: e.hooks.map((x) => ({ ...x, command: 'true' })) } : e)),
+      ]),
+    ),
+  }),
+};
+
+/** A copy of plugin/ at `dir` with its hooks.json made by `part`; its bin finds this checkout's vox. */
+function pluginCopy(dir, part) {
+  cpSync(join(ROOT, 'plugin'), dir, { recursive: true });
+  writeFileSync(join(dir, 'vox-install.json'), JSON.stringify({ vox: join(ROOT, 'packages/vox-mcp/bin/vox.cjs') }));
+  writeFileSync(join(dir, 'hooks', 'empty-mod.ts'), EMPTY_MOD);
+  const file = join(dir, 'hooks', 'hooks.json');
+  const hooks = part(JSON.parse(readFileSync(file, 'utf8')));
+  if (hooks) writeFileSync(file, JSON.stringify(hooks, null, 2));
+  else rmSync(file);
+  return dir;
+}
+
 /**
  * The least an HTTP MCP server can be (what an MCP endpoint inside voxd would
  * cost at most): no process for Claude Code to start or to end. Streamable
@@ -126,7 +188,7 @@ const root = mkdtempSync(join(tmpdir(), 'vox-bench-claude-exit-'));
 const voxd = await startVoxd({ audio: 'null' });
 const http = await startMinimalHttp();
 try {
-  const homes = { with: join(root, 'with'), without: join(root, 'without') };
+  const homes = { with: join(root, 'with'), without: join(root, 'without'), base: join(root, 'base') };
   const project = join(root, 'project');
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, 'README.md'), 'a project\n');
@@ -134,6 +196,10 @@ try {
   for (const home of Object.values(homes)) mkdirSync(home, { recursive: true });
   await run(['plugin', 'marketplace', 'add', ROOT], { cwd: homes.with, env: envOf(homes.with) });
   await run(['plugin', 'install', 'vox@vox'], { cwd: homes.with, env: envOf(homes.with) });
+  if (baseTree) {
+    await run(['plugin', 'marketplace', 'add', baseTree], { cwd: homes.base, env: envOf(homes.base) });
+    await run(['plugin', 'install', 'vox@vox'], { cwd: homes.base, env: envOf(homes.base) });
+  }
 
   const strict = (servers) => ['--strict-mcp-config', '--mcp-config', JSON.stringify({ mcpServers: servers })];
   const SIDES = {
@@ -153,8 +219,12 @@ try {
       args: strict({ min: { type: 'http', url: `http://127.0.0.1:${http.address().port}/mcp` } }),
     },
     plugin: { home: homes.with, args: [] },
+    ...(baseTree && { pluginBase: { home: homes.base, args: [] } }),
   };
-  const names = Object.keys(SIDES);
+  if (split)
+    for (const [name, part] of Object.entries(PLUGIN_PARTS))
+      SIDES[name] = { home: homes.without, args: ['--plugin-dir', pluginCopy(join(root, name), part)] };
+  const names = Object.keys(SIDES).filter((n) => !only || n === 'minimal' || only.includes(n));
   const times = Object.fromEntries(names.map((name) => [name, []]));
   const exits = Object.fromEntries(names.map((name) => [name, []]));
   let n = 0;
@@ -177,39 +247,58 @@ try {
     }
   }
   const m = (name) => median(times[name]);
-  const figures = (name) => ({
-    medianMs: round(m(name), 1),
-    p90Ms: round(percentile(times[name], 90), 1),
-    exitMedianMs: round(median(exits[name]), 1),
-  });
-  const ratio = m('mcp') / m('without');
-  const pluginRatio = m('plugin') / m('without');
-  const pluginToMinimal = m('plugin') / m('minimal');
+  const has = (name) => names.includes(name);
+  const figures = (name) =>
+    has(name)
+      ? {
+          medianMs: round(m(name), 1),
+          p90Ms: round(percentile(times[name], 90), 1),
+          exitMedianMs: round(median(exits[name]), 1),
+        }
+      : undefined;
+  /** a's median over b's, when both were timed. */
+  const over = (a, b) => (has(a) && has(b) ? round(m(a) / m(b), 3) : undefined);
+  const pluginToMinimal = over('plugin', 'minimal');
+  // The same plugin from CLAUDE_EXIT_BASE's checkout (before), against the minimal server and against this one's.
+  const base = baseTree && {
+    pluginBase: figures('pluginBase'),
+    pluginBaseToMinimal: over('pluginBase', 'minimal'),
+    pluginToBase: over('plugin', 'pluginBase'),
+  };
   const exitOf = (name) => median(exits[name]);
+  const others = names.filter((n) => n !== 'without');
   report({
     bench: 'claude-exit',
     runs,
     without: figures('without'),
     mcp: figures('mcp'),
     plugin: figures('plugin'),
-    ratio: round(ratio, 3),
-    pluginRatio: round(pluginRatio, 3),
+    ratio: over('mcp', 'without'),
+    pluginRatio: over('plugin', 'without'),
     minimal: figures('minimal'),
-    minimalRatio: round(m('minimal') / m('without'), 3),
+    minimalRatio: over('minimal', 'without'),
     // vox mcp against the least any stdio server costs Claude Code: vox's own share.
-    mcpToMinimal: round(m('mcp') / m('minimal'), 3),
+    mcpToMinimal: over('mcp', 'minimal'),
     http: figures('http'),
-    httpRatio: round(m('http') / m('without'), 3),
+    httpRatio: over('http', 'without'),
     // The exit alone (reply to end), each side against `without`'s: what it adds, and the ratio.
-    exitAddedMs: Object.fromEntries(
-      names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) - exitOf('without'), 1)]),
-    ),
-    exitRatio: Object.fromEntries(
-      names.filter((n) => n !== 'without').map((n) => [n, round(exitOf(n) / exitOf('without'), 3)]),
-    ),
-    pluginToMinimal: round(pluginToMinimal, 3),
+    ...(has('without') && {
+      exitAddedMs: Object.fromEntries(others.map((n) => [n, round(exitOf(n) - exitOf('without'), 1)])),
+      exitRatio: Object.fromEntries(others.map((n) => [n, round(exitOf(n) / exitOf('without'), 3)])),
+    }),
+    // The split (CLAUDE_EXIT_SPLIT): each copy's figures, and every side against `minimal`.
+    ...(split && {
+      split: Object.fromEntries(
+        Object.keys(PLUGIN_PARTS)
+          .filter(has)
+          .map((n) => [n, figures(n)]),
+      ),
+      toMinimal: Object.fromEntries(names.map((n) => [n, over(n, 'minimal')])),
+    }),
+    ...base,
+    pluginToMinimal,
     budget: BUDGET,
-    withinBudget: pluginToMinimal <= BUDGET,
+    withinBudget: pluginToMinimal === undefined ? undefined : pluginToMinimal <= BUDGET,
   });
 } finally {
   await api.close();
