@@ -43,6 +43,8 @@ const CALL_MS = 400;
 /** The project's config is read again this often (approval by voice). */
 const CONFIG_MS = 10_000;
 const MAX_IDS = 32;
+/** Narration batches waiting behind a slow voxd, at most. */
+const MAX_PENDING = 32;
 
 export const register: Register = (on) => {
   let band: Band = OFF;
@@ -237,13 +239,20 @@ export const register: Register = (on) => {
       narrationLabel = async () =>
         stepLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
       let posted: Promise<unknown> = Promise.resolve();
+      let pending = 0;
       const dropped = new DroppedTurns();
       postBatch = (batch, turn) => {
-        // In order, one at a time, each bounded; none while voxd is known to be off, nor of a turn it drops whole.
-        posted = posted.then(async () => {
-          if (Date.now() < offUntil || !dropped.sends(turn)) return;
-          dropped.answered(turn, await call('POST', '/v1/narration', batch).catch(() => undefined));
-        });
+        // In order, one at a time, each bounded; none of a turn voxd drops whole. Not skipped after a slow status
+        // tick (under load that lost whole replies): without voxd a post costs a failed read of voxd.json, and
+        // behind a slow one at most MAX_PENDING wait (voxd skips the gap of one not sent).
+        if (pending >= MAX_PENDING) return;
+        pending++;
+        posted = posted
+          .then(async () => {
+            if (!dropped.sends(turn)) return;
+            dropped.answered(turn, await call('POST', '/v1/narration', batch).catch(() => undefined));
+          })
+          .finally(() => pending--);
       };
     }
 
