@@ -59,6 +59,21 @@ export function toDeclare(profile: NarrationSessionRequest, force: boolean): boo
   return true;
 }
 
+/**
+ * The config cannot be read (an invalid file): vox mcp narrates nothing until
+ * it is fixed, so every label this process declared narrating is declared not
+ * narrating (once), or the mod would go on by the last good config.
+ */
+export function invalidConfig(): NarrationSessionRequest[] {
+  const out: NarrationSessionRequest[] = [];
+  for (const [session, key] of [...declared])
+    if ((JSON.parse(key) as NarrationSessionRequest).narrates) {
+      const p: NarrationSessionRequest = { session, narrates: false, reason: 'the .vox/config.md is invalid' };
+      if (toDeclare(p, false)) out.push(p);
+    }
+  return out;
+}
+
 /** Forget what was declared (tests). */
 export function forgetDeclared(): void {
   declared.clear();

@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { narrates } from '../../src/claude/narration.js';
-import { forgetDeclared, narrationProfile, notNarrating, toDeclare } from '../../src/claude/narration-profile.js';
+import {
+  forgetDeclared,
+  invalidConfig,
+  narrationProfile,
+  notNarrating,
+  toDeclare,
+} from '../../src/claude/narration-profile.js';
 import { DEFAULTS, type ConfigValues, type ResolvedConfig } from '../../src/project/config-schema.js';
 
 function config(values: Partial<ConfigValues>, pronunciations: ResolvedConfig['pronunciations'] = []): ResolvedConfig {
@@ -72,5 +78,15 @@ test('declared at every prompt, and otherwise only when it changed', () => {
   assert.equal(toDeclare(off, false), true, 'the config changed');
   assert.equal(toDeclare(narrationProfile(config({}), 'api#2'), false), true, 'another label is its own');
   assert.equal(toDeclare(off, false), false);
+  forgetDeclared();
+});
+
+test('an invalid config declares every label declared narrating not narrating, once', () => {
+  forgetDeclared();
+  toDeclare(narrationProfile(config({}), 'api#1'), true);
+  toDeclare(narrationProfile(config({ narrate: 'summary' }), 'web#2'), true);
+  assert.deepEqual(invalidConfig(), [{ session: 'api#1', narrates: false, reason: 'the .vox/config.md is invalid' }]);
+  assert.deepEqual(invalidConfig(), [], 'once');
+  assert.equal(toDeclare(narrationProfile(config({}), 'api#1'), false), true, 'fixed: declared narrating again');
   forgetDeclared();
 });

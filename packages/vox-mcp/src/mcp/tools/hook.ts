@@ -189,7 +189,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     { adoptSessionId, labelsUsed, sessionLabel },
     { PermissionAsks, asksFile },
     client,
-    { narrationProfile, toDeclare },
+    { invalidConfig, narrationProfile, toDeclare },
   ] = await Promise.all([
     import('../../hooks/handle.js'),
     import('../../project/config.js'),
@@ -204,6 +204,8 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   try {
     config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
   } catch (err) {
+    // Nothing narrates until the file is fixed: the mod's narration neither.
+    for (const p of invalidConfig()) void send(ctx, client, event, '/v1/narration/session', p, false);
     return failed((err as Error).message);
   }
   // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
