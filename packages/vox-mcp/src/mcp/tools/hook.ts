@@ -214,13 +214,16 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   const session =
     payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
   // voxd speaks the vox mod's batches as this declares (claude/narration-profile.ts): at each prompt, and when the
-  // config changed since the last one. Never starts voxd: a prompt's cut or focus does, before it.
-  const prompt = event === 'UserPromptSubmit';
+  // config changed since the last one. Never starts voxd; at a prompt it goes beside the cut or the focus (no round
+  // trip added), and again after it when voxd was not running before it (the cut or focus started it).
   const profile = narrationProfile(config, session);
-  const declare = toDeclare(profile, prompt)
+  const declare = toDeclare(profile, event === 'UserPromptSubmit')
     ? () => send(ctx, client, event, '/v1/narration/session', profile, false)
     : undefined;
-  if (declare && !prompt) void declare();
+  const declaring = declare?.();
+  const declared = async () => {
+    if (declaring && (await declaring) !== undefined) await declare!();
+  };
   // Loaded only where a project narrates (narrate: stream): a batch, or a new prompt that cuts it.
   const narration =
     config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
@@ -243,7 +246,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost.
     if (!narration && event === 'UserPromptSubmit') {
       await send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' });
-      await declare?.();
+      await declared();
       return done;
     }
     if (!narration) return done;
@@ -252,11 +255,11 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
       transcript?.markTurn(session, path);
     }
     const d = narration.narrationDelivery(event, payload, config, session, labelsUsed());
-    if (!d) return done;
+    if (!d) return event === 'UserPromptSubmit' ? declared().then(() => done) : done;
     if (event === 'UserPromptSubmit') {
       const refused = await narration.inOrder(session, () => send(ctx, client, event, d.route, d.body));
       // Before the model's first words: the mod's first batch finds the session declared.
-      await declare?.();
+      await declared();
       // The reply's first batch comes after the model's first words: its engine gets ready meanwhile.
       const warm = narration.narrationWarm(config, session);
       if (warm) void send(ctx, client, event, '/v1/narration/warm', warm);
