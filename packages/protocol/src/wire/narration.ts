@@ -232,6 +232,4 @@ export const narrationSessionRequestSchema = {
 type NarrationRequestChecked = Agreed<SchemaAgrees<NarrationRequest, typeof narrationRequestSchema>>;
 type NarrationCutRequestChecked = Agreed<SchemaAgrees<NarrationCutRequest, typeof narrationCutRequestSchema>>;
 type NarrationWarmRequestChecked = Agreed<SchemaAgrees<NarrationWarmRequest, typeof narrationWarmRequestSchema>>;
-type NarrationSessionRequestChecked = Agreed<
-  SchemaAgrees<NarrationSessionRequest, typeof narrationSessionRequestSchema>
->;
+type NarrationSessionChecked = Agreed<SchemaAgrees<NarrationSessionRequest, typeof narrationSessionRequestSchema>>;
