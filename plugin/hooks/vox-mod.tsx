@@ -242,9 +242,9 @@ export const register: Register = (on) => {
       let pending = 0;
       const dropped = new DroppedTurns();
       postBatch = (batch, turn) => {
-        // In order, one at a time, each bounded; none of a turn voxd drops whole. Not skipped after a slow status
-        // tick (under load that lost whole replies): without voxd a post costs a failed read of voxd.json, and
-        // behind a slow one at most MAX_PENDING wait (voxd skips the gap of one not sent).
+        // In order, one at a time, each bounded; none of a turn voxd drops whole. Not skipped for a while after a
+        // status tick that failed (a loaded run saw a whole reply go unsent): without voxd a post costs a failed
+        // read of voxd.json, and behind a slow one at most MAX_PENDING wait (voxd skips the gap of one not sent).
         if (pending >= MAX_PENDING) return;
         pending++;
         posted = posted
