@@ -1,11 +1,14 @@
 /**
- * Narration from `turn.step` (the vox mod, VOX_CLAUDE_MOD_NARRATION=on): the
- * model's text as it streams, cut into POST /v1/narration batches as
- * MessageDisplay's are: completed lines only, a block's rest with its last
- * batch. One message per text block of a step (its id from the turn, the
- * step and the block). voxd speaks a turn from one source only (the mod or
- * vox mcp, whichever sent first since the last prompt), so nothing the two
- * both saw is spoken twice (docs/protocol.md, `source`).
+ * Narration from `turn.step` (the vox mod; VOX_CLAUDE_MOD_NARRATION=off turns
+ * it off): the model's text as it streams, cut into POST /v1/narration
+ * batches as MessageDisplay's are: completed lines only, a block's rest with
+ * its last batch. One message per text block of a step (its id from the turn,
+ * the step and the block). voxd speaks a turn from one source only (the mod
+ * or vox mcp, whichever sent first since the last prompt), so nothing the two
+ * both saw is spoken twice (docs/protocol.md, `source`); and it speaks the
+ * mod's batches only for a session whose `vox mcp` declared it narrating, with
+ * the project's voice, label and pronunciations: the mod never reads the
+ * project's config, vox mcp is its one reader.
  *
  * Pure: the mod feeds it chunks and posts what it returns. Bounded: a block
  * holds at most MAX_OPEN_CHARS not yet sent (past it the open text goes as
@@ -88,7 +91,30 @@ export function stepLabel(known: readonly string[], cwd: string, shortId: string
   return `${name || 'claude'}#${shortId}`;
 }
 
-/** Whether the mod narrates: only when asked (VOX_CLAUDE_MOD_NARRATION=on), and never a subagent's steps. */
+/**
+ * Whether the mod narrates: unless VOX_CLAUDE_MOD_NARRATION=off, and never a
+ * subagent's steps. Whether the project narrates is voxd's to say, by what
+ * the session's `vox mcp` declared.
+ */
 export function narratesSteps(setting: string | undefined, agentId: string | undefined): boolean {
-  return setting === 'on' && !agentId;
+  return setting !== 'off' && !agentId;
+}
+
+/**
+ * The turn whose batches voxd drops whole (`untilCut` in its answer: another
+ * path narrates it, or the project does not narrate): the rest of it is not
+ * sent, so a session that does not narrate costs voxd one batch a turn.
+ */
+export class DroppedTurns {
+  #turn: string | undefined;
+
+  /** Whether a batch of `turn` is still worth sending. */
+  sends(turn: string): boolean {
+    return this.#turn !== turn;
+  }
+
+  /** voxd's answer to a batch of `turn`. */
+  answered(turn: string, answer: unknown): void {
+    if ((answer as { untilCut?: unknown } | undefined)?.untilCut === true) this.#turn = turn;
+  }
 }

@@ -21,16 +21,19 @@
  *   would wait on is the one the hook holds), and the UI must not wait on
  *   the microphone. The listen is bounded (talk.ts); past the bound the mod
  *   ends its own listen so the microphone is not held.
- * - With VOX_CLAUDE_MOD_NARRATION=on it narrates the model's text as it
- *   streams (`turn.step`, step-narration.ts), ahead of MessageDisplay; voxd
- *   speaks each turn from one source, so nothing is said twice. It never
- *   holds the stream: batches are posted in order behind it, each bounded.
+ * - It narrates the model's text as it streams (`turn.step`,
+ *   step-narration.ts), ahead of MessageDisplay; voxd speaks each turn from
+ *   one source, so nothing is said twice, and speaks the mod's batches only
+ *   as the project's config says (declared by the session's `vox mcp`, its
+ *   one reader). It never holds the stream: batches are posted in order
+ *   behind it, each bounded; a turn voxd drops whole is not sent further.
+ *   VOX_CLAUDE_MOD_NARRATION=off turns it off.
  * - VOX_CLAUDE_MOD=off in Claude Code's environment turns it off.
  */
 import type { Register } from 'claude-code';
 import { approvesByVoice, describe, endpointOf, myLabels, OFF, shortId, tokenOf, voxHomeOf, type Band, type VoxStatus } from './band.js';
 import { focusRequest } from './focus.js';
-import { narratesSteps, StepNarration, stepLabel, type StepBatch } from './step-narration.js';
+import { DroppedTurns, narratesSteps, StepNarration, stepLabel, type StepBatch } from './step-narration.js';
 import { talkBoundMs, talkLabel, talkOutcome, talkRequest, type ListenAnswer } from './talk.js';
 
 const TICK_MS = 500;
@@ -40,6 +43,8 @@ const CALL_MS = 400;
 /** The project's config is read again this often (approval by voice). */
 const CONFIG_MS = 10_000;
 const MAX_IDS = 32;
+/** Narration batches waiting behind a slow voxd, at most. */
+const MAX_PENDING = 32;
 
 export const register: Register = (on) => {
   let band: Band = OFF;
@@ -55,9 +60,9 @@ export const register: Register = (on) => {
   /** Set once the session has started with the mod on. */
   let stopMine: (() => Promise<string>) | undefined;
   let talkMine: (() => Promise<string>) | undefined;
-  /** Set once the session has started with VOX_CLAUDE_MOD_NARRATION=on: this session's label, and a batch posted in order. */
+  /** Set once the session has started (unless VOX_CLAUDE_MOD_NARRATION=off): its label, and a batch of a turn posted in order. */
   let narrationLabel: (() => Promise<string>) | undefined;
-  let postBatch: ((batch: StepBatch) => void) | undefined;
+  let postBatch: ((batch: StepBatch, turn: string) => void) | undefined;
   /** The label of this session's `/vox-talk` listen while it runs; '' while it starts. */
   let talking: string | undefined;
 
@@ -234,11 +239,20 @@ export const register: Register = (on) => {
       narrationLabel = async () =>
         stepLabel(status ? myLabels(status, ids) : [], await $.session.cwd(), shortId(await $.session.id()));
       let posted: Promise<unknown> = Promise.resolve();
-      postBatch = (batch) => {
-        // In order, one at a time, each bounded; none while voxd is known to be off.
-        posted = posted.then(() =>
-          Date.now() < offUntil ? undefined : call('POST', '/v1/narration', batch).catch(() => undefined),
-        );
+      let pending = 0;
+      const dropped = new DroppedTurns();
+      postBatch = (batch, turn) => {
+        // In order, one at a time, each bounded; none of a turn voxd drops whole. Not skipped for a while after a
+        // status tick that failed (a loaded run saw a whole reply go unsent): without voxd a post costs a failed
+        // read of voxd.json, and behind a slow one at most MAX_PENDING wait (voxd skips the gap of one not sent).
+        if (pending >= MAX_PENDING) return;
+        pending++;
+        posted = posted
+          .then(async () => {
+            if (!dropped.sends(turn)) return;
+            dropped.answered(turn, await call('POST', '/v1/narration', batch).catch(() => undefined));
+          })
+          .finally(() => pending--);
       };
     }
 
@@ -257,7 +271,8 @@ export const register: Register = (on) => {
 
   on('turn.step', async function* ($, e, next) {
     if (!postBatch || !narrationLabel || !narratesSteps('on', e.agentId)) return yield* next(e);
-    const post = postBatch;
+    const posting = postBatch;
+    const post = (b: StepBatch) => posting(b, e.turnId);
     let step: StepNarration | undefined;
     try {
       step = new StepNarration(await narrationLabel(), e.turnId, e.index);

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import { narrationRequestSchema } from '@vox/protocol';
 import {
+  DroppedTurns,
   MAX_OPEN_CHARS,
   messageOf,
   narratesSteps,
@@ -53,11 +54,22 @@ test('every batch is one voxd takes (its schema); a line that never ends goes in
   assert.ok(messageOf('', 0, 0).startsWith('mod.turn.'));
 });
 
-test('narrated only when asked, and never a subagent', () => {
+test('narrated unless VOX_CLAUDE_MOD_NARRATION=off, and never a subagent', () => {
+  assert.equal(narratesSteps(undefined, undefined), true, 'on by default');
   assert.equal(narratesSteps('on', undefined), true);
-  assert.equal(narratesSteps(undefined, undefined), false);
   assert.equal(narratesSteps('off', undefined), false);
-  assert.equal(narratesSteps('on', 'agent-1'), false);
+  assert.equal(narratesSteps(undefined, 'agent-1'), false);
+});
+
+test('a turn voxd drops whole (untilCut) is not sent further; the next turn is', () => {
+  const d = new DroppedTurns();
+  assert.equal(d.sends('t1'), true);
+  d.answered('t1', { status: 'dropped', sentences: 0, reason: 'its project does not narrate', untilCut: true });
+  assert.equal(d.sends('t1'), false);
+  assert.equal(d.sends('t2'), true, 'a new turn (a new prompt, a new declaration) is tried again');
+  d.answered('t2', { status: 'dropped', sentences: 0, reason: 'the narration of this message ended' });
+  d.answered('t2', undefined);
+  assert.equal(d.sends('t2'), true, 'a message dropped, or no answer, leaves the turn open');
 });
 
 test("the label: the one voxd knows for the session's current id (after /clear), else the folder and the short id", () => {

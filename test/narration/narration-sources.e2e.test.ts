@@ -4,7 +4,8 @@
  * or the transcript) may both send a turn's text, under different message
  * ids. The first source of a turn narrates it; the other's batches are
  * dropped with why, so each text is spoken once and in order; after a cut
- * (a new prompt) the next turn goes to whichever sends first.
+ * (a new prompt) the next turn goes to whichever sends first. The mod's
+ * batches are taken only for a session its vox mcp declared narrating.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,6 +44,8 @@ const playedMs = (d: Daemon, id: string) =>
 test('a turn sent by the mod and by vox mcp is spoken once, in order, from the first; a cut hands the next turn on', async (t) => {
   const d = await startDaemon();
   t.after(() => stopDaemonsUnder(d.home));
+  // The session's vox mcp declared it narrating (at its prompt): the mod's batches are taken for it.
+  assert.equal((await d.api('POST', '/v1/narration/session', { session: 'shop#5e55', narrates: true })).status, 200);
   const first = 'The mod saw this sentence first.\nThen it saw a second one,';
   const rest = ' and the turn ends here.\n';
   const mod0 = await batch(d, 'mod', 'step-1', 0, first);

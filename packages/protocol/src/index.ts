@@ -8,6 +8,7 @@ export { compareVersions, VERSION } from './version.js';
 export * from './secrets.js';
 export * from './util/closest.js';
 export * from './util/printable.js';
+export * from './util/pronunciation-matcher.js';
 export * from './util/process.js';
 export * from './util/regular-file.js';
 // The wire, one module per route or route family (wire/common.ts keeps its field schemas to itself).

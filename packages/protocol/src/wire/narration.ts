@@ -4,6 +4,7 @@
  * keeps one growing utterance per message and speaks its sentences as they
  * complete (docs/protocol.md, "POST /v1/narration").
  */
+import { PRONUNCIATION_LIMITS, type Pronunciation } from '../util/pronunciation-matcher.js';
 import type { Agreed, SchemaAgrees } from './schema-type.js';
 import { speakRequestSchema } from './speak.js';
 
@@ -70,12 +71,20 @@ export interface NarrationResponse {
   /**
    * `queued`: taken (its sentences are queued or wait for the rest of theirs);
    * `repeated`: this index was taken before (a re-send), nothing changed;
-   * `dropped`: not spoken, with `reason` (the message's narration was stopped or cut, or another source narrates the session's turn).
+   * `dropped`: not spoken, with `reason` (the message's narration was stopped or cut, another source narrates the
+   * session's turn, or a mod batch's session is not declared narrating: POST /v1/narration/session).
    */
   status: 'queued' | 'repeated' | 'dropped';
   /** Sentences this batch completed. */
   sentences: number;
   reason?: string;
+  /**
+   * Dropped for the whole turn: every later batch of this source for the
+   * session is dropped too until the next cut (another source narrates the
+   * turn, or the session is not declared narrating), so a source may stop
+   * sending until then.
+   */
+  untilCut?: true;
 }
 
 /** POST /v1/narration/cut: a new prompt in the session ends what it narrates. */
@@ -115,6 +124,39 @@ export interface NarrationWarmResponse {
   ready: boolean;
   reason?: string;
 }
+
+/**
+ * POST /v1/narration/session: how a session narrates, as its `vox mcp` read
+ * the project's `.vox/config.md` (the one reader and validator of it). voxd
+ * takes the vox mod's batches (`source: mod`) only for a session declared
+ * narrating, and speaks them as vox mcp would its own: this voice, rate,
+ * volume, engine and model, the announce label starting each message, the
+ * pronunciations applied. Sent at each prompt, and when the config changes.
+ */
+export interface NarrationSessionRequest {
+  session: string;
+  /** Whether the session's replies are read as they are written (`narrate: stream`, not muted or quiet). */
+  narrates: boolean;
+  /** Why not, in the config's words (`narrate: summary`), for voxd's log. */
+  reason?: string;
+  voice?: string;
+  rate?: number;
+  volume?: number;
+  engine?: string;
+  model?: string;
+  /** The label that starts each message (`announce`). */
+  announce?: string;
+  /** The project's pronunciations table. */
+  pronunciations?: Pronunciation[];
+}
+
+export interface NarrationSessionResponse {
+  /** What voxd now holds for the session. */
+  narrates: boolean;
+}
+
+/** Longest `reason` of a declaration. */
+export const NARRATION_REASON_MAX_CHARS = 200;
 
 const session = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
@@ -156,7 +198,38 @@ export const narrationWarmRequestSchema = {
   },
 } as const;
 
+export const narrationSessionRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session', 'narrates'],
+  properties: {
+    session,
+    narrates: { type: 'boolean' },
+    reason: { type: 'string', maxLength: NARRATION_REASON_MAX_CHARS },
+    voice: speakRequestSchema.properties.voice,
+    rate: speakRequestSchema.properties.rate,
+    volume: speakRequestSchema.properties.volume,
+    engine: speakRequestSchema.properties.engine,
+    model: speakRequestSchema.properties.model,
+    announce: { type: 'string', minLength: 1, maxLength: 256 },
+    pronunciations: {
+      type: 'array',
+      maxItems: PRONUNCIATION_LIMITS.rows,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['word', 'say'],
+        properties: {
+          word: { type: 'string', minLength: 1, maxLength: PRONUNCIATION_LIMITS.wordChars },
+          say: { type: 'string', minLength: 1, maxLength: PRONUNCIATION_LIMITS.sayChars },
+        },
+      },
+    },
+  },
+} as const;
+
 /** Compiles only while each request type and its schema agree (schema-type.ts). */
 type NarrationRequestChecked = Agreed<SchemaAgrees<NarrationRequest, typeof narrationRequestSchema>>;
 type NarrationCutRequestChecked = Agreed<SchemaAgrees<NarrationCutRequest, typeof narrationCutRequestSchema>>;
 type NarrationWarmRequestChecked = Agreed<SchemaAgrees<NarrationWarmRequest, typeof narrationWarmRequestSchema>>;
+type NarrationSessionChecked = Agreed<SchemaAgrees<NarrationSessionRequest, typeof narrationSessionRequestSchema>>;

@@ -24,6 +24,7 @@
  *   starts nothing for it.
  */
 import {
+  applyPronunciations,
   NARRATION_CUT_MAX_EARLIER,
   NARRATION_MAX_DELTA_CHARS,
   type NarrationCutRequest,
@@ -32,16 +33,15 @@ import {
 } from '@vox/protocol';
 import type { ResolvedConfig } from '../project/config-schema.js';
 import { announceLabel } from '../project/config.js';
-import { applyPronunciations } from '../project/pronunciation-matcher.js';
+import { notNarrating } from './narration-profile.js';
 import type { HookPayload } from '../hooks/event.js';
 
 export type NarrationDelivery =
   { route: '/v1/narration'; body: NarrationRequest } | { route: '/v1/narration/cut'; body: NarrationCutRequest };
 
-/** True when this project reads replies as they are written. */
+/** True when this project reads replies as they are written (the rule the vox mod's declaration tells voxd). */
 export function narrates(config: ResolvedConfig): boolean {
-  const v = config.values;
-  return v.narrate === 'stream' && v.notify !== 'off' && v.notify !== 'quiet' && v.speak !== false;
+  return notNarrating(config) === undefined;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -13,9 +13,10 @@ import {
   MIN_ONCE_SECONDS,
   MIN_RATE_WPM,
   PRIORITIES,
+  PRONUNCIATION_LIMITS,
   type Priority,
 } from '@vox/protocol';
-import type { Pronunciation, PronunciationLimits } from './pronunciations.js';
+import type { Pronunciation } from './pronunciations.js';
 
 /** Where the config lives, relative to a project directory. */
 export const CONFIG_DIR = '.vox';
@@ -36,18 +37,8 @@ export type NarrateMode = (typeof NARRATE_MODES)[number];
 /** Longest `announce` label, in characters. */
 export const MAX_ANNOUNCE_CHARS = 50;
 
-/**
- * The caps on the pronunciations table (docs/config.md). A table is applied
- * to every text a project speaks, and a cloned repository chooses it: these
- * bound what it can cost each call (bench/pronunciations.mjs measures `vox
- * hook` with the largest table allowed). Real tables are tens of short rows.
- */
-export const PRONUNCIATION_LIMITS: Readonly<PronunciationLimits> = Object.freeze({
-  rows: 200,
-  wordChars: 100,
-  sayChars: 200,
-  chars: 10_000,
-});
+/** The caps on the pronunciations table (docs/config.md): @vox/protocol's, which voxd's schema of a declared table checks too. */
+export { PRONUNCIATION_LIMITS };
 
 export interface ConfigValues {
   /** Voice name for the engine. Default: unset, the engine's own default voice. */

@@ -1,7 +1,7 @@
 /**
  * Pronunciations: the `## Pronunciations` table in the body of `.vox/config.md`,
- * read and checked against its caps. pronunciation-matcher.ts applies it to
- * text before it is sent to voxd.
+ * read and checked against its caps. @vox/protocol's pronunciation matcher
+ * applies it to text before it is sent to voxd.
  *
  * ```markdown
  * ## Pronunciations
@@ -11,30 +11,15 @@
  * | kubectl | cube control |
  * ```
  *
- * The table's size is capped (PRONUNCIATION_LIMITS in config-schema.ts,
+ * The table's size is capped (PRONUNCIATION_LIMITS of @vox/protocol,
  * checked here by the parser and so by `vox config check`), which bounds both
  * the matcher's build and its walk.
  */
 
-/** One row of the table. */
-export interface Pronunciation {
-  /** The word or phrase as written. Matched whole, in any case. */
-  word: string;
-  /** What the engine is given instead. */
-  say: string;
-}
+import type { Pronunciation, PronunciationLimits } from '@vox/protocol';
 
-/** The caps on a table (config-schema.ts holds the values, docs/config.md states them). */
-export interface PronunciationLimits {
-  /** Rows in all the tables together. */
-  rows: number;
-  /** Characters of one word cell. */
-  wordChars: number;
-  /** Characters of one "say as" cell. */
-  sayChars: number;
-  /** Characters of every word and "say as" cell together. */
-  chars: number;
-}
+// One row and the caps are @vox/protocol's: voxd applies a declared table too.
+export type { Pronunciation, PronunciationLimits };
 
 /** A malformed row, with its line in the file. */
 export interface PronunciationProblem {

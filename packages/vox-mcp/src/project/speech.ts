@@ -5,10 +5,15 @@
  * project set `speak: false`. Shared by `vox say`, `vox hook` and `vox mcp`,
  * so the three speak alike.
  */
-import type { ChimeRequest, ChimeSignal, Priority, SpeakRequest } from '@vox/protocol';
+import {
+  applyPronunciations,
+  type ChimeRequest,
+  type ChimeSignal,
+  type Priority,
+  type SpeakRequest,
+} from '@vox/protocol';
 import type { ResolvedConfig } from './config-schema.js';
 import { announceLabel } from './config.js';
-import { applyPronunciations } from './pronunciation-matcher.js';
 
 export interface SpeechOverrides {
   voice?: string;

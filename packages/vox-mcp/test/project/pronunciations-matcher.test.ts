@@ -1,5 +1,5 @@
 /**
- * The pronunciation matcher (packages/vox-mcp/src/project/pronunciation-matcher.ts)
+ * The pronunciation matcher (@vox/protocol's util/pronunciation-matcher.ts)
  * against the one regular expression it replaced, kept here as the oracle of
  * the documented semantics (docs/config.md: whole words, any case, phrases
  * across white space, longest first, one pass): random tables and texts over
@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PRONUNCIATION_LIMITS } from '../../src/project/config-schema.js';
-import { applyPronunciations } from '../../src/project/pronunciation-matcher.js';
+import { applyPronunciations } from '@vox/protocol';
 import { parsePronunciations, type Pronunciation } from '../../src/project/pronunciations.js';
 
 /**

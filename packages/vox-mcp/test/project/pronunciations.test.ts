@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveConfig } from '../../src/project/config.js';
-import { applyPronunciations } from '../../src/project/pronunciation-matcher.js';
+import { applyPronunciations } from '@vox/protocol';
 import { parsePronunciations, type Pronunciation } from '../../src/project/pronunciations.js';
 
 describe('parsePronunciations', () => {

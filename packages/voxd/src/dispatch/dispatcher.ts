@@ -30,6 +30,7 @@ import type {
   HistoryEntry,
   NarrationRequest,
   NarrationResponse,
+  NarrationSessionRequest,
   Priority,
   SessionVoice,
   SpeakResponse,
@@ -47,6 +48,7 @@ import type { Replay } from './journal.js';
 import { Ledger, type Counters } from './ledger.js';
 import { Narration } from './narration.js';
 import { NarrationOwners } from './narration-owners.js';
+import { NarrationProfiles } from './narration-profiles.js';
 import { Player, type HoldHandle } from './player.js';
 import { SpeechQueue } from './queue.js';
 import { playAgain } from './play-again.js';
@@ -85,6 +87,8 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   readonly #narration: Narration;
   /** Which path narrates each session's turn (the vox mod or vox mcp): a text two paths saw is spoken once. */
   readonly #owners = new NarrationOwners();
+  /** How each session narrates, as its vox mcp declared: the mod's batches are spoken by it. */
+  readonly #profiles = new NarrationProfiles();
   readonly #voices: VoiceAssignment | undefined;
   readonly #journal: UtteranceJournal;
   readonly #waits: IdleWaits;
@@ -227,9 +231,19 @@ export class Dispatcher extends EventEmitter<DispatcherEvents> {
   /** Take one batch of a message being written (narration.ts). */
   narrate(request: NarrationRequest): Promise<NarrationResponse> {
     if (this.#admission.closed) return Promise.reject(new VoxError('VOX_ERR_SHUTTING_DOWN'));
+    // The mod's batch only where vox mcp declared the session narrating, and then as the config says; before the
+    // claim, so a batch dropped here leaves the turn to vox mcp.
+    const mod = request.source === 'mod' ? this.#profiles.modBatch(request) : { request };
+    if ('reason' in mod)
+      return Promise.resolve({ status: 'dropped', sentences: 0, reason: mod.reason, untilCut: true });
     const other = this.#owners.claim(request.session, request.source ?? 'mcp');
-    if (other) return Promise.resolve({ status: 'dropped', sentences: 0, reason: other });
-    return this.#narration.batch(request);
+    if (other) return Promise.resolve({ status: 'dropped', sentences: 0, reason: other, untilCut: true });
+    return this.#narration.batch(mod.request);
+  }
+
+  /** How `session` narrates, as its vox mcp read the project's config (narration-profiles.ts). */
+  declareNarration(profile: NarrationSessionRequest): void {
+    this.#profiles.declare(profile);
   }
 
   /** End what `session` narrates, for a new prompt (which ends its idle wait, and moves the focus there); the ids cut. */

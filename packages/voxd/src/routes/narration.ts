@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   narrationCutRequestSchema,
   narrationRequestSchema,
+  narrationSessionRequestSchema,
   narrationWarmRequestSchema,
   type NarrationCutRequest,
   type NarrationWarmRequest,
@@ -9,6 +10,8 @@ import {
   type NarrationCutResponse,
   type NarrationRequest,
   type NarrationResponse,
+  type NarrationSessionRequest,
+  type NarrationSessionResponse,
 } from '@vox/protocol';
 import type { Dispatcher } from '../dispatch/dispatcher.js';
 import type { Engine } from '../engines/engine.js';
@@ -24,7 +27,9 @@ interface NarrationRouteOptions {
  * /v1/narration/cut (a new prompt) and POST /v1/narration/warm (a session
  * about to narrate: its engine started, so the first batch does not wait for
  * the embedded eSpeak's worker, 650 to 1,200 ms; started only for a session
- * that narrates, so voxd's idle memory stays as it was where nobody does).
+ * that narrates, so voxd's idle memory stays as it was where nobody does),
+ * and POST /v1/narration/session (how a session narrates, as its `vox mcp`
+ * read the project's config: the vox mod's batches are taken by it).
  */
 export const narrationRoute: FastifyPluginAsync<NarrationRouteOptions> = async (app, { dispatcher, resolve }) => {
   app.post<{ Body: NarrationRequest }>(
@@ -43,6 +48,7 @@ export const narrationRoute: FastifyPluginAsync<NarrationRouteOptions> = async (
           ...(b.source ? { source: b.source } : {}),
           status: r.status,
           sentences: r.sentences,
+          ...(r.reason ? { reason: r.reason } : {}),
         },
         'narration',
       );
@@ -58,6 +64,19 @@ export const narrationRoute: FastifyPluginAsync<NarrationRouteOptions> = async (
       const cut = [session, ...earlier].flatMap((s) => dispatcher.cutNarration(s));
       if (cut.length) request.log.info({ session, earlier, cut }, 'narration cut');
       return { cut };
+    },
+  );
+  app.post<{ Body: NarrationSessionRequest }>(
+    '/v1/narration/session',
+    { schema: { body: narrationSessionRequestSchema } },
+    async (request): Promise<NarrationSessionResponse> => {
+      const b = request.body;
+      dispatcher.declareNarration(b);
+      request.log.info(
+        { session: b.session, narrates: b.narrates, ...(b.reason ? { reason: b.reason } : {}) },
+        'narration session',
+      );
+      return { narrates: b.narrates };
     },
   );
   app.post<{ Body: NarrationWarmRequest }>(

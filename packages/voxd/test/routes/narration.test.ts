@@ -108,3 +108,60 @@ test('a warm-up resolves the engine and answers it ready, speaking nothing; it i
   assert.equal(dispatcher.counters.accepted, 0);
   assert.deepEqual(rig.engine.requests, []);
 });
+
+test("the vox mod's batches are spoken only for a session its vox mcp declared narrating, as declared", async (t) => {
+  const rig = routeRig();
+  const { app, dispatcher } = await buildServer(rig.options);
+  t.after(() => app.close());
+  await assertGuarded(app, post('/v1/narration/session', { session: 'api#9a1b2c', narrates: true }));
+  const mod = (message: string, delta: string) =>
+    app.inject(post('/v1/narration', { session: 'api#9a1b2c', message, index: 0, final: true, delta, source: 'mod' }));
+  const undeclared = await mod('mod.t0.0.0', 'Not declared yet.\n');
+  assert.equal(undeclared.statusCode, 200);
+  assert.equal(undeclared.json().status, 'dropped');
+  assert.equal(undeclared.json().untilCut, true);
+  assert.match(undeclared.json().reason, /no vox mcp has declared how this session narrates/);
+  // vox mcp's own batch still narrates the turn: the dropped mod batch claimed nothing.
+  const mcp = await app.inject(
+    post('/v1/narration', { session: 'api#9a1b2c', message: 'msg_0', index: 0, final: true, delta: 'From mcp.\n' }),
+  );
+  assert.equal(mcp.json().status, 'queued');
+  await app.inject(post('/v1/narration/cut', { session: 'api#9a1b2c' }));
+
+  const off = await app.inject(
+    post('/v1/narration/session', { session: 'api#9a1b2c', narrates: false, reason: 'narrate: summary' }),
+  );
+  assert.deepEqual(off.json(), { narrates: false });
+  const quiet = await mod('mod.t1.0.0', 'Still not.\n');
+  assert.equal(quiet.json().status, 'dropped');
+  assert.match(quiet.json().reason, /does not narrate \(narrate: summary\)/);
+
+  const declared = await app.inject(
+    post('/v1/narration/session', {
+      session: 'api#9a1b2c',
+      narrates: true,
+      voice: 'high',
+      rate: 200,
+      announce: 'api',
+      pronunciations: [{ word: 'kubectl', say: 'cube control' }],
+    }),
+  );
+  assert.equal(declared.statusCode, 200);
+  const started = nextEvent(dispatcher, 'started');
+  const taken = await mod('mod.t2.0.0', 'I ran kubectl.\n');
+  assert.equal(taken.statusCode, 202, taken.body);
+  assert.equal((await started).id, taken.json().id, 'the mod batch is spoken');
+  const r = rig.engine.requests.find((q) => q.text.includes('cube'));
+  assert.ok(r, `the declared pronunciation applied: ${JSON.stringify(rig.engine.requests.map((q) => q.text))}`);
+  assert.deepEqual({ voice: r.voice, rate: r.rate }, { voice: 'high', rate: 200 });
+  assert.match(r.text, /^api\W+I ran cube control\.?$/, 'the announce label starts the message');
+
+  const bad = await app.inject(
+    post('/v1/narration/session', { session: 'api#9a1b2c', narrates: true, pronunciations: [{ word: 'x', say: '' }] }),
+  );
+  assert.equal(bad.statusCode, 400);
+  assert.equal(
+    (await app.inject(post('/v1/narration/session', { session: 'api#9a1b2c' }))).json().code,
+    'VOX_ERR_BODY_INVALID',
+  );
+});

@@ -189,12 +189,14 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     { adoptSessionId, labelsUsed, sessionLabel },
     { PermissionAsks, asksFile },
     client,
+    { invalidConfig, narrationProfile, toDeclare },
   ] = await Promise.all([
     import('../../hooks/handle.js'),
     import('../../project/config.js'),
     import('../../project/session.js'),
     import('../../hooks/permission-asks.js'),
     import('../../client/call.js'),
+    import('../../claude/narration-profile.js'),
   ]);
   // Remembered here and in VOX_HOME, where the command hooks' processes read it too.
   asks ??= new PermissionAsks(undefined, asksFile(ctx.env));
@@ -202,6 +204,8 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   try {
     config = typeof payload.cwd === 'string' ? await resolveConfig(payload.cwd) : (await ctx.context()).config;
   } catch (err) {
+    // Nothing narrates until the file is fixed: the mod's narration neither.
+    for (const p of invalidConfig()) void send(ctx, client, event, '/v1/narration/session', p, false);
     return failed((err as Error).message);
   }
   // The newest id is the session's (after /clear), for the model's calls too; VOX_SESSION_ID still wins.
@@ -209,6 +213,17 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
   // The payload's project: the server's unless the session moved into another (both labels are the session's).
   const session =
     payload.session_id === undefined ? await ctx.session(config) : sessionLabel(config.projectName, ctx.env);
+  // voxd speaks the vox mod's batches as this declares (claude/narration-profile.ts): at each prompt, and when the
+  // config changed since the last one. Never starts voxd; at a prompt it goes beside the cut or the focus (no round
+  // trip added), and again after it when voxd was not running before it (the cut or focus started it).
+  const profile = narrationProfile(config, session);
+  const declare = toDeclare(profile, event === 'UserPromptSubmit')
+    ? () => send(ctx, client, event, '/v1/narration/session', profile, false)
+    : undefined;
+  const declaring = declare?.();
+  const declared = async () => {
+    if (declaring && (await declaring) !== undefined) await declare!();
+  };
   // Loaded only where a project narrates (narrate: stream): a batch, or a new prompt that cuts it.
   const narration =
     config.values.narrate === 'stream' ? (narrationLoaded = await import('../../claude/narration.js')) : undefined;
@@ -231,6 +246,7 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost.
     if (!narration && event === 'UserPromptSubmit') {
       await send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' });
+      await declared();
       return done;
     }
     if (!narration) return done;
@@ -239,9 +255,11 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
       transcript?.markTurn(session, path);
     }
     const d = narration.narrationDelivery(event, payload, config, session, labelsUsed());
-    if (!d) return done;
+    if (!d) return event === 'UserPromptSubmit' ? declared().then(() => done) : done;
     if (event === 'UserPromptSubmit') {
       const refused = await narration.inOrder(session, () => send(ctx, client, event, d.route, d.body));
+      // Before the model's first words: the mod's first batch finds the session declared.
+      await declared();
       // The reply's first batch comes after the model's first words: its engine gets ready meanwhile.
       const warm = narration.narrationWarm(config, session);
       if (warm) void send(ctx, client, event, '/v1/narration/warm', warm);
@@ -284,9 +302,11 @@ async function send(
   event: string,
   route: string,
   body: unknown,
+  autostart = true,
 ): Promise<string | undefined> {
   try {
-    const reply = await client.call<WireError>(ctx.env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
+    const env = autostart ? ctx.env : { ...ctx.env, VOX_NO_AUTOSTART: '1' };
+    const reply = await client.call<WireError>(env, 'POST', route, body, REQUEST_TIMEOUT_MS, {
       startTimeoutMs: START_TIMEOUT_MS,
     });
     if (reply.status < 400) return undefined;

@@ -1,7 +1,9 @@
 /**
- * The pronunciation matcher: applies a `## Pronunciations` table
- * (pronunciations.ts reads it from `.vox/config.md`) to text before it is
- * sent to voxd.
+ * The pronunciation matcher: applies a `## Pronunciations` table (vox's
+ * project/pronunciations.ts reads it from `.vox/config.md`) to text: vox
+ * applies it before it sends a text to voxd, and voxd to the vox mod's
+ * narration batches, with the table the session's `vox mcp` declared
+ * (POST /v1/narration/session). One copy, here, for both.
  *
  * Design note: replacement is done in ONE pass over the text: from each place
  * a word may start, a trie's walk down the table's words (folded to lower
@@ -19,13 +21,45 @@
  * when the walk from a start is bounded by the longest word
  * (PRONUNCIATION_LIMITS.wordChars), and nodes cost more to build (a trie of
  * 20,000 characters took ~25 ms), which every `vox say` does. The table's size is capped
- * (PRONUNCIATION_LIMITS in config-schema.ts, checked by the parser in
- * pronunciations.ts and so by `vox config check`), which bounds both the build
- * and the walk.
+ * (PRONUNCIATION_LIMITS, checked by vox's parser and so by `vox config check`,
+ * and by voxd's schema of a declared table), which bounds both the build and
+ * the walk.
  *
- * This module imports nothing but a type: `vox say` loads it on every run.
+ * This module imports nothing: `vox say` loads it on every run.
  */
-import type { Pronunciation } from './pronunciations.js';
+
+/** One row of a table. */
+export interface Pronunciation {
+  /** The word or phrase as written. Matched whole, in any case. */
+  word: string;
+  /** What the engine is given instead. */
+  say: string;
+}
+
+/** The caps on a table (PRONUNCIATION_LIMITS holds the values, docs/config.md states them). */
+export interface PronunciationLimits {
+  /** Rows in all the tables together. */
+  rows: number;
+  /** Characters of one word cell. */
+  wordChars: number;
+  /** Characters of one "say as" cell. */
+  sayChars: number;
+  /** Characters of every word and "say as" cell together. */
+  chars: number;
+}
+
+/**
+ * The caps on the pronunciations table (docs/config.md). A table is applied
+ * to every text a project speaks, and a cloned repository chooses it: these
+ * bound what it can cost each call (bench/pronunciations.mjs measures `vox
+ * hook` with the largest table allowed). Real tables are tens of short rows.
+ */
+export const PRONUNCIATION_LIMITS: Readonly<PronunciationLimits> = Object.freeze({
+  rows: 200,
+  wordChars: 100,
+  sayChars: 200,
+  chars: 10_000,
+});
 
 /**
  * The compiled table: its words folded (lower case per code point, white
@@ -186,7 +220,7 @@ function longestAt(text: string, start: number, keys: string[]): { end: number; 
  *
  * Cost: linear in the text for a given table: from each place a word may
  * start, one walk down the sorted words, at most as deep as the longest
- * (PRONUNCIATION_LIMITS.wordChars, config-schema.ts), each step two binary
+ * (PRONUNCIATION_LIMITS.wordChars), each step two binary
  * searches; the table is compiled once (compiledOf).
  *
  * @example applyPronunciations('run kubectl', [{ word: 'kubectl', say: 'cube control' }]) // 'run cube control'
