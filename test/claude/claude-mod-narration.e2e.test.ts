@@ -124,7 +124,12 @@ describe("the mod's narration with MessageDisplay beside it, in tmux", { skip: p
       },
       60_000,
       'the reply to be spoken',
-    );
+    ).catch(async (e: Error) => {
+      const history = (await d.api('GET', '/v1/status')).body.history as unknown;
+      throw new Error(
+        `${e.message} (${owner} narrated); history:\n${JSON.stringify(history, null, 1)}\nnarration log:\n${JSON.stringify(narrated(), null, 1)}`,
+      );
+    });
     const all = spoken.map((e) => e.text).join(' ');
     for (const line of LINES) assert.equal(all.split(line).length - 1, 1, `"${line}" spoken once (heard: ${all})`);
     assert.ok(
