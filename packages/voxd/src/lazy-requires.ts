@@ -8,7 +8,8 @@
  * (plain HTTP on one loopback address); its plugin checks require `semver`
  * for plugins that name a Fastify version (voxd's do not); pino's transport
  * module requires `thread-stream` for transports (voxd writes its own
- * stream). A resolve hook (`module.registerHooks`, Node 22.15 and later;
+ * stream); rotating-file-stream requires `zlib` for compressed rotations
+ * (voxd's are not). A resolve hook (`module.registerHooks`, Node 22.15 and later;
  * without it nothing changes) gives each of those importers, and them alone,
  * a stand-in: an object that loads the real module the first time one of its
  * properties is read.
@@ -20,18 +21,30 @@ const LAZY: Array<[RegExp, Set<string>]> = [
   [/\/node_modules\/fastify\/lib\/server\.js$/, new Set(['node:https', 'node:http2', 'node:dns'])],
   [/\/node_modules\/fastify\/lib\/plugin-utils\.js$/, new Set(['semver'])],
   [/\/node_modules\/pino\/lib\/transport\.js$/, new Set(['thread-stream'])],
+  [/\/node_modules\/rotating-file-stream\/dist\/cjs\/index\.js$/, new Set(['zlib'])],
 ];
+/** Functions an importer reads from its stand-in at load but calls only later (rotating-file-stream's constructor). */
+const READ_EARLY: Record<string, string[]> = { zlib: ['createGzip'] };
 const SCHEME = 'vox-lazy:';
 const KEY = Symbol.for('vox.lazyRequire');
 
-/** A stand-in for what `load()` returns: loaded at the first property read, then passed through. */
-export function lazyModule(load: () => object): object {
+/**
+ * A stand-in for what `load()` returns: loaded at the first property read, then passed through.
+ * The `functions` named are read without loading: each is a function that loads at its first call.
+ */
+export function lazyModule(load: () => object, functions: readonly string[] = []): object {
   let real: object | undefined;
   const target = () => (real ??= load());
+  const deferred = new Map(
+    functions.map((name) => [
+      name,
+      (...args: unknown[]) => Reflect.apply(Reflect.get(target(), name) as () => unknown, target(), args),
+    ]),
+  );
   return new Proxy(
     {},
     {
-      get: (_, key) => Reflect.get(target(), key),
+      get: (_, key) => (typeof key === 'string' && deferred.get(key)) || Reflect.get(target(), key),
       has: (_, key) => Reflect.has(target(), key),
       ownKeys: () => Reflect.ownKeys(target()),
       getOwnPropertyDescriptor: (_, key) => {
@@ -44,12 +57,21 @@ export function lazyModule(load: () => object): object {
 
 /** The stand-ins made so far, by `specifier\0importer`. */
 const standIns = new Map<string, object>();
+/** Set while a stand-in loads its real module: the hook must not answer with the stand-in again. */
+let loadingReal = false;
 
 function standIn(key: string): object {
   let s = standIns.get(key);
   if (!s) {
     const [specifier, importer] = key.split('\0') as [string, string];
-    s = lazyModule(() => createRequire(importer)(specifier) as object);
+    s = lazyModule(() => {
+      loadingReal = true;
+      try {
+        return createRequire(importer)(specifier) as object;
+      } finally {
+        loadingReal = false;
+      }
+    }, READ_EARLY[specifier]);
     standIns.set(key, s);
   }
   return s;
@@ -64,7 +86,7 @@ function register(): { deregister(): void } | undefined {
   return registerHooks({
     resolve(specifier, context, next) {
       const parent = context.parentURL;
-      if (parent && LAZY.some(([importer, names]) => names.has(specifier) && importer.test(parent))) {
+      if (parent && !loadingReal && LAZY.some(([importer, names]) => names.has(specifier) && importer.test(parent))) {
         return { url: `${SCHEME}${encodeURIComponent(`${specifier}\0${parent}`)}`, shortCircuit: true };
       }
       return next(specifier, context);
