@@ -9,10 +9,13 @@
  * for plugins that name a Fastify version (voxd's do not); pino's transport
  * module requires `thread-stream` for transports (voxd writes its own
  * stream); rotating-file-stream requires `zlib` for compressed rotations
- * (voxd's are not). A resolve hook (`module.registerHooks`, Node 22.15 and later;
- * without it nothing changes) gives each of those importers, and them alone,
- * a stand-in: an object that loads the real module the first time one of its
- * properties is read.
+ * (voxd's are not); @particle/dbus-next requires `xml2js` (with xmlbuilder
+ * and sax, 38 files) to build and parse introspection data, and makes its
+ * builder when it connects, though a client may never ask. A resolve hook
+ * (`module.registerHooks`, Node 22.15 and later; without it nothing changes)
+ * gives each of those importers, and them alone, a stand-in: an object that
+ * loads the real module the first time one of its properties is read, or one
+ * of its functions named in READ_EARLY is called (or constructed).
  */
 import { createRequire, registerHooks } from 'node:module';
 
@@ -22,29 +25,33 @@ const LAZY: Array<[RegExp, Set<string>]> = [
   [/\/node_modules\/fastify\/lib\/plugin-utils\.js$/, new Set(['semver'])],
   [/\/node_modules\/pino\/lib\/transport\.js$/, new Set(['thread-stream'])],
   [/\/node_modules\/rotating-file-stream\/dist\/cjs\/index\.js$/, new Set(['zlib'])],
+  [/\/node_modules\/@particle\/dbus-next\/lib\/(?:bus|client\/proxy-object)\.js$/, new Set(['xml2js'])],
 ];
-/** Functions an importer reads from its stand-in at load but calls only later (rotating-file-stream's constructor). */
-const READ_EARLY: Record<string, string[]> = { zlib: ['createGzip'] };
+/** Functions (and classes) an importer reads from its stand-in early but calls (or constructs) only later. */
+const READ_EARLY: Record<string, string[]> = { zlib: ['createGzip'], xml2js: ['Builder', 'Parser'] };
 const SCHEME = 'vox-lazy:';
 const KEY = Symbol.for('vox.lazyRequire');
 
 /**
  * A stand-in for what `load()` returns: loaded at the first property read, then passed through.
- * The `functions` named are read without loading: each is a function that loads at its first call.
+ * The `functions` named are read without loading: each loads at its first call, and with `new`
+ * gives a stand-in of the instance, made at the first use of one of its properties.
  */
 export function lazyModule(load: () => object, functions: readonly string[] = []): object {
   let real: object | undefined;
   const target = () => (real ??= load());
-  const deferred = new Map(
-    functions.map((name) => [
-      name,
-      (...args: unknown[]) => Reflect.apply(Reflect.get(target(), name) as () => unknown, target(), args),
-    ]),
-  );
+  const later = (name: string) =>
+    function deferred(...args: unknown[]): unknown {
+      const f = () => Reflect.get(target(), name) as new (...a: unknown[]) => object;
+      if (new.target) return lazyModule(() => Reflect.construct(f(), args));
+      return Reflect.apply(f(), target(), args);
+    };
+  const deferred = new Map(functions.map((name) => [name, later(name)]));
   return new Proxy(
     {},
     {
       get: (_, key) => (typeof key === 'string' && deferred.get(key)) || Reflect.get(target(), key),
+      set: (_, key, value) => Reflect.set(target(), key, value),
       has: (_, key) => Reflect.has(target(), key),
       ownKeys: () => Reflect.ownKeys(target()),
       getOwnPropertyDescriptor: (_, key) => {
@@ -67,7 +74,9 @@ function standIn(key: string): object {
     s = lazyModule(() => {
       loadingReal = true;
       try {
-        return createRequire(importer)(specifier) as object;
+        // By its resolved path: the importer's own `require(specifier)` is cached as the stand-in.
+        const require = createRequire(importer);
+        return require(require.resolve(specifier)) as object;
       } finally {
         loadingReal = false;
       }
@@ -108,4 +117,15 @@ const hooks = register();
  */
 export function endLazyRequires(): void {
   hooks?.deregister();
+}
+
+/** `load()` (a dynamic import) with the stand-ins in place again, for its importers loaded later (MPRIS's bus). */
+export async function withLazyRequires<T>(load: () => Promise<T>): Promise<T> {
+  endLazyRequires();
+  const during = register();
+  try {
+    return await load();
+  } finally {
+    during?.deregister();
+  }
 }

@@ -32,3 +32,25 @@ test('a function named as read early is read without loading, and loads at its f
   assert.equal(s.base, 10);
   assert.equal(loads, 1);
 });
+
+test('a class named as read early is constructed at the first use of its instance', () => {
+  let loads = 0;
+  let made = 0;
+  class Builder {
+    constructor(readonly options: { headless: boolean }) {
+      made++;
+    }
+    build(x: string) {
+      return this.options.headless ? x : `<?xml?>${x}`;
+    }
+  }
+  const s = lazyModule(() => (loads++, { Builder }), ['Builder']) as { Builder: typeof Builder };
+  // dbus-next makes its xml2js builder when it connects; a client may never ask for introspection data.
+  const b = new s.Builder({ headless: true });
+  assert.deepEqual([loads, made], [0, 0], 'constructing it loads and makes nothing');
+  assert.equal(b.build('<node/>'), '<node/>');
+  assert.deepEqual([loads, made], [1, 1]);
+  (b as unknown as { extra: number }).extra = 2;
+  assert.equal((b as unknown as { extra: number }).extra, 2, 'a property set on it is set on the real instance');
+  assert.equal(made, 1);
+});
