@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { needTool } from '../helpers/tools.js';
 import { removeDir, startDaemon, tempDir, vox, waitFor, type Daemon } from '../helpers/daemon.js';
@@ -57,6 +58,26 @@ describe('MPRIS: media keys through playerctl on a real session bus', { skip }, 
     assert.match(doctor.stdout, /media keys.*serving org\.mpris\.MediaPlayer2\.vox/);
     await d.api('POST', '/v1/stop', { scope: 'all' });
     await d.idle();
+  });
+
+  // xml2js, which builds the answer, loads only now (lazy-requires.ts): the answer must still be whole.
+  test('a desktop that asks for introspection data gets the player interfaces', { skip: needTool('dbus-send') }, () => {
+    const r = spawnSync(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.mpris.MediaPlayer2.vox',
+        '/org/mpris/MediaPlayer2',
+        'org.freedesktop.DBus.Introspectable.Introspect',
+      ],
+      { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address }, encoding: 'utf8', timeout: 20_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /<interface name="org\.mpris\.MediaPlayer2">/);
+    assert.match(r.stdout, /<interface name="org\.mpris\.MediaPlayer2\.Player">/);
+    assert.match(r.stdout, /<method name="PlayPause"/);
+    assert.match(r.stdout, /<property name="PlaybackStatus" type="s" access="read"/);
   });
 
   test('pause holds speech (cut, to resume), play resumes it from its sentence', async () => {

@@ -132,6 +132,7 @@ const PROBES: Record<string, Probe> = {
   },
   prlimit: onPath('prlimit', 'apt-get install util-linux'),
   'dbus-daemon': onPath('dbus-daemon', 'apt-get install dbus'),
+  'dbus-send': onPath('dbus-send', 'apt-get install dbus'),
   playerctl: onPath('playerctl', 'apt-get install playerctl'),
   pulseaudio: onPath('pulseaudio', 'apt-get install pulseaudio'),
   pactl: onPath('pactl', 'apt-get install pulseaudio-utils'),

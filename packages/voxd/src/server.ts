@@ -43,6 +43,7 @@ import { QuietGate } from './quiet/gate.js';
 import { QuietHours } from './quiet/quiet-hours.js';
 import { MicWatch } from './quiet/mic-watch.js';
 import { Mpris } from './desktop/mpris.js';
+import { schemaCompilers, type ValidatorBuilder } from './validators.js';
 
 export { singleEngine } from './synthesis/synthesizer.js';
 
@@ -84,6 +85,8 @@ export interface ServerOptions {
     transcriber: TranscriberConfig & { kind?: TranscriberKind };
     env?: NodeJS.ProcessEnv;
   };
+  /** The routes' validator compiler (validators.ts); default: the build's precompiled validators, else ajv's. */
+  validators?: ValidatorBuilder;
 }
 
 export interface VoxServer {
@@ -109,6 +112,8 @@ export async function buildServer(options: ServerOptions): Promise<VoxServer> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+    // Without ajv at run time where the build compiled the schemas (validators.ts).
+    schemaController: { compilersFactory: schemaCompilers(options.validators) },
     // A request whose body never finishes must not hold its connection for ever (fastify's default is no limit).
     requestTimeout: REQUEST_TIMEOUT_SECONDS * 1000,
     // An idle keep-alive is closed soon (fastify's default is 72 s): each holds a descriptor.

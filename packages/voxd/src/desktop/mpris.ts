@@ -91,7 +91,9 @@ export class Mpris {
   #claim(): Promise<MprisBus | undefined> {
     this.#bus ??= (async () => {
       try {
-        const { MprisBus } = await import('./mpris-bus.js');
+        // With xml2js a stand-in until a client asks for introspection data (lazy-requires.ts).
+        const { withLazyRequires } = await import('../lazy-requires.js');
+        const { MprisBus } = await withLazyRequires(() => import('./mpris-bus.js'));
         const bus = await MprisBus.connect(this.#o.env.DBUS_SESSION_BUS_ADDRESS!, this.#controls, (err) =>
           this.#o.log?.warn({ err: err.message }, 'the session bus failed'),
         );
