@@ -6,7 +6,9 @@
 //      the floor of a Node stdio server (bench/floor-mcp.cjs: vox's own two
 //      answers, canned);
 //   2. memory: with 8 sessions running, the PSS per session
-//      (/proc/PID/smaps_rollup) <= 1.15x the PSS of an idle bare `node` (issue 34; 1.5x before).
+//      (/proc/PID/smaps_rollup) <= 1.15x the PSS of an idle bare `node` (issue 34; 1.5x before);
+//      also reported for the memory floor (bench/floor-mcp-http.cjs: a stdio server that makes one
+//      node:http request per call, nothing else), which no server in Node can go under.
 // The machine is noisy, so every figure is a ratio against a baseline measured
 // in the same run, interleaved with it, and medians are taken. Prints one JSON
 // line per figure. Never fails on a figure: budgets are reported, not enforced.
@@ -34,6 +36,8 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 /** BENCH_VOX names another build's bin/vox.cjs to measure (e.g. the code before a change). */
 const cli = process.env.BENCH_VOX || join(repo, 'packages/vox-mcp/bin/vox.cjs');
 const floorMcp = join(repo, 'bench/floor-mcp.cjs');
+/** The memory floor: in the memory rounds only, beside the variants. */
+const floorHttp = { name: 'memory floor (stdio + node:http)', args: [join(repo, 'bench/floor-mcp-http.cjs')] };
 const voxdMain = join(repo, 'packages/voxd/dist/main.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -157,6 +161,7 @@ if (process.env.BENCH_SDK !== '0') {
     args: [join(repo, 'packages/vox-mcp/test/helpers/reference-server.mjs')],
   });
 }
+const memoryVariants = [...variants, floorHttp];
 const children = new Set();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => {
@@ -318,10 +323,10 @@ async function startVoxd() {
  */
 async function memoryRound(wall) {
   const idle = [];
-  const sessions = new Map(variants.map((v) => [v.name, []]));
+  const sessions = new Map(memoryVariants.map((v) => [v.name, []]));
   for (let i = 0; i < SESSIONS; i++) {
     idle.push(track(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore', env: baseEnv })));
-    for (const v of variants) sessions.get(v.name).push(server(v));
+    for (const v of memoryVariants) sessions.get(v.name).push(server(v));
   }
   await Promise.all([...sessions.values()].flat().map((s) => s.hello()));
   await Promise.all(
@@ -365,7 +370,7 @@ async function memory() {
         sessions: SESSIONS,
         rounds: ROUNDS,
       });
-      for (const v of variants) {
+      for (const v of memoryVariants) {
         const ratio = median(at.map((r) => mean(r[v.name], 'pss') / mean(r.idle, 'pss')));
         print({
           figure: `pss per session: ${v.name}, ${seconds} s after a speak call`,

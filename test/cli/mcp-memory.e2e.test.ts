@@ -62,10 +62,17 @@ test(
   },
 );
 
-test("vox mcp's bundle is ASCII and loads node:crypto only when a call needs it", () => {
+test("vox mcp's bundle is ASCII and loads node:crypto only when a call needs it, perf_hooks never", () => {
   const bundle = readFileSync(`${ROOT}/packages/vox-mcp/dist/vox-mcp.cjs`, 'latin1');
   // One other character makes V8 keep the whole source two bytes a character, for the whole session.
   assert.equal(bundle.search(/[^\x00-\x7f]/), -1);
   // node:crypto costs a session about 0.8 MB once loaded; the ids it made come from the lazy global crypto.
   assert.doesNotMatch(bundle, /require\("node:crypto"\)/);
+  // perf_hooks costs it about 0.25 MB: the idle trim counts stdin's lines instead of reading the loop's
+  // utilization (the global performance, which loads it, is read only by the trim's default, voxd's).
+  assert.doesNotMatch(bundle, /require\("node:perf_hooks"\)/);
+  assert.deepEqual(
+    (bundle.match(/\bperformance\.\w+/g) ?? []).filter((p) => p !== 'performance.eventLoopUtilization'),
+    [],
+  );
 });

@@ -11,8 +11,13 @@
  * has been nearly idle for a whole check period and the heap grew since the
  * last trim, one such collection runs (tens of ms, only when no one waits):
  * idle voxd then holds about 80 MB, under twice an idle node.
+ *
+ * Idle means, by default, the event loop's utilization under a share over the
+ * period (Node's global `performance`, loaded on first use). A process that
+ * knows its own work passes `idle` instead: `vox mcp` counts its messages, as
+ * loading perf_hooks cost it 0.25 MB, a fifth of what it holds over an idle
+ * node (docs/benchmarks.md, "vox mcp PSS per session").
  */
-import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -23,6 +28,8 @@ export interface IdleTrimOptions {
   checkMs?: number;
   /** Below this share of busy time over a period, the process counts as idle. */
   idleUtilization?: number;
+  /** Called once a period: whether the process was idle since the last call (instead of the loop's utilization). */
+  idle?: () => boolean;
   /** A trim runs once the heap holds this many bytes more than after the last one. */
   minGrowth?: number;
   log?: { debug(obj: object, msg?: string): void };
@@ -49,26 +56,34 @@ function gc(): Gc {
   return gcFn;
 }
 
+/** Idleness from the event loop's utilization: below `share` busy over the period since the last call. */
+function loopIdle(share: number): () => boolean {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const busy = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    return busy < share;
+  };
+}
+
 export function startIdleTrim(options: IdleTrimOptions = {}): IdleTrim {
   const checkMs = options.checkMs ?? 10_000;
-  const idle = options.idleUtilization ?? 0.02;
-  let last = performance.eventLoopUtilization();
+  const idle = options.idle ?? loopIdle(options.idleUtilization ?? 0.02);
   const minGrowth = options.minGrowth ?? 2 * 1024 * 1024;
   let floor = 0;
   let trims = 0;
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
     const before = committed();
-    if (busy >= idle || before < floor + minGrowth) return;
-    const t0 = performance.now();
+    if (!idle() || before < floor + minGrowth) return;
+    const t0 = Date.now();
     gc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     trims++;
     floor = committed();
-    last = performance.eventLoopUtilization();
+    // The collection's own time is not the process's work.
+    idle();
     options.log?.debug(
-      { heapBeforeMb: round(before), heapAfterMb: round(floor), ms: Math.round(performance.now() - t0) },
+      { heapBeforeMb: round(before), heapAfterMb: round(floor), ms: Date.now() - t0 },
       'idle: heap trimmed',
     );
   }, checkMs);

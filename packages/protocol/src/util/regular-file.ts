@@ -47,6 +47,19 @@ export function fileKind(st: Stats): string {
   return 'not a regular file';
 }
 
+/** The biggest piece read at once: under glibc's default mmap threshold. */
+const CHUNK = 64 * 1024;
+
+/** How many of the first `end` bytes of `buf` end on a whole UTF-8 character (a sequence cut at `end` is left out). */
+function wholeCharacters(buf: Buffer, end: number): number {
+  let lead = end - 1;
+  // Back over continuation bytes (10xxxxxx) to the sequence's first byte, at most three.
+  while (lead > end - 4 && lead > 0 && (buf[lead]! & 0xc0) === 0x80) lead--;
+  const b = buf[lead]!;
+  const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+  return lead + length > end ? lead : end;
+}
+
 export function readRegularFile(path: string, options: RegularFileOptions): RegularFileRead {
   // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
   const flags =
@@ -68,18 +81,32 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
     if (!st.isFile()) return { ok: false, problem: 'kind', why: `is ${fileKind(st)}` };
     const cap = options.maxBytes;
     if (st.size > cap) return { ok: false, problem: 'big', why: `is ${st.size} bytes, over the ${cap}-byte cap` };
-    // One byte more than the cap: a file that grew since fstat is caught too.
-    const buf = Buffer.allocUnsafe(cap + 1);
+    // Read in pieces of at most CHUNK bytes, so that no buffer reaches glibc's mmap threshold (128 KB): once
+    // freed, a bigger one raises that threshold (and the trim threshold, to twice it) for the process's
+    // life, and malloc then keeps megabytes it no longer uses (a /proc file's size is 0, and `vox mcp`
+    // read its parent's command line with a 256 KB buffer; docs/benchmarks.md, "vox mcp PSS per session").
+    // One byte more than the cap is asked for: a file that grew since fstat is caught too.
+    const buf = Buffer.allocUnsafe(Math.min(cap + 1, st.size > 0 ? Math.max(st.size + 1, 1024) : CHUNK, CHUNK));
+    let text = '';
     let n = 0;
+    let held = 0;
     for (;;) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
+      const got = readSync(fd, buf, held, buf.length - held, null);
       if (got === 0) break;
       n += got;
       if (n > cap) return { ok: false, problem: 'big', why: `is over the ${cap}-byte cap` };
+      held += got;
+      if (held === buf.length) {
+        // Full: decode up to the last whole character, keep the bytes of one cut in two.
+        const cut = wholeCharacters(buf, held);
+        text += buf.toString('utf8', 0, cut);
+        held = buf.copy(buf, 0, cut, held);
+      }
     }
+    text += buf.toString('utf8', 0, held);
     return {
       ok: true,
-      text: buf.toString('utf8', 0, n),
+      text,
       size: n,
       mode: st.mode,
       uid: st.uid,

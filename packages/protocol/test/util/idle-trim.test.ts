@@ -34,4 +34,28 @@ describe('idle trim', () => {
       trim.stop();
     }
   });
+
+  test('a process that says when it is idle (vox mcp) is trimmed only then, without perf_hooks', async () => {
+    let keep: unknown[] = [];
+    for (let i = 0; i < 20; i++) keep.push(Array.from({ length: 25_000 }, (_, j) => ({ i, j, s: `x${j}` })));
+    keep = [];
+    let quiet = false;
+    let asked = 0;
+    const trim = startIdleTrim({
+      checkMs: 50,
+      idle: () => {
+        asked++;
+        return quiet;
+      },
+    });
+    try {
+      while (asked < 3) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(trim.trims, 0, 'no trim while it says it is busy');
+      quiet = true;
+      for (let i = 0; i < 100 && trim.trims === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(trim.trims >= 1, 'a trim once it says it is idle');
+    } finally {
+      trim.stop();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -71,3 +71,28 @@ test('parseDaemonState takes only a port a socket can have and a positive intege
   assert.equal(parseDaemonState('\u0000garbage'), undefined);
   assert.equal(parseDaemonState('[1,2]'), undefined);
 });
+
+test('a file bigger than one read piece comes back whole, characters cut between pieces included', () => {
+  // 64 KB pieces: the euro sign (3 bytes) lands across their boundaries.
+  const text = `${'a'.repeat(65535)}${'\u20ac'.repeat(50000)}\n`;
+  writeFileSync(join(root, 'long'), text);
+  const r = readRegularFile(join(root, 'long'), { maxBytes: 1024 * 1024 });
+  assert.equal(r.ok && r.text, text);
+  assert.equal(r.ok && r.size, Buffer.byteLength(text));
+  assert.equal(readRegularFile(join(root, 'long'), { maxBytes: 200000 }).ok, false);
+});
+
+test(
+  'a /proc file, which reports size 0, is read whole, and its cap still holds',
+  { skip: process.platform !== 'linux' },
+  () => {
+    const file = `/proc/${process.pid}/cmdline`;
+    const r = readRegularFile(file, { maxBytes: 256 * 1024 });
+    assert.equal(r.ok && r.text, readFileSync(file, 'utf8'));
+    assert.deepEqual(readRegularFile(file, { maxBytes: 4 }), {
+      ok: false,
+      problem: 'big',
+      why: 'is over the 4-byte cap',
+    });
+  },
+);

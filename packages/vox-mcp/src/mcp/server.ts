@@ -20,6 +20,9 @@ import { status } from './tools/status.js';
 import { stop } from './tools/stop.js';
 import { voices } from './tools/voices.js';
 
+/** When this process started, in ms since the epoch (performance.timeOrigin without loading perf_hooks' 0.25 MB). */
+const startedAt = (): number => Date.now() - process.uptime() * 1000;
+
 /** The tools the model is offered, in `tools/list` order. */
 export const BUILTIN_TOOLS: readonly McpTool[] = [speak, stop, voices, status, configure, record, recap];
 
@@ -93,7 +96,7 @@ export function createVoxMcp(options: VoxMcpOptions): VoxMcp {
     // Under Claude Code, a command hook may have noted a newer id (/clear) that no hook tool told us (claude/current-session.ts).
     if (env.CLAUDE_CODE_SESSION_ID && !env.VOX_SESSION_ID) {
       const { notedSession, parentPids } = await import('../claude/current-session.js');
-      const noted = notedSession(env, (parents ??= parentPids()), Math.max(performance.timeOrigin, adoptedAt()));
+      const noted = notedSession(env, (parents ??= parentPids()), Math.max(startedAt(), adoptedAt()));
       if (noted) adoptSessionId(noted.id, noted.atMs);
     }
     project ??= config?.projectName;

@@ -34,6 +34,10 @@ export const LATE_MS = 25;
 /** Longest message read from stdin, in characters (the SDK's stdio transport caps its buffer at the same 10 Mi). */
 const MAX_LINE_CHARS = 10 * 1024 * 1024;
 
+let linesRead = 0;
+/** Lines read from stdin so far by this process's servers: the idle trim's measure of work (cli/cli-mcp.ts). */
+export const stdinLines = (): number => linesRead;
+
 /** What `serveStdio` needs from the outside: the process's streams, environment and directory. */
 export interface StdioOptions {
   env: NodeJS.ProcessEnv;
@@ -87,6 +91,7 @@ export function serveStdio(io: StdioOptions): Promise<number> {
   const talk = new AbortController();
   let talking = false;
   const receive = (line: string) => {
+    linesRead++;
     if (line.trim() === '') return;
     if (!talking) {
       talking = true;
