@@ -134,3 +134,12 @@ test('declared at the prompt and when the config changes; the mod is spoken by i
   await nextDeclared(4, 'fixed');
   assert.equal(declared().length, 5, 'declared once per change');
 });
+
+test('a project set to narrate that is quiet now (notify: quiet): its prompt still moves the focus here', async () => {
+  config('narrate: stream\nnotify: quiet');
+  const other = await d.api('POST', '/v1/focus', { session: 'docs#0a0a0a', reason: 'named' });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  assert.ok(!(await hook('UserPromptSubmit')).isError);
+  const focus = (await d.api('GET', '/v1/focus')).body;
+  assert.deepEqual({ focus: focus.focus, reason: focus.reason }, { focus: 'shop#d3c1a7', reason: 'prompt' });
+});

@@ -244,7 +244,9 @@ async function runHook(...[args, ctx]: Parameters<McpTool['run']>): Promise<Call
     const done = event === 'UserPromptSubmit' ? NOTHING_TO_ADD : EMPTY;
     // A new prompt moves voxd's focus here: the narration cut says so, else a focus of its own (docs/attention.md).
     // Not an error when voxd refuses it: the prompt is the person's, and nothing of theirs was lost.
-    if (!narration && event === 'UserPromptSubmit') {
+    // A project set to narrate that narrates nothing now (notify: quiet) moves the focus all the same.
+    const cuts = narration?.narrates(config) === true;
+    if (!cuts && event === 'UserPromptSubmit') {
       await send(ctx, client, event, '/v1/focus', { session, reason: 'prompt' });
       await declared();
       return done;
