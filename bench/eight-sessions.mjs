@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, median, report, round, VOX, VOXD } from './lib.mjs';
+import { cleanEnv, median, pluginServerEnv, report, round, VOX, VOXD } from './lib.mjs';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 8);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 15_000);
@@ -36,7 +36,12 @@ function smaps(pid) {
 
 /** A `vox mcp` over stdio: request(method, params) resolves to the answer. */
 function session(env, cwd) {
-  const child = spawn(process.execPath, [VOX, 'mcp'], { env, cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+  // As the plugin launches it in Claude Code: with its .mcp.json env.
+  const child = spawn(process.execPath, [VOX, 'mcp'], {
+    env: { ...env, ...pluginServerEnv() },
+    cwd,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const waiting = new Map();
   let buf = '';
   let next = 1;

@@ -11,6 +11,11 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const VOXD = join(ROOT, 'packages/voxd/dist/main.js');
 /** The `vox` bin as npm links it (it picks the bundle to load); BENCH_VOX names another entry to compare, e.g. an older build. */
 export const VOX = process.env.BENCH_VOX || join(ROOT, 'packages/vox-mcp/bin/vox.cjs');
+
+/** The environment the plugin's `.mcp.json` gives `vox mcp` in Claude Code (its launch, as users get it). */
+export function pluginServerEnv(root = ROOT) {
+  return JSON.parse(readFileSync(join(root, 'plugin', '.mcp.json'), 'utf8')).mcpServers.vox.env ?? {};
+}
 /** The node:http floor: the least a Node client process can do for one request (bench/floor.cjs). */
 export const FLOOR = join(ROOT, 'bench/floor.cjs');
 

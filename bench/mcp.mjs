@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pluginServerEnv } from './lib.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 /** BENCH_VOX names another build's bin/vox.cjs to measure (e.g. the code before a change). */
@@ -145,6 +146,8 @@ const baseEnv = { PATH: process.env.PATH ?? '', HOME: tmp, VOX_HOME: home, VOXD_
 
 const variants = [
   { name: 'vox mcp', args: [cli, 'mcp'] },
+  // Claude Code starts it with the plugin's .mcp.json env (one malloc arena); other agents as above.
+  { name: "vox mcp, the plugin's launch", args: [cli, 'mcp'], env: pluginServerEnv(repo) },
   { name: 'vox mcp + flags', args: [...FLAGS, cli, 'mcp'], flags: FLAGS },
 ];
 if (process.env.BENCH_SDK !== '0') {

@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeSkip } from '../helpers/claude-code.js';
 import { startInteractiveClaude, type InteractiveClaude } from '../helpers/claude-tmux.js';
@@ -138,6 +138,30 @@ describe('narration in the real Claude Code, interactive in tmux', { skip: claud
     assert.deepEqual(
       mine.map((h) => h.id),
       [narration.id],
+    );
+  });
+
+  test("the plugin's server runs with the session's environment and the launch's one malloc arena", async () => {
+    const entry = join(ROOT, 'plugin', 'bin', 'vox.cjs');
+    /** The environment of this session's `vox mcp`: the plugin's entry, with this test's VOX_HOME. */
+    const server = () => {
+      for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+        try {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+          if (!argv.includes(entry) || argv.at(-2) !== 'mcp') continue;
+          const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+          if (environ.includes(`VOX_HOME=${d.home}`)) return environ;
+        } catch {
+          // A process that ended meanwhile.
+        }
+      }
+      return undefined;
+    };
+    const environ = await waitFor(server, 10_000, "the plugin's vox mcp");
+    assert.ok(environ.includes('MALLOC_ARENA_MAX=1'), "the plugin's .mcp.json env reaches the server");
+    assert.ok(
+      environ.some((kv) => kv.startsWith('PATH=')),
+      "merged with the session's, not instead of it",
     );
   });
 

@@ -88,6 +88,17 @@ export function isSecretVariable(name: string): boolean {
   return /_API_KEY$/.test(name);
 }
 
+/**
+ * What a launch set for `vox mcp` alone, which voxd must not inherit: the
+ * plugin's `.mcp.json` gives the server MALLOC_ARENA_MAX=1 (one malloc arena:
+ * 0.36 MB less a session, docs/mcp.md) and names it in VOX_MCP_ENV; voxd's
+ * threads (synthesis, preparation) would contend on one arena.
+ */
+export function launchOnlyVariables(env: NodeJS.ProcessEnv): string[] {
+  const named = (env.VOX_MCP_ENV ?? '').split(',').filter((k) => /^[A-Z][A-Z0-9_]{0,63}$/.test(k));
+  return [...named, 'VOX_MCP_ENV'];
+}
+
 export interface StartOptions {
   /** How long to wait for voxd to answer, in ms. Default 15000. */
   timeoutMs?: number;
@@ -183,6 +194,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv, options: StartOptions 
           if (!opts.passSettings) for (const k of DAEMON_SETTING_VARIABLES) delete childEnv[k];
           // Never a client's cloud keys, even for "vox daemon start": voxd's keys are its keys.env.
           for (const k of Object.keys(childEnv)) if (isSecretVariable(k)) delete childEnv[k];
+          for (const k of launchOnlyVariables(env)) delete childEnv[k];
           const started = spawn(process.execPath, [await voxdEntry(env)], {
             detached: true,
             stdio: ['ignore', 'ignore', 'pipe'],
