@@ -452,7 +452,14 @@ describe('plugin', () => {
   test('.mcp.json starts vox mcp through the launcher in ${CLAUDE_PLUGIN_ROOT}, never from PATH', () => {
     const mcp = JSON.parse(readFileSync(join(plugin, '.mcp.json'), 'utf8'));
     assert.deepEqual(mcp, {
-      mcpServers: { vox: { command: 'node', args: ['${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs', 'mcp'] } },
+      mcpServers: {
+        vox: {
+          command: 'node',
+          args: ['${CLAUDE_PLUGIN_ROOT}/bin/vox.cjs', 'mcp'],
+          // One malloc arena for the server alone (docs/mcp.md): named so that a voxd it starts does not inherit it.
+          env: { MALLOC_ARENA_MAX: '1', VOX_MCP_ENV: 'MALLOC_ARENA_MAX' },
+        },
+      },
     });
   });
 
