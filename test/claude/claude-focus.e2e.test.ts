@@ -6,19 +6,22 @@
  * another agent's session, holds the focus through `vox hook` payloads; a
  * prompt in api's Claude Code session (its UserPromptSubmit hook, the
  * plugin's mcp_tool hook) moves the focus to api, reason prompt; api's
- * summary is then heard and web's next one is held.
+ * summary is then heard and web's next one is held. Then api narrates
+ * (`narrate: stream`): its reply is narrated and heard, while web's
+ * narration, in the background, is held for the digest.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeSkip, runClaude } from '../helpers/claude-code.js';
 import type { HistoryEntry } from '../helpers/hook-expectations.js';
 import { ROOT, removeDir, startDaemon, tempDir, vox, waitFor, writeConfig, type Daemon } from '../helpers/daemon.js';
-import { offlineClaudeEnv, startMessagesApi, type StandIn } from '../helpers/messages-api.js';
+import { lastUser, offlineClaudeEnv, startMessagesApi, userText, type StandIn } from '../helpers/messages-api.js';
 
 const API_ID = '7c0de000-1111-4222-8333-444455556666';
 const WEB_ID = '1f2e3d4c-0000-4000-8000-000000000002';
+const API_ID_2 = '7c0de000-1111-4222-8333-444455556667';
 const API = 'api#7c0de0';
 const WEB = 'web#1f2e3d';
 
@@ -43,7 +46,11 @@ describe('a prompt typed in Claude Code moves the focus', { skip: claudeSkip }, 
 
   before(async () => {
     d = await startDaemon({ realtime: false, env: { VOXD_ATTENTION: 'focus' } });
-    stand = await startMessagesApi(() => ({ text: 'The router is refactored.' }));
+    stand = await startMessagesApi((req) => ({
+      text: userText(lastUser(req)).includes('NARRATE')
+        ? 'The handlers are split in two.\n'
+        : 'The router is refactored.',
+    }));
     home = tempDir('vox-claude-focus-');
     for (const p of ['api', 'web']) writeConfig(join(home, p), 'notify: normal');
     env = offlineClaudeEnv({ home, voxHome: d.home, apiUrl: stand.url });
@@ -95,5 +102,51 @@ describe('a prompt typed in Claude Code moves the focus', { skip: claudeSkip }, 
       [['held', 'The migration ran.']],
     );
     assert.deepEqual((await attention()).held, [{ session: WEB, held: 1 }]);
+  });
+
+  test("api in focus narrates its reply, heard; web's narration in the background is held", async () => {
+    writeConfig(join(home, 'api'), 'notify: normal\nnarrate: stream');
+    const run = await runClaude(
+      ['--plugin-dir', join(ROOT, 'plugin'), '-p', 'NARRATE the handlers', '--session-id', API_ID_2],
+      { cwd: join(home, 'api'), env },
+    );
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const log = join(d.home, 'logs', 'voxd.log');
+    const narrated = await waitFor(
+      () =>
+        (existsSync(log) ? readFileSync(log, 'utf8') : '')
+          .split('\n')
+          .filter((l) => l.includes('"msg":"narration"'))
+          .map((l) => JSON.parse(l) as { session: string; status: string; id?: string })
+          .find((b) => b.session === API && b.status === 'queued' && b.id),
+      20_000,
+      "api's reply narrated",
+    );
+    const heard = await waitFor(
+      async () => {
+        const e = (await history()).find((h) => h.id === narrated.id);
+        return e && e.outcome !== 'queued' && e.outcome !== 'playing' ? e : undefined;
+      },
+      20_000,
+      "api's narration to end",
+    );
+    assert.deepEqual([heard.outcome, heard.text], ['played', 'The handlers are split in two.']);
+    // web, in the background, narrates as vox mcp would send it: held whole for the digest, nothing aloud.
+    const batch = await d.api('POST', '/v1/narration', {
+      session: WEB,
+      message: 'web-reply-1',
+      index: 0,
+      final: true,
+      delta: 'The schema is migrated.\n',
+    });
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    assert.match(batch.body.reason, /^held: the person is in api#7c0de0/);
+    await d.idle();
+    const web = (await history()).filter((h) => h.session === WEB && h.text === 'The schema is migrated.');
+    assert.deepEqual(
+      web.map((h) => h.outcome),
+      ['held'],
+    );
+    assert.deepEqual((await attention()).held, [{ session: WEB, held: 2 }]);
   });
 });
