@@ -51,11 +51,31 @@ function logged(d: Daemon, msg: 'narration' | 'narration session'): Logged[] {
     .map((l) => JSON.parse(l) as Logged);
 }
 
+interface Session {
+  d: Daemon;
+  api: StandIn;
+  home: string;
+  cc: InteractiveClaude;
+}
+
+/** The describe's session: started before its tests, ended after them. */
+function useSession(name: string, config: string): Session {
+  const s = {} as Session;
+  before(async () => {
+    Object.assign(s, await startSession(name, config));
+  });
+  after(async () => {
+    await s.cc?.close();
+    await s.api?.close();
+    await s.d?.stop();
+    if (s.d) removeDir(s.d.home);
+    if (s.home) removeDir(s.home);
+  });
+  return s;
+}
+
 /** Claude Code in tmux on `project`, with the stand-in model writing LINES to a prompt that says NARRATE. */
-async function startSession(
-  name: string,
-  config: string,
-): Promise<{ d: Daemon; api: StandIn; home: string; cc: InteractiveClaude }> {
+async function startSession(name: string, config: string): Promise<Session> {
   const d = await startDaemon();
   const api = await startMessagesApi((req) =>
     req.tools?.length && userText(lastUser(req)).includes('NARRATE')
@@ -76,23 +96,10 @@ async function startSession(
 }
 
 describe("the mod's narration with MessageDisplay beside it, in tmux", { skip: pinnedSkip || needTool('tmux') }, () => {
-  let d: Daemon;
-  let api: StandIn;
-  let home: string;
-  let cc: InteractiveClaude;
-
-  before(async () => {
-    ({ d, api, home, cc } = await startSession('mod-narr', 'narrate: stream'));
-  });
-  after(async () => {
-    await cc?.close();
-    await api?.close();
-    await d?.stop();
-    if (d) removeDir(d.home);
-    if (home) removeDir(home);
-  });
+  const session = useSession('mod-narr', 'narrate: stream');
 
   test('a streamed reply is spoken once, in order, from one path; the other saw it too and was dropped', async () => {
+    const { d, cc } = session;
     cc.type('NARRATE the login fix');
     const narrated = () => logged(d, 'narration');
     const taken = (b: { status: string }) => b.status !== 'dropped';
@@ -151,23 +158,10 @@ describe("the mod's narration with MessageDisplay beside it, in tmux", { skip: p
 });
 
 describe('the mod in a project that does not narrate, in tmux', { skip: pinnedSkip || needTool('tmux') }, () => {
-  let d: Daemon;
-  let api: StandIn;
-  let home: string;
-  let cc: InteractiveClaude;
-
-  before(async () => {
-    ({ d, api, home, cc } = await startSession('mod-summ', 'narrate: summary'));
-  });
-  after(async () => {
-    await cc?.close();
-    await api?.close();
-    await d?.stop();
-    if (d) removeDir(d.home);
-    if (home) removeDir(home);
-  });
+  const session = useSession('mod-summ', 'narrate: summary');
 
   test("the mod's batches are dropped with the config's words in voxd's log; the summary is said once, at Stop", async () => {
+    const { d, cc } = session;
     cc.type('NARRATE the login fix');
     const mod = await waitFor(
       () => {
