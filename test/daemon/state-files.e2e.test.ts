@@ -26,7 +26,6 @@ import {
   cleanEnv,
   FIXTURES,
   removeDir,
-  ROOT,
   startDaemon,
   stopDaemonsUnder,
   tempDir,
@@ -229,25 +228,6 @@ describe('the token file and the environment of an auto-started voxd', () => {
       'read the right process',
     );
     assert.equal(environ.filter((kv) => /^(OPENAI|ELEVENLABS)_API_KEY=/.test(kv)).length, 0, 'no client key in voxd');
-  });
-
-  test("what the plugin's launch set for vox mcp alone (VOX_MCP_ENV) does not reach the voxd it starts", async () => {
-    const { h, env } = autostartHome();
-    const launch = JSON.parse(readFileSync(join(ROOT, 'plugin', '.mcp.json'), 'utf8')).mcpServers.vox.env;
-    assert.equal(launch.MALLOC_ARENA_MAX, '1', "the plugin's server runs with one malloc arena");
-    const say = await vox(['say', 'hello there'], {
-      env: { ...env, ...launch, UV_THREADPOOL_SIZE: '3' },
-      timeoutMs: GUARD_MS,
-    });
-    assert.equal(say.code, 0, say.stderr);
-    const { pid } = JSON.parse(readFileSync(join(h, 'voxd.json'), 'utf8'));
-    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    assert.ok(environ.includes('UV_THREADPOOL_SIZE=3'), 'the rest of the environment is passed on');
-    assert.deepEqual(
-      environ.filter((kv) => /^(MALLOC_ARENA_MAX|VOX_MCP_ENV)=/.test(kv)),
-      [],
-      'nothing the launch meant for vox mcp',
-    );
   });
 });
 
