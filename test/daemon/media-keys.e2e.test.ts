@@ -51,7 +51,15 @@ describe('MPRIS: media keys through playerctl on a real session bus', { skip }, 
     assert.throws(() => bus.playerctl('status'), /No players found/);
     const id = await speak(long());
     await playing(id);
-    await waitFor(() => bus.playerctl('status') === 'Playing' || undefined, 20_000, 'playerctl status Playing');
+    // voxd comes onto the bus a moment after the speech starts: until then playerctl finds no player.
+    const onBus = () => {
+      try {
+        return bus.playerctl('status') === 'Playing' || undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await waitFor(onBus, 20_000, 'playerctl status Playing');
     assert.equal((await status()).quiet.mpris.served, true);
     assert.match(bus.playerctl('metadata', 'xesam:title'), /^Message \d+: this first sentence/);
     const doctor = await vox(['doctor'], { env: { ...d.env, VOX_NO_AUTOSTART: '1' }, timeoutMs: 60_000 });
