@@ -9,6 +9,11 @@
 // (the Python original publishes 119 MB for the same eight sessions, its Go
 // proxy shape 104 MB). Also printed: one idle `node` started beside them, as a
 // reference (a tenth sharer of the node binary; the parts are read first).
+// Then the same with two floors in place of the eight `vox mcp`: the memory
+// floor of an MCP server that talks to voxd (bench/floor-mcp-http.cjs: stdin,
+// JSON and one node:http request per call, nothing else) and eight idle
+// `node` processes (no call at all): what eight per-session Node processes
+// cost whatever they run, so whether a total budget can be met by any.
 // Prints one JSON line per figure; never fails on a figure.
 //
 // Env: BENCH_SESSIONS (default 8), BENCH_SETTLE_MS (default 15000),
@@ -34,11 +39,17 @@ function smaps(pid) {
   return { pss: kb('Pss'), uss: kb('Private_Clean') + kb('Private_Dirty'), rss: kb('Rss') };
 }
 
-/** A `vox mcp` over stdio: request(method, params) resolves to the answer. */
-function session(env, cwd) {
-  // As the plugin launches it in Claude Code: with its .mcp.json env.
-  const child = spawn(process.execPath, [VOX, 'mcp'], {
-    env: { ...env, ...pluginServerEnv() },
+/** What runs as each session: `vox mcp` as the plugin launches it in Claude Code (with its .mcp.json env), or a floor. */
+const KINDS = [
+  { name: 'vox mcp', args: [VOX, 'mcp'], env: pluginServerEnv(), calls: true },
+  { name: 'memory floor (stdio + node:http)', args: [join(import.meta.dirname, 'floor-mcp-http.cjs')], calls: true },
+  { name: 'idle node', args: ['-e', 'setInterval(() => {}, 1e9)'], calls: false },
+];
+
+/** A session's server over stdio: request(method, params) resolves to the answer. */
+function session(kind, env, cwd) {
+  const child = spawn(process.execPath, kind.args, {
+    env: { ...env, ...kind.env },
     cwd,
     stdio: ['pipe', 'pipe', 'ignore'],
   });
@@ -72,7 +83,7 @@ async function stop(child) {
   await gone;
 }
 
-async function round1(r) {
+async function round1(kind, r) {
   const tmp = mkdtempSync(join(tmpdir(), 'vox-bench-eight-'));
   const home = join(tmp, 'home');
   const sink = join(tmp, 'sink');
@@ -89,10 +100,11 @@ async function round1(r) {
     children.push(d);
     for (let i = 0; i < 400 && !existsSync(join(home, 'voxd.json')); i++) await sleep(50);
     if (!existsSync(join(home, 'voxd.json'))) throw new Error('voxd did not start');
-    const sessions = Array.from({ length: SESSIONS }, () => session(env, project));
+    const sessions = Array.from({ length: SESSIONS }, () => session(kind, env, project));
     children.push(...sessions.map((s) => s.child));
     await Promise.all(
       sessions.map(async (s, i) => {
+        if (!kind.calls) return;
         await s.request('initialize', {
           protocolVersion: '2025-06-18',
           capabilities: {},
@@ -127,29 +139,34 @@ async function round1(r) {
   }
 }
 
-const rounds = [];
-for (let r = 0; r < ROUNDS; r++) rounds.push(await round1(r));
 const mb = (kb) => round(kb / 1024, 1);
-const sum = (p, k) => p.voxd[k] + p.sessions.reduce((a, s) => a + s[k], 0);
-const per = (p, k) => p.sessions.reduce((a, s) => a + s[k], 0) / p.sessions.length;
-const med = (f) => median(rounds.map(f));
-const total = med((p) => sum(p, 'pss'));
-report({
-  bench: 'eight sessions and voxd',
-  sessions: SESSIONS,
-  settleMs: SETTLE_MS,
-  rounds: ROUNDS,
-  loadAverage: round(loadavg()[0]),
-  totalPssMb: mb(total),
-  totalUssMb: mb(med((p) => sum(p, 'uss'))),
-  voxdPssMb: mb(med((p) => p.voxd.pss)),
-  voxdUssMb: mb(med((p) => p.voxd.uss)),
-  voxdRssMb: mb(med((p) => p.voxd.rss)),
-  sessionPssMb: mb(med((p) => per(p, 'pss'))),
-  sessionUssMb: mb(med((p) => per(p, 'uss'))),
-  sessionRssMb: mb(med((p) => per(p, 'rss'))),
-  idleNodePssMb: mb(med((p) => p.idleNode.pss)),
-  idleNodeRssMb: mb(med((p) => p.idleNode.rss)),
-  budgetPssMb: BUDGET_MB,
-  withinBudget: total / 1024 <= BUDGET_MB,
-});
+for (const kind of KINDS) {
+  const rounds = [];
+  for (let r = 0; r < ROUNDS; r++) rounds.push(await round1(kind, r));
+  const sum = (p, k) => p.voxd[k] + p.sessions.reduce((a, s) => a + s[k], 0);
+  const per = (p, k) => p.sessions.reduce((a, s) => a + s[k], 0) / p.sessions.length;
+  const med = (f) => median(rounds.map(f));
+  const total = med((p) => sum(p, 'pss'));
+  report({
+    // One name per kind: bench/compare.mjs matches figures by it.
+    bench:
+      kind.name === 'vox mcp' ? 'eight sessions and voxd' : `eight sessions and voxd: ${kind.name} as each session`,
+    session: kind.name,
+    sessions: SESSIONS,
+    settleMs: SETTLE_MS,
+    rounds: ROUNDS,
+    loadAverage: round(loadavg()[0]),
+    totalPssMb: mb(total),
+    totalUssMb: mb(med((p) => sum(p, 'uss'))),
+    voxdPssMb: mb(med((p) => p.voxd.pss)),
+    voxdUssMb: mb(med((p) => p.voxd.uss)),
+    voxdRssMb: mb(med((p) => p.voxd.rss)),
+    sessionPssMb: mb(med((p) => per(p, 'pss'))),
+    sessionUssMb: mb(med((p) => per(p, 'uss'))),
+    sessionRssMb: mb(med((p) => per(p, 'rss'))),
+    idleNodePssMb: mb(med((p) => p.idleNode.pss)),
+    idleNodeRssMb: mb(med((p) => p.idleNode.rss)),
+    budgetPssMb: BUDGET_MB,
+    withinBudget: total / 1024 <= BUDGET_MB,
+  });
+}

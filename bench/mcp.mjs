@@ -20,7 +20,9 @@
 // esbuild (when esbuild can be found), McpServer with zod input schemas, and
 // the v2 server package's McpServer on its dual-era serveStdio.
 //
-// Env: BENCH_RUNS (start-up samples per variant, default 21), BENCH_ROUNDS
+// Env: BENCH_MCP_FLAGS (the Node flags of the "+ flags" variant, which also has the plugin's launch
+// environment; default below), BENCH_MCP_ENV (a JSON object of variables that variant adds),
+// BENCH_RUNS (start-up samples per variant, default 21), BENCH_ROUNDS
 // (memory rounds, default 3), BENCH_SESSIONS (default 8), BENCH_SETTLE_MS (idle
 // time before the steady-state PSS reading, default 15000), BENCH_SDK=0 to skip
 // the SDK variants.
@@ -49,7 +51,12 @@ const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 15000);
 const STARTUP_BUDGET = 2;
 const PSS_BUDGET = 1.15;
 /** Node flags tried for memory (docs/mcp.md says which were kept). */
-const FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=1'];
+const FLAGS = process.env.BENCH_MCP_FLAGS?.split(' ').filter(Boolean) ?? [
+  '--max-semi-space-size=1',
+  '--v8-pool-size=1',
+];
+/** BENCH_MCP_ENV: a JSON object of environment variables the "+ flags" variant adds to the plugin's launch (e.g. malloc's). */
+const FLAGS_ENV = JSON.parse(process.env.BENCH_MCP_ENV || '{}');
 
 if (!existsSync(cli)) {
   console.error(`bench/mcp: ${cli} is missing; run "npm run build" first`);
@@ -148,7 +155,12 @@ const variants = [
   { name: 'vox mcp', args: [cli, 'mcp'] },
   // Claude Code starts it with the plugin's .mcp.json env (one malloc arena); other agents as above.
   { name: "vox mcp, the plugin's launch", args: [cli, 'mcp'], env: pluginServerEnv(repo) },
-  { name: 'vox mcp + flags', args: [...FLAGS, cli, 'mcp'], flags: FLAGS },
+  {
+    name: 'vox mcp + flags',
+    args: [...FLAGS, cli, 'mcp'],
+    flags: FLAGS,
+    env: { ...pluginServerEnv(repo), ...FLAGS_ENV },
+  },
 ];
 if (process.env.BENCH_SDK !== '0') {
   const sdkBundle = await bundleSdk(tmp);

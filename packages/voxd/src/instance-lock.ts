@@ -3,7 +3,7 @@
  * once. A voxd.json left by a killed daemon proves nothing (its pid may be
  * reused, or a zombie), so otherwise the lock decides: a killed daemon's lock
  * goes stale within seconds, and a new one retries briefly before giving up.
- * The outcome is returned (with the exit code of docs/cli.md); main.ts says
+ * The outcome is returned (with the exit code of docs/cli.md); daemon.ts says
  * it and exits.
  */
 import { createRequire } from 'node:module';

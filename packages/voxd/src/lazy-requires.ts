@@ -1,6 +1,6 @@
 /**
  * Modules voxd's dependencies load and voxd never uses, loaded only if
- * something reaches into them. Imported first by main.ts, for its side effect.
+ * something reaches into them. Imported first by daemon.ts, for its side effect.
  *
  * Design note (docs/benchmarks.md, "Where voxd's memory goes"): Fastify's
  * server module requires `node:https`, `node:http2` and `node:dns` at load,
@@ -110,7 +110,7 @@ function register(): { deregister(): void } | undefined {
 const hooks = register();
 
 /**
- * Called once the importers above are loaded (main.ts, after its imports): the
+ * Called once the importers above are loaded (daemon.ts, after its imports): the
  * hook is removed, so the modules voxd loads later, on its first requests, take
  * Node's own path (with the hook in place, the first request after start took
  * 60 ms more).

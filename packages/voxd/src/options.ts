@@ -2,7 +2,7 @@
  * voxd's options: its flags, the settings they resolve to (flags, else the
  * environment, else the settings file, else the defaults: @vox/protocol's
  * settings) and whether VOX_HOME can hold its state. Each check returns what
- * is wrong, in words a user can act on; main.ts says it and exits, so this
+ * is wrong, in words a user can act on; daemon.ts says it and exits, so this
  * module never touches the process.
  */
 import { accessSync, constants, statSync } from 'node:fs';

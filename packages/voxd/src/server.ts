@@ -1,7 +1,7 @@
 /**
  * buildServer() assembles voxd's HTTP app without listening (fastify's testing
  * pattern): routes are plugins that translate HTTP into calls on the
- * dispatcher. main.ts listens, handles signals and exits.
+ * dispatcher. daemon.ts listens, handles signals and exits.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES, VERSION, wireError } from '@vox/protocol';

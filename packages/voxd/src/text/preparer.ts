@@ -61,7 +61,7 @@ export const INLINE_WINDOW_MS = 100;
 /**
  * The worker ends after this long without a text (the next one starts it again, in tens of ms
  * off the loop). Its isolate holds some 15 MB, and V8 keeps the freed pages until a collection
- * of voxd's own heap: ending before the idle trim's first look (every 5 s, main.ts) gives them
+ * of voxd's own heap: ending before the idle trim's first look (every 5 s, daemon.ts) gives them
  * back with the trim, within 10 s of the last request (issue 34; 30 s, and 8 s more, before).
  */
 export const WORKER_IDLE_MS = 4_000;
