@@ -140,11 +140,11 @@ async function round1(kind, r) {
 }
 
 const mb = (kb) => round(kb / 1024, 1);
+const sum = (p, k) => p.voxd[k] + p.sessions.reduce((a, s) => a + s[k], 0);
+const per = (p, k) => p.sessions.reduce((a, s) => a + s[k], 0) / p.sessions.length;
 for (const kind of KINDS) {
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await round1(kind, r));
-  const sum = (p, k) => p.voxd[k] + p.sessions.reduce((a, s) => a + s[k], 0);
-  const per = (p, k) => p.sessions.reduce((a, s) => a + s[k], 0) / p.sessions.length;
   const med = (f) => median(rounds.map(f));
   const total = med((p) => sum(p, 'pss'));
   report({

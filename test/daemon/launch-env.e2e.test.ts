@@ -10,12 +10,11 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, removeDir, ROOT, stopDaemonsUnder, tempDir, vox, writeSettings } from '../helpers/daemon.js';
+import { cleanEnv, removeHomes, ROOT, tempDir, vox, writeSettings } from '../helpers/daemon.js';
 
 const homes: string[] = [];
 after(async () => {
-  await Promise.all(homes.map((h) => stopDaemonsUnder(h)));
-  for (const h of homes) removeDir(h);
+  await removeHomes(homes);
 });
 
 test(

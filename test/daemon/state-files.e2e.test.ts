@@ -25,9 +25,8 @@ import { after, describe, test } from 'node:test';
 import {
   cleanEnv,
   FIXTURES,
-  removeDir,
+  removeHomes,
   startDaemon,
-  stopDaemonsUnder,
   tempDir,
   vox,
   waitFor,
@@ -40,9 +39,7 @@ const sockets = new Set<Socket>();
 after(async () => {
   for (const s of sockets) s.destroy();
   for (const s of servers) s.close();
-  // All at once: one by one, each voxd's SIGTERM-to-exit (up to 5 s under load) added up past the file's 30 s grace.
-  await Promise.all(homes.map((h) => stopDaemonsUnder(h)));
-  for (const h of homes) removeDir(h);
+  await removeHomes(homes);
 });
 
 function home(): string {

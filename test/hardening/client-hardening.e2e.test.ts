@@ -14,12 +14,11 @@ import {
   cleanEnv,
   FIXTURES,
   http,
-  removeDir,
+  removeHomes,
   startDaemon,
-  stopDaemonsUnder,
   tempDir,
-  VOX,
   vox,
+  VOX,
   waitFor,
   writeSettings,
 } from '../helpers/daemon.js';
@@ -30,9 +29,7 @@ const sockets = new Set<Socket>();
 after(async () => {
   for (const s of sockets) s.destroy();
   for (const s of servers) s.close();
-  // All at once: one by one, each voxd's SIGTERM-to-exit (up to 5 s under load) adds up past the file's 30 s grace.
-  await Promise.all(homes.map((h) => stopDaemonsUnder(h)));
-  for (const h of homes) removeDir(h);
+  await removeHomes(homes);
 });
 
 function home(): string {

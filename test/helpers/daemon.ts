@@ -311,6 +311,16 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * Stops the voxds started under each of `homes`, all at once, then removes them (a test file's
+ * clean-up): one by one, each voxd's SIGTERM-to-exit (up to 5 s under load) adds up past the file's
+ * 30 s grace (scripts/test-file-exit.mjs).
+ */
+export async function removeHomes(homes: readonly string[]): Promise<void> {
+  await Promise.all(homes.map((h) => stopDaemonsUnder(h)));
+  for (const h of homes) removeDir(h);
+}
+
 /** Run the real `vox` binary. */
 export function vox(
   args: string[],
