@@ -144,15 +144,25 @@ describe('Gemini CLI with vox hooks install --agent gemini', { skip: geminiSkip 
           );
         });
       // An Enter that the prompt takes as part of a paste is lost (seen in CI: the text stayed in the input):
-      // Enter again, a second apart, until the screen shows what the message brings.
+      // Enter again, a second apart, until the screen shows what the message brings. Only while the text is
+      // still in the input (the empty input shows its placeholder): once taken (or queued while Gemini
+      // initializes), an Enter that lands as the confirmation appears would answer it (seen in CI).
+      const waiting = (text: string, screenNow: string) =>
+        !screenNow.includes('Type your message') &&
+        screenNow
+          .split('\n')
+          .filter((l) => /^\s*>\s/.test(l))
+          .at(-1)
+          ?.trim() === `> ${text}`;
       const submit = async (text: string, until: RegExp, what: string) => {
         type(text);
         await waitFor(
           async () => {
             if (until.test(pane())) return true;
             await new Promise((r) => setTimeout(r, 1000));
-            if (until.test(pane())) return true;
-            tmux('send-keys', '-t', 'gm', 'Enter');
+            const now = pane();
+            if (until.test(now)) return true;
+            if (waiting(text, now)) tmux('send-keys', '-t', 'gm', 'Enter');
             return undefined;
           },
           60_000,
